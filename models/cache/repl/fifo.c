@@ -1,0 +1,23 @@
+/* fifo.c: first-in first-out: the oldest fill is the victim; hits do not refresh a line. */
+#include "repl.h"
+
+static void fifo_touch(uint64_t *st, uint32_t w, uint64_t now) { (void)st, (void)w, (void)now; }
+static void fifo_insert(uint64_t *st, uint32_t w, uint64_t now) { st[w] = now; }
+
+static uint32_t fifo_victim(const uint64_t *st, uint32_t assoc, SimRng *rng)
+{
+    (void)rng;
+    uint32_t v = 0;
+    for (uint32_t w = 1; w < assoc; w++)
+        if (st[w] < st[v])
+            v = w;
+    return v;
+}
+
+const ReplPolicy repl_fifo = {
+    .name = "fifo",
+    .doc = "first in, first out",
+    .touch = fifo_touch,
+    .insert = fifo_insert,
+    .victim = fifo_victim,
+};

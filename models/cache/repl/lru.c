@@ -1,0 +1,23 @@
+/* lru.c: least-recently-used: each way remembers the access counter of its last use; the victim
+ * is the smallest stamp. Exact LRU, the textbook policy (Hennessy & Patterson, App. B). */
+#include "repl.h"
+
+static void lru_touch(uint64_t *st, uint32_t w, uint64_t now) { st[w] = now; }
+
+static uint32_t lru_victim(const uint64_t *st, uint32_t assoc, SimRng *rng)
+{
+    (void)rng;
+    uint32_t v = 0;
+    for (uint32_t w = 1; w < assoc; w++)
+        if (st[w] < st[v])
+            v = w;
+    return v;
+}
+
+const ReplPolicy repl_lru = {
+    .name = "lru",
+    .doc = "least recently used",
+    .touch = lru_touch,
+    .insert = lru_touch,
+    .victim = lru_victim,
+};

@@ -1,0 +1,26 @@
+/* registry.c: the one place where models make themselves known to the engine and the CLI.
+ * Add a class, a system or a subcommand here; nothing else in sim/ names a model. */
+#include "../sim/registry.h"
+#include "cache/cache.h"
+#include "cache/cgsim.h"
+#include "cpu/trace_core.h"
+#include "dram/dram.h"
+#include "system/uniproc.h"
+
+const ComponentClass *const archsim_component_classes[] = {
+    &trace_core_class,
+    &cache_class,
+    &dram_class,
+    NULL,
+};
+
+const SystemClass *const archsim_system_classes[] = {
+    &uniproc_system,
+    NULL,
+};
+
+const CliCommand archsim_model_commands[] = {
+    { "cachegrind", "cachegrind-compatible I1/D1/LL miss counts of a lackey trace",
+      cgsim_cli_main },
+    { NULL, NULL, NULL },
+};

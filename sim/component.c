@@ -1,0 +1,305 @@
+/* component.c: component instances, wiring, clocked ticking with sleep/wake, the message pool
+ * and stat collection. A component's tick event lives inside the component; a message's delivery
+ * event lives inside the message; messages are recycled through a free list, so the steady state
+ * allocates nothing.
+ */
+#include "component.h"
+
+#include <string.h>
+
+#include "error.h"
+
+#define MSG_BLOCK 1024
+
+void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz)
+{
+    memset(sim, 0, sizeof *sim);
+    sim_engine_init(&sim->eng);
+    sim->components = g_ptr_array_new();
+    sim->msg_blocks = g_ptr_array_new_with_free_func(g_free);
+    sim->seed = seed;
+    clock_domain_init(&sim->sys_clk, "system", sys_freq_hz);
+}
+
+void sim_fail(Sim *sim, GError *error)
+{
+    if (sim->error)
+        g_error_free(error);
+    else
+        sim->error = error;
+    sim_stop(&sim->eng);
+}
+
+void sim_destroy(Sim *sim)
+{
+    g_clear_error(&sim->error);
+    for (guint i = sim->components->len; i-- > 0;) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (c->cls->finalize)
+            c->cls->finalize(c);
+        if (c->cls->params)
+            param_free(c->cls->params, sim_component_params(c));
+        g_ptr_array_free(c->ports, TRUE);
+        g_free(c->name);
+        g_free(c);
+    }
+    g_ptr_array_free(sim->components, TRUE);
+    g_ptr_array_free(sim->msg_blocks, TRUE);
+    sim_engine_destroy(&sim->eng);
+}
+
+static void component_tick_event(SimEvent *ev)
+{
+    Component *c = ev->ctx;
+    uint64_t next = c->cls->tick(c);
+    if (next > 0)
+        sim_component_wake_in(c, next);
+}
+
+Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *name,
+                             const ClockDomain *clk, const CfgNode *section, GError **error)
+{
+    g_assert(cls->size >= sizeof(Component));
+    Component *c = g_malloc0(cls->size);
+    c->cls = cls;
+    c->name = g_strdup(name);
+    c->sim = sim;
+    c->eng = &sim->eng;
+    c->clk = clk;
+    c->ports = g_ptr_array_new_with_free_func(g_free);
+    c->trace_track = -1;
+    sim_event_init(&c->tick_ev, component_tick_event, c);
+    sim_rng_seed(&c->rng, sim->seed, name);
+    static const char *const ignore[] = { "type", NULL };
+    if (cls->params && !param_apply(cls->params, section, name, ignore,
+                                    sim_component_params(c), error)) {
+        param_free(cls->params, sim_component_params(c));
+        g_ptr_array_free(c->ports, TRUE);
+        g_free(c->name);
+        g_free(c);
+        return NULL;
+    }
+    g_ptr_array_add(sim->components, c);
+    return c;
+}
+
+Component *sim_component_find(Sim *sim, const char *name)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static int port_spec_index(const ComponentClass *cls, const char *name)
+{
+    for (int i = 0; cls->ports && cls->ports[i].name; i++)
+        if (strcmp(cls->ports[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static Port *port_add(Component *c, int spec)
+{
+    int slot = 0;
+    for (guint i = 0; i < c->ports->len; i++) {
+        Port *p = g_ptr_array_index(c->ports, i);
+        if (p->spec == spec)
+            slot++;
+    }
+    if (slot > 0 && !c->cls->ports[spec].vector)
+        return NULL;
+    Port *p = g_new0(Port, 1);
+    p->owner = c;
+    p->spec = spec;
+    p->slot = slot;
+    p->index = (int)c->ports->len;
+    g_ptr_array_add(c->ports, p);
+    return p;
+}
+
+bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
+                 Tick latency, GError **error)
+{
+    int sa = port_spec_index(a->cls, port_a), sb = port_spec_index(b->cls, port_b);
+    if (sa < 0 || sb < 0) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "cannot connect %s.%s to %s.%s: no such port", a->name, port_a, b->name,
+                    port_b);
+        return false;
+    }
+    if (latency < 1) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "link %s.%s -> %s.%s: latency must be at least 1 tick", a->name, port_a,
+                    b->name, port_b);
+        return false;
+    }
+    Port *pa = port_add(a, sa);
+    Port *pb = pa ? port_add(b, sb) : NULL;
+    if (!pa || !pb) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "cannot connect %s.%s to %s.%s: port already connected", a->name, port_a,
+                    b->name, port_b);
+        return false;
+    }
+    pa->peer = pb;
+    pb->peer = pa;
+    pa->latency = pb->latency = latency;
+    return true;
+}
+
+Port *sim_port(Component *c, const char *name, int slot)
+{
+    int spec = port_spec_index(c->cls, name);
+    for (guint i = 0; i < c->ports->len; i++) {
+        Port *p = g_ptr_array_index(c->ports, i);
+        if (p->spec == spec && p->slot == slot)
+            return p;
+    }
+    return NULL;
+}
+
+bool sim_realize_all(Sim *sim, GError **error)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (c->cls->realize && !c->cls->realize(c, error)) {
+            g_prefix_error(error, "%s: ", c->name);
+            return false;
+        }
+        if (sim->trace)
+            c->trace_track = trace_register(sim->trace, c->name);
+    }
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (c->cls->start)
+            c->cls->start(c);
+    }
+    return true;
+}
+
+void sim_component_wake(Component *c)
+{
+    Tick edge = clock_edge_at_or_after(c->clk, c->eng->now);
+    if (sim_event_scheduled(&c->tick_ev)) {
+        if (c->tick_ev.when <= edge)
+            return;
+        sim_deschedule(c->eng, &c->tick_ev);
+    }
+    sim_schedule(c->eng, &c->tick_ev, edge, SIM_PRI_TICK);
+}
+
+void sim_component_wake_in(Component *c, uint64_t cycles)
+{
+    /* counted from the start of the current cycle, so "1" is always the next edge */
+    Tick when = clock_cycle(c->clk, c->eng->now) * c->clk->period + cycles * c->clk->period;
+    if (when <= c->eng->now)
+        when = clock_edge_at_or_after(c->clk, c->eng->now + 1);
+    if (sim_event_scheduled(&c->tick_ev)) {
+        if (c->tick_ev.when <= when)
+            return;
+        sim_deschedule(c->eng, &c->tick_ev);
+    }
+    sim_schedule(c->eng, &c->tick_ev, when, SIM_PRI_TICK);
+}
+
+static void msg_deliver(SimEvent *ev)
+{
+    Msg *m = ev->ctx;
+    Port *dst = m->dst;
+    dst->owner->cls->recv(dst->owner, dst, m);
+}
+
+Msg *sim_msg_alloc(Sim *sim)
+{
+    if (G_UNLIKELY(sim->free_msgs == NULL)) {
+        Msg *block = g_new0(Msg, MSG_BLOCK);
+        g_ptr_array_add(sim->msg_blocks, block);
+        for (int i = 0; i < MSG_BLOCK; i++) {
+            block[i].next_free = sim->free_msgs;
+            sim->free_msgs = &block[i];
+        }
+    }
+    Msg *m = sim->free_msgs;
+    sim->free_msgs = m->next_free;
+    memset(m, 0, sizeof *m);
+    sim_event_init(&m->ev, msg_deliver, m);
+    return m;
+}
+
+void sim_msg_free(Sim *sim, Msg *m)
+{
+    g_assert(!sim_event_scheduled(&m->ev));
+    m->next_free = sim->free_msgs;
+    sim->free_msgs = m;
+}
+
+void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks)
+{
+    g_assert(p && p->owner == c && p->peer);
+    m->dst = p->peer;
+    sim_schedule(c->eng, &m->ev, c->eng->now + p->latency + delay_ticks, SIM_PRI_DELIVER);
+}
+
+void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
+{
+    /* Delays count from the start of the sender's current cycle, so a message that arrived a
+     * tick after an edge is answered on that edge's timeline, not one cycle late. */
+    g_assert(p && p->owner == c && p->peer);
+    Tick start = clock_cycle(c->clk, c->eng->now) * c->clk->period;
+    Tick when = start + delay_cycles * c->clk->period + p->latency;
+    if (when < c->eng->now + p->latency)
+        when = c->eng->now + p->latency;
+    m->dst = p->peer;
+    sim_schedule(c->eng, &m->ev, when, SIM_PRI_DELIVER);
+}
+
+void sim_collect_stats(Sim *sim, StatSet *set)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        for (const StatSpec *s = c->cls->stats; s && s->name; s++) {
+            char *name = g_strdup_printf("%s.%s", c->name, s->name);
+            switch (s->kind) {
+            case STAT_COUNTER:
+                stats_add_u64(set, name, *(const uint64_t *)((const char *)c + s->offset),
+                              s->unit, s->desc);
+                break;
+            case STAT_FORMULA:
+                stats_add_double(set, name, s->formula(c), s->unit, s->desc);
+                break;
+            case STAT_FORMULA_U64:
+                stats_add_u64(set, name, (uint64_t)s->formula(c), s->unit, s->desc);
+                break;
+            case STAT_HIST:
+                stats_add_hist(set, name, (const SimHist *)((const char *)c + s->offset),
+                               s->unit, s->desc);
+                break;
+            }
+            g_free(name);
+        }
+    }
+}
+
+void sim_dump_all(Sim *sim, GString *out)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        g_string_append_printf(out, "== %s (%s)%s\n", c->name, c->cls->name,
+                               sim_event_scheduled(&c->tick_ev) ? " [awake]" : " [asleep]");
+        if (c->cls->dump)
+            c->cls->dump(c, out);
+    }
+}
+
+bool sim_any_busy(Sim *sim)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (c->cls->busy && c->cls->busy(c))
+            return true;
+    }
+    return false;
+}

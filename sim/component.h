@@ -1,0 +1,192 @@
+/* component.h: component classes, instances, ports/links and messages.
+ *
+ * A class is one static const table (SST's ELI / QEMU's TypeInfo idea): its parameters
+ * (ParamSpec), ports (PortSpec) and statistics (StatSpec) plus the ops realize, tick, recv, dump,
+ * finalize. The engine knows no class by name: models list their classes in models/registry.c.
+ *
+ *   ComponentClass ---- ParamSpec[]  -> parsing, `describe`, config.resolved.yaml
+ *        |          \-- PortSpec[]   -> wiring by a system builder
+ *        |           \- StatSpec[]   -> stats.txt / stats.json / stats.csv
+ *        v
+ *   instance struct { Component base; <Params> p; counters...; state... }
+ *
+ * Ports are joined in pairs by links with a latency of at least one tick. A message sent on a
+ * port is delivered to the peer's recv op at now + latency (+ any extra delay); from then on the
+ * receiver owns it and must free or forward it. Messages come from a free list: no allocation per
+ * message once the pool is warm.
+ */
+#ifndef ARCHSIM_COMPONENT_H
+#define ARCHSIM_COMPONENT_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "param.h"
+#include "rng.h"
+#include "stats.h"
+#include "tracedump.h"
+
+typedef struct Component Component;
+typedef struct Sim Sim;
+typedef struct Port Port;
+typedef struct Msg Msg;
+
+/* Generic memory-system commands; later protocols add their own above MSG_CMD_USER. */
+typedef enum {
+    MSG_READ_REQ = 1,    /* read a block (or part of one) */
+    MSG_WRITE_REQ,       /* write part of a block (store) */
+    MSG_READ_RESP,
+    MSG_WRITE_RESP,
+    MSG_WRITEBACK,       /* dirty block evicted downward; no response */
+    MSG_CMD_USER = 64,
+} MsgCmd;
+
+#define MSG_F_IFETCH 0x1u  /* read is an instruction fetch */
+
+struct Msg {
+    SimEvent ev;         /* delivery event (embedded: no allocation per send) */
+    Port *dst;
+    Msg *next_free;
+    uint64_t addr;
+    uint64_t tag;        /* requester's cookie, returned in the response */
+    Tick issued;         /* when the original request was created (latency stats) */
+    uint32_t size;
+    uint16_t cmd;
+    uint16_t flags;
+    uint64_t aux[2];     /* model-specific payload */
+};
+
+typedef enum { PORT_REQUESTER, PORT_RESPONDER } PortRole;
+
+typedef struct {
+    const char *name;
+    PortRole role;
+    bool vector;          /* may be connected several times (port[0], port[1], ...) */
+    const char *doc;
+} PortSpec;
+#define PORT_END { .name = NULL }
+
+struct Port {
+    Component *owner;
+    Port *peer;
+    Tick latency;        /* link latency in ticks, >= 1 */
+    int spec;            /* index into the class's PortSpec table */
+    int slot;            /* connection number of a vector port */
+    int index;           /* index in owner->ports */
+};
+
+typedef struct {
+    const char *name;            /* e.g. "cache" */
+    const char *doc;
+    size_t size;                 /* instance size; the instance starts with a Component */
+    size_t params_offset;        /* where the params struct lives in the instance */
+    const ParamSpec *params;
+    const PortSpec *ports;
+    const StatSpec *stats;
+    /* realize: params are set; validate them and build state. May fail. */
+    bool (*realize)(Component *c, GError **error);
+    /* start: after all components are realized and wired; schedule first work. */
+    void (*start)(Component *c);
+    /* tick: one clock edge; returns the number of cycles until the next tick, 0 to sleep
+     * (a message or sim_component_wake() wakes it again). */
+    uint64_t (*tick)(Component *c);
+    void (*recv)(Component *c, Port *port, Msg *msg);
+    /* dump: human-readable state for the deadlock report. */
+    void (*dump)(Component *c, GString *out);
+    /* busy: work remains (used when the queue drains: busy + empty queue = deadlock). */
+    bool (*busy)(const Component *c);
+    void (*finalize)(Component *c);
+} ComponentClass;
+
+struct Component {
+    const ComponentClass *cls;
+    char *name;                  /* dotted path, e.g. "l1d" */
+    Sim *sim;
+    Engine *eng;
+    const ClockDomain *clk;
+    SimEvent tick_ev;
+    SimRng rng;                  /* seeded from the run seed and the component name */
+    GPtrArray *ports;            /* Port* */
+    int trace_track;             /* -1: not traced */
+};
+
+/* The simulation: engine + components + message pool + trace dump. */
+struct Sim {
+    Engine eng;
+    GPtrArray *components;       /* Component*, in creation order */
+    Msg *free_msgs;
+    GPtrArray *msg_blocks;
+    uint64_t seed;
+    ClockDomain sys_clk;         /* the clock that sim.cycles counts */
+    TraceDump *trace;
+    const TraceOptions *trace_opts;
+    GError *error;               /* first fatal error raised by a component (sim_fail) */
+};
+
+void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz);
+/* A component hit bad input mid-run (e.g. a corrupt trace): keep the first error (takes
+ * ownership) and stop the engine. The run then fails with the error's code. */
+void sim_fail(Sim *sim, GError *error);
+void sim_destroy(Sim *sim);
+
+/* Creates an instance of cls named `name` with default parameters applied from the class table
+ * and then `section` (may be NULL). */
+Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *name,
+                             const ClockDomain *clk, const CfgNode *section, GError **error);
+static inline void *sim_component_params(Component *c)
+{
+    return (char *)c + c->cls->params_offset;
+}
+Component *sim_component_find(Sim *sim, const char *name);
+
+/* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */
+bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
+                 Tick latency, GError **error);
+/* The n-th connection of a named port (vector ports), or NULL. */
+Port *sim_port(Component *c, const char *name, int slot);
+
+/* Realizes all components in creation order, registers trace tracks, calls start ops. */
+bool sim_realize_all(Sim *sim, GError **error);
+
+/* Wakes a sleeping component at its next clock edge (no-op if already scheduled sooner). */
+void sim_component_wake(Component *c);
+/* Schedules the component's next tick `cycles` cycles after the current edge. */
+void sim_component_wake_in(Component *c, uint64_t cycles);
+static inline uint64_t sim_component_cycle(const Component *c)
+{
+    return clock_cycle(c->clk, c->eng->now);
+}
+
+Msg *sim_msg_alloc(Sim *sim);
+void sim_msg_free(Sim *sim, Msg *m);
+/* Sends m on port p; it arrives at the peer after the link latency plus `delay` cycles of the
+ * sender's clock. */
+void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles);
+/* Same with an extra delay in ticks (for components timed in ns, e.g. DRAM). */
+void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks);
+
+/* Per-cycle trace events: one branch when tracing is off. */
+#define SIM_TRACE(c, event, dur, ...)                                                      \
+    do {                                                                                   \
+        if (G_UNLIKELY((c)->trace_track >= 0)) {                                           \
+            uint64_t cyc_ = sim_component_cycle(c);                                        \
+            if (trace_window_has((c)->sim->trace_opts, cyc_)) {                            \
+                const TraceArg args_[] = { __VA_ARGS__ };                                  \
+                trace_emit((c)->sim->trace, (c)->trace_track, cyc_, (event), (dur), args_, \
+                           (int)(sizeof args_ / sizeof args_[0]));                         \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* Collects every component's stats (class StatSpec tables) into a StatSet, prefixed by the
+ * component name. */
+void sim_collect_stats(Sim *sim, StatSet *set);
+
+/* Writes every component's dump op output (deadlock report). */
+void sim_dump_all(Sim *sim, GString *out);
+bool sim_any_busy(Sim *sim);
+
+#endif

@@ -1,0 +1,125 @@
+/* engine.h: the discrete-event core of archsim: an event heap ordered by (tick, priority, seq),
+ * clock domains, and the run loop with a progress watchdog.
+ *
+ * Time is an integer tick of 1 ps, so components with different clocks (a 3 GHz core, a DRAM
+ * bus in ns) share one run. seq is a global insertion counter: two events at the same tick and
+ * priority run in the order they were scheduled, so every run is bit-reproducible. Events are
+ * embedded in their owners (components, messages): the engine never allocates per event.
+ * Follows the classic design of gem5's EventQueue and SST's TimeVortex (see STYLE.md).
+ */
+#ifndef ARCHSIM_ENGINE_H
+#define ARCHSIM_ENGINE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint64_t Tick;               /* picoseconds */
+#define TICKS_PER_SECOND 1000000000000ull
+#define TICK_MAX UINT64_MAX
+
+/* Event priorities at one tick, lower first. The order is part of the timing model:
+ *   DELIVER  messages arrive before their receiver ticks, so a response that lands on a cycle
+ *            edge is visible to the tick of that same cycle (one-cycle handshakes stay exact);
+ *   TICK     clocked components advance;
+ *   WATCHDOG progress checks see the state after every tick of that instant;
+ *   STATS    periodic stat dumps and end-of-run hooks come last. */
+typedef enum {
+    SIM_PRI_DELIVER = 0,
+    SIM_PRI_TICK = 1,
+    SIM_PRI_WATCHDOG = 2,
+    SIM_PRI_STATS = 3,
+} SimPriority;
+
+typedef struct SimEvent SimEvent;
+typedef void (*SimEventFn)(SimEvent *ev);
+
+struct SimEvent {
+    SimEventFn fn;
+    void *ctx;          /* owner */
+    Tick when;
+    int32_t heap_idx;   /* -1 when not scheduled */
+    uint8_t prio;
+};
+
+static inline void sim_event_init(SimEvent *ev, SimEventFn fn, void *ctx)
+{
+    ev->fn = fn;
+    ev->ctx = ctx;
+    ev->when = 0;
+    ev->heap_idx = -1;
+    ev->prio = SIM_PRI_TICK;
+}
+static inline bool sim_event_scheduled(const SimEvent *ev) { return ev->heap_idx >= 0; }
+
+/* A clock domain maps a component's cycles to ticks. */
+typedef struct {
+    const char *name;
+    uint64_t freq_hz;
+    Tick period;        /* ticks per cycle, rounded to the nearest ps */
+} ClockDomain;
+
+void clock_domain_init(ClockDomain *cd, const char *name, uint64_t freq_hz);
+static inline uint64_t clock_cycle(const ClockDomain *cd, Tick t) { return t / cd->period; }
+/* The first cycle edge at or after t. */
+static inline Tick clock_edge_at_or_after(const ClockDomain *cd, Tick t)
+{
+    return (t + cd->period - 1) / cd->period * cd->period;
+}
+
+/* Heap entry: the sort key is kept beside the pointer so that sift operations compare within
+ * the array (cache friendly) and touch the event only to update its index. */
+typedef struct {
+    Tick when;
+    uint64_t key2;      /* prio << 56 | seq */
+    SimEvent *ev;
+} SimHeapEntry;
+
+typedef struct Engine Engine;
+typedef void (*SimWatchdogFn)(Engine *eng, void *ctx);
+
+struct Engine {
+    Tick now;
+    uint64_t seq;
+    uint64_t events;            /* events executed */
+    Tick last_work;             /* tick of the last event other than the watchdog's */
+    SimHeapEntry *heap;
+    uint32_t heap_len, heap_cap;
+    bool stop;
+    Tick limit;                 /* stop before executing an event after this tick */
+    /* progress: components bump `progress` when they retire work; the watchdog checks it */
+    uint64_t progress;
+    Tick watchdog_period;       /* 0 = off */
+    uint64_t watchdog_seen;
+    SimEvent watchdog_ev;
+    SimWatchdogFn on_deadlock;
+    void *on_deadlock_ctx;
+    bool deadlocked;
+    /* host progress reporting, called every 2^16 events */
+    void (*heartbeat)(Engine *eng, void *ctx);
+    void *heartbeat_ctx;
+};
+
+void sim_engine_init(Engine *eng);
+void sim_engine_destroy(Engine *eng);
+
+/* Schedules ev at tick `when` (>= now) with priority prio. ev must not be scheduled. */
+void sim_schedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
+/* Removes a scheduled event. */
+void sim_deschedule(Engine *eng, SimEvent *ev);
+/* Moves an event (scheduled or not) to a new time. */
+void sim_reschedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
+static inline Tick sim_now(const Engine *eng) { return eng->now; }
+static inline void sim_progress(Engine *eng) { eng->progress++; }
+static inline uint32_t sim_pending(const Engine *eng) { return eng->heap_len; }
+
+/* Watchdog: every `period` ticks, if the progress counter has not moved while events are still
+ * pending, calls on_deadlock (which dumps state) and stops the run with eng->deadlocked set. */
+void sim_watchdog_arm(Engine *eng, Tick period, SimWatchdogFn on_deadlock, void *ctx);
+
+/* Runs until the heap is empty, sim_stop() is called, or the next event is past `limit`.
+ * Returns the number of events executed. */
+uint64_t sim_run(Engine *eng, Tick limit);
+static inline void sim_stop(Engine *eng) { eng->stop = true; }
+
+#endif

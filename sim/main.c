@@ -1,0 +1,584 @@
+/* main.c: the archsim command line. Subcommands dispatch on argv[1]; each parses its own
+ * options with GOptionContext. Data goes to stdout, messages to stderr; exit codes are the
+ * sysexits values of error.h (the GError code), documented in `archsim --help`.
+ */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "registry.h"
+#include "system.h"
+
+#ifndef ARCHSIM_VERSION
+#define ARCHSIM_VERSION "0.1.0"
+#endif
+#ifndef ARCHSIM_GIT
+#define ARCHSIM_GIT "unknown"
+#endif
+
+static const char *const usage_text =
+    "Usage: archsim COMMAND [OPTIONS]\n"
+    "\n"
+    "archsim is a cycle-level, event-driven simulator of multiprocessors and accelerators.\n"
+    "\n"
+    "Commands:\n"
+    "  run CONFIG [-o DIR] [--seed N] [--set KEY=VALUE]... [--force] [--quiet] [--trace FILE ...]\n"
+    "                    simulate a YAML config; results go to a new run directory\n"
+    "  validate FILE...  check configs (keys, types, units, ranges, inputs) without running\n"
+    "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
+    "                    ports and statistics\n"
+    "%s"
+    "  help              this text\n"
+    "\n"
+    "Options: --help (-h) and --version. `archsim COMMAND --help` shows a command's options.\n"
+    "\n"
+    "Examples:\n"
+    "  archsim run configs/default.yaml\n"
+    "  archsim run configs/default.yaml --set l1d.size=64KiB --seed 7 -o runs/l1d64k\n"
+    "  archsim run configs/default.yaml --trace trace.txt --trace-window 1000:2000\n"
+    "  archsim cachegrind traces/samples/matmul64.lackey.gz\n"
+    "\n"
+    "Exit status:\n"
+    "  0   success\n"
+    "  3   the simulation ran but a checker failed (deadlock watchdog, invariant)\n"
+    "  64  bad command line          65  bad input data (trace)\n"
+    "  66  an input file is missing  70  internal error\n"
+    "  73  output directory exists or cannot be created   74  I/O error\n"
+    "  78  bad configuration\n";
+
+static void print_usage(FILE *f)
+{
+    GString *cmds = g_string_new(NULL);
+    for (const CliCommand *c = archsim_model_commands; c->name; c++)
+        g_string_append_printf(cmds, "  %-17s %s\n", c->name, c->summary);
+    fprintf(f, usage_text, cmds->str);
+    g_string_free(cmds, TRUE);
+}
+
+static int fail(GError *e)
+{
+    int code = archsim_exit_code(e);
+    fprintf(stderr, "%s\n", e->message);
+    g_error_free(e);
+    return code;
+}
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "archsim %s: %s\nTry 'archsim %s --help'.\n", cmd, msg, cmd);
+    return ARCHSIM_EXIT_USAGE;
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+typedef struct {
+    char *out;
+    char *seed_text;
+    gint64 seed;
+    char **sets;
+    gboolean force, quiet;
+    char *trace, *trace_format, *trace_window, *trace_components, *trace_addr;
+    gint64 trace_max;
+} RunOpts;
+
+typedef struct {
+    gint64 t0, last;
+    bool tty, quiet;
+    const ClockDomain *clk;
+} Heartbeat;
+
+static void heartbeat(Engine *eng, void *ctx)
+{
+    Heartbeat *h = ctx;
+    if (h->quiet)
+        return;
+    gint64 now = g_get_monotonic_time();
+    gint64 every = h->tty ? 200000 : 10000000;
+    if (now - h->last < every)
+        return;
+    h->last = now;
+    double secs = (double)(now - h->t0) / 1e6;
+    uint64_t cyc = clock_cycle(h->clk, eng->now);
+    if (h->tty)
+        fprintf(stderr, "\r\033[Karchsim: cycle %" G_GUINT64_FORMAT "  %.2f Mcycles/s  %.1f s",
+                cyc, (double)cyc / secs / 1e6, secs);
+    else
+        fprintf(stderr, "archsim: heartbeat: cycle %" G_GUINT64_FORMAT ", %.2f Mcycles/s, %.0f s\n",
+                cyc, (double)cyc / secs / 1e6, secs);
+    fflush(stderr);
+}
+
+/* Removes a directory tree that archsim made (run directories are flat plus one level). */
+static void remove_tree(const char *path)
+{
+    GDir *d = g_dir_open(path, 0, NULL);
+    if (d) {
+        const char *n;
+        while ((n = g_dir_read_name(d))) {
+            char *p = g_build_filename(path, n, NULL);
+            if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+                remove_tree(p);
+            else
+                g_unlink(p);
+            g_free(p);
+        }
+        g_dir_close(d);
+    }
+    g_rmdir(path);
+}
+
+static char *default_out_dir(const char *config)
+{
+    char *base = g_path_get_basename(config);
+    char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        *dot = '\0';
+    char *dir = NULL;
+    for (int i = 1;; i++) {
+        dir = g_strdup_printf("runs/%s-%d", base, i);
+        if (!g_file_test(dir, G_FILE_TEST_EXISTS))
+            break;
+        g_free(dir);
+    }
+    g_free(base);
+    return dir;
+}
+
+static void json_str(GString *o, const char *s)
+{
+    g_string_append_c(o, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            g_string_append_printf(o, "\\%c", *p);
+        else if (*p < 0x20)
+            g_string_append_printf(o, "\\u%04x", *p);
+        else
+            g_string_append_c(o, (char)*p);
+    }
+    g_string_append_c(o, '"');
+}
+
+static bool build_trace_options(const RunOpts *o, const char *stage, TraceOptions *to,
+                                char **path_out, GError **error)
+{
+    memset(to, 0, sizeof *to);
+    to->end = UINT64_MAX;
+    to->format = TRACE_FMT_TEXT;
+    char *problem = NULL;
+    if (o->trace_format && !trace_format_parse(o->trace_format, &to->format)) {
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "archsim run: --trace-format: '%s' is not one of text, jsonl, perfetto, vcd",
+                    o->trace_format);
+        return false;
+    }
+    if (o->trace_window && !trace_window_parse(o->trace_window, &to->start, &to->end, &problem))
+        goto bad;
+    if (o->trace_addr) {
+        to->addr_filter = true;
+        if (!trace_addr_range_parse(o->trace_addr, &to->addr_lo, &to->addr_hi, &problem))
+            goto bad;
+    }
+    if (o->trace_components)
+        to->components = g_strsplit(o->trace_components, ",", -1);
+    to->max_events = o->trace_max > 0 ? (uint64_t)o->trace_max : 0;
+    /* a relative dump path lands inside the run directory, so a run stays self-contained */
+    *path_out = g_path_is_absolute(o->trace) ? g_strdup(o->trace)
+                                             : g_build_filename(stage, o->trace, NULL);
+    to->path = *path_out;
+    return true;
+bad:
+    g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE, "archsim run: %s", problem);
+    g_free(problem);
+    return false;
+}
+
+static void print_summary(const char *config, const StatSet *st, uint64_t seed, double host,
+                          const char *dir)
+{
+    const StatEntry *cyc = stats_find(st, "sim.cycles");
+    printf("archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
+           " cycles simulated in %.2f s host\n",
+           config, seed, cyc ? cyc->u : 0, host);
+    static const char *const keys[] = { ".insts", ".ipc", ".amat", ".miss_rate", NULL };
+    for (guint i = 0; i < st->entries->len; i++) {
+        const StatEntry *e = &g_array_index(st->entries, StatEntry, i);
+        for (int k = 0; keys[k]; k++)
+            if (g_str_has_suffix(e->name, keys[k]) && !g_str_has_prefix(e->name, "sim.")) {
+                if (e->is_int)
+                    printf("  %-22s %" G_GUINT64_FORMAT "\n", e->name, e->u);
+                else
+                    printf("  %-22s %.4f\n", e->name, e->d);
+            }
+    }
+    printf("results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json)\n", dir);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    RunOpts o = { .seed = -1 };
+    GOptionEntry entries[] = {
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
+          "run directory (default runs/CONFIGNAME-N, a new one each run)", "DIR" },
+        { "seed", 0, 0, G_OPTION_ARG_STRING, &o.seed_text, "PRNG seed (overrides sim.seed)", "N" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &o.sets,
+          "override a config value, e.g. --set l1d.size=64KiB (repeatable)", "KEY=VALUE" },
+        { "force", 'f', 0, G_OPTION_ARG_NONE, &o.force, "replace an existing run directory", NULL },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress bar or heartbeat", NULL },
+        { "trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace,
+          "per-cycle event dump; relative paths go inside the run directory; .gz compresses",
+          "FILE" },
+        { "trace-format", 0, 0, G_OPTION_ARG_STRING, &o.trace_format,
+          "text (default), jsonl, perfetto or vcd", "FMT" },
+        { "trace-window", 0, 0, G_OPTION_ARG_STRING, &o.trace_window,
+          "only cycles A..B (either end may be empty)", "A:B" },
+        { "trace-components", 0, 0, G_OPTION_ARG_STRING, &o.trace_components,
+          "only these components (comma-separated globs, e.g. l1d,l2)", "GLOBS" },
+        { "trace-addr", 0, 0, G_OPTION_ARG_STRING, &o.trace_addr,
+          "only events whose address is in LO:HI (or one address)", "LO:HI" },
+        { "trace-max-events", 0, 0, G_OPTION_ARG_INT64, &o.trace_max,
+          "stop dumping after N events (the dump says it was cut)", "N" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("CONFIG - simulate a YAML config");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_description(ctx,
+        "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
+        "run directory; an existing one is never replaced without --force. A failed run leaves\n"
+        "no run directory behind.\n");
+    GError *e = NULL;
+    int rc = 0;
+    char *stage = NULL, *trace_path = NULL, *out = NULL;
+    TraceOptions to;
+    memset(&to, 0, sizeof to);
+    TraceDump *td = NULL;
+    SystemRun *run = NULL;
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    /* run.json records the whole command line, program name included */
+    char **argv_copy = g_new0(char *, argc + 2);
+    argv_copy[0] = g_strdup("archsim");
+    for (int i = 0; i < argc; i++)
+        argv_copy[i + 1] = g_strdup(argv[i]);
+    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
+        rc = usage_error("run", e->message);
+        g_clear_error(&e);
+        goto out;
+    }
+    if (argc != 2) {
+        rc = usage_error("run", argc < 2 ? "missing CONFIG" : "exactly one CONFIG expected");
+        goto out;
+    }
+    if (o.seed_text) {
+        guint64 v;
+        if (!g_ascii_string_to_unsigned(o.seed_text, 10, 0, G_MAXINT64, &v, NULL)) {
+            rc = usage_error("run", "--seed: expected a non-negative integer");
+            goto out;
+        }
+        o.seed = (gint64)v;
+    }
+    const char *config = argv[1];
+    CfgNode *root = cfg_load_file(config, files, &e);
+    if (!root) {
+        rc = fail(e);
+        goto out;
+    }
+    for (char **s = o.sets; s && *s; s++) {
+        if (!cfg_apply_set(root, *s, &e)) {
+            cfg_node_free(root);
+            rc = fail(e);
+            goto out;
+        }
+    }
+    out = o.out ? g_strdup(o.out) : default_out_dir(config);
+    if (g_file_test(out, G_FILE_TEST_EXISTS)) {
+        char *marker = g_build_filename(out, "run.json", NULL);
+        bool is_run = g_file_test(marker, G_FILE_TEST_EXISTS);
+        g_free(marker);
+        if (!o.force) {
+            cfg_node_free(root);
+            fprintf(stderr, "%s: run directory exists; use --force to replace it, or -o another\n",
+                    out);
+            rc = ARCHSIM_EXIT_CANTCREAT;
+            goto out;
+        }
+        if (!is_run || !g_file_test(out, G_FILE_TEST_IS_DIR)) {
+            cfg_node_free(root);
+            fprintf(stderr, "%s: exists and is not an archsim run directory; not replacing it\n",
+                    out);
+            rc = ARCHSIM_EXIT_CANTCREAT;
+            goto out;
+        }
+    }
+    /* Everything is written into a staging directory renamed into place at the end, so a failed
+     * run never leaves a directory that looks complete. */
+    char *parent = g_path_get_dirname(out);
+    if (g_mkdir_with_parents(parent, 0777) != 0) {
+        fprintf(stderr, "%s: cannot create: %s\n", parent, g_strerror(errno));
+        g_free(parent);
+        cfg_node_free(root);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
+    g_free(parent);
+    stage = g_strdup_printf("%s.part-%d", out, (int)getpid());
+    if (g_mkdir(stage, 0777) != 0) {
+        fprintf(stderr, "%s: cannot create: %s\n", stage, g_strerror(errno));
+        g_clear_pointer(&stage, g_free);
+        cfg_node_free(root);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
+    if (o.trace) {
+        if (!build_trace_options(&o, stage, &to, &trace_path, &e) || !(td = trace_open(&to, &e))) {
+            cfg_node_free(root);
+            rc = fail(e);
+            goto out;
+        }
+    }
+    run = system_build(root, o.seed, td, &to, &e);
+    if (!run) {
+        rc = fail(e);
+        goto out;
+    }
+    Heartbeat hb = { .t0 = g_get_monotonic_time(), .tty = isatty(STDERR_FILENO), .quiet = o.quiet,
+                     .clk = &run->sim.sys_clk };
+    hb.last = hb.t0;
+    run->sim.eng.heartbeat = heartbeat;
+    run->sim.eng.heartbeat_ctx = &hb;
+    bool ok = system_run(run, &e);
+    double host = (double)(g_get_monotonic_time() - hb.t0) / 1e6;
+    if (hb.tty && !o.quiet)
+        fprintf(stderr, "\r\033[K");
+    if (!ok) {
+        rc = fail(e);
+        goto out;
+    }
+    if (td) {
+        TraceDump *t = td;
+        td = NULL;
+        if (!trace_close(t, &e)) {
+            rc = fail(e);
+            goto out;
+        }
+    }
+    /* outputs */
+    StatSet st;
+    stats_init(&st);
+    system_collect_stats(run, &st);
+    GString *buf = g_string_new(NULL);
+    g_string_append_printf(buf,
+                           "# archsim %s (git %s): resolved configuration of %s\n"
+                           "# every parameter with its value, defaults included; "
+                           "`archsim run` accepts this file as it is\n",
+                           ARCHSIM_VERSION, ARCHSIM_GIT, config);
+    system_emit_resolved(run, buf);
+    struct { const char *name; void (*fmt)(const StatSet *, GString *); } outs[] = {
+        { "stats.txt", stats_format_txt }, { "stats.json", stats_format_json },
+        { "stats.csv", stats_format_csv },
+    };
+    char *p = g_build_filename(stage, "config.resolved.yaml", NULL);
+    ok = stats_write_file(p, buf, &e);
+    g_free(p);
+    for (size_t i = 0; ok && i < G_N_ELEMENTS(outs); i++) {
+        g_string_truncate(buf, 0);
+        outs[i].fmt(&st, buf);
+        p = g_build_filename(stage, outs[i].name, NULL);
+        ok = stats_write_file(p, buf, &e);
+        g_free(p);
+    }
+    if (ok) {
+        const StatEntry *cyc = stats_find(&st, "sim.cycles");
+        g_string_truncate(buf, 0);
+        g_string_append(buf, "{\n  \"argv\": [");
+        for (int i = 0; argv_copy[i]; i++) {
+            if (i)
+                g_string_append(buf, ", ");
+            json_str(buf, argv_copy[i]);
+        }
+        g_string_append(buf, "],\n  \"version\": ");
+        json_str(buf, ARCHSIM_VERSION);
+        g_string_append(buf, ",\n  \"git\": ");
+        json_str(buf, ARCHSIM_GIT);
+        g_string_append(buf, ",\n  \"config\": ");
+        json_str(buf, config);
+        g_string_append(buf, ",\n  \"config_files\": [");
+        for (guint i = 0; i < files->len; i++) {
+            if (i)
+                g_string_append(buf, ", ");
+            json_str(buf, g_ptr_array_index(files, i));
+        }
+        g_string_append_printf(buf,
+                               "],\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"host_seconds\": %.3f,\n"
+                               "  \"sim_cycles\": %" G_GUINT64_FORMAT ",\n"
+                               "  \"sim_cycles_per_host_second\": %.0f,\n"
+                               "  \"events\": %" G_GUINT64_FORMAT ",\n"
+                               "  \"events_per_host_second\": %.0f,\n  \"trace_dump\": ",
+                               run->sim.seed, host, cyc->u, host > 0 ? (double)cyc->u / host : 0,
+                               run->sim.eng.events,
+                               host > 0 ? (double)run->sim.eng.events / host : 0);
+        if (o.trace)
+            json_str(buf, o.trace);
+        else
+            g_string_append(buf, "null");
+        g_string_append(buf, "\n}\n");
+        p = g_build_filename(stage, "run.json", NULL);
+        ok = stats_write_file(p, buf, &e);
+        g_free(p);
+    }
+    g_string_free(buf, TRUE);
+    if (ok) {
+        if (g_file_test(out, G_FILE_TEST_EXISTS))
+            remove_tree(out);    /* only reached with --force on a run directory */
+        if (g_rename(stage, out) != 0) {
+            g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot rename to %s: %s",
+                        stage, out, g_strerror(errno));
+            ok = false;
+        } else {
+            g_clear_pointer(&stage, g_free);
+        }
+    }
+    if (!ok) {
+        stats_clear(&st);
+        rc = fail(e);
+        goto out;
+    }
+    print_summary(config, &st, run->sim.seed, host, out);
+    stats_clear(&st);
+out:
+    if (td)
+        trace_abort(td);
+    if (stage) {
+        remove_tree(stage);
+        g_free(stage);
+    }
+    system_free(run);
+    g_strfreev(to.components);
+    g_free(trace_path);
+    g_free(out);
+    g_ptr_array_free(files, TRUE);
+    g_strfreev(argv_copy);
+    g_free(o.out);
+    g_free(o.seed_text);
+    g_strfreev(o.sets);
+    g_free(o.trace);
+    g_free(o.trace_format);
+    g_free(o.trace_window);
+    g_free(o.trace_components);
+    g_free(o.trace_addr);
+    g_option_context_free(ctx);
+    return rc;
+}
+
+/* ---- validate / describe ------------------------------------------------------------- */
+
+static int cmd_validate(int argc, char **argv)
+{
+    gchar **sets = NULL;
+    GOptionEntry entries[] = {
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "apply overrides before checking",
+          "KEY=VALUE" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("FILE... - check configs without running them");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_description(ctx,
+        "Checks every key, type, unit and range, builds the machine and opens its inputs.\n"
+        "Prints 'FILE: ok' per good file; exits with the first failure's code.\n");
+    GError *e = NULL;
+    int rc = 0;
+    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
+        rc = usage_error("validate", e->message);
+        g_clear_error(&e);
+    } else if (argc < 2) {
+        rc = usage_error("validate", "missing FILE");
+    } else {
+        for (int i = 1; i < argc; i++) {
+            CfgNode *root = cfg_load_file(argv[i], NULL, &e);
+            for (char **s = sets; root && s && *s; s++)
+                if (!cfg_apply_set(root, *s, &e))
+                    g_clear_pointer(&root, cfg_node_free);
+            SystemRun *run = root ? system_build(root, -1, NULL, NULL, &e) : NULL;
+            if (!run) {
+                int code = fail(e);
+                e = NULL;
+                if (rc == 0)
+                    rc = code;
+                continue;
+            }
+            system_free(run);
+            printf("%s: ok\n", argv[i]);
+        }
+    }
+    g_strfreev(sets);
+    g_option_context_free(ctx);
+    return rc;
+}
+
+static int cmd_describe(int argc, char **argv)
+{
+    GOptionContext *ctx = g_option_context_new("[TYPE] - parameters, ports and stats of a class");
+    GError *e = NULL;
+    int rc = 0;
+    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
+        rc = usage_error("describe", e->message);
+        g_clear_error(&e);
+    } else if (argc > 2) {
+        rc = usage_error("describe", "at most one TYPE");
+    } else {
+        GString *out = g_string_new(NULL);
+        if (system_describe(argc == 2 ? argv[1] : NULL, out)) {
+            fputs(out->str, stdout);
+        } else {
+            const char *names[128];
+            size_t n = 0;
+            names[n++] = "sim";
+            for (int i = 0; archsim_system_classes[i] && n < 128; i++)
+                names[n++] = archsim_system_classes[i]->name;
+            for (int i = 0; archsim_component_classes[i] && n < 128; i++)
+                names[n++] = archsim_component_classes[i]->name;
+            const char *hint = param_suggest(argv[1], names, n);
+            fprintf(stderr, "archsim describe: unknown type '%s'%s%s%s; `archsim describe` lists them\n",
+                    argv[1], hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+            rc = ARCHSIM_EXIT_USAGE;
+        }
+        g_string_free(out, TRUE);
+    }
+    g_option_context_free(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return ARCHSIM_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("archsim %s (git %s)\n", ARCHSIM_VERSION, ARCHSIM_GIT);
+        return 0;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate"))
+        return cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "describe"))
+        return cmd_describe(argc - 1, argv + 1);
+    for (const CliCommand *c = archsim_model_commands; c->name; c++)
+        if (!strcmp(cmd, c->name))
+            return c->main(argc - 1, argv + 1);
+    const char *names[64] = { "run", "validate", "describe", "help" };
+    size_t n = 4;
+    for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
+        names[n++] = c->name;
+    const char *hint = param_suggest(cmd, names, n);
+    fprintf(stderr, "archsim: unknown command '%s'%s%s%s\nTry 'archsim --help'.\n", cmd,
+            hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    return ARCHSIM_EXIT_USAGE;
+}

@@ -1,0 +1,39 @@
+/* registry.h: what the engine needs to know about models, without naming any of them. The one
+ * registry file, models/registry.c, defines these arrays; the engine and the CLI iterate them. */
+#ifndef ARCHSIM_REGISTRY_H
+#define ARCHSIM_REGISTRY_H
+
+#include "component.h"
+
+typedef struct {
+    const char *name;       /* top-level key in the config, e.g. "l1d" */
+    const char *cls;        /* default component class, e.g. "cache" */
+    const char *doc;
+} SystemSection;
+
+/* A system class builds a machine from the config: which top-level sections exist, which class
+ * each one instantiates, and how they are wired. */
+typedef struct {
+    const char *name;                  /* value of system.type */
+    const char *doc;
+    const ParamSpec *params;           /* keys of the `system:` section besides `type` */
+    size_t params_size;
+    const SystemSection *sections;     /* terminated by { NULL } */
+    /* builds components (sim_component_new) and wires them (sim_connect) */
+    bool (*build)(Sim *sim, const void *params, const CfgNode *root, GError **error);
+} SystemClass;
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    int (*main)(int argc, char **argv);   /* argv[0] is the subcommand name */
+} CliCommand;
+
+extern const ComponentClass *const archsim_component_classes[];  /* NULL-terminated */
+extern const SystemClass *const archsim_system_classes[];        /* NULL-terminated */
+extern const CliCommand archsim_model_commands[];                /* name == NULL ends */
+
+const ComponentClass *registry_find_class(const char *name);
+const SystemClass *registry_find_system(const char *name);
+
+#endif

@@ -1,0 +1,184 @@
+/* stats.c: stat sets and their text (gem5 layout), JSON and CSV renderings. Doubles are printed
+ * with a fixed format ("%.6f" in txt/csv, shortest round-trip "%.17g" in JSON) so identical runs
+ * give identical bytes on one platform. */
+#include "stats.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+static void entry_clear(gpointer p)
+{
+    StatEntry *e = p;
+    g_free(e->name);
+    g_free(e->desc);
+}
+
+void stats_init(StatSet *s)
+{
+    s->entries = g_array_new(FALSE, TRUE, sizeof(StatEntry));
+    g_array_set_clear_func(s->entries, entry_clear);
+}
+
+void stats_clear(StatSet *s)
+{
+    if (s->entries)
+        g_array_free(s->entries, TRUE);
+    s->entries = NULL;
+}
+
+static void stats_push(StatSet *s, StatEntry e)
+{
+    g_array_append_val(s->entries, e);
+}
+
+void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
+{
+    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc) });
+}
+
+void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc)
+{
+    stats_push(s, (StatEntry){ g_strdup(name), false, 0, v, unit, g_strdup(desc) });
+}
+
+void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,
+                    const char *desc)
+{
+    char *n = g_strdup_printf("%s::samples", name);
+    char *d = g_strdup_printf("%s: number of samples", desc);
+    stats_add_u64(s, n, h->samples, "count", d);
+    g_free(n), g_free(d);
+    n = g_strdup_printf("%s::mean", name);
+    d = g_strdup_printf("%s: mean", desc);
+    stats_add_double(s, n, stats_ratio((double)h->sum, (double)h->samples), unit, d);
+    g_free(n), g_free(d);
+    n = g_strdup_printf("%s::min", name);
+    stats_add_u64(s, n, h->min, unit, desc);
+    g_free(n);
+    n = g_strdup_printf("%s::max", name);
+    stats_add_u64(s, n, h->max, unit, desc);
+    g_free(n);
+    for (unsigned b = 0; b < SIM_HIST_BUCKETS; b++) {
+        if (h->bucket[b] == 0)
+            continue;
+        uint64_t lo = b == 0 ? 0 : 1ull << (b - 1);
+        uint64_t hi = b == 0 ? 0 : (b == SIM_HIST_BUCKETS - 1 ? UINT64_MAX : (1ull << b) - 1);
+        if (b == SIM_HIST_BUCKETS - 1)
+            n = g_strdup_printf("%s::%" G_GUINT64_FORMAT "-inf", name, lo);
+        else
+            n = g_strdup_printf("%s::%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, name, lo, hi);
+        d = g_strdup_printf("%s: samples in this bucket", desc);
+        stats_add_u64(s, n, h->bucket[b], "count", d);
+        g_free(n), g_free(d);
+    }
+}
+
+const StatEntry *stats_find(const StatSet *s, const char *name)
+{
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        if (strcmp(e->name, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void format_value(const StatEntry *e, char *buf, size_t n, bool json)
+{
+    if (e->is_int)
+        g_snprintf(buf, n, "%" G_GUINT64_FORMAT, e->u);
+    else if (json)
+        g_snprintf(buf, n, "%.17g", e->d);
+    else
+        g_snprintf(buf, n, "%.6f", e->d);
+    /* g_snprintf uses the C locale for %f only if the process does; archsim never calls
+     * setlocale(LC_NUMERIC), so '.' is the decimal point. */
+}
+
+void stats_format_txt(const StatSet *s, GString *out)
+{
+    g_string_append(out, "\n---------- Begin Simulation Statistics ----------\n");
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        char v[64];
+        format_value(e, v, sizeof v, false);
+        g_string_append_printf(out, "%-48s %20s # %s (%s)\n", e->name, v, e->desc, e->unit);
+    }
+    g_string_append(out, "\n---------- End Simulation Statistics   ----------\n");
+}
+
+static void json_string(GString *out, const char *s)
+{
+    g_string_append_c(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            g_string_append_printf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            g_string_append_printf(out, "\\u%04x", *p);
+        else
+            g_string_append_c(out, (char)*p);
+    }
+    g_string_append_c(out, '"');
+}
+
+void stats_format_json(const StatSet *s, GString *out)
+{
+    g_string_append(out, "{\n");
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        char v[64];
+        format_value(e, v, sizeof v, true);
+        if (!e->is_int && (e->d != e->d || e->d > 1e308 || e->d < -1e308))
+            g_strlcpy(v, "0", sizeof v); /* JSON has no NaN/Inf; formulas avoid them anyway */
+        g_string_append(out, "  ");
+        json_string(out, e->name);
+        g_string_append_printf(out, ": %s%s\n", v, i + 1 < s->entries->len ? "," : "");
+    }
+    g_string_append(out, "}\n");
+}
+
+static void csv_field(GString *out, const char *s)
+{
+    if (strpbrk(s, ",\"\n") == NULL) {
+        g_string_append(out, s);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '"');
+}
+
+void stats_format_csv(const StatSet *s, GString *out)
+{
+    g_string_append(out, "name,value,unit,description\n");
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        char v[64];
+        format_value(e, v, sizeof v, false);
+        csv_field(out, e->name);
+        g_string_append_printf(out, ",%s,", v);
+        csv_field(out, e->unit);
+        g_string_append_c(out, ',');
+        csv_field(out, e->desc);
+        g_string_append_c(out, '\n');
+    }
+}
+
+bool stats_write_file(const char *path, const GString *content, GError **error)
+{
+    GError *e = NULL;
+    if (!g_file_set_contents(path, content->str, (gssize)content->len, &e)) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s", path,
+                    e->message);
+        g_error_free(e);
+        return false;
+    }
+    return true;
+}

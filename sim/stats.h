@@ -1,0 +1,86 @@
+/* stats.h: declared statistics (counters, formulas, histograms) and their three outputs.
+ *
+ * A class declares its stats in a StatSpec table: counters and histograms live as plain fields
+ * in the instance struct (a hot path only increments a field), formulas are evaluated once at the
+ * end and carry their formula in the description (e.g. "misses / accesses"). Output follows gem5:
+ * stats.txt "name value # description (unit)", plus stats.json (one flat object, dotted name ->
+ * number) and stats.csv (name,value,unit,description). Formatting is fixed, so the same run gives
+ * byte-identical files.
+ */
+#ifndef ARCHSIM_STATS_H
+#define ARCHSIM_STATS_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Log2-bucketed histogram: bucket 0 holds value 0, bucket i (i >= 1) holds [2^(i-1), 2^i). */
+#define SIM_HIST_BUCKETS 24
+typedef struct {
+    uint64_t samples, sum, min, max;
+    uint64_t bucket[SIM_HIST_BUCKETS];
+} SimHist;
+
+static inline void sim_hist_add(SimHist *h, uint64_t v)
+{
+    unsigned b = v == 0 ? 0 : 64 - (unsigned)__builtin_clzll(v);
+    if (b >= SIM_HIST_BUCKETS)
+        b = SIM_HIST_BUCKETS - 1;
+    h->bucket[b]++;
+    if (h->samples == 0 || v < h->min)
+        h->min = v;
+    if (v > h->max)
+        h->max = v;
+    h->samples++;
+    h->sum += v;
+}
+
+/* STAT_FORMULA_U64: a formula whose value is a whole count (sums of counters), printed as one. */
+typedef enum { STAT_COUNTER, STAT_FORMULA, STAT_FORMULA_U64, STAT_HIST } StatKind;
+
+struct Component;
+typedef struct {
+    const char *name;
+    StatKind kind;
+    const char *unit;       /* "count", "cycle", "ratio", "byte", ... */
+    const char *desc;       /* one line; formulas give their formula */
+    size_t offset;          /* STAT_COUNTER: uint64_t field; STAT_HIST: SimHist field */
+    double (*formula)(const struct Component *c);  /* STAT_FORMULA */
+} StatSpec;
+#define STAT_END { .name = NULL }
+
+/* A flat, ordered list of named values. */
+typedef struct {
+    char *name;
+    bool is_int;
+    uint64_t u;
+    double d;
+    const char *unit;
+    char *desc;
+} StatEntry;
+
+typedef struct {
+    GArray *entries;     /* StatEntry */
+} StatSet;
+
+void stats_init(StatSet *s);
+void stats_clear(StatSet *s);
+void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc);
+void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc);
+/* Adds name::samples, ::mean, ::min, ::max and one ::LO-HI line per non-empty bucket. */
+void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,
+                    const char *desc);
+const StatEntry *stats_find(const StatSet *s, const char *name);
+/* Safe division for formulas: 0 when the denominator is 0 (documented in docs/stats.md). */
+static inline double stats_ratio(double num, double den) { return den == 0 ? 0.0 : num / den; }
+
+/* Renders the three formats into out (exposed for tests). */
+void stats_format_txt(const StatSet *s, GString *out);
+void stats_format_json(const StatSet *s, GString *out);
+void stats_format_csv(const StatSet *s, GString *out);
+
+/* Writes a whole file or fails with ARCHSIM_RUN_ERROR / ARCHSIM_EXIT_IOERR. */
+bool stats_write_file(const char *path, const GString *content, GError **error);
+
+#endif

@@ -1,0 +1,335 @@
+/* system.c: checks a whole config tree against the tables, instantiates one component per
+ * top-level section, lets the system class wire them, and runs the engine with the progress
+ * watchdog. Every key of every section must be declared somewhere: nothing is silently ignored.
+ */
+#include "system.h"
+
+#include <string.h>
+
+#include "error.h"
+
+const ParamSpec sim_param_specs[] = {
+    { .name = "seed", .type = PARAM_UINT, .def = "1",
+      .doc = "seed of every component's PRNG (printed and recorded in run.json)",
+      .offset = offsetof(SimParams, seed) },
+    { .name = "clock", .type = PARAM_FREQ, .def = "3GHz", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1e12, .doc = "system clock: components' default clock, and the clock sim.cycles counts",
+      .offset = offsetof(SimParams, clock_hz) },
+    { .name = "max_cycles", .type = PARAM_CYCLES, .def = "0",
+      .doc = "stop after this many system cycles (0 = run to completion); sim.truncated says so",
+      .offset = offsetof(SimParams, max_cycles) },
+    { .name = "watchdog", .type = PARAM_CYCLES, .def = "1000000",
+      .doc = "deadlock watchdog: fail (exit 3) if nothing retires for this many cycles (0 = off)",
+      .offset = offsetof(SimParams, watchdog) },
+    PARAM_END,
+};
+
+const ComponentClass *registry_find_class(const char *name)
+{
+    for (int i = 0; archsim_component_classes[i]; i++)
+        if (strcmp(archsim_component_classes[i]->name, name) == 0)
+            return archsim_component_classes[i];
+    return NULL;
+}
+
+const SystemClass *registry_find_system(const char *name)
+{
+    for (int i = 0; archsim_system_classes[i]; i++)
+        if (strcmp(archsim_system_classes[i]->name, name) == 0)
+            return archsim_system_classes[i];
+    return NULL;
+}
+
+static void set_node_error(GError **error, const CfgNode *node, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+static void set_node_error(GError **error, const CfgNode *node, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    char *where = cfg_node_where(node);
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: %s", where, msg);
+    g_free(where);
+    g_free(msg);
+}
+
+static const char *scalar_of(const CfgNode *n)
+{
+    return n && n->kind == CFG_SCALAR ? n->scalar : NULL;
+}
+
+static void on_deadlock(Engine *eng, void *ctx)
+{
+    SystemRun *run = ctx;
+    GString *r = g_string_new(NULL);
+    g_string_append_printf(r,
+                           "deadlock: nothing retired for %" G_GUINT64_FORMAT
+                           " cycles (watchdog), at cycle %" G_GUINT64_FORMAT
+                           "; %u events pending\n",
+                           run->sp.watchdog, clock_cycle(&run->sim.sys_clk, eng->now),
+                           sim_pending(eng));
+    sim_dump_all(&run->sim, r);
+    run->deadlock_report = r;
+}
+
+SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
+                        const TraceOptions *trace_opts, GError **error)
+{
+    SystemRun *run = g_new0(SystemRun, 1);
+    run->root = root;
+    if (!param_apply(sim_param_specs, cfg_map_get(root, "sim"), "sim", NULL, &run->sp, error))
+        goto fail_early;
+    if (seed_override >= 0)
+        run->sp.seed = (uint64_t)seed_override;
+
+    /* system.type picks the system class; "uniproc" when absent */
+    const CfgNode *sysn = cfg_map_get(root, "system");
+    const char *type = "uniproc";
+    if (sysn) {
+        const CfgNode *t = cfg_map_get(sysn, "type");
+        if (t && !scalar_of(t)) {
+            set_node_error(error, t, "system.type: expected a name");
+            goto fail_early;
+        }
+        if (t)
+            type = t->scalar;
+        run->sys = registry_find_system(type);
+        if (!run->sys) {
+            const char *names[64];
+            size_t n = 0;
+            for (; archsim_system_classes[n] && n < 64; n++)
+                names[n] = archsim_system_classes[n]->name;
+            const char *hint = param_suggest(type, names, n);
+            set_node_error(error, t ? t : sysn, "system.type: unknown system '%s'%s%s%s", type,
+                           hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+            goto fail_early;
+        }
+    } else {
+        run->sys = registry_find_system(type);
+    }
+    g_assert(run->sys);
+    run->sys_params = g_malloc0(run->sys->params_size ? run->sys->params_size : 1);
+    static const char *const ignore_type[] = { "type", NULL };
+    if (run->sys->params &&
+        !param_apply(run->sys->params, sysn, "system", ignore_type, run->sys_params, error))
+        goto fail_early;
+
+    /* every top-level key must be sim, system or a section of this system */
+    const char *allowed[64];
+    size_t nallowed = 0;
+    allowed[nallowed++] = "sim";
+    allowed[nallowed++] = "system";
+    for (const SystemSection *s = run->sys->sections; s->name && nallowed < 64; s++)
+        allowed[nallowed++] = s->name;
+    for (guint i = 0; i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        bool ok = false;
+        for (size_t j = 0; j < nallowed; j++)
+            ok = ok || strcmp(k->scalar, allowed[j]) == 0;
+        if (!ok) {
+            const char *hint = param_suggest(k->scalar, allowed, nallowed);
+            set_node_error(error, k, "%s: unknown section for system '%s'%s%s%s", k->scalar,
+                           run->sys->name, hint ? "; did you mean '" : "", hint ? hint : "",
+                           hint ? "'?" : "");
+            goto fail_early;
+        }
+        const CfgNode *v = g_ptr_array_index(root->items, i);
+        if (v->kind != CFG_MAP && !(v->kind == CFG_SCALAR && v->scalar[0] == '\0')) {
+            set_node_error(error, v, "%s: expected a map of parameters", k->scalar);
+            goto fail_early;
+        }
+    }
+
+    sim_init(&run->sim, run->sp.seed, run->sp.clock_hz);
+    run->sim.trace = trace;
+    run->sim.trace_opts = trace_opts;
+    for (const SystemSection *s = run->sys->sections; s->name; s++) {
+        const CfgNode *sec = cfg_map_get(root, s->name);
+        if (sec && sec->kind != CFG_MAP)
+            sec = NULL;
+        const char *clsname = s->cls;
+        const CfgNode *t = sec ? cfg_map_get(sec, "type") : NULL;
+        if (t) {
+            if (!scalar_of(t) || strcmp(t->scalar, s->cls) != 0) {
+                set_node_error(error, t, "%s.type: '%s' cannot be used here; this system takes '%s'",
+                               s->name, scalar_of(t) ? t->scalar : "?", s->cls);
+                goto fail;
+            }
+        }
+        const ComponentClass *cls = registry_find_class(clsname);
+        g_assert(cls);
+        if (!sim_component_new(&run->sim, cls, s->name, &run->sim.sys_clk, sec, error))
+            goto fail;
+    }
+    if (!run->sys->build(&run->sim, run->sys_params, root, error))
+        goto fail;
+    if (!sim_realize_all(&run->sim, error))
+        goto fail;
+    return run;
+
+fail:
+    system_free(run);
+    return NULL;
+fail_early:
+    if (run->sys && run->sys->params && run->sys_params)
+        param_free(run->sys->params, run->sys_params);
+    g_free(run->sys_params);
+    cfg_node_free(run->root);
+    g_free(run);
+    return NULL;
+}
+
+bool system_run(SystemRun *run, GError **error)
+{
+    Engine *eng = &run->sim.eng;
+    Tick period = run->sim.sys_clk.period;
+    if (run->sp.watchdog > 0)
+        sim_watchdog_arm(eng, run->sp.watchdog * period, on_deadlock, run);
+    Tick limit = run->sp.max_cycles ? run->sp.max_cycles * period : TICK_MAX;
+    sim_run(eng, limit);
+    if (run->sim.error) {
+        g_propagate_error(error, run->sim.error);
+        run->sim.error = NULL;
+        return false;
+    }
+    /* The simulated time is that of the last real event: the watchdog's own wake-ups after
+     * the work ended must not count. */
+    if (!eng->deadlocked)
+        eng->now = eng->last_work;
+    if (eng->deadlocked) {
+        run->deadlocked = true;
+    } else if (sim_pending(eng) > 0 && !eng->stop) {
+        run->truncated = true;
+        eng->now = eng->last_work = limit;
+    } else if (sim_pending(eng) == 0 && sim_any_busy(&run->sim)) {
+        /* Nothing left to happen, yet a component still waits: a message was lost. */
+        GString *r = g_string_new(NULL);
+        g_string_append_printf(r,
+                               "deadlock: the event queue is empty at cycle %" G_GUINT64_FORMAT
+                               " but components still wait for something\n",
+                               clock_cycle(&run->sim.sys_clk, eng->now));
+        sim_dump_all(&run->sim, r);
+        run->deadlock_report = r;
+        run->deadlocked = true;
+    }
+    if (run->deadlocked) {
+        g_set_error(error, ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK, "%s",
+                    run->deadlock_report->str);
+        return false;
+    }
+    return true;
+}
+
+void system_collect_stats(SystemRun *run, StatSet *set)
+{
+    Sim *sim = &run->sim;
+    Tick now = sim->eng.now;
+    /* the last event happened during cycle clock_cycle(now) (0-based): that many + 1 elapsed */
+    uint64_t cycles = sim->eng.events ? clock_cycle(&sim->sys_clk, now) + 1 : 0;
+    stats_add_u64(set, "sim.cycles", cycles, "cycle",
+                  "Simulated cycles of the system clock (sim.clock)");
+    stats_add_u64(set, "sim.ticks", now, "tick", "Simulated ticks (1 tick = 1 ps)");
+    stats_add_double(set, "sim.seconds", (double)now / (double)TICKS_PER_SECOND, "second",
+                     "Simulated seconds = sim.ticks / 1e12");
+    stats_add_u64(set, "sim.clock", sim->sys_clk.freq_hz, "Hz", "System clock frequency");
+    stats_add_u64(set, "sim.events", sim->eng.events, "count", "Engine events executed");
+    stats_add_u64(set, "sim.seed", sim->seed, "count", "PRNG seed of the run");
+    stats_add_u64(set, "sim.truncated", run->truncated ? 1 : 0, "bool",
+                  "1 if the run stopped at sim.max_cycles before completion");
+    sim_collect_stats(sim, set);
+}
+
+void system_emit_resolved(SystemRun *run, GString *out)
+{
+    g_string_append(out, "sim:\n");
+    param_emit_yaml(sim_param_specs, &run->sp, out, 2);
+    g_string_append_printf(out, "system:\n  type: %s\n", run->sys->name);
+    if (run->sys->params)
+        param_emit_yaml(run->sys->params, run->sys_params, out, 2);
+    for (guint i = 0; i < run->sim.components->len; i++) {
+        Component *c = g_ptr_array_index(run->sim.components, i);
+        g_string_append_printf(out, "%s:\n  type: %s\n", c->name, c->cls->name);
+        if (c->cls->params)
+            param_emit_yaml(c->cls->params, sim_component_params(c), out, 2);
+    }
+}
+
+void system_free(SystemRun *run)
+{
+    if (!run)
+        return;
+    sim_destroy(&run->sim);
+    if (run->sys && run->sys->params && run->sys_params)
+        param_free(run->sys->params, run->sys_params);
+    g_free(run->sys_params);
+    cfg_node_free(run->root);
+    if (run->deadlock_report)
+        g_string_free(run->deadlock_report, TRUE);
+    g_free(run);
+}
+
+static void describe_class(const ComponentClass *cls, GString *out)
+{
+    g_string_append_printf(out, "class %s: %s\n  parameters:\n", cls->name, cls->doc);
+    if (cls->params)
+        param_describe(cls->params, out, 4);
+    if (cls->ports && cls->ports[0].name) {
+        g_string_append(out, "  ports:\n");
+        for (const PortSpec *p = cls->ports; p->name; p++)
+            g_string_append_printf(out, "    %-14s %-9s%s %s\n", p->name,
+                                   p->role == PORT_REQUESTER ? "requester" : "responder",
+                                   p->vector ? " [vector]" : "", p->doc);
+    }
+    if (cls->stats && cls->stats[0].name) {
+        g_string_append(out, "  stats:\n");
+        for (const StatSpec *s = cls->stats; s->name; s++)
+            g_string_append_printf(out, "    %-22s %-8s %s\n", s->name, s->unit, s->desc);
+    }
+}
+
+static void describe_system(const SystemClass *sys, GString *out)
+{
+    g_string_append_printf(out, "system %s: %s\n", sys->name, sys->doc);
+    if (sys->params && sys->params[0].name) {
+        g_string_append(out, "  parameters (system:):\n");
+        param_describe(sys->params, out, 4);
+    }
+    g_string_append(out, "  sections:\n");
+    for (const SystemSection *s = sys->sections; s->name; s++)
+        g_string_append_printf(out, "    %-10s class %-12s %s\n", s->name, s->cls, s->doc);
+}
+
+bool system_describe(const char *type, GString *out)
+{
+    if (type == NULL) {
+        g_string_append(out, "section sim: engine settings\n  parameters:\n");
+        param_describe(sim_param_specs, out, 4);
+        g_string_append(out, "\nsystems (system.type):\n");
+        for (int i = 0; archsim_system_classes[i]; i++)
+            g_string_append_printf(out, "  %-14s %s\n", archsim_system_classes[i]->name,
+                                   archsim_system_classes[i]->doc);
+        g_string_append(out, "\ncomponent classes:\n");
+        for (int i = 0; archsim_component_classes[i]; i++)
+            g_string_append_printf(out, "  %-14s %s\n", archsim_component_classes[i]->name,
+                                   archsim_component_classes[i]->doc);
+        g_string_append(out, "\n`archsim describe NAME` shows one in full.\n");
+        return true;
+    }
+    if (strcmp(type, "sim") == 0) {
+        g_string_append(out, "section sim: engine settings\n  parameters:\n");
+        param_describe(sim_param_specs, out, 4);
+        return true;
+    }
+    const SystemClass *sys = registry_find_system(type);
+    if (sys) {
+        describe_system(sys, out);
+        return true;
+    }
+    const ComponentClass *cls = registry_find_class(type);
+    if (cls) {
+        describe_class(cls, out);
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,105 @@
+/* tracedump.h: one internal per-cycle event stream, exported as text, JSON Lines, Perfetto
+ * (Chrome trace JSON) or VCD, bounded by a cycle window and component/address filters.
+ *
+ * Models emit events through SIM_TRACE (component.h), which costs one predictable branch when
+ * tracing is off. Each event: cycle, component path, event name, optional duration in cycles,
+ * and a few typed key=value arguments. Formats:
+ *   text     "%7llu: component: event key=value ..."         (gem5 DPRINTF layout, cycles)
+ *   jsonl    {"cycle":N,"comp":"...","event":"...","dur":D,"args":{...}} one per line
+ *   perfetto {"traceEvents":[...],"displayTimeUnit":"ns","otherData":{"time_unit":"1 ts = 1 cycle",
+ *            ...}}: one thread track per component (thread_name metadata), "X" slices for
+ *            events with dur > 0 (overlaps on a track are moved to extra tracks so slices nest),
+ *            "i" instants (s:"t") for dur == 0
+ *   vcd      $timescale 1ns (1 ns = 1 cycle, said in $comment); per component a scope with an
+ *            integer-coded `event` wire (codes written to PATH.filter, a GTKWave translate
+ *            filter) and one wire per numeric argument key; strings are not dumped
+ * A path ending in ".gz" is written through zlib. Files are written to PATH.part and renamed on
+ * a successful trace_close, so a failed run never leaves a dump that looks complete.
+ */
+#ifndef ARCHSIM_TRACEDUMP_H
+#define ARCHSIM_TRACEDUMP_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { TRACE_FMT_TEXT, TRACE_FMT_JSONL, TRACE_FMT_PERFETTO, TRACE_FMT_VCD } TraceFormat;
+
+typedef struct {
+    TraceFormat format;
+    const char *path;          /* output file; ".gz" suffix = gzip */
+    uint64_t start, end;       /* cycle window [start, end]; end == UINT64_MAX: open */
+    char **components;         /* NULL or NULL-terminated glob patterns (g_pattern_match_simple)
+                                  on the component path, e.g. "l1*", "system.core0" */
+    bool addr_filter;          /* if set, events with an "addr" argument outside
+                                  [addr_lo, addr_hi] are dropped (events without addr are kept) */
+    uint64_t addr_lo, addr_hi;
+    uint64_t max_events;       /* 0 = unlimited; else stop after this many (noted in the file) */
+} TraceOptions;
+
+typedef enum { TARG_U64, TARG_I64, TARG_HEX, TARG_STR } TraceArgKind;
+
+typedef struct {
+    const char *key;
+    TraceArgKind kind;
+    union { uint64_t u; int64_t i; const char *s; } v;
+} TraceArg;
+
+#define TARG_U(k, x) ((TraceArg){ .key = (k), .kind = TARG_U64, .v.u = (uint64_t)(x) })
+#define TARG_I(k, x) ((TraceArg){ .key = (k), .kind = TARG_I64, .v.i = (int64_t)(x) })
+#define TARG_X(k, x) ((TraceArg){ .key = (k), .kind = TARG_HEX, .v.u = (uint64_t)(x) })
+#define TARG_S(k, x) ((TraceArg){ .key = (k), .kind = TARG_STR, .v.s = (x) })
+
+typedef struct TraceDump TraceDump;
+
+/* Parses "text|jsonl|perfetto|vcd"; false if unknown. */
+bool trace_format_parse(const char *name, TraceFormat *out);
+/* The name trace_format_parse accepts for a format. */
+const char *trace_format_name(TraceFormat format);
+/* Guesses the format from the file name (.txt/.log, .jsonl, .json, .vcd, each optionally + .gz);
+ * false if the suffix says nothing (the CLI then asks for --trace-format). */
+bool trace_format_guess(const char *path, TraceFormat *out);
+/* The two parsers below return false on bad input and then set *problem (when problem is not
+ * NULL) to a newly allocated message without position, e.g. "'10-20': expected START:END, ...";
+ * the caller g_free()s it. Bounds are inclusive; '_' may separate digits ("1_000_000:"). */
+/* Parses "A:B", "A:" or ":B" (cycles, decimal) into start/end. */
+bool trace_window_parse(const char *text, uint64_t *start, uint64_t *end, char **problem);
+/* Parses "0x1000:0x2000" or a single "0x1040" (one address) into lo/hi. Numbers with 0x are
+ * hex, without it decimal; "LO:" and ":HI" leave the other end open. */
+bool trace_addr_range_parse(const char *text, uint64_t *lo, uint64_t *hi, char **problem);
+
+/* Opens the dump (ARCHSIM_RUN_ERROR / ARCHSIM_EXIT_CANTCREAT if the file cannot be created; the
+ * message starts with opts->path). opts is copied. An empty components list acts like NULL. A
+ * window or address range with start > end is ARCHSIM_EXIT_USAGE. */
+TraceDump *trace_open(const TraceOptions *opts, GError **error);
+
+/* Registers a component path; returns its track id (>= 0) if the component filter lets it
+ * through, -1 otherwise. Call once per component before emitting (a second call with the same
+ * path returns the same id). */
+int trace_register(TraceDump *td, const char *component);
+
+/* True when an event at this cycle would be written (window check; cheap, inline-able). */
+static inline bool trace_window_has(const TraceOptions *o, uint64_t cycle)
+{
+    return cycle >= o->start && cycle <= o->end;
+}
+const TraceOptions *trace_options(const TraceDump *td);
+
+/* Emits one event on a registered track. Args are copied out before return. track == -1 (what
+ * trace_register returns for a filtered component) is accepted and ignored. Events should come
+ * in nondecreasing cycle order per track; VCD tolerates up to 1024 cycles of lateness (later
+ * ones are shown at the first free time and counted in the $comment), Perfetto puts a late slice
+ * on an overflow track. */
+void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uint64_t dur,
+                const TraceArg *args, int nargs);
+
+/* Number of events written so far. */
+uint64_t trace_count(const TraceDump *td);
+
+/* Flushes, writes the footer (Perfetto closing brackets, VCD final time), renames PATH.part to
+ * PATH; frees td in every case. */
+bool trace_close(TraceDump *td, GError **error);
+/* Frees td and removes the partial file (failed run). */
+void trace_abort(TraceDump *td);
+
+#endif

@@ -1,0 +1,74 @@
+#!/bin/sh
+# regress/run.sh BUILD: end-to-end regression of `archsim run` and `archsim cachegrind`:
+#  - configs/default.yaml twice with one seed: byte-identical stats.txt/json/csv
+#  - the same stats as the committed golden files (tests/regress/golden/)
+#  - config.resolved.yaml runs again to the same stats
+#  - every trace-dump format is produced and parses; a window bounds it
+#  - archsim cachegrind prints cachegrind's own counts for the committed matmul trace
+# Prints "regress: N passed, N failed".
+set -u
+B=${1:-build}
+A=./archsim
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
+
+$A run configs/default.yaml -q --seed 1 -o "$T/a" > "$T/a.out" 2>&1 || { cat "$T/a.out"; ko "default run"; }
+$A run configs/default.yaml -q --seed 1 -o "$T/b" > "$T/b.out" 2>&1 || ko "second default run"
+for f in stats.txt stats.json stats.csv; do
+    check "determinism: $f identical across two runs" "cmp -s '$T/a/$f' '$T/b/$f'"
+    check "golden: $f matches tests/regress/golden/default.$f" \
+        "diff -u tests/regress/golden/default.$f '$T/a/$f' > '$T/diff.$f' || { head -40 '$T/diff.$f'; false; }"
+done
+check "run directory holds every output" \
+    "for f in config.resolved.yaml stats.txt stats.json stats.csv run.json; do test -s '$T/a/'\$f || exit 1; done"
+check "stats.json is one flat object with sim.cycles" \
+    "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d[\"sim.cycles\"], int) and d[\"sim.cycles\"] > 0; assert all(isinstance(v,(int,float)) for v in d.values())' '$T/a/stats.json'"
+check "run.json has argv, version, git, seed, host seconds, speed" \
+    "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [d[k] for k in (\"argv\",\"version\",\"git\",\"seed\",\"host_seconds\",\"sim_cycles_per_host_second\")]' '$T/a/run.json'"
+check "no staging directory left behind" "! ls -d '$T'/*.part-* >/dev/null 2>&1"
+
+$A run "$T/a/config.resolved.yaml" -q -o "$T/c" > "$T/c.out" 2>&1 || { cat "$T/c.out"; ko "resolved config runs"; }
+check "resolved config reproduces the stats" "cmp -s '$T/a/stats.txt' '$T/c/stats.txt'"
+grep -v '^#' "$T/a/config.resolved.yaml" > "$T/r1"; grep -v '^#' "$T/c/config.resolved.yaml" > "$T/r2"
+check "resolved config resolves to itself" "cmp -s '$T/r1' '$T/r2'"
+
+$A run configs/default.yaml -q -o "$T/s7" --seed 7 > /dev/null 2>&1
+check "--seed is recorded" "grep -q '\"seed\": 7' '$T/s7/run.json' && grep -q '^  seed: 7' '$T/s7/config.resolved.yaml'"
+
+$A run configs/default.yaml -q -o "$T/a" > "$T/exists.out" 2>&1
+check "existing run directory is refused (exit 73)" "[ \$? -eq 73 ] || grep -q 'run directory exists' '$T/exists.out'"
+$A run configs/default.yaml -q -o "$T/a" --force --set l1d.size=4KiB > /dev/null 2>&1
+check "--force replaces a run directory" "grep -q 'size: 4KiB' '$T/a/config.resolved.yaml'"
+
+# trace dumps
+for fmt in text jsonl perfetto vcd; do
+    $A run configs/default.yaml -q -o "$T/t-$fmt" --trace dump.$fmt --trace-format $fmt \
+        --trace-window 2000:2400 > /dev/null 2>&1 || ko "trace $fmt run"
+    check "trace dump $fmt written inside the run directory" "test -s '$T/t-$fmt/dump.$fmt'"
+done
+check "text dump lines are 'cycle: component: event', within the window" \
+    "awk -F': ' '{c=\$1+0; if (c<2000||c>2400||NF<3) bad=1} END{exit bad}' '$T/t-text/dump.text'"
+check "jsonl dump parses line by line" \
+    "python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' '$T/t-jsonl/dump.jsonl'"
+check "perfetto dump parses and has traceEvents" \
+    "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"traceEvents\"]' '$T/t-perfetto/dump.perfetto'"
+check "vcd dump has a header and value changes" \
+    "grep -q '^\$enddefinitions' '$T/t-vcd/dump.vcd' && grep -q '^#[0-9]' '$T/t-vcd/dump.vcd'"
+$A run configs/default.yaml -q -o "$T/tgz" --trace dump.txt.gz --trace-components 'l1d,l2' > /dev/null 2>&1
+check "gzip dump with a component filter" \
+    "zcat '$T/tgz/dump.txt.gz' | awk -F': ' '\$2 != \"l1d\" && \$2 != \"l2\" {bad=1} END{exit bad}' && test \$(zcat '$T/tgz/dump.txt.gz' | wc -l) -gt 10"
+check "tracing does not change the stats" "cmp -s '$T/t-text/stats.txt' '$T/b/stats.txt'"
+
+# cachegrind compatibility on the committed trace, every recorded geometry
+while read -r i1 d1 ll _ rest; do
+    case "$i1" in --I1=*) ;; *) continue ;; esac
+    got=$($A cachegrind "$i1" "$d1" "$ll" traces/samples/matmul64.lackey.gz | tail -1)
+    check "cachegrind $i1 $d1 $ll" "[ \"$got\" = \"$rest\" ] || { echo \"  got      $got\"; echo \"  expected $rest\"; false; }"
+done < workloads/matmul/cachegrind.summary
+
+echo "regress: $pass passed, $fail failed"
+[ $fail -eq 0 ]

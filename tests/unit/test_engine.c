@@ -1,0 +1,258 @@
+/* test_engine.c: event ordering (tick, priority, seq), deschedule/reschedule, clock domains,
+ * the watchdog, and determinism of a randomized event soup. */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include "../../sim/engine.h"
+#include "../../sim/rng.h"
+
+typedef struct {
+    SimEvent ev;
+    int id;
+    GArray *log;
+} Probe;
+
+static void probe_fire(SimEvent *ev)
+{
+    Probe *p = ev->ctx;
+    g_array_append_val(p->log, p->id);
+}
+
+static void test_order_tick_prio_seq(void)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    GArray *log = g_array_new(FALSE, FALSE, sizeof(int));
+    Probe p[6];
+    /* id: tick, prio */
+    struct { Tick t; SimPriority pr; } spec[6] = {
+        { 10, SIM_PRI_TICK }, { 5, SIM_PRI_TICK }, { 10, SIM_PRI_DELIVER },
+        { 10, SIM_PRI_TICK }, { 5, SIM_PRI_STATS }, { 0, SIM_PRI_WATCHDOG },
+    };
+    for (int i = 0; i < 6; i++) {
+        p[i].id = i;
+        p[i].log = log;
+        sim_event_init(&p[i].ev, probe_fire, &p[i]);
+        sim_schedule(&eng, &p[i].ev, spec[i].t, spec[i].pr);
+    }
+    sim_run(&eng, TICK_MAX);
+    int expect[6] = { 5, 1, 4, 2, 0, 3 };
+    CU_ASSERT_EQUAL_FATAL(log->len, 6);
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(g_array_index(log, int, i), expect[i]);
+    CU_ASSERT_EQUAL(eng.now, 10);
+    CU_ASSERT_EQUAL(eng.events, 6);
+    g_array_free(log, TRUE);
+    sim_engine_destroy(&eng);
+}
+
+static void test_deschedule_reschedule(void)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    GArray *log = g_array_new(FALSE, FALSE, sizeof(int));
+    Probe p[3];
+    for (int i = 0; i < 3; i++) {
+        p[i].id = i;
+        p[i].log = log;
+        sim_event_init(&p[i].ev, probe_fire, &p[i]);
+        sim_schedule(&eng, &p[i].ev, 100 + (Tick)i, SIM_PRI_TICK);
+    }
+    sim_deschedule(&eng, &p[1].ev);
+    CU_ASSERT_FALSE(sim_event_scheduled(&p[1].ev));
+    sim_reschedule(&eng, &p[2].ev, 50, SIM_PRI_TICK);
+    sim_run(&eng, TICK_MAX);
+    CU_ASSERT_EQUAL_FATAL(log->len, 2);
+    CU_ASSERT_EQUAL(g_array_index(log, int, 0), 2);
+    CU_ASSERT_EQUAL(g_array_index(log, int, 1), 0);
+    g_array_free(log, TRUE);
+    sim_engine_destroy(&eng);
+}
+
+static void test_limit_stops_before(void)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    GArray *log = g_array_new(FALSE, FALSE, sizeof(int));
+    Probe a = { .id = 1, .log = log }, b = { .id = 2, .log = log };
+    sim_event_init(&a.ev, probe_fire, &a);
+    sim_event_init(&b.ev, probe_fire, &b);
+    sim_schedule(&eng, &a.ev, 10, SIM_PRI_TICK);
+    sim_schedule(&eng, &b.ev, 11, SIM_PRI_TICK);
+    CU_ASSERT_EQUAL(sim_run(&eng, 10), 1);
+    CU_ASSERT_EQUAL(sim_pending(&eng), 1);
+    CU_ASSERT_EQUAL(sim_run(&eng, TICK_MAX), 1);
+    g_array_free(log, TRUE);
+    sim_engine_destroy(&eng);
+}
+
+static void test_clock_domain(void)
+{
+    ClockDomain cd;
+    clock_domain_init(&cd, "c", 3000000000ull);
+    CU_ASSERT_EQUAL(cd.period, 333);
+    clock_domain_init(&cd, "c", 1000000000ull);
+    CU_ASSERT_EQUAL(cd.period, 1000);
+    CU_ASSERT_EQUAL(clock_cycle(&cd, 2999), 2);
+    CU_ASSERT_EQUAL(clock_edge_at_or_after(&cd, 2001), 3000);
+    CU_ASSERT_EQUAL(clock_edge_at_or_after(&cd, 3000), 3000);
+    clock_domain_init(&cd, "c", 1400000000ull);
+    CU_ASSERT_EQUAL(cd.period, 714);
+}
+
+/* A self-rescheduling event that never bumps progress: the watchdog must fire. */
+typedef struct {
+    SimEvent ev;
+    Engine *eng;
+    int fired;
+} Spinner;
+
+static void spin(SimEvent *ev)
+{
+    Spinner *s = ev->ctx;
+    sim_schedule(s->eng, ev, s->eng->now + 10, SIM_PRI_TICK);
+}
+
+static void on_dead(Engine *eng, void *ctx)
+{
+    (void)eng;
+    ((Spinner *)ctx)->fired++;
+}
+
+static void test_watchdog(void)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    Spinner s = { .eng = &eng };
+    sim_event_init(&s.ev, spin, &s);
+    sim_schedule(&eng, &s.ev, 0, SIM_PRI_TICK);
+    sim_watchdog_arm(&eng, 1000, on_dead, &s);
+    sim_run(&eng, TICK_MAX);
+    CU_ASSERT_TRUE(eng.deadlocked);
+    CU_ASSERT_EQUAL(s.fired, 1);
+    CU_ASSERT_EQUAL(eng.now, 1000);
+    sim_engine_destroy(&eng);
+}
+
+/* With progress every event the watchdog stays quiet and the run ends by itself. */
+typedef struct {
+    SimEvent ev;
+    Engine *eng;
+    int left;
+} Worker;
+
+static void work(SimEvent *ev)
+{
+    Worker *w = ev->ctx;
+    sim_progress(w->eng);
+    if (--w->left > 0)
+        sim_schedule(w->eng, ev, w->eng->now + 10, SIM_PRI_TICK);
+}
+
+static void test_watchdog_quiet_with_progress(void)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    Worker w = { .eng = &eng, .left = 500 };
+    sim_event_init(&w.ev, work, &w);
+    sim_schedule(&eng, &w.ev, 0, SIM_PRI_TICK);
+    sim_watchdog_arm(&eng, 100, NULL, NULL);
+    sim_run(&eng, TICK_MAX);
+    CU_ASSERT_FALSE(eng.deadlocked);
+    CU_ASSERT_EQUAL(w.left, 0);
+    CU_ASSERT_EQUAL(sim_pending(&eng), 0);
+    sim_engine_destroy(&eng);
+}
+
+/* PHOLD-style soup: same seed, same order; ticks never go backwards. */
+typedef struct {
+    SimEvent ev;
+    Engine *eng;
+    SimRng *rng;
+    GChecksum *sum;
+    int id;
+    uint64_t *budget;
+    Tick *last;
+    int *backwards;
+} Lp;
+
+static void lp_fire(SimEvent *ev)
+{
+    Lp *l = ev->ctx;
+    if (l->eng->now < *l->last)
+        (*l->backwards)++;
+    *l->last = l->eng->now;
+    char buf[64];
+    int n = g_snprintf(buf, sizeof buf, "%d@%" G_GUINT64_FORMAT ";", l->id, l->eng->now);
+    g_checksum_update(l->sum, (const guchar *)buf, n);
+    if (*l->budget == 0)
+        return;
+    (*l->budget)--;
+    sim_schedule(l->eng, ev, l->eng->now + sim_rng_below(l->rng, 4), (SimPriority)sim_rng_below(l->rng, 2));
+}
+
+static char *soup(uint64_t seed, int *backwards)
+{
+    Engine eng;
+    sim_engine_init(&eng);
+    SimRng rng;
+    sim_rng_seed(&rng, seed, "soup");
+    GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+    uint64_t budget = 200000;
+    Tick last = 0;
+    Lp lps[300];
+    for (int i = 0; i < 300; i++) {
+        lps[i] = (Lp){ .eng = &eng, .rng = &rng, .sum = sum, .id = i, .budget = &budget,
+                       .last = &last, .backwards = backwards };
+        sim_event_init(&lps[i].ev, lp_fire, &lps[i]);
+        sim_schedule(&eng, &lps[i].ev, sim_rng_below(&rng, 8), SIM_PRI_TICK);
+    }
+    sim_run(&eng, TICK_MAX);
+    char *hex = g_strdup(g_checksum_get_string(sum));
+    g_checksum_free(sum);
+    sim_engine_destroy(&eng);
+    return hex;
+}
+
+static void test_determinism(void)
+{
+    int back = 0;
+    char *a = soup(42, &back), *b = soup(42, &back), *c = soup(43, &back);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT_STRING_NOT_EQUAL(a, c);
+    CU_ASSERT_EQUAL(back, 0);
+    g_free(a), g_free(b), g_free(c);
+}
+
+static void test_rng(void)
+{
+    SimRng a, b, c;
+    sim_rng_seed(&a, 1, "core0");
+    sim_rng_seed(&b, 1, "core0");
+    sim_rng_seed(&c, 1, "core1");
+    uint64_t x = sim_rng_next(&a);
+    CU_ASSERT_EQUAL(x, sim_rng_next(&b));
+    CU_ASSERT_NOT_EQUAL(x, sim_rng_next(&c));
+    for (int i = 0; i < 1000; i++)
+        CU_ASSERT(sim_rng_below(&a, 7) < 7);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("engine", NULL, NULL);
+    CU_add_test(s, "order by tick, priority, seq", test_order_tick_prio_seq);
+    CU_add_test(s, "deschedule and reschedule", test_deschedule_reschedule);
+    CU_add_test(s, "run limit", test_limit_stops_before);
+    CU_add_test(s, "clock domains", test_clock_domain);
+    CU_add_test(s, "watchdog fires without progress", test_watchdog);
+    CU_add_test(s, "watchdog quiet with progress", test_watchdog_quiet_with_progress);
+    CU_add_test(s, "determinism of an event soup", test_determinism);
+    CU_add_test(s, "per-component rng", test_rng);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return f ? 1 : 0;
+}
