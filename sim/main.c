@@ -168,7 +168,9 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
     to->end = UINT64_MAX;
     to->format = TRACE_FMT_TEXT;
     char *problem = NULL;
-    if (o->trace_format && !trace_format_parse(o->trace_format, &to->format)) {
+    if (!o->trace_format)
+        trace_format_guess(o->trace, &to->format);   /* by suffix; text when unknown */
+    else if (!trace_format_parse(o->trace_format, &to->format)) {
         g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
                     "archsim run: --trace-format: '%s' is not one of text, jsonl, perfetto, vcd",
                     o->trace_format);
@@ -231,7 +233,7 @@ static int cmd_run(int argc, char **argv)
           "per-cycle event dump; relative paths go inside the run directory; .gz compresses",
           "FILE" },
         { "trace-format", 0, 0, G_OPTION_ARG_STRING, &o.trace_format,
-          "text (default), jsonl, perfetto or vcd", "FMT" },
+          "text, jsonl, perfetto or vcd (default: from the suffix: .txt .jsonl .json .vcd)", "FMT" },
         { "trace-window", 0, 0, G_OPTION_ARG_STRING, &o.trace_window,
           "only cycles A..B (either end may be empty)", "A:B" },
         { "trace-components", 0, 0, G_OPTION_ARG_STRING, &o.trace_components,

@@ -1,0 +1,1320 @@
+/* tracedump.c: the per-cycle event dump of tracedump.h in four formats, through one buffered
+ * zlib sink (plain files use zlib's transparent "wT" mode), written to PATH.part and renamed.
+ *
+ * Layouts follow gem5's DPRINTF lines (src/base/trace.cc), the Chrome Trace Event Format as
+ * Perfetto's JSON importer reads it, and IEEE 1364-2005 section 18 (VCD) with GTKWave translate
+ * filter files; ../shared/notes/conventions.md sections 2.1, 2.4 and 2.6 give the rules used here.
+ */
+#include "tracedump.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "error.h"
+
+#ifndef ARCHSIM_VERSION
+#define ARCHSIM_VERSION "dev"
+#endif
+
+/* Output buffer: big enough that a write(2) or a deflate call is amortized over thousands of
+ * events; grown (never shrunk) only for an event larger than it. */
+#define TRACE_BUF_SIZE (256u * 1024u)
+/* Perfetto: a component gets at most this many tracks (tid = (component + 1) * this + lane). */
+#define TRACE_LANES_MAX 1024u
+/* VCD: changes wait this many cycles in a min-heap before they are written, so an event may be
+ * emitted up to this late (e.g. a slice reported when it ends) and still land at its own cycle. */
+#define TRACE_VCD_SLACK 1024u
+/* gzip level: 1 is about 3x faster than zlib's default 6 and costs ~15 % more bytes; a dump is
+ * written once per run and read a few times, and speed of the run matters more. */
+#define TRACE_GZ_MODE "wb1"
+
+/* ---- buffered sink: gzFile + our own buffer so the hot path is memcpy into memory ---- */
+
+typedef struct {
+    gzFile gz;
+    char *buf;
+    size_t len, cap;
+    char *error;        /* first failure as a phrase; later output is dropped */
+} TraceSink;
+
+static bool trace_sink_open(TraceSink *s, int fd, bool compress, char **problem)
+{
+    memset(s, 0, sizeof *s);
+    s->gz = gzdopen(fd, compress ? TRACE_GZ_MODE : "wT");
+    if (s->gz == NULL) {
+        close(fd);
+        *problem = g_strdup("out of memory opening a zlib stream");
+        return false;
+    }
+    /* Larger than zlib's 8 KiB default so compressed writes deflate in big chunks. */
+    gzbuffer(s->gz, 128u * 1024u);
+    s->cap = TRACE_BUF_SIZE;
+    s->buf = g_malloc(s->cap);
+    return true;
+}
+
+static void trace_sink_flush(TraceSink *s)
+{
+    if (s->len > 0 && s->error == NULL) {
+        int n = gzwrite(s->gz, s->buf, (unsigned)s->len);
+        if (n <= 0 || (size_t)n != s->len) {
+            int saved = errno, zerr = Z_OK;
+            const char *msg = gzerror(s->gz, &zerr);
+            s->error = g_strdup(zerr == Z_ERRNO ? g_strerror(saved) : msg);
+        }
+    }
+    s->len = 0;
+}
+
+static void trace_sink_make_room(TraceSink *s, size_t n)
+{
+    trace_sink_flush(s);
+    if (n > s->cap) {
+        s->cap = n;
+        s->buf = g_realloc(s->buf, s->cap);
+    }
+}
+
+/* Returns room for n bytes at the end of the buffer; the caller adds what it wrote to s->len. */
+static inline char *trace_sink_reserve(TraceSink *s, size_t n)
+{
+    if (G_UNLIKELY(s->cap - s->len < n))
+        trace_sink_make_room(s, n);
+    return s->buf + s->len;
+}
+
+/* Flushes and closes; returns the first failure (newly allocated) or NULL. */
+static char *trace_sink_close(TraceSink *s)
+{
+    if (s->gz != NULL) {
+        trace_sink_flush(s);
+        int rc = gzclose(s->gz);
+        int saved = errno;
+        s->gz = NULL;
+        if (s->error == NULL && rc != Z_OK)
+            s->error = rc == Z_ERRNO ? g_strdup(g_strerror(saved))
+                                     : g_strdup_printf("zlib error %d on close", rc);
+    }
+    g_free(s->buf);
+    s->buf = NULL;
+    s->len = s->cap = 0;
+    char *e = s->error;
+    s->error = NULL;
+    return e;
+}
+
+static inline void trace_put(TraceSink *s, const void *p, size_t n)
+{
+    memcpy(trace_sink_reserve(s, n), p, n);
+    s->len += n;
+}
+
+#define TRACE_PUT_LIT(s, lit) trace_put((s), (lit), sizeof(lit) - 1)
+
+static inline void trace_put_char(TraceSink *s, char c)
+{
+    *trace_sink_reserve(s, 1) = c;
+    s->len++;
+}
+
+/* ---- number and string formatting (no printf on the hot path: it costs ~5x more) ---- */
+
+static inline size_t trace_fmt_u64(char *dst, uint64_t v)
+{
+    char tmp[20];
+    char *p = tmp + sizeof tmp;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(dst, p, n);
+    return n;
+}
+
+static inline size_t trace_fmt_i64(char *dst, int64_t v)
+{
+    if (v >= 0)
+        return trace_fmt_u64(dst, (uint64_t)v);
+    dst[0] = '-';
+    return 1 + trace_fmt_u64(dst + 1, 0 - (uint64_t)v);  /* 0 - x: no overflow at INT64_MIN */
+}
+
+static inline size_t trace_fmt_hex(char *dst, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    int nib = 1;
+    while (nib < 16 && (v >> (4 * nib)) != 0)
+        nib++;
+    dst[0] = '0';
+    dst[1] = 'x';
+    for (int i = 0; i < nib; i++)
+        dst[2 + i] = digits[(v >> (4 * (nib - 1 - i))) & 0xf];
+    return 2 + (size_t)nib;
+}
+
+static inline void trace_put_u64(TraceSink *s, uint64_t v)
+{
+    char *d = trace_sink_reserve(s, 20);
+    s->len += trace_fmt_u64(d, v);
+}
+
+/* Text: bytes below 0x20 and DEL become '?', so one event stays one line. */
+static size_t trace_text_clean(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+    }
+    return n;
+}
+
+static inline void trace_put_text(TraceSink *s, const char *str)
+{
+    size_t n = strlen(str);
+    char *d = trace_sink_reserve(s, n);
+    s->len += trace_text_clean(d, str, n);
+}
+
+/* JSON string body (RFC 8259): escapes '"', '\\' and control characters; copies valid UTF-8;
+ * replaces each byte of invalid UTF-8 by U+FFFD so every consumer can decode the file.
+ * Writes at most 6 bytes per input byte. */
+static size_t trace_json_escape(char *dst, const char *src, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)src, *end = p + n;
+    char *d = dst;
+    while (p < end) {
+        unsigned char c = *p;
+        if (G_LIKELY(c >= 0x20 && c < 0x80 && c != '"' && c != '\\')) {
+            *d++ = (char)c;
+            p++;
+            continue;
+        }
+        if (c >= 0x80) {
+            gunichar u = g_utf8_get_char_validated((const char *)p, (gssize)(end - p));
+            if (u == (gunichar)-1 || u == (gunichar)-2) {
+                memcpy(d, "\\ufffd", 6);
+                d += 6;
+                p++;
+            } else {
+                size_t len = (size_t)g_utf8_skip[c];
+                memcpy(d, p, len);
+                d += len;
+                p += len;
+            }
+            continue;
+        }
+        *d++ = '\\';
+        switch (c) {
+        case '"': *d++ = '"'; break;
+        case '\\': *d++ = '\\'; break;
+        case '\n': *d++ = 'n'; break;
+        case '\r': *d++ = 'r'; break;
+        case '\t': *d++ = 't'; break;
+        case '\b': *d++ = 'b'; break;
+        case '\f': *d++ = 'f'; break;
+        default:
+            memcpy(d, "u00", 3);
+            d[3] = hex[c >> 4];
+            d[4] = hex[c & 0xf];
+            d += 5;
+            break;
+        }
+        p++;
+    }
+    return (size_t)(d - dst);
+}
+
+static void trace_put_json_str(TraceSink *s, const char *str)
+{
+    size_t n = strlen(str);
+    char *d = trace_sink_reserve(s, 6 * n + 2);
+    d[0] = '"';
+    size_t m = trace_json_escape(d + 1, str, n);
+    d[1 + m] = '"';
+    s->len += m + 2;
+}
+
+static char *trace_json_escape_dup(const char *str)
+{
+    size_t n = strlen(str);
+    char *d = g_malloc(6 * n + 1);
+    d[trace_json_escape(d, str, n)] = '\0';
+    return d;
+}
+
+/* {"key":value,...}: HEX as a "0x..." string (jq and JavaScript hold numbers as doubles and
+ * would round a 64-bit address), U64/I64 as numbers, STR as strings. */
+static void trace_put_json_args(TraceSink *s, const TraceArg *args, int nargs)
+{
+    trace_put_char(s, '{');
+    for (int i = 0; i < nargs; i++) {
+        const TraceArg *a = &args[i];
+        if (i > 0)
+            trace_put_char(s, ',');
+        trace_put_json_str(s, a->key);
+        trace_put_char(s, ':');
+        switch (a->kind) {
+        case TARG_U64:
+            trace_put_u64(s, a->v.u);
+            break;
+        case TARG_I64: {
+            char *d = trace_sink_reserve(s, 21);
+            s->len += trace_fmt_i64(d, a->v.i);
+            break;
+        }
+        case TARG_HEX: {
+            char *d = trace_sink_reserve(s, 20);
+            d[0] = '"';
+            size_t n = trace_fmt_hex(d + 1, a->v.u);
+            d[1 + n] = '"';
+            s->len += n + 2;
+            break;
+        }
+        case TARG_STR:
+            trace_put_json_str(s, a->v.s != NULL ? a->v.s : "");
+            break;
+        }
+    }
+    trace_put_char(s, '}');
+}
+
+/* ---- the dump ---- */
+
+typedef struct {
+    uint64_t last_start;     /* start of the newest slice placed here */
+    GArray *ends;            /* uint64_t ends of open slices, outermost first (non-increasing) */
+} TraceLane;
+
+typedef struct {
+    char *key;
+    uint32_t var;
+} TraceArgVar;
+
+typedef struct {
+    char *path;
+    size_t path_len;
+    char *json;              /* path escaped for a JSON string, without quotes */
+    GArray *lanes;           /* Perfetto: TraceLane; [0] is the component's own track */
+    uint32_t event_var;      /* VCD: index of its `event` wire */
+    GArray *arg_vars;        /* VCD: TraceArgVar, one per numeric argument key seen */
+} TraceComp;
+
+typedef struct {
+    uint32_t comp;
+    bool is_event;
+    bool known;              /* false until a value was written: shown as x */
+    bool dirty;              /* touched by the batch being flushed */
+    uint8_t id_len;
+    char id[7];              /* VCD identifier: base 94 over '!'..'~' */
+    uint64_t cur;            /* value last written */
+    uint64_t next;           /* value at the end of the batch being flushed */
+    uint64_t set_seq;        /* event wire: seq of the event it shows; stale resets are skipped */
+    char *name;
+} TraceVar;
+
+typedef struct {
+    uint64_t time, seq;      /* heap order: time, then emission order */
+    uint64_t value;
+    uint64_t token;          /* reset: seq of the event it ends */
+    uint32_t var;
+    bool reset;
+} TraceChange;
+
+struct TraceDump {
+    TraceOptions opts;       /* deep copy: path and components are owned */
+    char *part_path;
+    GPatternSpec **globs;    /* NULL-terminated; NULL = no component filter */
+    TraceSink out;
+    GArray *comps;           /* TraceComp, index = track id */
+    GHashTable *comp_ids;    /* path -> GINT_TO_POINTER(track + 1) */
+    uint64_t count;
+    bool truncated;
+    uint64_t first_dropped;
+    /* Perfetto */
+    bool any_event;          /* a comma is needed before the next traceEvents entry */
+    uint64_t overflow_tracks, unresolved_overlaps;
+    /* VCD */
+    int spool_fd;            /* unlinked temp file next to the dump holding the body */
+    TraceSink spool;
+    GArray *vars;            /* TraceVar */
+    GArray *heap;            /* TraceChange, binary min-heap */
+    GArray *dirty;           /* uint32_t var indices of the batch being flushed */
+    GHashTable *codes;       /* event name -> GUINT_TO_POINTER(code), code >= 1 */
+    GPtrArray *code_names;   /* [code - 1] -> name */
+    uint64_t seq;
+    bool vcd_started;
+    uint64_t vcd_t0, vcd_last, vcd_floor, vcd_late;
+};
+
+static const char *const trace_format_names[] = {
+    [TRACE_FMT_TEXT] = "text",
+    [TRACE_FMT_JSONL] = "jsonl",
+    [TRACE_FMT_PERFETTO] = "perfetto",
+    [TRACE_FMT_VCD] = "vcd",
+};
+
+bool trace_format_parse(const char *name, TraceFormat *out)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(trace_format_names); i++) {
+        if (name != NULL && strcmp(name, trace_format_names[i]) == 0) {
+            *out = (TraceFormat)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *trace_format_name(TraceFormat format)
+{
+    g_assert((size_t)format < G_N_ELEMENTS(trace_format_names));
+    return trace_format_names[format];
+}
+
+bool trace_format_guess(const char *path, TraceFormat *out)
+{
+    static const struct { const char *suffix; TraceFormat format; } table[] = {
+        { ".txt", TRACE_FMT_TEXT },      { ".log", TRACE_FMT_TEXT },
+        { ".jsonl", TRACE_FMT_JSONL },   { ".json", TRACE_FMT_PERFETTO },
+        { ".vcd", TRACE_FMT_VCD },
+    };
+    size_t n = strlen(path);
+    if (g_str_has_suffix(path, ".gz"))
+        n -= 3;
+    for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+        size_t m = strlen(table[i].suffix);
+        if (n >= m && g_ascii_strncasecmp(path + n - m, table[i].suffix, m) == 0) {
+            *out = table[i].format;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Parses text[0..n) as a number: "0x" hex when hex_ok, else decimal; '_' between digits
+ * allowed as in param.h. */
+static bool trace_parse_u64(const char *text, size_t n, bool hex_ok, uint64_t *out)
+{
+    unsigned base = 10;
+    if (hex_ok && n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        base = 16;
+        text += 2;
+        n -= 2;
+    }
+    if (n == 0 || text[0] == '_' || text[n - 1] == '_')
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = g_ascii_xdigit_value(text[i]);
+        if (text[i] == '_')
+            continue;
+        if (d < 0 || (unsigned)d >= base)
+            return false;
+        if (v > (UINT64_MAX - (uint64_t)d) / base)
+            return false;
+        v = v * base + (uint64_t)d;
+    }
+    *out = v;
+    return true;
+}
+
+static void trace_set_problem(char **problem, char *msg)
+{
+    if (problem != NULL)
+        *problem = msg;
+    else
+        g_free(msg);
+}
+
+/* Shared by the window and address parsers: "A:B", "A:", ":B" (or a lone value if single_ok). */
+static bool trace_range_parse(const char *text, bool hex_ok, bool single_ok, uint64_t *lo,
+                              uint64_t *hi, char **problem, const char *what)
+{
+    const char *colon = strchr(text, ':');
+    uint64_t a = 0, b = UINT64_MAX;
+    if (colon == NULL) {
+        if (single_ok && trace_parse_u64(text, strlen(text), hex_ok, &a)) {
+            *lo = *hi = a;
+            return true;
+        }
+        trace_set_problem(problem, g_strdup_printf("'%s': expected %s", text, what));
+        return false;
+    }
+    size_t na = (size_t)(colon - text), nb = strlen(colon + 1);
+    if ((na > 0 && !trace_parse_u64(text, na, hex_ok, &a))
+        || (nb > 0 && !trace_parse_u64(colon + 1, nb, hex_ok, &b))) {
+        trace_set_problem(problem, g_strdup_printf("'%s': expected %s", text, what));
+        return false;
+    }
+    if (a > b) {
+        trace_set_problem(problem, g_strdup_printf("'%s': the start is after the end (both are "
+                                                   "inclusive)", text));
+        return false;
+    }
+    *lo = a;
+    *hi = b;
+    return true;
+}
+
+bool trace_window_parse(const char *text, uint64_t *start, uint64_t *end, char **problem)
+{
+    return trace_range_parse(text, false, false, start, end, problem,
+                             "START:END, START: or :END in cycles (decimal, inclusive)");
+}
+
+bool trace_addr_range_parse(const char *text, uint64_t *lo, uint64_t *hi, char **problem)
+{
+    return trace_range_parse(text, true, true, lo, hi, problem,
+                             "LO:HI (inclusive) or one address, e.g. 0x1000:0x1fff or 0x1040");
+}
+
+const TraceOptions *trace_options(const TraceDump *td)
+{
+    return &td->opts;
+}
+
+uint64_t trace_count(const TraceDump *td)
+{
+    return td->count;
+}
+
+/* ---- Perfetto ---- */
+
+static void trace_pf_begin_entry(TraceDump *td)
+{
+    if (td->any_event)
+        TRACE_PUT_LIT(&td->out, ",\n");
+    td->any_event = true;
+}
+
+static void trace_pf_thread_name(TraceDump *td, uint32_t ci, uint32_t lane)
+{
+    TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+    TraceSink *s = &td->out;
+    trace_pf_begin_entry(td);
+    TRACE_PUT_LIT(s, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+    trace_put_u64(s, (uint64_t)(ci + 1) * TRACE_LANES_MAX + lane);
+    TRACE_PUT_LIT(s, ",\"args\":{\"name\":\"");
+    trace_put(s, c->json, strlen(c->json));
+    if (lane > 0) {
+        /* Overflow tracks are named "<component> #2", "#3", ... next to the component's own. */
+        TRACE_PUT_LIT(s, " #");
+        trace_put_u64(s, lane + 1);
+    }
+    TRACE_PUT_LIT(s, "\"}}");
+}
+
+/* Picks the first track of the component where [start, end) nests with the open slices (slices
+ * on one Perfetto thread track must nest; a partial overlap is out of spec). A lane whose newest
+ * slice started later than `start` is skipped: with events out of order we cannot tell. */
+static uint32_t trace_pf_place(TraceDump *td, uint32_t ci, uint64_t start, uint64_t end)
+{
+    TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+    for (uint32_t k = 0; k < c->lanes->len; k++) {
+        TraceLane *l = &g_array_index(c->lanes, TraceLane, k);
+        if (start < l->last_start)
+            continue;
+        const uint64_t *ends = (const uint64_t *)(void *)l->ends->data;
+        guint n = l->ends->len;
+        while (n > 0 && ends[n - 1] <= start)      /* slices already closed */
+            n--;
+        if (n > 0 && ends[n - 1] < end)            /* would cross the innermost open slice */
+            continue;
+        g_array_set_size(l->ends, n);
+        g_array_append_val(l->ends, end);
+        l->last_start = start;
+        return k;
+    }
+    if (c->lanes->len >= TRACE_LANES_MAX) {
+        /* Pathological overlap depth: leave it to Perfetto's own overflow handling. */
+        td->unresolved_overlaps++;
+        return TRACE_LANES_MAX - 1;
+    }
+    TraceLane lane = { .last_start = start, .ends = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+    g_array_append_val(lane.ends, end);
+    g_array_append_val(c->lanes, lane);
+    td->overflow_tracks++;
+    uint32_t k = c->lanes->len - 1;
+    trace_pf_thread_name(td, ci, k);
+    return k;
+}
+
+static void trace_emit_perfetto(TraceDump *td, uint32_t ci, uint64_t cycle, const char *event,
+                                uint64_t dur, const TraceArg *args, int nargs)
+{
+    TraceSink *s = &td->out;
+    uint32_t lane = 0;
+    if (dur > 0) {
+        uint64_t end = cycle + dur < cycle ? UINT64_MAX : cycle + dur;
+        lane = trace_pf_place(td, ci, cycle, end);
+    }
+    trace_pf_begin_entry(td);
+    TRACE_PUT_LIT(s, "{\"name\":");
+    trace_put_json_str(s, event);
+    if (dur > 0) {
+        TRACE_PUT_LIT(s, ",\"ph\":\"X\",\"ts\":");
+        trace_put_u64(s, cycle);
+        TRACE_PUT_LIT(s, ",\"dur\":");
+        trace_put_u64(s, dur);
+    } else {
+        TRACE_PUT_LIT(s, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+        trace_put_u64(s, cycle);
+    }
+    TRACE_PUT_LIT(s, ",\"pid\":1,\"tid\":");
+    trace_put_u64(s, (uint64_t)(ci + 1) * TRACE_LANES_MAX + lane);
+    if (nargs > 0) {
+        TRACE_PUT_LIT(s, ",\"args\":");
+        trace_put_json_args(s, args, nargs);
+    }
+    trace_put_char(s, '}');
+}
+
+static void trace_pf_footer(TraceDump *td)
+{
+    TraceSink *s = &td->out;
+    if (td->truncated) {
+        /* A global instant makes the cut visible on the timeline, not only in metadata. */
+        trace_pf_begin_entry(td);
+        TRACE_PUT_LIT(s, "{\"name\":\"trace truncated (max_events)\",\"ph\":\"i\",\"s\":\"g\","
+                         "\"ts\":");
+        trace_put_u64(s, td->first_dropped);
+        TRACE_PUT_LIT(s, ",\"pid\":1}");
+    }
+    TRACE_PUT_LIT(s, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{"
+                     "\"time_unit\":\"1 ts = 1 cycle\","
+                     "\"note\":\"ts and dur count cycles; the UI labels them microseconds\","
+                     "\"generator\":\"archsim " ARCHSIM_VERSION "\",\"window\":\"");
+    trace_put_u64(s, td->opts.start);
+    trace_put_char(s, ':');
+    if (td->opts.end != UINT64_MAX)
+        trace_put_u64(s, td->opts.end);
+    TRACE_PUT_LIT(s, "\",\"events\":");
+    trace_put_u64(s, td->count);
+    TRACE_PUT_LIT(s, ",\"overflow_tracks\":");
+    trace_put_u64(s, td->overflow_tracks);
+    if (td->unresolved_overlaps > 0) {
+        TRACE_PUT_LIT(s, ",\"unresolved_overlaps\":");
+        trace_put_u64(s, td->unresolved_overlaps);
+    }
+    if (td->truncated) {
+        TRACE_PUT_LIT(s, ",\"truncated\":true,\"max_events\":");
+        trace_put_u64(s, td->opts.max_events);
+        TRACE_PUT_LIT(s, ",\"first_dropped_cycle\":");
+        trace_put_u64(s, td->first_dropped);
+    } else {
+        TRACE_PUT_LIT(s, ",\"truncated\":false");
+    }
+    TRACE_PUT_LIT(s, "}}\n");
+}
+
+/* ---- VCD ---- */
+
+static void trace_vcd_heap_push(TraceDump *td, TraceChange ch)
+{
+    g_array_append_val(td->heap, ch);
+    TraceChange *h = (TraceChange *)(void *)td->heap->data;
+    guint i = td->heap->len - 1;
+    while (i > 0) {
+        guint parent = (i - 1) / 2;
+        if (h[parent].time < ch.time || (h[parent].time == ch.time && h[parent].seq < ch.seq))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = ch;
+}
+
+static TraceChange trace_vcd_heap_pop(TraceDump *td)
+{
+    TraceChange *h = (TraceChange *)(void *)td->heap->data;
+    TraceChange top = h[0], last = h[td->heap->len - 1];
+    guint n = td->heap->len - 1, i = 0;
+    g_array_set_size(td->heap, n);
+    if (n == 0)
+        return top;
+    for (;;) {
+        guint kid = 2 * i + 1;
+        if (kid >= n)
+            break;
+        if (kid + 1 < n && (h[kid + 1].time < h[kid].time
+                            || (h[kid + 1].time == h[kid].time && h[kid + 1].seq < h[kid].seq)))
+            kid++;
+        if (last.time < h[kid].time || (last.time == h[kid].time && last.seq < h[kid].seq))
+            break;
+        h[i] = h[kid];
+        i = kid;
+    }
+    h[i] = last;
+    return top;
+}
+
+static uint32_t trace_vcd_new_var(TraceDump *td, uint32_t ci, bool is_event, const char *name)
+{
+    TraceVar v = { .comp = ci, .is_event = is_event, .known = is_event };
+    uint32_t idx = td->vars->len;
+    for (uint32_t x = idx;; x /= 94) {
+        v.id[v.id_len++] = (char)('!' + x % 94);
+        if (x < 94)
+            break;
+    }
+    /* VCD reference names: letters, digits and '_' only ('[' would read as a bit range). */
+    v.name = g_strdup(name[0] != '\0' ? name : "_");
+    for (char *p = v.name; *p != '\0'; p++)
+        if (!g_ascii_isalnum(*p) && *p != '_')
+            *p = '_';
+    g_array_append_val(td->vars, v);
+    return idx;
+}
+
+static uint32_t trace_vcd_arg_var(TraceDump *td, uint32_t ci, const char *key)
+{
+    TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+    for (guint i = 0; i < c->arg_vars->len; i++) {
+        TraceArgVar *a = &g_array_index(c->arg_vars, TraceArgVar, i);
+        if (strcmp(a->key, key) == 0)
+            return a->var;
+    }
+    /* An argument called "event" must not hide the event wire. */
+    uint32_t var = trace_vcd_new_var(td, ci, false, strcmp(key, "event") == 0 ? "event_arg" : key);
+    TraceArgVar a = { .key = g_strdup(key), .var = var };
+    c = &g_array_index(td->comps, TraceComp, ci);
+    g_array_append_val(c->arg_vars, a);
+    return var;
+}
+
+static uint64_t trace_vcd_code(TraceDump *td, const char *event)
+{
+    gpointer code = g_hash_table_lookup(td->codes, event);
+    if (code != NULL)
+        return GPOINTER_TO_UINT(code);
+    char *name = g_strdup(event);
+    g_ptr_array_add(td->code_names, name);
+    g_hash_table_insert(td->codes, name, GUINT_TO_POINTER(td->code_names->len));
+    return td->code_names->len;
+}
+
+static void trace_vcd_put_value(TraceSink *s, const TraceVar *v, uint64_t x)
+{
+    char *d = trace_sink_reserve(s, 1 + 64 + 1 + sizeof v->id + 1), *d0 = d;
+    *d++ = 'b';
+    int bits = x == 0 ? 1 : 64 - __builtin_clzll(x);
+    for (int i = bits - 1; i >= 0; i--)
+        *d++ = (char)('0' + ((x >> i) & 1));
+    *d++ = ' ';
+    memcpy(d, v->id, v->id_len);
+    d += v->id_len;
+    *d++ = '\n';
+    s->len += (size_t)(d - d0);
+}
+
+/* Applies every change at the earliest pending time, then writes "#t" and the wires whose value
+ * differs from what was last written (one change per wire and time: the last one wins). */
+static void trace_vcd_flush_batch(TraceDump *td)
+{
+    TraceChange *h = (TraceChange *)(void *)td->heap->data;
+    uint64_t t = h[0].time;
+    while (td->heap->len > 0 && ((TraceChange *)(void *)td->heap->data)[0].time == t) {
+        TraceChange ch = trace_vcd_heap_pop(td);
+        TraceVar *v = &g_array_index(td->vars, TraceVar, ch.var);
+        if (ch.reset && v->set_seq != ch.token)
+            continue;                  /* a later event took over the wire */
+        if (!ch.reset && v->is_event)
+            v->set_seq = ch.seq;
+        v->next = ch.value;
+        if (!v->dirty) {
+            v->dirty = true;
+            g_array_append_val(td->dirty, ch.var);
+        }
+    }
+    bool stamped = false;
+    for (guint i = 0; i < td->dirty->len; i++) {
+        TraceVar *v = &g_array_index(td->vars, TraceVar, g_array_index(td->dirty, uint32_t, i));
+        v->dirty = false;
+        if (v->known && v->cur == v->next)
+            continue;
+        if (!stamped) {
+            stamped = true;
+            if (!td->vcd_started) {
+                /* "#t0" and $dumpvars are written with the header at close. */
+                td->vcd_started = true;
+                td->vcd_t0 = t;
+            } else {
+                trace_put_char(&td->spool, '#');
+                trace_put_u64(&td->spool, t);
+                trace_put_char(&td->spool, '\n');
+            }
+            td->vcd_last = t;
+        }
+        trace_vcd_put_value(&td->spool, v, v->next);
+        v->known = true;
+        v->cur = v->next;
+    }
+    g_array_set_size(td->dirty, 0);
+    td->vcd_floor = t == UINT64_MAX ? t : t + 1;
+}
+
+static void trace_emit_vcd(TraceDump *td, uint32_t ci, uint64_t cycle, const char *event,
+                           uint64_t dur, const TraceArg *args, int nargs)
+{
+    if (cycle < td->vcd_floor) {
+        td->vcd_late++;               /* too late for its cycle: shown at the first free time */
+        cycle = td->vcd_floor;
+    }
+    TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+    uint64_t hold = dur > 0 ? dur : 1;
+    uint64_t seq = td->seq++;
+    trace_vcd_heap_push(td, (TraceChange){ .time = cycle, .seq = seq, .var = c->event_var,
+                                           .value = trace_vcd_code(td, event) });
+    trace_vcd_heap_push(td, (TraceChange){ .time = cycle + hold < cycle ? UINT64_MAX : cycle + hold,
+                                           .seq = td->seq++, .var = c->event_var, .value = 0,
+                                           .token = seq, .reset = true });
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == TARG_STR)
+            continue;                 /* strings are not dumped (see tracedump.h) */
+        trace_vcd_heap_push(td, (TraceChange){ .time = cycle, .seq = td->seq++, .value = args[i].v.u,
+                                               .var = trace_vcd_arg_var(td, ci, args[i].key) });
+    }
+    while (td->heap->len > 0 && cycle > TRACE_VCD_SLACK
+           && ((TraceChange *)(void *)td->heap->data)[0].time < cycle - TRACE_VCD_SLACK)
+        trace_vcd_flush_batch(td);
+}
+
+typedef struct TraceScope {
+    char *name;
+    int comp;                 /* component declared here, or -1 for a pure path prefix */
+    GPtrArray *kids;          /* TraceScope */
+} TraceScope;
+
+static void trace_scope_free(gpointer p)
+{
+    TraceScope *sc = p;
+    g_free(sc->name);
+    g_ptr_array_unref(sc->kids);
+    g_free(sc);
+}
+
+static TraceScope *trace_scope_new(const char *name)
+{
+    TraceScope *sc = g_new0(TraceScope, 1);
+    sc->name = g_strdup(name);
+    sc->comp = -1;
+    sc->kids = g_ptr_array_new_with_free_func(trace_scope_free);
+    return sc;
+}
+
+static void trace_vcd_put_scope(TraceDump *td, const TraceScope *sc)
+{
+    TraceSink *s = &td->out;
+    TRACE_PUT_LIT(s, "$scope module ");
+    size_t n = strlen(sc->name);
+    char *d = trace_sink_reserve(s, n);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (g_ascii_isalnum(sc->name[i]) || sc->name[i] == '_') ? sc->name[i] : '_';
+    s->len += n;
+    TRACE_PUT_LIT(s, " $end\n");
+    if (sc->comp >= 0) {
+        TraceComp *c = &g_array_index(td->comps, TraceComp, sc->comp);
+        /* The event wire is as wide as the largest code needs. */
+        unsigned width = td->code_names->len == 0 ? 1 : 64 - __builtin_clzll(td->code_names->len);
+        for (guint i = 0; i <= c->arg_vars->len; i++) {
+            uint32_t vi = i == 0 ? c->event_var : g_array_index(c->arg_vars, TraceArgVar, i - 1).var;
+            TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
+            TRACE_PUT_LIT(s, "$var wire ");
+            trace_put_u64(s, i == 0 ? width : 64);
+            trace_put_char(s, ' ');
+            trace_put(s, v->id, v->id_len);
+            trace_put_char(s, ' ');
+            trace_put(s, v->name, strlen(v->name));
+            TRACE_PUT_LIT(s, " $end\n");
+        }
+    }
+    for (guint i = 0; i < sc->kids->len; i++)
+        trace_vcd_put_scope(td, g_ptr_array_index(sc->kids, i));
+    TRACE_PUT_LIT(s, "$upscope $end\n");
+}
+
+static char *trace_vcd_date(void)
+{
+    /* SOURCE_DATE_EPOCH (reproducible-builds.org) makes dumps byte-identical across runs. */
+    const char *epoch = g_getenv("SOURCE_DATE_EPOCH");
+    uint64_t secs;
+    GDateTime *dt = epoch != NULL && trace_parse_u64(epoch, strlen(epoch), false, &secs)
+                        ? g_date_time_new_from_unix_utc((gint64)secs)
+                        : g_date_time_new_now_local();
+    char *s = dt != NULL ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S") : g_strdup("unknown");
+    if (dt != NULL)
+        g_date_time_unref(dt);
+    return s;
+}
+
+static void trace_vcd_header(TraceDump *td)
+{
+    TraceSink *s = &td->out;
+    char *date = trace_vcd_date();
+    char *base = g_path_get_basename(td->opts.path);
+    GString *comment = g_string_new(NULL);
+    g_string_append_printf(comment,
+        "1 ns = 1 cycle (archsim counts cycles; the ns unit is only for the viewer). "
+        "Scopes nest along the dots of component paths. Each component has an integer-coded "
+        "wire `event` (the event that started last, held for its duration, at least 1 cycle; "
+        "0 = none) whose names are in %s.filter: in GTKWave set Data Format > Decimal, then "
+        "Data Format > Translate Filter File > Enable and Select. One 64-bit wire per numeric "
+        "argument holds its last value; string arguments are not dumped. Window %" G_GUINT64_FORMAT
+        ":", base, td->opts.start);
+    if (td->opts.end != UINT64_MAX)
+        g_string_append_printf(comment, "%" G_GUINT64_FORMAT, td->opts.end);
+    g_string_append_printf(comment, ", %" G_GUINT64_FORMAT " events.", td->count);
+    if (td->truncated)
+        g_string_append_printf(comment, " TRUNCATED: max_events=%" G_GUINT64_FORMAT " reached; "
+                               "first dropped event at cycle %" G_GUINT64_FORMAT ".",
+                               td->opts.max_events, td->first_dropped);
+    if (td->vcd_late > 0)
+        g_string_append_printf(comment, " %" G_GUINT64_FORMAT " events arrived more than %u "
+                               "cycles late and are shown later than their cycle.",
+                               td->vcd_late, TRACE_VCD_SLACK);
+    /* "$end" inside the comment would end it early: file names are the only free text here. */
+    for (char *p = strstr(comment->str, "$end"); p != NULL; p = strstr(p, "$end"))
+        *p = '_';
+
+    TRACE_PUT_LIT(s, "$date ");
+    trace_put(s, date, strlen(date));
+    TRACE_PUT_LIT(s, " $end\n$version archsim " ARCHSIM_VERSION " $end\n$timescale 1ns $end\n"
+                     "$comment ");
+    trace_put(s, comment->str, comment->len);
+    TRACE_PUT_LIT(s, " $end\n");
+
+    TraceScope *root = trace_scope_new("");
+    for (guint ci = 0; ci < td->comps->len; ci++) {
+        TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+        char **parts = g_strsplit(c->path, ".", -1);
+        TraceScope *at = root;
+        for (char **p = parts; *p != NULL; p++) {
+            const char *name = **p != '\0' ? *p : "_";
+            TraceScope *next = NULL;
+            for (guint k = 0; k < at->kids->len && next == NULL; k++) {
+                TraceScope *kid = g_ptr_array_index(at->kids, k);
+                if (strcmp(kid->name, name) == 0 && (p[1] != NULL || kid->comp < 0))
+                    next = kid;
+            }
+            if (next == NULL) {
+                next = trace_scope_new(name);
+                g_ptr_array_add(at->kids, next);
+            }
+            at = next;
+        }
+        at->comp = (int)ci;
+        g_strfreev(parts);
+    }
+    for (guint k = 0; k < root->kids->len; k++)
+        trace_vcd_put_scope(td, g_ptr_array_index(root->kids, k));
+    trace_scope_free(root);
+
+    TRACE_PUT_LIT(s, "$enddefinitions $end\n#");
+    trace_put_u64(s, td->vcd_started ? td->vcd_t0 : td->opts.start);
+    TRACE_PUT_LIT(s, "\n$dumpvars\n");
+    for (guint i = 0; i < td->vars->len; i++) {
+        TraceVar *v = &g_array_index(td->vars, TraceVar, i);
+        trace_put(s, v->is_event ? "b0 " : "bx ", 3);
+        trace_put(s, v->id, v->id_len);
+        trace_put_char(s, '\n');
+    }
+    TRACE_PUT_LIT(s, "$end\n");
+    g_string_free(comment, TRUE);
+    g_free(base);
+    g_free(date);
+}
+
+/* Drains the changes, then writes header + spooled body into the dump. Failures land in
+ * td->out.error, reported by trace_close. */
+static void trace_vcd_finish(TraceDump *td)
+{
+    while (td->heap->len > 0)
+        trace_vcd_flush_batch(td);
+    /* A final time stamp one cycle after the last change gives the last values a width. */
+    uint64_t last = td->vcd_started ? td->vcd_last : td->opts.start;
+    trace_put_char(&td->spool, '#');
+    trace_put_u64(&td->spool, last == UINT64_MAX ? last : last + 1);
+    trace_put_char(&td->spool, '\n');
+    char *problem = trace_sink_close(&td->spool);
+
+    trace_vcd_header(td);
+    if (problem == NULL && lseek(td->spool_fd, 0, SEEK_SET) != 0)
+        problem = g_strdup_printf("cannot rewind the temporary body file: %s", g_strerror(errno));
+    if (problem == NULL) {
+        int fd = dup(td->spool_fd);
+        gzFile in = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+        if (in == NULL) {
+            if (fd >= 0)
+                close(fd);
+            problem = g_strdup("cannot reopen the temporary body file");
+        } else {
+            gzbuffer(in, 128u * 1024u);
+            for (;;) {
+                char *d = trace_sink_reserve(&td->out, 64u * 1024u);
+                int n = gzread(in, d, 64u * 1024u);
+                if (n < 0) {
+                    int zerr;
+                    problem = g_strdup_printf("cannot read back the temporary body file: %s",
+                                              gzerror(in, &zerr));
+                    break;
+                }
+                if (n == 0)
+                    break;
+                td->out.len += (size_t)n;
+            }
+            gzclose(in);
+        }
+    }
+    if (problem != NULL && td->out.error == NULL)
+        td->out.error = problem;
+    else
+        g_free(problem);
+}
+
+static char *trace_vcd_write_filter(TraceDump *td)
+{
+    GString *f = g_string_new("0 -\n");
+    for (guint i = 0; i < td->code_names->len; i++) {
+        g_string_append_printf(f, "%u ", i + 1);
+        for (const char *p = g_ptr_array_index(td->code_names, i); *p != '\0'; p++)
+            g_string_append_c(f, (*p == '\n' || *p == '\r') ? ' ' : *p);
+        g_string_append_c(f, '\n');
+    }
+    char *path = g_strconcat(td->opts.path, ".filter", NULL);
+    GError *err = NULL;
+    char *problem = NULL;
+    if (!g_file_set_contents(path, f->str, (gssize)f->len, &err)) {
+        problem = g_strdup(err->message);
+        g_error_free(err);
+    }
+    g_free(path);
+    g_string_free(f, TRUE);
+    return problem;
+}
+
+/* ---- open, register, emit, close ---- */
+
+static void trace_free(TraceDump *td)
+{
+    g_free(trace_sink_close(&td->out));
+    if (td->spool.gz != NULL || td->spool.buf != NULL)
+        g_free(trace_sink_close(&td->spool));
+    if (td->spool_fd >= 0)
+        close(td->spool_fd);
+    for (guint i = 0; i < td->comps->len; i++) {
+        TraceComp *c = &g_array_index(td->comps, TraceComp, i);
+        for (guint k = 0; k < c->lanes->len; k++)
+            g_array_unref(g_array_index(c->lanes, TraceLane, k).ends);
+        for (guint k = 0; k < c->arg_vars->len; k++)
+            g_free(g_array_index(c->arg_vars, TraceArgVar, k).key);
+        g_array_unref(c->lanes);
+        g_array_unref(c->arg_vars);
+        g_free(c->path);
+        g_free(c->json);
+    }
+    for (guint i = 0; i < td->vars->len; i++)
+        g_free(g_array_index(td->vars, TraceVar, i).name);
+    g_array_unref(td->comps);
+    g_hash_table_unref(td->comp_ids);
+    g_array_unref(td->vars);
+    g_array_unref(td->heap);
+    g_array_unref(td->dirty);
+    g_hash_table_unref(td->codes);
+    g_ptr_array_unref(td->code_names);
+    if (td->globs != NULL) {
+        for (GPatternSpec **g = td->globs; *g != NULL; g++)
+            g_pattern_spec_free(*g);
+        g_free(td->globs);
+    }
+    g_strfreev(td->opts.components);
+    g_free((char *)td->opts.path);
+    g_free(td->part_path);
+    g_free(td);
+}
+
+TraceDump *trace_open(const TraceOptions *opts, GError **error)
+{
+    g_assert(opts != NULL && opts->path != NULL);
+    g_assert((size_t)opts->format < G_N_ELEMENTS(trace_format_names));
+    if (opts->start > opts->end || (opts->addr_filter && opts->addr_lo > opts->addr_hi)) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_USAGE,
+                    "%s: empty trace %s (start after end)", opts->path,
+                    opts->start > opts->end ? "window" : "address range");
+        return NULL;
+    }
+    TraceDump *td = g_new0(TraceDump, 1);
+    td->opts = *opts;
+    td->opts.path = g_strdup(opts->path);
+    td->opts.components = opts->components != NULL && opts->components[0] != NULL
+                              ? g_strdupv(opts->components) : NULL;
+    if (td->opts.components != NULL) {
+        guint n = g_strv_length(td->opts.components);
+        td->globs = g_new0(GPatternSpec *, n + 1);
+        for (guint i = 0; i < n; i++)
+            td->globs[i] = g_pattern_spec_new(td->opts.components[i]);
+    }
+    td->part_path = g_strconcat(opts->path, ".part", NULL);
+    td->spool_fd = -1;
+    td->comps = g_array_new(FALSE, TRUE, sizeof(TraceComp));
+    td->comp_ids = g_hash_table_new(g_str_hash, g_str_equal);
+    td->vars = g_array_new(FALSE, TRUE, sizeof(TraceVar));
+    td->heap = g_array_new(FALSE, FALSE, sizeof(TraceChange));
+    td->dirty = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    td->codes = g_hash_table_new(g_str_hash, g_str_equal);
+    td->code_names = g_ptr_array_new_with_free_func(g_free);
+
+    bool gz = g_str_has_suffix(opts->path, ".gz");
+    char *problem = NULL;
+    int fd = open(td->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int saved = errno;
+        char *dir = g_path_get_dirname(opts->path);
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
+                    "%s: cannot create trace dump: %s%s%s%s", opts->path, g_strerror(saved),
+                    saved == ENOENT ? " (does the directory '" : "",
+                    saved == ENOENT ? dir : "", saved == ENOENT ? "' exist?)" : "");
+        g_free(dir);
+        trace_free(td);
+        return NULL;
+    }
+    if (!trace_sink_open(&td->out, fd, gz, &problem))
+        goto fail;
+    if (opts->format == TRACE_FMT_VCD) {
+        /* The body waits in a temp file next to the dump (same disk, unlinked at once so a crash
+         * leaves nothing behind) because every $var must precede it and keys appear late. */
+        char *tmpl = g_strconcat(opts->path, ".body-XXXXXX", NULL);
+        td->spool_fd = g_mkstemp_full(tmpl, O_RDWR | O_CLOEXEC, 0600);
+        int saved = errno;
+        if (td->spool_fd >= 0)
+            unlink(tmpl);
+        g_free(tmpl);
+        if (td->spool_fd < 0) {
+            problem = g_strdup_printf("cannot create a temporary body file: %s", g_strerror(saved));
+            goto fail;
+        }
+        int sfd = dup(td->spool_fd);
+        if (sfd < 0) {
+            problem = g_strdup_printf("dup: %s", g_strerror(errno));
+            goto fail;
+        }
+        if (!trace_sink_open(&td->spool, sfd, gz, &problem))
+            goto fail;
+    }
+    if (opts->format == TRACE_FMT_PERFETTO) {
+        TRACE_PUT_LIT(&td->out, "{\"traceEvents\":[\n"
+                                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
+                                "\"args\":{\"name\":\"archsim (1 us on the time axis = 1 cycle)\"}}");
+        td->any_event = true;
+    }
+    return td;
+
+fail:
+    g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
+                "%s: cannot create trace dump: %s", opts->path, problem);
+    g_free(problem);
+    unlink(td->part_path);
+    trace_free(td);
+    return NULL;
+}
+
+int trace_register(TraceDump *td, const char *component)
+{
+    g_assert(td != NULL && component != NULL && component[0] != '\0');
+    gpointer known = g_hash_table_lookup(td->comp_ids, component);
+    if (known != NULL)
+        return GPOINTER_TO_INT(known) - 1;
+    if (td->globs != NULL) {
+        size_t n = strlen(component);
+        bool hit = false;
+        for (GPatternSpec **g = td->globs; *g != NULL && !hit; g++)
+            hit = g_pattern_spec_match(*g, n, component, NULL);
+        if (!hit)
+            return -1;
+    }
+    TraceComp c = {
+        .path = g_strdup(component),
+        .path_len = strlen(component),
+        .json = trace_json_escape_dup(component),
+        .lanes = g_array_new(FALSE, FALSE, sizeof(TraceLane)),
+        .arg_vars = g_array_new(FALSE, FALSE, sizeof(TraceArgVar)),
+    };
+    TraceLane own = { .last_start = 0, .ends = g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+    g_array_append_val(c.lanes, own);
+    uint32_t ci = td->comps->len;
+    g_array_append_val(td->comps, c);
+    g_hash_table_insert(td->comp_ids, c.path, GINT_TO_POINTER((int)ci + 1));
+    if (td->opts.format == TRACE_FMT_PERFETTO)
+        trace_pf_thread_name(td, ci, 0);
+    else if (td->opts.format == TRACE_FMT_VCD)
+        g_array_index(td->comps, TraceComp, ci).event_var = trace_vcd_new_var(td, ci, true, "event");
+    return (int)ci;
+}
+
+static bool trace_addr_pass(const TraceOptions *o, const TraceArg *args, int nargs)
+{
+    for (int i = 0; i < nargs; i++) {
+        const char *k = args[i].key;
+        if (args[i].kind != TARG_STR && k[0] == 'a' && strcmp(k, "addr") == 0)
+            return args[i].v.u >= o->addr_lo && args[i].v.u <= o->addr_hi;
+    }
+    return true;
+}
+
+static void trace_emit_text(TraceDump *td, const TraceComp *c, uint64_t cycle, const char *event,
+                            uint64_t dur, const TraceArg *args, int nargs)
+{
+    TraceSink *s = &td->out;
+    size_t evlen = strlen(event);
+    /* cycle (>= 7) + ": " + path + ": " + event; arguments reserve their own room */
+    char *d = trace_sink_reserve(s, 20 + 2 + c->path_len + 2 + evlen), *d0 = d;
+    char num[20];
+    size_t n = trace_fmt_u64(num, cycle);
+    for (size_t i = n; i < 7; i++)
+        *d++ = ' ';
+    memcpy(d, num, n);
+    d += n;
+    *d++ = ':';
+    *d++ = ' ';
+    memcpy(d, c->path, c->path_len);
+    d += c->path_len;
+    *d++ = ':';
+    *d++ = ' ';
+    d += trace_text_clean(d, event, evlen);
+    s->len += (size_t)(d - d0);
+    for (int i = 0; i < nargs; i++) {
+        const TraceArg *a = &args[i];
+        trace_put_char(s, ' ');
+        trace_put_text(s, a->key);
+        trace_put_char(s, '=');
+        char *v = trace_sink_reserve(s, 21);
+        switch (a->kind) {
+        case TARG_U64: s->len += trace_fmt_u64(v, a->v.u); break;
+        case TARG_I64: s->len += trace_fmt_i64(v, a->v.i); break;
+        case TARG_HEX: s->len += trace_fmt_hex(v, a->v.u); break;
+        case TARG_STR: trace_put_text(s, a->v.s != NULL ? a->v.s : ""); break;
+        }
+    }
+    if (dur > 0) {
+        TRACE_PUT_LIT(s, " dur=");
+        trace_put_u64(s, dur);
+    }
+    trace_put_char(s, '\n');
+}
+
+static void trace_emit_jsonl(TraceDump *td, const TraceComp *c, uint64_t cycle, const char *event,
+                             uint64_t dur, const TraceArg *args, int nargs)
+{
+    TraceSink *s = &td->out;
+    TRACE_PUT_LIT(s, "{\"cycle\":");
+    trace_put_u64(s, cycle);
+    TRACE_PUT_LIT(s, ",\"comp\":\"");
+    trace_put(s, c->json, strlen(c->json));
+    TRACE_PUT_LIT(s, "\",\"event\":");
+    trace_put_json_str(s, event);
+    TRACE_PUT_LIT(s, ",\"dur\":");
+    trace_put_u64(s, dur);
+    TRACE_PUT_LIT(s, ",\"args\":");
+    trace_put_json_args(s, args, nargs);
+    TRACE_PUT_LIT(s, "}\n");
+}
+
+void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uint64_t dur,
+                const TraceArg *args, int nargs)
+{
+    if (track < 0)
+        return;                       /* a component the filter dropped */
+    g_assert(td != NULL && (guint)track < td->comps->len && event != NULL);
+    g_assert(nargs >= 0 && (nargs == 0 || args != NULL));
+    if (!trace_window_has(&td->opts, cycle))
+        return;
+    if (td->opts.addr_filter && !trace_addr_pass(&td->opts, args, nargs))
+        return;
+    if (td->opts.max_events != 0 && td->count >= td->opts.max_events) {
+        if (!td->truncated) {
+            td->truncated = true;
+            td->first_dropped = cycle;
+        }
+        return;
+    }
+    td->count++;
+    const TraceComp *c = &g_array_index(td->comps, TraceComp, track);
+    switch (td->opts.format) {
+    case TRACE_FMT_TEXT: trace_emit_text(td, c, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_JSONL: trace_emit_jsonl(td, c, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_PERFETTO:
+        trace_emit_perfetto(td, (uint32_t)track, cycle, event, dur, args, nargs);
+        break;
+    case TRACE_FMT_VCD: trace_emit_vcd(td, (uint32_t)track, cycle, event, dur, args, nargs); break;
+    }
+}
+
+bool trace_close(TraceDump *td, GError **error)
+{
+    g_assert(td != NULL);
+    TraceSink *s = &td->out;
+    switch (td->opts.format) {
+    case TRACE_FMT_TEXT:
+        if (td->truncated) {
+            TRACE_PUT_LIT(s, "# archsim: trace truncated at max_events=");
+            trace_put_u64(s, td->opts.max_events);
+            TRACE_PUT_LIT(s, "; first dropped event at cycle ");
+            trace_put_u64(s, td->first_dropped);
+            trace_put_char(s, '\n');
+        }
+        break;
+    case TRACE_FMT_JSONL:
+        if (td->truncated) {
+            TRACE_PUT_LIT(s, "{\"truncated\":true,\"max_events\":");
+            trace_put_u64(s, td->opts.max_events);
+            TRACE_PUT_LIT(s, ",\"first_dropped_cycle\":");
+            trace_put_u64(s, td->first_dropped);
+            TRACE_PUT_LIT(s, "}\n");
+        }
+        break;
+    case TRACE_FMT_PERFETTO:
+        trace_pf_footer(td);
+        break;
+    case TRACE_FMT_VCD:
+        trace_vcd_finish(td);
+        break;
+    }
+    char *problem = trace_sink_close(&td->out);
+    char *filter = td->opts.format == TRACE_FMT_VCD ? g_strconcat(td->opts.path, ".filter", NULL)
+                                                    : NULL;
+    if (problem == NULL && filter != NULL)
+        problem = trace_vcd_write_filter(td);
+    if (problem == NULL && rename(td->part_path, td->opts.path) != 0) {
+        problem = g_strdup_printf("cannot rename %s to it: %s", td->part_path, g_strerror(errno));
+        if (filter != NULL)
+            unlink(filter);
+    }
+    bool ok = problem == NULL;
+    if (!ok) {
+        unlink(td->part_path);
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write trace dump: %s",
+                    td->opts.path, problem);
+        g_free(problem);
+    }
+    g_free(filter);
+    trace_free(td);
+    return ok;
+}
+
+void trace_abort(TraceDump *td)
+{
+    if (td == NULL)
+        return;
+    /* Nothing buffered is worth writing: drop it, close, then remove the partial file. */
+    td->out.len = 0;
+    td->spool.len = 0;
+    char *part = g_strdup(td->part_path);
+    trace_free(td);
+    unlink(part);
+    g_free(part);
+}
