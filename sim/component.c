@@ -33,6 +33,8 @@ void sim_fail(Sim *sim, GError *error)
 void sim_destroy(Sim *sim)
 {
     g_clear_error(&sim->error);
+    /* the heap points into components and messages: empty it before they go */
+    sim_engine_destroy(&sim->eng);
     for (guint i = sim->components->len; i-- > 0;) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->finalize)
@@ -45,7 +47,6 @@ void sim_destroy(Sim *sim)
     }
     g_ptr_array_free(sim->components, TRUE);
     g_ptr_array_free(sim->msg_blocks, TRUE);
-    sim_engine_destroy(&sim->eng);
 }
 
 static void component_tick_event(SimEvent *ev)

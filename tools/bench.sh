@@ -1,0 +1,44 @@
+#!/bin/sh
+# bench.sh BUILD: archsim's speed figures (make bench). Medians of 3 runs, CPU seconds
+# (user + sys), measured side by side in one invocation:
+#   1. L1+L2 trace simulation: 10 M data references (synth10M, peers-and-speed.md §6) through
+#      the cachegrind-compatible D1 32K/8/64 + LL 1M/16/64 functional model; target >= 15 M refs/s
+#   2. the same trace through the cycle-level timing model (core, L1D, L2, DRAM)
+#   3. the bare engine on PHOLD with 256 pending events; target >= 10 M events/s
+set -eu
+B=${1:-build}
+mkdir -p "$B/bench"
+TR="$B/bench/synth10M.lackey"
+[ -s "$TR" ] || "$B/tools/gen_synth" -n 10000000 "$TR"
+python3 - "$B" "$TR" <<'PY'
+import os, resource, statistics, subprocess, sys
+B, TR = sys.argv[1], sys.argv[2]
+def cpu(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), out
+def median(cmd, n=3):
+    runs = [cpu(cmd) for _ in range(n)]
+    return statistics.median(t for t, _ in runs), runs[-1][1]
+refs = 10_000_000
+rows = []
+t, out = median(["./archsim", "cachegrind", "--D1=32768,8,64", "--LL=1048576,16,64", TR])
+fr = refs / t
+rows.append(("L1+L2 trace sim (functional, cachegrind rules)", f"{fr/1e6:.1f} M refs/s", ">= 15 M refs/s", fr >= 15e6))
+print(out.strip().splitlines()[-1], "(Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw)")
+t2, _ = median(["./archsim", "run", "configs/bench/synth-timing.yaml", "-q", "--force",
+                "-o", f"{B}/bench/run-timing", "--set", f"core.trace={os.path.abspath(TR)}"])
+tr = refs / t2
+rows.append(("L1+L2 trace sim (cycle-level timing model)", f"{tr/1e6:.1f} M refs/s", "(no target)", True))
+best = []
+for _ in range(3):
+    o = subprocess.run([f"{B}/tools/bench_engine", "20000000", "256"], check=True, capture_output=True, text=True).stdout
+    best.append(float(o.split(",")[-1].split()[0]))
+ev = statistics.median(best) * 1e6
+rows.append(("engine, PHOLD, 256 pending", f"{ev/1e6:.1f} M events/s", ">= 10 M events/s", ev >= 10e6))
+print(f"{'benchmark':50} {'median':>18} {'target':>18}")
+for name, val, target, ok in rows:
+    print(f"{name:50} {val:>18} {target:>18}  {'ok' if ok else 'BELOW TARGET'}")
+print(f"functional / timing speed ratio: {fr/tr:.1f}x; Dinero IV L1+L2 on this machine class: 3.9-7.3 M refs/s (shared/notes/peers-and-speed.md)")
+PY
