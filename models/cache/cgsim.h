@@ -4,7 +4,8 @@
  * Rules (see ../shared/notes/peers-and-speed.md §3): I1 and D1 looked up first, LL only on an L1
  * miss with the same address and size; LRU by move-to-front; write-allocate, writes simulated as
  * reads (no dirty state); a reference straddling two lines is one access that misses if either
- * line misses; "M" counts as one read; set index = (addr >> log2(line)) & (sets - 1).
+ * line misses; "M" counts as one read; set index = (addr >> log2(line)) & (sets - 1). Sizes above
+ * the smallest line size are clamped to it, as cachegrind does for memory-touching helper calls.
  */
 #ifndef ARCHSIM_CGSIM_H
 #define ARCHSIM_CGSIM_H
@@ -37,8 +38,9 @@ void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n);
 CgCounts cgsim_counts(const CgSim *s);
 void cgsim_free(CgSim *s);
 
-/* `archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE`: prints
- * "Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw" values on one line. Returns the exit code. */
+/* `archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE`: prints the header line
+ * "Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw", then the nine values on one line (the order of
+ * cachegrind's "summary:" line). argv[0] is "cachegrind". Returns the exit code. */
 int cgsim_cli_main(int argc, char **argv);
 
 #endif

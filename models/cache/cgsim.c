@@ -1,0 +1,440 @@
+/* cgsim.c: functional I1/D1/LL caches that reproduce cachegrind's miss counts (see cgsim.h).
+ *
+ * Rules are valgrind 3.19 cachegrind's (cg_sim.c, cg_main.c, cg_arch.c) as written down in
+ * shared/notes/peers-and-speed.md §3; the note validated them against cachegrind 3.19 on a matmul
+ * trace, and tests/unit/test_cgsim.c re-checks all nine counters on several geometries.
+ */
+#include "cgsim.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "../../traces/lackey.h"
+
+/* One cache level. Each set is `assoc` block numbers (address >> line_bits), most recently used
+ * first, so LRU is "move to front" and the victim is the last slot:
+ *
+ *   tags: | set 0: MRU ... LRU | set 1: MRU ... LRU | ... |     (sets * assoc uint64_t)
+ *
+ * The tag is the whole block number, not just the bits above the index: cachegrind does the same,
+ * which keeps the compare simple. Tags start at 0, so block 0 "hits" in a cold cache, exactly
+ * like cachegrind. */
+typedef struct {
+    uint64_t *tags;
+    uint64_t set_mask;   /* sets - 1 (sets is a power of two) */
+    uint32_t assoc;
+    uint32_t line_bits;
+} CgCache;
+
+struct CgSim {
+    CgCache i1, d1, ll;
+    /* Cachegrind clamps the size of memory-touching helper calls (fxsave and friends, which lackey
+     * reports at full size) to the smallest line size and never sees a plain access wider than
+     * that, so clamping every size to it is exact and bounds a reference to two lines. */
+    uint32_t max_size;
+    CgCounts n;
+};
+
+static bool cg_is_pow2(uint64_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+static uint32_t cg_log2(uint64_t x)
+{
+    uint32_t b = 0;
+    while ((UINT64_C(1) << b) < x)
+        b++;
+    return b;
+}
+
+/* The geometry checks of cachegrind's option parser, each with its own message. Values are
+ * limited to INT_MAX because cachegrind stores them in ints. */
+static bool cg_geom_check(const CgGeom *g, char **problem)
+{
+    char *msg = NULL;
+    if (g->size == 0 || g->assoc == 0 || g->line == 0)
+        msg = g_strdup("size, associativity and line size must all be >= 1");
+    else if (g->size > INT_MAX || g->assoc > INT_MAX || g->line > INT_MAX)
+        msg = g_strdup_printf("values must be at most %d", INT_MAX);
+    else if (!cg_is_pow2(g->line))
+        msg = g_strdup_printf("line size %" G_GUINT32_FORMAT " is not a power of two", g->line);
+    else if (g->line < 16)
+        msg = g_strdup_printf("line size %" G_GUINT32_FORMAT " is below the minimum of 16",
+                              g->line);
+    else if (g->size <= g->line)
+        msg = g_strdup_printf("cache size %" G_GUINT64_FORMAT " must be larger than the line "
+                              "size %" G_GUINT32_FORMAT, g->size, g->line);
+    else if (g->assoc > g->size / g->line)
+        msg = g_strdup_printf("associativity %" G_GUINT32_FORMAT " exceeds size / line = %"
+                              G_GUINT64_FORMAT, g->assoc, g->size / g->line);
+    else if (g->size % ((uint64_t)g->assoc * g->line) != 0)
+        msg = g_strdup_printf("size %" G_GUINT64_FORMAT " is not a multiple of assoc * line = %"
+                              G_GUINT64_FORMAT, g->size, (uint64_t)g->assoc * g->line);
+    else if (!cg_is_pow2(g->size / ((uint64_t)g->assoc * g->line)))
+        msg = g_strdup_printf("set count %" G_GUINT64_FORMAT " (size / (assoc * line)) is not a "
+                              "power of two", g->size / ((uint64_t)g->assoc * g->line));
+    if (msg == NULL)
+        return true;
+    if (problem != NULL)
+        *problem = msg;
+    else
+        g_free(msg);
+    return false;
+}
+
+/* Reads a decimal number of at most 10 digits; returns the end or NULL. No sign, no spaces. */
+static const char *cg_parse_uint(const char *p, uint64_t *out)
+{
+    uint64_t v = 0;
+    int n = 0;
+    while (*p >= '0' && *p <= '9' && n < 11) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+        n++;
+    }
+    if (n == 0 || n > 10)
+        return NULL;
+    *out = v;
+    return p;
+}
+
+bool cg_geom_parse(const char *text, CgGeom *out, char **problem)
+{
+    g_return_val_if_fail(text != NULL && out != NULL, false);
+    uint64_t v[3];
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        p = cg_parse_uint(p, &v[i]);
+        if (p == NULL || *p != (i < 2 ? ',' : '\0')) {
+            if (problem != NULL)
+                *problem = g_strdup("expected SIZE,ASSOC,LINE in bytes, e.g. 32768,8,64");
+            return false;
+        }
+        p++;
+    }
+    if (v[1] > UINT32_MAX || v[2] > UINT32_MAX) {
+        if (problem != NULL)
+            *problem = g_strdup_printf("values must be at most %d", INT_MAX);
+        return false;
+    }
+    CgGeom g = { .size = v[0], .assoc = (uint32_t)v[1], .line = (uint32_t)v[2] };
+    if (!cg_geom_check(&g, problem))
+        return false;
+    *out = g;
+    return true;
+}
+
+static bool cg_cache_init(CgCache *c, const CgGeom *g, const char *name, GError **error)
+{
+    char *problem = NULL;
+    if (!cg_geom_check(g, &problem)) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: %s", name, problem);
+        g_free(problem);
+        return false;
+    }
+    uint64_t sets = g->size / ((uint64_t)g->assoc * g->line);
+    c->tags = g_try_new0(uint64_t, sets * g->assoc);
+    if (c->tags == NULL) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                    "%s: out of memory for %" G_GUINT64_FORMAT " tags", name, sets * g->assoc);
+        return false;
+    }
+    c->set_mask = sets - 1;
+    c->assoc = g->assoc;
+    c->line_bits = cg_log2(g->line);
+    return true;
+}
+
+CgSim *cgsim_new(const CgGeom *i1, const CgGeom *d1, const CgGeom *ll, GError **error)
+{
+    g_return_val_if_fail(i1 != NULL && d1 != NULL && ll != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    CgSim *s = g_new0(CgSim, 1);
+    if (!cg_cache_init(&s->i1, i1, "I1", error) || !cg_cache_init(&s->d1, d1, "D1", error) ||
+        !cg_cache_init(&s->ll, ll, "LL", error)) {
+        cgsim_free(s);
+        return NULL;
+    }
+    s->max_size = MIN(MIN(i1->line, d1->line), ll->line);
+    return s;
+}
+
+void cgsim_free(CgSim *s)
+{
+    if (s == NULL)
+        return;
+    g_free(s->i1.tags);
+    g_free(s->d1.tags);
+    g_free(s->ll.tags);
+    g_free(s);
+}
+
+/* Looks block up in its set and makes it the MRU entry; true on a miss (the LRU entry is then
+ * dropped). One pass: each slot is shifted down while searching, so a hit at depth i costs i
+ * moves and a miss costs assoc - 1, with no second loop. */
+static inline bool cg_set_is_miss(CgCache *c, uint64_t block)
+{
+    uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
+    uint64_t prev = set[0];
+    if (prev == block)
+        return false;   /* the common case: same line as the last access to this set */
+    for (uint32_t i = 1; i < c->assoc; i++) {
+        uint64_t cur = set[i];
+        set[i] = prev;
+        if (cur == block) {
+            set[0] = block;
+            return false;
+        }
+        prev = cur;
+    }
+    set[0] = block;
+    return true;
+}
+
+/* One access of size bytes (1 <= size <= the smallest line size). A reference that straddles two
+ * lines updates both, but is one access that misses if either line missed. */
+static inline bool cg_ref_is_miss(CgCache *c, uint64_t addr, uint32_t size)
+{
+    uint64_t b1 = addr >> c->line_bits;
+    uint64_t b2 = (addr + size - 1) >> c->line_bits;
+    if (G_LIKELY(b1 == b2))
+        return cg_set_is_miss(c, b1);
+    bool m1 = cg_set_is_miss(c, b1);
+    bool m2 = cg_set_is_miss(c, b2);
+    return m1 || m2;
+}
+
+/* I1 or D1 first; LL only on an L1 miss, with the same address and size. LL is never told about
+ * L1 evictions (no back-invalidation, no write-backs), as in cachegrind. */
+static inline void cg_access_one(CgSim *s, const MemRef *ref)
+{
+    uint32_t size = ref->size;
+    if (G_UNLIKELY(size > s->max_size))
+        size = s->max_size;
+    if (G_UNLIKELY(size == 0))
+        size = 1;       /* MemRef promises >= 1; keep the line arithmetic sane regardless */
+    uint64_t addr = ref->addr;
+    switch ((MemRefKind)ref->kind) {
+    case MEMREF_IFETCH:
+        s->n.ir++;
+        if (cg_ref_is_miss(&s->i1, addr, size)) {
+            s->n.i1mr++;
+            if (cg_ref_is_miss(&s->ll, addr, size))
+                s->n.ilmr++;
+        }
+        break;
+    case MEMREF_LOAD:
+    case MEMREF_MODIFY:     /* load + store of one address by one instruction: one read */
+        s->n.dr++;
+        if (cg_ref_is_miss(&s->d1, addr, size)) {
+            s->n.d1mr++;
+            if (cg_ref_is_miss(&s->ll, addr, size))
+                s->n.dlmr++;
+        }
+        break;
+    case MEMREF_STORE:      /* write-allocate, no dirty state: simulated exactly like a read */
+        s->n.dw++;
+        if (cg_ref_is_miss(&s->d1, addr, size)) {
+            s->n.d1mw++;
+            if (cg_ref_is_miss(&s->ll, addr, size))
+                s->n.dlmw++;
+        }
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+void cgsim_access(CgSim *s, const MemRef *ref)
+{
+    cg_access_one(s, ref);
+}
+
+void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cg_access_one(s, &refs[i]);
+}
+
+CgCounts cgsim_counts(const CgSim *s)
+{
+    return s->n;
+}
+
+/* ---- `archsim cachegrind` ---- */
+
+#define CG_DEFAULT_I1 "32768,8,64"
+#define CG_DEFAULT_D1 "32768,8,64"
+#define CG_DEFAULT_LL "1048576,16,64"
+#define CG_BATCH 8192   /* references per lackey_read: 128 KiB of MemRef, stays in L2 */
+
+static const char cg_cli_summary[] =
+    "Runs a valgrind lackey trace (valgrind --tool=lackey --trace-mem=yes --log-file=TRACE, plain\n"
+    "or gzip) through I1, D1 and LL caches with cachegrind's rules (valgrind 3.19) and prints\n"
+    "cachegrind's nine counters.\n"
+    "\n"
+    "Geometries are SIZE,ASSOC,LINE in bytes; the set count must be a power of two and LINE at\n"
+    "least 16. Defaults: --I1=" CG_DEFAULT_I1 " --D1=" CG_DEFAULT_D1 " --LL=" CG_DEFAULT_LL ".\n"
+    "Cachegrind picks its defaults from the host CPU, so give both tools the same three options.";
+
+static const char cg_cli_description[] =
+    "Output (stdout): a header line and a line of values, in the order of the \"summary:\" line\n"
+    "of cachegrind's output file, for example (workloads/matmul, default geometry):\n"
+    "  Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
+    "  1239281 1363 1340 292538 24727 988 17166 3487 1885\n"
+    "Ir: instruction fetches (lackey I); Dr: reads (L and M, one read each); Dw: writes (S);\n"
+    "*1mr/*1mw: L1 misses; *Lmr/*Lmw: LL misses (LL sees only L1 misses).\n"
+    "\n"
+    "Exit status: 0 success, 64 bad command line, 65 malformed or truncated trace,\n"
+    "66 trace missing or unreadable, 74 output could not be written.";
+
+/* Prints GLib's option help with our usage line: GLib would name g_get_prgname() alone, but
+ * this is the "cachegrind" subcommand of archsim. */
+static void cg_cli_print_help(GOptionContext *ctx)
+{
+    char *help = g_option_context_get_help(ctx, TRUE, NULL);
+    const char *body = help;
+    if (g_str_has_prefix(help, "Usage:")) {
+        const char *para = strstr(help, "\n\n");
+        if (para != NULL)
+            body = para + 2;
+    }
+    printf("Usage:\n  archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE\n\n%s",
+           body);
+    g_free(help);
+}
+
+static int cg_cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+static int cg_cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "archsim cachegrind: %s\n", msg);
+    g_free(msg);
+    return ARCHSIM_EXIT_USAGE;
+}
+
+/* Parses one --X1=S,A,L value (or its default) into g; prints the usage error itself. */
+static bool cg_cli_geom(const char *option, const char *text, CgGeom *g)
+{
+    char *problem = NULL;
+    if (cg_geom_parse(text, g, &problem))
+        return true;
+    cg_cli_usage_error("--%s=%s: %s", option, text, problem);
+    g_free(problem);
+    return false;
+}
+
+/* Simulates the whole trace at path into s. */
+static bool cg_cli_run(CgSim *s, const char *path, GError **error)
+{
+    LackeyReader *r = lackey_open(path, error);
+    if (r == NULL)
+        return false;
+    MemRef *buf = g_new(MemRef, CG_BATCH);
+    size_t n;
+    GError *err = NULL;
+    while ((n = lackey_read(r, buf, CG_BATCH, &err)) > 0)
+        cgsim_access_batch(s, buf, n);
+    g_free(buf);
+    lackey_close(r);
+    if (err != NULL) {
+        g_propagate_error(error, err);
+        return false;
+    }
+    return true;
+}
+
+int cgsim_cli_main(int argc, char **argv)
+{
+    char *i1_text = NULL, *d1_text = NULL, *ll_text = NULL;
+    gboolean help = FALSE;
+    GOptionEntry entries[] = {
+        { "I1", 0, 0, G_OPTION_ARG_STRING, &i1_text,
+          "L1 instruction cache (default " CG_DEFAULT_I1 ")", "S,A,L" },
+        { "D1", 0, 0, G_OPTION_ARG_STRING, &d1_text,
+          "L1 data cache (default " CG_DEFAULT_D1 ")", "S,A,L" },
+        { "LL", 0, 0, G_OPTION_ARG_STRING, &ll_text,
+          "last-level cache (default " CG_DEFAULT_LL ")", "S,A,L" },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("TRACE");
+    /* GLib's built-in --help calls exit(); ours returns, so the caller decides. */
+    g_option_context_set_help_enabled(ctx, FALSE);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx, cg_cli_summary);
+    g_option_context_set_description(ctx, cg_cli_description);
+
+    /* parse_strv owns and edits its vector; give it a copy, not the caller's argv. */
+    char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
+    for (int i = 0; i < argc; i++)
+        args[i] = g_strdup(argv[i]);
+    if (argc == 0)
+        args[0] = g_strdup("cachegrind");
+
+    int rc = ARCHSIM_EXIT_OK;
+    GError *err = NULL;
+    CgSim *s = NULL;
+    CgGeom i1, d1, ll;
+    if (!g_option_context_parse_strv(ctx, &args, &err)) {
+        rc = cg_cli_usage_error("%s (see --help)", err->message);
+        goto out;
+    }
+    if (help) {
+        cg_cli_print_help(ctx);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = ARCHSIM_EXIT_IOERR;
+        goto out;
+    }
+    /* GLib keeps a "--" that comes before an argument starting with '-'; it only ends options. */
+    guint first = args[0] != NULL && args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
+    guint nargs = g_strv_length(args) - (first - 1);
+    if (nargs < 2) {
+        rc = cg_cli_usage_error("missing TRACE (see --help)");
+        goto out;
+    }
+    if (nargs > 2) {
+        rc = cg_cli_usage_error("unexpected argument '%s' (one TRACE only)", args[first + 1]);
+        goto out;
+    }
+    if (!cg_cli_geom("I1", i1_text ? i1_text : CG_DEFAULT_I1, &i1) ||
+        !cg_cli_geom("D1", d1_text ? d1_text : CG_DEFAULT_D1, &d1) ||
+        !cg_cli_geom("LL", ll_text ? ll_text : CG_DEFAULT_LL, &ll)) {
+        rc = ARCHSIM_EXIT_USAGE;
+        goto out;
+    }
+    s = cgsim_new(&i1, &d1, &ll, &err);
+    if (s == NULL || !cg_cli_run(s, args[first], &err)) {
+        fprintf(stderr, "%s\n", err->message);
+        rc = archsim_exit_code(err);
+        goto out;
+    }
+    CgCounts c = cgsim_counts(s);
+    printf("Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n");
+    printf("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+           " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+           " %" G_GUINT64_FORMAT "\n", c.ir, c.i1mr, c.ilmr, c.dr, c.d1mr, c.dlmr, c.dw, c.d1mw,
+           c.dlmw);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "archsim cachegrind: cannot write output: %s\n", g_strerror(errno));
+        rc = ARCHSIM_EXIT_IOERR;
+    }
+out:
+    cgsim_free(s);
+    g_clear_error(&err);
+    g_strfreev(args);
+    g_free(i1_text);
+    g_free(d1_text);
+    g_free(ll_text);
+    g_option_context_free(ctx);
+    return rc;
+}

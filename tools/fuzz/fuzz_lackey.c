@@ -1,0 +1,148 @@
+/* fuzz_lackey.c: AFL++ harness for the lackey trace reader (traces/lackey.c).
+ *
+ * Reads the file named by argv[1] three times, with the default 4 MiB buffer and with 64- and
+ * 16-byte buffers that put a refill boundary inside almost every line, and abort()s (a crash to
+ * AFL) if the readers disagree or break an invariant: sizes 1..4096, known kinds, errors in the
+ * trace domain with codes 65/66 and messages that start with the path. Every reference also goes
+ * through cgsim, so odd addresses and sizes reach its straddle arithmetic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../models/cache/cgsim.h"
+#include "../../sim/error.h"
+#include "../../traces/lackey.h"
+
+typedef struct {
+    GArray *refs;       /* MemRef */
+    GError *error;
+} FuzzResult;
+
+static void fuzz_check(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "fuzz_lackey: invariant broken: %s\n", what);
+        abort();
+    }
+}
+
+/* Reads the whole trace; chunk varies the request size so partial batches get exercised. */
+static FuzzResult fuzz_read(const char *path, size_t buffer_size, size_t chunk, CgSim *sim)
+{
+    FuzzResult res = { g_array_new(FALSE, FALSE, sizeof(MemRef)), NULL };
+    LackeyReader *r = lackey_open_buffered(path, buffer_size, &res.error);
+    if (r == NULL) {
+        fuzz_check(res.error != NULL, "open failed without an error");
+        return res;
+    }
+    MemRef buf[97];
+    size_t n;
+    while ((n = lackey_read(r, buf, chunk, &res.error)) > 0) {
+        fuzz_check(res.error == NULL, "references returned together with an error");
+        for (size_t i = 0; i < n; i++) {
+            fuzz_check(buf[i].size >= 1 && buf[i].size <= 4096, "size out of range");
+            fuzz_check(buf[i].kind <= MEMREF_MODIFY, "unknown kind");
+        }
+        if (sim != NULL)
+            cgsim_access_batch(sim, buf, n);
+        g_array_append_vals(res.refs, buf, (guint)n);
+    }
+    /* Errors are sticky: asking again gives the same error and no references. */
+    GError *again = NULL;
+    size_t n2 = lackey_read(r, buf, chunk, &again);
+    fuzz_check(n2 == 0, "references after the end");
+    fuzz_check((again == NULL) == (res.error == NULL), "error not sticky");
+    if (again != NULL) {
+        fuzz_check(strcmp(again->message, res.error->message) == 0, "sticky error changed");
+        g_error_free(again);
+    }
+    lackey_close(r);
+    return res;
+}
+
+static void fuzz_check_error(const GError *e, const char *path)
+{
+    if (e == NULL)
+        return;
+    fuzz_check(e->domain == ARCHSIM_TRACE_ERROR, "wrong error domain");
+    fuzz_check(e->code == ARCHSIM_EXIT_DATAERR || e->code == ARCHSIM_EXIT_NOINPUT,
+               "unexpected error code");
+    fuzz_check(g_str_has_prefix(e->message, path), "message does not start with the path");
+}
+
+static bool fuzz_error_has(const GError *e, const char *text)
+{
+    return e != NULL && strstr(e->message, text) != NULL;
+}
+
+/* A small reader must agree with the big one, except that it may stop early with "line longer
+ * than N bytes"; then its references must be a prefix of the big reader's. On a corrupt gzip
+ * stream zlib drops what it had decoded when it reports the error, and how much that is depends
+ * on the read size, so there the shorter result need only be a prefix of the longer. */
+static void fuzz_compare(const FuzzResult *big, const FuzzResult *small)
+{
+    bool too_long = fuzz_error_has(small->error, ": line longer than ");
+    bool corrupt = fuzz_error_has(big->error, ": corrupt gzip stream") ||
+                   fuzz_error_has(small->error, ": corrupt gzip stream");
+    if (corrupt) {
+        fuzz_check(big->error != NULL || small->error != NULL, "corrupt without an error");
+        if (small->refs->len > big->refs->len) {
+            const FuzzResult *t = big;
+            big = small;
+            small = t;
+        }
+    } else if (too_long) {
+        fuzz_check(small->refs->len <= big->refs->len, "small reader read more");
+    } else {
+        fuzz_check(small->refs->len == big->refs->len, "reference counts differ");
+        fuzz_check((small->error == NULL) == (big->error == NULL), "one reader failed");
+        if (small->error != NULL)
+            fuzz_check(strcmp(small->error->message, big->error->message) == 0,
+                       "error messages differ");
+    }
+    for (guint i = 0; i < small->refs->len; i++) {
+        const MemRef *a = &g_array_index(big->refs, MemRef, i);
+        const MemRef *b = &g_array_index(small->refs, MemRef, i);
+        fuzz_check(a->addr == b->addr && a->size == b->size && a->kind == b->kind,
+                   "references differ");
+    }
+}
+
+static void fuzz_free(FuzzResult *r)
+{
+    g_array_free(r->refs, TRUE);
+    g_clear_error(&r->error);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: fuzz_lackey FILE\n");
+        return 64;
+    }
+    const char *path = argv[1];
+    CgGeom i1 = { 1024, 2, 32 }, d1 = { 512, 1, 32 }, ll = { 4096, 4, 64 };
+    CgSim *sim = cgsim_new(&i1, &d1, &ll, NULL);
+    fuzz_check(sim != NULL, "cgsim_new failed");
+
+    FuzzResult big = fuzz_read(path, 4u << 20, 97, sim);
+    FuzzResult mid = fuzz_read(path, 64, 5, NULL);
+    FuzzResult tiny = fuzz_read(path, 16, 1, NULL);
+    fuzz_check_error(big.error, path);
+    fuzz_check_error(mid.error, path);
+    fuzz_check_error(tiny.error, path);
+    fuzz_compare(&big, &mid);
+    fuzz_compare(&big, &tiny);
+
+    CgCounts c = cgsim_counts(sim);
+    fuzz_check(c.ir + c.dr + c.dw == big.refs->len, "cgsim lost references");
+    fuzz_check(c.i1mr <= c.ir && c.ilmr <= c.i1mr && c.d1mr <= c.dr && c.dlmr <= c.d1mr &&
+               c.d1mw <= c.dw && c.dlmw <= c.d1mw, "miss counts inconsistent");
+    int rc = big.error != NULL ? big.error->code : 0;
+    fuzz_free(&big);
+    fuzz_free(&mid);
+    fuzz_free(&tiny);
+    cgsim_free(sim);
+    return rc;
+}
