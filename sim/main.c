@@ -176,8 +176,10 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
                     o->trace_format);
         return false;
     }
+    const char *opt = "--trace-window";
     if (o->trace_window && !trace_window_parse(o->trace_window, &to->start, &to->end, &problem))
         goto bad;
+    opt = "--trace-addr";
     if (o->trace_addr) {
         to->addr_filter = true;
         if (!trace_addr_range_parse(o->trace_addr, &to->addr_lo, &to->addr_hi, &problem))
@@ -192,7 +194,7 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
     to->path = *path_out;
     return true;
 bad:
-    g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE, "archsim run: %s", problem);
+    g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE, "archsim run: %s: %s", opt, problem);
     g_free(problem);
     return false;
 }

@@ -141,6 +141,28 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         }
     }
 
+    /* Check the sections present in file order first, so the first error reported is the
+     * first one in the file; sections that are absent are checked (required keys) after. */
+    for (guint i = 0; i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        const CfgNode *v = g_ptr_array_index(root->items, i);
+        for (const SystemSection *s = run->sys->sections; s->name; s++) {
+            if (strcmp(s->name, k->scalar) != 0 || v->kind != CFG_MAP)
+                continue;
+            const ComponentClass *cls = registry_find_class(s->cls);
+            g_assert(cls);
+            void *scratch = g_malloc0(cls->size);
+            bool ok = !cls->params ||
+                      param_apply(cls->params, v, s->name, ignore_type,
+                                  (char *)scratch + cls->params_offset, error);
+            if (ok && cls->params)
+                param_free(cls->params, (char *)scratch + cls->params_offset);
+            g_free(scratch);
+            if (!ok)
+                goto fail_early;
+        }
+    }
+
     sim_init(&run->sim, run->sp.seed, run->sp.clock_hz);
     run->sim.trace = trace;
     run->sim.trace_opts = trace_opts;
@@ -148,6 +170,10 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         const CfgNode *sec = cfg_map_get(root, s->name);
         if (sec && sec->kind != CFG_MAP)
             sec = NULL;
+        /* an absent section reports missing required keys at the top of the file */
+        CfgNode *empty = sec ? NULL : cfg_node_new_map(root->file, root->line, root->col);
+        if (empty)
+            sec = empty;
         const char *clsname = s->cls;
         const CfgNode *t = sec ? cfg_map_get(sec, "type") : NULL;
         if (t) {
@@ -159,7 +185,9 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         }
         const ComponentClass *cls = registry_find_class(clsname);
         g_assert(cls);
-        if (!sim_component_new(&run->sim, cls, s->name, &run->sim.sys_clk, sec, error))
+        Component *c = sim_component_new(&run->sim, cls, s->name, &run->sim.sys_clk, sec, error);
+        cfg_node_free(empty);
+        if (!c)
             goto fail;
     }
     if (!run->sys->build(&run->sim, run->sys_params, root, error))
