@@ -1,0 +1,117 @@
+/* test_stats.c: the three stats formats (gem5 text layout, flat JSON, CSV with quoting),
+ * histograms and safe ratios. */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include "../../sim/stats.h"
+
+static void fill(StatSet *s)
+{
+    stats_init(s);
+    stats_add_u64(s, "sim.cycles", 1234, "cycle", "Simulated cycles");
+    stats_add_double(s, "l1d.miss_rate", 0.125, "ratio", "misses / accesses");
+    stats_add_u64(s, "odd", 7, "count", "has, a comma and \"quotes\"");
+}
+
+static void test_txt(void)
+{
+    StatSet s;
+    fill(&s);
+    GString *o = g_string_new(NULL);
+    stats_format_txt(&s, o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "---------- Begin Simulation Statistics ----------\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "---------- End Simulation Statistics"));
+    char line[256];
+    g_snprintf(line, sizeof line, "%-48s %20s # %s (%s)\n", "sim.cycles", "1234",
+               "Simulated cycles", "cycle");
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, line));
+    g_snprintf(line, sizeof line, "%-48s %20s # %s (%s)\n", "l1d.miss_rate", "0.125000",
+               "misses / accesses", "ratio");
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, line));
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+}
+
+static void test_json(void)
+{
+    StatSet s;
+    fill(&s);
+    GString *o = g_string_new(NULL);
+    stats_format_json(&s, o);
+    CU_ASSERT_STRING_EQUAL(o->str, "{\n  \"sim.cycles\": 1234,\n  \"l1d.miss_rate\": 0.125,\n"
+                                   "  \"odd\": 7\n}\n");
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+}
+
+static void test_csv(void)
+{
+    StatSet s;
+    fill(&s);
+    GString *o = g_string_new(NULL);
+    stats_format_csv(&s, o);
+    CU_ASSERT_STRING_EQUAL(o->str, "name,value,unit,description\n"
+                                   "sim.cycles,1234,cycle,Simulated cycles\n"
+                                   "l1d.miss_rate,0.125000,ratio,misses / accesses\n"
+                                   "odd,7,count,\"has, a comma and \"\"quotes\"\"\"\n");
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+}
+
+static void test_hist(void)
+{
+    SimHist h = { 0 };
+    uint64_t v[] = { 0, 1, 2, 3, 4, 100, 1000 };
+    for (size_t i = 0; i < G_N_ELEMENTS(v); i++)
+        sim_hist_add(&h, v[i]);
+    CU_ASSERT_EQUAL(h.samples, 7);
+    CU_ASSERT_EQUAL(h.min, 0);
+    CU_ASSERT_EQUAL(h.max, 1000);
+    CU_ASSERT_EQUAL(h.bucket[0], 1);   /* 0 */
+    CU_ASSERT_EQUAL(h.bucket[1], 1);   /* 1 */
+    CU_ASSERT_EQUAL(h.bucket[2], 2);   /* 2-3 */
+    CU_ASSERT_EQUAL(h.bucket[3], 1);   /* 4-7 */
+    CU_ASSERT_EQUAL(h.bucket[7], 1);   /* 64-127 */
+    CU_ASSERT_EQUAL(h.bucket[10], 1);  /* 512-1023 */
+    StatSet s;
+    stats_init(&s);
+    stats_add_hist(&s, "lat", &h, "cycle", "latency");
+    const StatEntry *e = stats_find(&s, "lat::mean");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_DOUBLE_EQUAL(e->d, 1110.0 / 7, 1e-12);
+    CU_ASSERT_PTR_NOT_NULL(stats_find(&s, "lat::2-3"));
+    CU_ASSERT_PTR_NOT_NULL(stats_find(&s, "lat::512-1023"));
+    CU_ASSERT_PTR_NULL(stats_find(&s, "lat::8-15"));   /* empty buckets are not printed */
+    CU_ASSERT_EQUAL(stats_find(&s, "lat::samples")->u, 7);
+    stats_clear(&s);
+    CU_ASSERT_EQUAL(stats_ratio(1, 0), 0.0);
+}
+
+static void test_write_error(void)
+{
+    GString *c = g_string_new("x");
+    GError *e = NULL;
+    CU_ASSERT_FALSE(stats_write_file("/nonexistent-dir/stats.txt", c, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_EQUAL(e->code, 74);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "/nonexistent-dir/stats.txt: cannot write"));
+    g_error_free(e);
+    g_string_free(c, TRUE);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("stats", NULL, NULL);
+    CU_add_test(s, "stats.txt gem5 layout", test_txt);
+    CU_add_test(s, "stats.json flat object", test_json);
+    CU_add_test(s, "stats.csv quoting", test_csv);
+    CU_add_test(s, "histograms", test_hist);
+    CU_add_test(s, "write error", test_write_error);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return f ? 1 : 0;
+}
