@@ -295,6 +295,20 @@ void sim_dump_all(Sim *sim, GString *out)
     }
 }
 
+double sim_progress_fraction(Sim *sim)
+{
+    double least = -1;
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (!c->cls->progress)
+            continue;
+        double f = c->cls->progress(c);
+        if (least < 0 || f < least)
+            least = f;
+    }
+    return least;
+}
+
 bool sim_any_busy(Sim *sim)
 {
     for (guint i = 0; i < sim->components->len; i++) {

@@ -98,6 +98,8 @@ typedef struct {
     void (*dump)(Component *c, GString *out);
     /* busy: work remains (used when the queue drains: busy + empty queue = deadlock). */
     bool (*busy)(const Component *c);
+    /* progress: fraction of its work done in [0, 1], or NULL if it cannot tell (progress bar) */
+    double (*progress)(const Component *c);
     void (*finalize)(Component *c);
 } ComponentClass;
 
@@ -188,5 +190,7 @@ void sim_collect_stats(Sim *sim, StatSet *set);
 /* Writes every component's dump op output (deadlock report). */
 void sim_dump_all(Sim *sim, GString *out);
 bool sim_any_busy(Sim *sim);
+/* The least progress reported by any component with a progress op, or -1 if none reports. */
+double sim_progress_fraction(Sim *sim);
 
 #endif

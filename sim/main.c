@@ -88,6 +88,7 @@ typedef struct {
     gint64 t0, last;
     bool tty, quiet;
     const ClockDomain *clk;
+    Sim *sim;
 } Heartbeat;
 
 static void heartbeat(Engine *eng, void *ctx)
@@ -102,12 +103,26 @@ static void heartbeat(Engine *eng, void *ctx)
     h->last = now;
     double secs = (double)(now - h->t0) / 1e6;
     uint64_t cyc = clock_cycle(h->clk, eng->now);
-    if (h->tty)
-        fprintf(stderr, "\r\033[Karchsim: cycle %" G_GUINT64_FORMAT "  %.2f Mcycles/s  %.1f s",
+    double f = sim_progress_fraction(h->sim);
+    if (h->tty) {
+        char bar[31];
+        int fill = f < 0 ? 0 : (int)(f * 30 + 0.5);
+        for (int i = 0; i < 30; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[30] = '\0';
+        if (f >= 0)
+            fprintf(stderr, "\r\033[Karchsim: [%s] %3.0f%%  cycle %" G_GUINT64_FORMAT
+                    "  %.2f Mcycles/s  %.1f s", bar, f * 100, cyc, (double)cyc / secs / 1e6, secs);
+        else
+            fprintf(stderr, "\r\033[Karchsim: cycle %" G_GUINT64_FORMAT "  %.2f Mcycles/s  %.1f s",
+                    cyc, (double)cyc / secs / 1e6, secs);
+    } else {
+        fprintf(stderr, "archsim: heartbeat: cycle %" G_GUINT64_FORMAT ", %.2f Mcycles/s, %.0f s",
                 cyc, (double)cyc / secs / 1e6, secs);
-    else
-        fprintf(stderr, "archsim: heartbeat: cycle %" G_GUINT64_FORMAT ", %.2f Mcycles/s, %.0f s\n",
-                cyc, (double)cyc / secs / 1e6, secs);
+        if (f >= 0)
+            fprintf(stderr, ", %.0f%% done", f * 100);
+        fputc('\n', stderr);
+    }
     fflush(stderr);
 }
 
@@ -347,7 +362,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     Heartbeat hb = { .t0 = g_get_monotonic_time(), .tty = isatty(STDERR_FILENO), .quiet = o.quiet,
-                     .clk = &run->sim.sys_clk };
+                     .clk = &run->sim.sys_clk, .sim = &run->sim };
     hb.last = hb.t0;
     run->sim.eng.heartbeat = heartbeat;
     run->sim.eng.heartbeat_ctx = &hb;

@@ -70,6 +70,15 @@ static void on_deadlock(Engine *eng, void *ctx)
                            run->sp.watchdog, clock_cycle(&run->sim.sys_clk, eng->now),
                            sim_pending(eng));
     sim_dump_all(&run->sim, r);
+    uint64_t now = clock_cycle(&run->sim.sys_clk, eng->now);
+    uint64_t from = now > 2 * run->sp.watchdog ? now - 2 * run->sp.watchdog : 0;
+    if (run->sim.trace)
+        g_string_append(r, "the trace dump holds the events that led here\n");
+    else
+        g_string_append_printf(r,
+                               "to see the events that led here, rerun with "
+                               "--trace last.txt --trace-window %" G_GUINT64_FORMAT ":%"
+                               G_GUINT64_FORMAT "\n", from, now);
     run->deadlock_report = r;
 }
 

@@ -42,6 +42,7 @@ struct LackeyReader {
     int zerrno;         /* errno that came with Z_ERRNO */
     char *zmsg;         /* zlib's text for zerr */
     GError *failure;    /* sticky; reported once the references before it are handed out */
+    uint64_t file_size; /* bytes on disk, for progress reports */
 };
 
 /* Record letters after the leading space, stored as kind + 1 so that 0 means "not a record". */
@@ -138,6 +139,7 @@ LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError 
     gzbuffer(gz, LACKEY_ZBUF);
 
     LackeyReader *r = g_new0(LackeyReader, 1);
+    r->file_size = (uint64_t)st.st_size;
     r->gz = gz;
     r->path = g_strdup(path);
     r->cap = buffer_size;
@@ -389,6 +391,17 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
     if (got == 0 && r->failure != NULL && error != NULL)
         *error = g_error_copy(r->failure);
     return got;
+}
+
+double lackey_progress(const LackeyReader *r)
+{
+    /* gzoffset is the position in the file itself (compressed bytes for gzip), so this works
+     * for both forms; read-ahead buffering makes it run slightly early. */
+    z_off_t off = gzoffset(r->gz);
+    if (r->eof || r->file_size == 0)
+        return 1.0;
+    double f = off < 0 ? 0.0 : (double)off / (double)r->file_size;
+    return f > 1.0 ? 1.0 : f;
 }
 
 uint64_t lackey_line(const LackeyReader *r)

@@ -33,6 +33,9 @@ LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError 
  * return 0 and the same error again. */
 size_t lackey_read(LackeyReader *r, MemRef *buf, size_t n, GError **error);
 
+/* Fraction of the file read so far, in [0, 1] (for progress bars). */
+double lackey_progress(const LackeyReader *r);
+
 /* Line number of the last line consumed (for messages). */
 uint64_t lackey_line(const LackeyReader *r);
 

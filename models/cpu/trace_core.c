@@ -399,6 +399,14 @@ static void core_dump(Component *c, GString *out)
 
 static bool core_busy(const Component *c) { return !((const Core *)c)->done; }
 
+static double core_progress(const Component *c)
+{
+    const Core *k = (const Core *)c;
+    if (k->p.max_insts)
+        return (double)k->insts / (double)k->p.max_insts;
+    return k->done ? 1.0 : lackey_progress(k->reader);
+}
+
 const ComponentClass trace_core_class = {
     .name = "trace-core",
     .doc = "in-order core replaying a lackey memory trace: fetch queue, fixed CPI, store buffer",
@@ -413,5 +421,6 @@ const ComponentClass trace_core_class = {
     .recv = core_recv,
     .dump = core_dump,
     .busy = core_busy,
+    .progress = core_progress,
     .finalize = core_finalize,
 };
