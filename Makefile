@@ -35,7 +35,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all run test unit regress errors bench clean deps check-deps fuzz protocol-docs
+.PHONY: all run test unit bench clean deps check-deps archsim
 all: check-deps archsim $(TOOL_BIN)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
@@ -55,7 +55,12 @@ $(BUILD)/libarchsim.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a
+# ./archsim is a link to the binary of the last flavour built (build/ or build-debug/), so a
+# plain `make` after `make DEBUG=1` never leaves the sanitizer binary in place.
+archsim: $(BUILD)/archsim
+	@ln -sf $(BUILD)/archsim archsim
+
+$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a
@@ -68,7 +73,7 @@ $(BUILD)/tools/%: tools/%.c $(BUILD)/libarchsim.a
 
 run: deps
 	@$(MAKE) --no-print-directory archsim
-	./archsim run configs/default.yaml --force -o runs/default
+	./archsim run configs/default.yaml
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
