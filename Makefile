@@ -3,7 +3,7 @@
 #   make run        install missing Debian packages (as root), build, run configs/default.yaml
 #   make test       unit tests (CUnit), regression (golden stats, determinism), bad-input tests
 #   make bench      speed figures (trace simulation refs/s, engine events/s)
-#   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (CI)
+#   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (automatic when CI=true)
 
 PKGS     := glib-2.0 yaml-0.1 zlib cunit
 CC       ?= cc
@@ -18,7 +18,8 @@ else
   OPT    := -O2 -g
   LDSAN  :=
 endif
-ifeq ($(WERROR),1)
+# CI (which sets CI=true) builds with warnings as errors; so does WERROR=1
+ifneq ($(filter 1,$(WERROR))$(filter true,$(CI)),)
   WARN   += -Werror
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
