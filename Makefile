@@ -9,7 +9,7 @@ PKGS     := glib-2.0 yaml-0.1 zlib cunit
 CC       ?= cc
 BUILD    ?= build
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS_BASE := -std=c11 -D_GNU_SOURCE $(WARN)
+CFLAGS_BASE = -std=c11 -D_GNU_SOURCE $(WARN)
 ifeq ($(DEBUG),1)
   OPT    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
   LDSAN  := -fsanitize=address,undefined
