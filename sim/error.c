@@ -20,6 +20,7 @@ int archsim_exit_code(const GError *error)
     case ARCHSIM_EXIT_CANTCREAT:
     case ARCHSIM_EXIT_IOERR:
     case ARCHSIM_EXIT_CONFIG:
+    case ARCHSIM_EXIT_INTERRUPTED:
         return error->code;
     default:
         return ARCHSIM_EXIT_SOFTWARE;

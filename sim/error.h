@@ -21,6 +21,7 @@ typedef enum {
     ARCHSIM_EXIT_CANTCREAT = 73,  /* EX_CANTCREAT: output directory exists or cannot be made */
     ARCHSIM_EXIT_IOERR = 74,      /* EX_IOERR: write failed */
     ARCHSIM_EXIT_CONFIG = 78,     /* EX_CONFIG: bad configuration */
+    ARCHSIM_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: stopped, partial outputs removed */
 } ArchsimExit;
 
 #define ARCHSIM_CONFIG_ERROR (archsim_config_error_quark())  /* YAML, params, --set */

@@ -3,6 +3,7 @@
  * sysexits values of error.h (the GError code), documented in `archsim --help`.
  */
 #include <errno.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static const char *const usage_text =
     "  64  bad command line          65  bad input data (trace)\n"
     "  66  an input file is missing  70  internal error\n"
     "  73  output directory exists or cannot be created   74  I/O error\n"
-    "  78  bad configuration\n";
+    "  78  bad configuration         130 interrupted (SIGINT/SIGTERM; nothing written)\n";
 
 static void print_usage(FILE *f)
 {
@@ -91,9 +92,24 @@ typedef struct {
     Sim *sim;
 } Heartbeat;
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
 static void heartbeat(Engine *eng, void *ctx)
 {
     Heartbeat *h = ctx;
+    if (G_UNLIKELY(interrupted)) {
+        /* stop cleanly so the staging directory is removed, not left half-written */
+        sim_fail(h->sim, g_error_new(ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
+                                     "archsim run: interrupted by signal %d at cycle %"
+                                     G_GUINT64_FORMAT "; no results written",
+                                     (int)interrupted, clock_cycle(h->clk, eng->now)));
+        return;
+    }
     if (h->quiet)
         return;
     gint64 now = g_get_monotonic_time();
@@ -366,6 +382,10 @@ static int cmd_run(int argc, char **argv)
     hb.last = hb.t0;
     run->sim.eng.heartbeat = heartbeat;
     run->sim.eng.heartbeat_ctx = &hb;
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     bool ok = system_run(run, &e);
     double host = (double)(g_get_monotonic_time() - hb.t0) / 1e6;
     if (hb.tty && !o.quiet)
