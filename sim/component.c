@@ -94,6 +94,26 @@ Component *sim_component_find(Sim *sim, const char *name)
     return NULL;
 }
 
+bool sim_component_param_u64(Component *c, const char *name, uint64_t *out)
+{
+    for (const ParamSpec *s = c->cls->params; s && s->name; s++) {
+        if (strcmp(s->name, name) != 0)
+            continue;
+        switch (s->type) {
+        case PARAM_UINT:
+        case PARAM_SIZE:
+        case PARAM_FREQ:
+        case PARAM_CYCLES:
+        case PARAM_TIME:
+            *out = *(const uint64_t *)((const char *)sim_component_params(c) + s->offset);
+            return true;
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
 static int port_spec_index(const ComponentClass *cls, const char *name)
 {
     for (int i = 0; cls->ports && cls->ports[i].name; i++)

@@ -143,6 +143,9 @@ static inline void *sim_component_params(Component *c)
     return (char *)c + c->cls->params_offset;
 }
 Component *sim_component_find(Sim *sim, const char *name);
+/* Reads a numeric parameter (uint, size, freq, cycles, time) by name from the class table, so
+ * builders can check how neighbours fit together without knowing their structs. */
+bool sim_component_param_u64(Component *c, const char *name, uint64_t *out);
 
 /* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */
 bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,

@@ -112,6 +112,16 @@ void sim_reschedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
 static inline Tick sim_now(const Engine *eng) { return eng->now; }
 static inline void sim_progress(Engine *eng) { eng->progress++; }
 static inline uint32_t sim_pending(const Engine *eng) { return eng->heap_len; }
+/* Pending events other than the watchdog's own. */
+static inline uint32_t sim_pending_work(const Engine *eng)
+{
+    return eng->heap_len - (sim_event_scheduled(&eng->watchdog_ev) ? 1u : 0u);
+}
+/* a * b, saturating at TICK_MAX (periods times large cycle counts from configs) */
+static inline Tick sim_tick_mul(uint64_t a, uint64_t b)
+{
+    return b != 0 && a > TICK_MAX / b ? TICK_MAX : a * b;
+}
 
 /* Watchdog: every `period` ticks, if the progress counter has not moved while events are still
  * pending, calls on_deadlock (which dumps state) and stops the run with eng->deadlocked set. */

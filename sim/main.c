@@ -3,7 +3,9 @@
  * sysexits values of error.h (the GError code), documented in `archsim --help`.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
@@ -161,6 +163,49 @@ static void remove_tree(const char *path)
     g_rmdir(path);
 }
 
+/* rename() that fails with EEXIST instead of replacing an empty directory someone else made */
+static bool rename_noreplace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return true;
+    if (errno != EINVAL && errno != ENOSYS)
+        return false;
+    return g_rename(from, to) == 0;   /* file systems without RENAME_NOREPLACE */
+}
+
+/* On a deadlock the dump is the best evidence: close it and move it beside the (absent) run
+ * directory instead of deleting it with the staging directory. */
+static void keep_deadlock_trace(TraceDump **td, const char *trace_path, const char *stage,
+                                const char *out)
+{
+    TraceDump *t = *td;
+    *td = NULL;
+    GError *e = NULL;
+    if (!trace_close(t, &e)) {
+        fprintf(stderr, "%s\n", e->message);
+        g_error_free(e);
+        return;
+    }
+    const char *kept = trace_path;
+    char *moved = NULL;
+    if (g_str_has_prefix(trace_path, stage)) {
+        char *base = g_path_get_basename(trace_path);
+        moved = g_strdup_printf("%s.deadlock-%s", out, base);
+        g_free(base);
+        if (g_rename(trace_path, moved) == 0)
+            kept = moved;
+        char *filter = g_strdup_printf("%s.filter", trace_path);   /* VCD translate filter */
+        if (g_file_test(filter, G_FILE_TEST_EXISTS)) {
+            char *mf = g_strdup_printf("%s.filter", moved);
+            g_rename(filter, mf);
+            g_free(mf);
+        }
+        g_free(filter);
+    }
+    fprintf(stderr, "archsim run: the trace dump up to the deadlock is kept in %s\n", kept);
+    g_free(moved);
+}
+
 static char *default_out_dir(const char *config)
 {
     char *base = g_path_get_basename(config);
@@ -292,6 +337,12 @@ static int cmd_run(int argc, char **argv)
     SystemRun *run = NULL;
     GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
     /* run.json records the whole command line, program name included */
+    bool reserved = false;
+    /* from here on, Ctrl-C stops the run cleanly (see heartbeat) */
+    struct sigaction sa = { .sa_handler = on_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     char **argv_copy = g_new0(char *, argc + 2);
     argv_copy[0] = g_strdup("archsim");
     for (int i = 0; i < argc; i++)
@@ -327,6 +378,21 @@ static int cmd_run(int argc, char **argv)
         }
     }
     out = o.out ? g_strdup(o.out) : default_out_dir(config);
+    /* "runs/x/" and "runs/x/." name runs/x: the staging directory must sit beside it */
+    for (size_t n = strlen(out); n > 1;) {
+        if (out[n - 1] == '/')
+            out[--n] = '\0';
+        else if (n > 2 && out[n - 1] == '.' && out[n - 2] == '/')
+            out[n -= 2] = '\0';
+        else
+            break;
+    }
+    if (g_file_test(out, G_FILE_TEST_IS_SYMLINK)) {
+        cfg_node_free(root);
+        fprintf(stderr, "%s: is a symbolic link; give the run directory itself\n", out);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
     if (g_file_test(out, G_FILE_TEST_EXISTS)) {
         char *marker = g_build_filename(out, "run.json", NULL);
         bool is_run = g_file_test(marker, G_FILE_TEST_EXISTS);
@@ -357,6 +423,19 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     g_free(parent);
+    /* Reserve the name now: a second run started meanwhile fails here instead of having its
+     * results replaced at the end (mkdir is atomic). */
+    if (!g_file_test(out, G_FILE_TEST_EXISTS)) {
+        if (g_mkdir(out, 0777) != 0) {
+            fprintf(stderr, "%s: %s\n", out,
+                    errno == EEXIST ? "run directory exists; use --force to replace it, or -o another"
+                                    : g_strerror(errno));
+            cfg_node_free(root);
+            rc = ARCHSIM_EXIT_CANTCREAT;
+            goto out;
+        }
+        reserved = true;
+    }
     stage = g_strdup_printf("%s.part-%d", out, (int)getpid());
     if (g_mkdir(stage, 0777) != 0) {
         fprintf(stderr, "%s: cannot create: %s\n", stage, g_strerror(errno));
@@ -377,21 +456,25 @@ static int cmd_run(int argc, char **argv)
         rc = fail(e);
         goto out;
     }
+    if (interrupted) {
+        fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
+                (int)interrupted);
+        rc = ARCHSIM_EXIT_INTERRUPTED;
+        goto out;
+    }
     Heartbeat hb = { .t0 = g_get_monotonic_time(), .tty = isatty(STDERR_FILENO), .quiet = o.quiet,
                      .clk = &run->sim.sys_clk, .sim = &run->sim };
     hb.last = hb.t0;
     run->sim.eng.heartbeat = heartbeat;
     run->sim.eng.heartbeat_ctx = &hb;
-    struct sigaction sa = { .sa_handler = on_signal };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     bool ok = system_run(run, &e);
     double host = (double)(g_get_monotonic_time() - hb.t0) / 1e6;
     if (hb.tty && !o.quiet)
         fprintf(stderr, "\r\033[K");
     if (!ok) {
         rc = fail(e);
+        if (rc == ARCHSIM_EXIT_CHECK && td)
+            keep_deadlock_trace(&td, trace_path, stage, out);
         goto out;
     }
     if (td) {
@@ -468,9 +551,12 @@ static int cmd_run(int argc, char **argv)
     }
     g_string_free(buf, TRUE);
     if (ok) {
-        if (g_file_test(out, G_FILE_TEST_EXISTS))
+        if (reserved)
+            g_rmdir(out);        /* our own empty placeholder */
+        else
             remove_tree(out);    /* only reached with --force on a run directory */
-        if (g_rename(stage, out) != 0) {
+        reserved = false;
+        if (!rename_noreplace(stage, out)) {
             g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot rename to %s: %s",
                         stage, out, g_strerror(errno));
             ok = false;
@@ -488,6 +574,8 @@ static int cmd_run(int argc, char **argv)
 out:
     if (td)
         trace_abort(td);
+    if (reserved)
+        g_rmdir(out);            /* the placeholder of a run that failed */
     if (stage) {
         remove_tree(stage);
         g_free(stage);

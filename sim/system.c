@@ -12,14 +12,14 @@ const ParamSpec sim_param_specs[] = {
     { .name = "seed", .type = PARAM_UINT, .def = "1",
       .doc = "seed of every component's PRNG (printed and recorded in run.json)",
       .offset = offsetof(SimParams, seed) },
-    { .name = "clock", .type = PARAM_FREQ, .def = "3GHz", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1e12, .doc = "system clock: components' default clock, and the clock sim.cycles counts",
+    { .name = "clock", .type = PARAM_FREQ, .def = "3GHz", .flags = PARAM_F_RANGE, .min = 1e3,
+      .max = 100e9, .doc = "system clock: components' default clock, and the clock sim.cycles counts",
       .offset = offsetof(SimParams, clock_hz) },
     { .name = "max_cycles", .type = PARAM_CYCLES, .def = "0",
       .doc = "stop after this many system cycles (0 = run to completion); sim.truncated says so",
       .offset = offsetof(SimParams, max_cycles) },
-    { .name = "watchdog", .type = PARAM_CYCLES, .def = "1000000",
-      .doc = "deadlock watchdog: fail (exit 3) if nothing retires for this many cycles (0 = off)",
+    { .name = "watchdog", .type = PARAM_CYCLES, .def = "10000000",
+      .doc = "deadlock watchdog: fail (exit 3) if nothing completes for this many cycles (0 = off)",
       .offset = offsetof(SimParams, watchdog) },
     PARAM_END,
 };
@@ -64,7 +64,7 @@ static void on_deadlock(Engine *eng, void *ctx)
     SystemRun *run = ctx;
     GString *r = g_string_new(NULL);
     g_string_append_printf(r,
-                           "deadlock: nothing retired for %" G_GUINT64_FORMAT
+                           "deadlock: nothing completed for %" G_GUINT64_FORMAT
                            " cycles (watchdog), at cycle %" G_GUINT64_FORMAT
                            "; %u events pending\n",
                            run->sp.watchdog, clock_cycle(&run->sim.sys_clk, eng->now),
@@ -72,13 +72,14 @@ static void on_deadlock(Engine *eng, void *ctx)
     sim_dump_all(&run->sim, r);
     uint64_t now = clock_cycle(&run->sim.sys_clk, eng->now);
     uint64_t from = now > 2 * run->sp.watchdog ? now - 2 * run->sp.watchdog : 0;
-    if (run->sim.trace)
-        g_string_append(r, "the trace dump holds the events that led here\n");
-    else
+    g_string_append(r, "if one operation can legitimately take that long (very slow memory "
+                       "timing), raise sim.watchdog\n");
+    if (!run->sim.trace)
         g_string_append_printf(r,
                                "to see the events that led here, rerun with "
                                "--trace last.txt --trace-window %" G_GUINT64_FORMAT ":%"
-                               G_GUINT64_FORMAT "\n", from, now);
+                               G_GUINT64_FORMAT " (the dump is kept on a deadlock)\n",
+                               from, now);
     run->deadlock_report = r;
 }
 
@@ -222,8 +223,10 @@ bool system_run(SystemRun *run, GError **error)
     Engine *eng = &run->sim.eng;
     Tick period = run->sim.sys_clk.period;
     if (run->sp.watchdog > 0)
-        sim_watchdog_arm(eng, run->sp.watchdog * period, on_deadlock, run);
-    Tick limit = run->sp.max_cycles ? run->sp.max_cycles * period : TICK_MAX;
+        sim_watchdog_arm(eng, sim_tick_mul(run->sp.watchdog, period), on_deadlock, run);
+    /* max_cycles N: events of cycles 0 .. N-1 run, i.e. ticks below N * period */
+    Tick end = run->sp.max_cycles ? sim_tick_mul(run->sp.max_cycles, period) : TICK_MAX;
+    Tick limit = end == TICK_MAX ? TICK_MAX : end - 1;
     sim_run(eng, limit);
     if (run->sim.error) {
         g_propagate_error(error, run->sim.error);
@@ -236,10 +239,10 @@ bool system_run(SystemRun *run, GError **error)
         eng->now = eng->last_work;
     if (eng->deadlocked) {
         run->deadlocked = true;
-    } else if (sim_pending(eng) > 0 && !eng->stop) {
-        run->truncated = true;
+    } else if (sim_pending_work(eng) > 0 && !eng->stop) {
+        run->truncated = true;      /* real work was left beyond the limit */
         eng->now = eng->last_work = limit;
-    } else if (sim_pending(eng) == 0 && sim_any_busy(&run->sim)) {
+    } else if (sim_pending_work(eng) == 0 && sim_any_busy(&run->sim)) {
         /* Nothing left to happen, yet a component still waits: a message was lost. */
         GString *r = g_string_new(NULL);
         g_string_append_printf(r,
@@ -251,8 +254,9 @@ bool system_run(SystemRun *run, GError **error)
         run->deadlocked = true;
     }
     if (run->deadlocked) {
-        g_set_error(error, ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK, "%s",
-                    run->deadlock_report->str);
+        char *msg = g_strchomp(g_strdup(run->deadlock_report->str));
+        g_set_error(error, ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK, "%s", msg);
+        g_free(msg);
         return false;
     }
     return true;

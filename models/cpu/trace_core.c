@@ -44,6 +44,8 @@ typedef struct {
     size_t rb_pos, rb_len;
     bool trace_done, done;
     bool in_instr;           /* the last entry was cut at MAX_DATA: the next one continues it */
+    bool sb_stalled;         /* this store already counted one sb_full_stall */
+    uint32_t queued_insts;   /* fetch-queue entries that are instructions (not continuations) */
     Instr *fq;
     uint32_t fq_head, fq_count, fq_cap;
     ExecState ex;
@@ -172,7 +174,6 @@ static void core_finalize(Component *c)
     g_free(k->fq);
 }
 
-static void core_start(Component *c) { sim_component_wake(c); }
 
 /* Next trace record, or NULL at the end (or on error, which fails the run). */
 static const MemRef *peek_ref(Core *k)
@@ -196,10 +197,24 @@ static const MemRef *peek_ref(Core *k)
     return &k->rb[k->rb_pos];
 }
 
+static void core_start(Component *c)
+{
+    Core *k = (Core *)c;
+    /* a trace without a single reference (a crashed recording, only ==pid== lines) is bad
+     * input, not an empty success */
+    if (!peek_ref(k) && !c->sim->error) {
+        sim_fail(c->sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                                     "%s: the trace holds no memory references", k->p.trace));
+        return;
+    }
+    sim_component_wake(c);
+}
+
 /* Assembles the next instruction: an I record with the data records after it. */
 static bool next_instr(Core *k, Instr *in)
 {
-    if (k->p.max_insts && k->insts + k->fq_count >= k->p.max_insts) {
+    /* an instruction cut at MAX_DATA is always finished, even at the max_insts limit */
+    if (k->p.max_insts && !k->in_instr && k->insts + k->queued_insts >= k->p.max_insts) {
         k->trace_done = true;
         return false;
     }
@@ -263,8 +278,10 @@ static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, co
 
 static void retire_head(Core *k)
 {
-    if (!k->fq[k->fq_head].cont)
+    if (!k->fq[k->fq_head].cont) {
         k->insts++;
+        k->queued_insts--;
+    }
     k->fq_head = (k->fq_head + 1) % k->fq_cap;
     k->fq_count--;
     k->di = 0;
@@ -293,11 +310,15 @@ static bool run_data(Core *k)
             return false;
         }
         uint64_t parts = ((r->addr + r->size - 1) >> k->line_shift) - (r->addr >> k->line_shift) + 1;
-        if (k->sb_used + parts > k->p.store_buffer) {
-            k->sb_full_stalls++;
+        /* a store split into more parts than the buffer holds still issues into an empty one */
+        if (k->sb_used > 0 && k->sb_used + parts > k->p.store_buffer) {
+            if (!k->sb_stalled)
+                k->sb_full_stalls++;
+            k->sb_stalled = true;
             k->ex = EX_WAIT_SB;
             return false;
         }
+        k->sb_stalled = false;
         if (r->kind == MEMREF_STORE)
             k->stores++;
         SIM_TRACE(&k->base, "store", 0, TARG_X("addr", r->addr), TARG_U("size", r->size));
@@ -311,30 +332,38 @@ static bool run_data(Core *k)
 static uint64_t core_tick(Component *c)
 {
     Core *k = (Core *)c;
-    /* execute: credit accrues one cycle per tick; an instruction costs cpi */
-    double cap = k->p.cpi > 1.0 ? k->p.cpi : 1.0;
+    /* execute: credit accrues one cycle per tick and an instruction costs cpi, so a fractional
+     * CPI averages out exactly (cpi 1.5: two instructions every three cycles) */
     k->credit += 1.0;
-    if (k->credit > cap)
-        k->credit = cap;
     if (k->ex == EX_RESUME || k->ex == EX_WAIT_SB) {
         k->ex = EX_IDLE;
         if (run_data(k))
             retire_head(k);
     }
-    while (k->ex == EX_IDLE && k->fq_count > 0 && k->fq[k->fq_head].pending == 0 &&
-           k->credit >= k->p.cpi) {
-        k->credit -= k->p.cpi;
+    while (k->ex == EX_IDLE && k->fq_count > 0 && k->fq[k->fq_head].pending == 0) {
+        Instr *head = &k->fq[k->fq_head];
+        if (!head->cont) {          /* continuations of one instruction pay no second cpi */
+            if (k->credit < k->p.cpi)
+                break;
+            k->credit -= k->p.cpi;
+        }
         k->di = 0;
         if (!run_data(k))
             break;
         retire_head(k);
     }
+    /* no hoarding: cycles spent stalled do not pay for later instructions */
+    bool head_ready = k->ex == EX_IDLE && k->fq_count > 0 && k->fq[k->fq_head].pending == 0;
+    if (!head_ready && k->credit > k->p.cpi)
+        k->credit = k->p.cpi;
     /* fetch: one instruction per cycle into the queue */
     if (k->fq_count < k->fq_cap && !k->trace_done) {
         uint32_t slot = (k->fq_head + k->fq_count) % k->fq_cap;
         Instr *in = &k->fq[slot];
         if (next_instr(k, in)) {
             k->fq_count++;
+            if (!in->cont)
+                k->queued_insts++;
             if (in->has_fetch) {
                 k->ifetches++;
                 in->fetch_issued = c->eng->now;
@@ -355,6 +384,7 @@ static uint64_t core_tick(Component *c)
 static void core_recv(Component *c, Port *port, Msg *m)
 {
     Core *k = (Core *)c;
+    sim_progress(c->eng);    /* a completed memory operation is progress for the watchdog */
     uint64_t lat = clock_cycle(c->clk, c->eng->now - m->issued);
     if (port == k->ic) {
         Instr *in = &k->fq[m->tag];

@@ -39,18 +39,23 @@ static const ParamSpec dram_params[] = {
     { .name = "row_size", .type = PARAM_SIZE, .def = "2KiB", .flags = PARAM_F_RANGE | PARAM_F_POW2,
       .min = 64, .max = 1 << 20, .doc = "bytes per row (row buffer)",
       .offset = offsetof(DramParams, row_size) },
-    { .name = "tCAS", .type = PARAM_TIME, .def = "13.75ns", .doc = "column access (CL)",
+    { .name = "tCAS", .type = PARAM_TIME, .def = "13.75ns",
+      .flags = PARAM_F_RANGE, .min = 0, .max = 1e9, .doc = "column access (CL)",
       .offset = offsetof(DramParams, t_cas) },
-    { .name = "tRCD", .type = PARAM_TIME, .def = "13.75ns", .doc = "row activate to column access",
+    { .name = "tRCD", .type = PARAM_TIME, .def = "13.75ns",
+      .flags = PARAM_F_RANGE, .min = 0, .max = 1e9, .doc = "row activate to column access",
       .offset = offsetof(DramParams, t_rcd) },
-    { .name = "tRP", .type = PARAM_TIME, .def = "13.75ns", .doc = "precharge (close a row)",
+    { .name = "tRP", .type = PARAM_TIME, .def = "13.75ns",
+      .flags = PARAM_F_RANGE, .min = 0, .max = 1e9, .doc = "precharge (close a row)",
       .offset = offsetof(DramParams, t_rp) },
     { .name = "ctrl_latency", .type = PARAM_TIME, .def = "5ns",
+      .flags = PARAM_F_RANGE, .min = 0, .max = 1e9,
       .doc = "controller front-end latency added to every request",
       .offset = offsetof(DramParams, ctrl_latency) },
     { .name = "bus_width", .type = PARAM_SIZE, .def = "8B", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1024, .doc = "data bus width", .offset = offsetof(DramParams, bus_width) },
     { .name = "data_rate", .type = PARAM_FREQ, .def = "3200MHz",
+      .flags = PARAM_F_RANGE, .min = 1e6, .max = 100e9,
       .doc = "transfers per second on the data bus (DDR4-3200: 3200MHz)",
       .offset = offsetof(DramParams, data_rate) },
     PARAM_END,
@@ -144,6 +149,7 @@ static void dram_recv(Component *c, Port *port, Msg *m)
     b->open = true;
     b->open_row = row;
     Tick data = start + access;
+    /* ranges keep this exact: size <= 4 KiB, bus_width <= 1 KiB, data_rate <= 100 GHz */
     Tick burst = (Tick)((m->size ? m->size : 64) * TICKS_PER_SECOND /
                         (d->p.bus_width * d->p.data_rate));
     if (burst == 0)

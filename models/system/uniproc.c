@@ -8,6 +8,8 @@
  */
 #include "uniproc.h"
 
+#include "../../sim/error.h"
+
 typedef struct {
     int unused;
 } UniprocParams;
@@ -21,12 +23,32 @@ static const SystemSection uniproc_sections[] = {
     { NULL, NULL, NULL },
 };
 
+/* A request never spans two lines of the cache that receives it: the core splits references at
+ * core.line, each cache asks the next level for whole lines. So lines may only grow downward. */
+static bool check_line(Component *up, const char *up_key, Component *down, GError **error)
+{
+    uint64_t a = 0, b = 0;
+    sim_component_param_u64(up, up_key, &a);
+    sim_component_param_u64(down, "line", &b);
+    if (a > b) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%s.%s (%" G_GUINT64_FORMAT " B) is larger than %s.line (%" G_GUINT64_FORMAT
+                    " B): lines may only grow from the core down; make them equal", up->name,
+                    up_key, a, down->name, b);
+        return false;
+    }
+    return true;
+}
+
 static bool uniproc_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     (void)params, (void)root;
     Component *core = sim_component_find(sim, "core"), *l1i = sim_component_find(sim, "l1i"),
               *l1d = sim_component_find(sim, "l1d"), *l2 = sim_component_find(sim, "l2"),
               *dram = sim_component_find(sim, "dram");
+    if (!check_line(core, "line", l1i, error) || !check_line(core, "line", l1d, error) ||
+        !check_line(l1i, "line", l2, error) || !check_line(l1d, "line", l2, error))
+        return false;
     return sim_connect(core, "icache", l1i, "cpu_side", 1, error) &&
            sim_connect(core, "dcache", l1d, "cpu_side", 1, error) &&
            sim_connect(l1i, "mem_side", l2, "cpu_side", 1, error) &&

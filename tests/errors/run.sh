@@ -41,6 +41,8 @@ for f in tests/errors/cases/*.yaml; do
     expect "$f" "$code" "$text" run "$f" -q -o "$T/out" $args
 done
 
+mkdir -p "$T/real-run"; : > "$T/real-run/run.json"; ln -s "$T/real-run" "$T/link-to-run"
+
 while IFS='|' read -r code text args; do
     case "$code" in ''|'#'*) continue ;; esac
     args=$(printf '%s' "$args" | sed "s|@T@|$T|g")

@@ -39,8 +39,21 @@ check "resolved config resolves to itself" "cmp -s '$T/r1' '$T/r2'"
 $A run configs/default.yaml -q -o "$T/s7" --seed 7 > /dev/null 2>&1
 check "--seed is recorded" "grep -q '\"seed\": 7' '$T/s7/run.json' && grep -q '^  seed: 7' '$T/s7/config.resolved.yaml'"
 
-$A run configs/default.yaml -q -o "$T/a" > "$T/exists.out" 2>&1
-check "existing run directory is refused (exit 73)" "[ \$? -eq 73 ] || grep -q 'run directory exists' '$T/exists.out'"
+cp "$T/a/stats.txt" "$T/a.before"
+$A run configs/default.yaml -q -o "$T/a" --seed 9 > "$T/exists.out" 2>&1; rc=$?
+check "existing run directory is refused (exit 73) and left untouched" \
+    "[ $rc -eq 73 ] && grep -q 'run directory exists' '$T/exists.out' && cmp -s '$T/a.before' '$T/a/stats.txt'"
+$A run configs/default.yaml -q -o "$T/slash/" > /dev/null 2>&1
+check "-o DIR/ (trailing slash) writes DIR" "test -s '$T/slash/stats.json' && ! ls -d '$T'/slash*.part-* >/dev/null 2>&1"
+
+# max_cycles: a run that ends before the limit is not truncated; one cut short says so
+$A run configs/default.yaml -q -o "$T/m1" --set core.max_insts=2000 > /dev/null 2>&1
+$A run configs/default.yaml -q -o "$T/m2" --set core.max_insts=2000 --set sim.max_cycles=500000 > /dev/null 2>&1
+check "max_cycles above the run's length changes nothing" \
+    "grep -q '^sim.truncated  *0 ' '$T/m2/stats.txt' && [ \"\$(grep '^sim.cycles' '$T/m1/stats.txt')\" = \"\$(grep '^sim.cycles' '$T/m2/stats.txt')\" ]"
+$A run configs/default.yaml -q -o "$T/m3" --set sim.max_cycles=1000 > /dev/null 2>&1
+check "max_cycles cuts the run: sim.truncated 1, sim.cycles = max_cycles" \
+    "grep -q '^sim.truncated  *1 ' '$T/m3/stats.txt' && grep -q '^sim.cycles  *1000 ' '$T/m3/stats.txt'"
 $A run configs/default.yaml -q -o "$T/a" --force --set l1d.size=4KiB > /dev/null 2>&1
 check "--force replaces a run directory" "grep -q 'size: 4KiB' '$T/a/config.resolved.yaml'"
 

@@ -79,6 +79,67 @@ static void test_cpi_model(void)
     g_free(tr);
 }
 
+static void test_fractional_cpi(void)
+{
+    char *tr = write_trace("code15.lackey", 20000, NULL);
+    char *y = g_strdup_printf("core:\n  trace: %s\n  cpi: 1.5\n", tr);
+    GError *e = NULL;
+    CfgNode *root = cfg_load_string("t.yaml", y, NULL, &e);
+    SystemRun *r = system_build(root, -1, NULL, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    run_ok(r);
+    /* two instructions every three cycles, not one every two */
+    uint64_t cycles = stat_u(r, "core.cycles");
+    CU_ASSERT(cycles >= 30000 && cycles < 30000 + 400);
+    system_free(r);
+    g_free(y);
+    g_free(tr);
+}
+
+static void test_split_store_into_tiny_store_buffer(void)
+{
+    /* a store split in two lines issues even into a one-entry buffer (no false deadlock) */
+    char *tr = write_trace("splitst.lackey", 50, " S 0002003c,8\n");
+    char *y = g_strdup_printf("core:\n  trace: %s\n  store_buffer: 1\n", tr);
+    GError *e = NULL;
+    CfgNode *root = cfg_load_string("t.yaml", y, NULL, &e);
+    SystemRun *r = system_build(root, -1, NULL, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    run_ok(r);
+    CU_ASSERT_EQUAL(stat_u(r, "core.insts"), 50);
+    CU_ASSERT_EQUAL(stat_u(r, "l1d.writes"), 100);
+    system_free(r);
+    g_free(y);
+    g_free(tr);
+}
+
+static void test_long_instruction_and_max_insts(void)
+{
+    /* one instruction with 10 loads (more than a queue entry holds), repeated */
+    char *path = g_build_filename(tmpdir, "long.lackey", NULL);
+    GString *t = g_string_new(NULL);
+    for (int i = 0; i < 20; i++) {
+        g_string_append_printf(t, "I  %08x,4\n", 0x1000 + 4 * (i % 16));
+        for (int j = 0; j < 10; j++)
+            g_string_append_printf(t, " L %08x,8\n", 0x20000 + 8 * j);
+    }
+    g_file_set_contents(path, t->str, -1, NULL);
+    g_string_free(t, TRUE);
+    for (int max = 1; max <= 3; max++) {
+        char *y = g_strdup_printf("core:\n  trace: %s\n  max_insts: %d\n", path, max);
+        GError *e = NULL;
+        CfgNode *root = cfg_load_string("t.yaml", y, NULL, &e);
+        SystemRun *r = system_build(root, -1, NULL, NULL, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        run_ok(r);
+        CU_ASSERT_EQUAL(stat_u(r, "core.insts"), (uint64_t)max);
+        CU_ASSERT_EQUAL(stat_u(r, "core.loads"), 10 * (uint64_t)max);   /* all 10 loads */
+        system_free(r);
+        g_free(y);
+    }
+    g_free(path);
+}
+
 static void test_load_latency_is_hit_latency(void)
 {
     char *tr = write_trace("loads.lackey", 5000, " L %08x,8\n");
@@ -158,6 +219,9 @@ int main(void)
         return 2;
     CU_pSuite s = CU_add_suite("trace-core", NULL, NULL);
     CU_add_test(s, "fixed CPI: IPC = 1/cpi on L1-resident code", test_cpi_model);
+    CU_add_test(s, "fractional CPI averages exactly", test_fractional_cpi);
+    CU_add_test(s, "split store into a one-entry store buffer", test_split_store_into_tiny_store_buffer);
+    CU_add_test(s, "long instructions and max_insts", test_long_instruction_and_max_insts);
     CU_add_test(s, "load latency equals the L1D hit latency", test_load_latency_is_hit_latency);
     CU_add_test(s, "stores retire through the store buffer", test_stores_do_not_block);
     CU_add_test(s, "line-crossing references split; max_insts", test_split_and_max_insts);
