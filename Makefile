@@ -36,7 +36,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all run test unit bench clean deps check-deps archsim
+.PHONY: all run test unit bench clean deps check-deps archsim protocol-docs
 all: check-deps archsim $(TOOL_BIN)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
@@ -85,6 +85,12 @@ unit: all $(TEST_BIN)
 
 bench: all
 	@sh tools/bench.sh $(BUILD)
+
+# each protocol's transition table, generated from the data in protocols/
+protocol-docs: archsim
+	@mkdir -p docs/protocols
+	@for p in msi mesi moesi; do ./archsim check-protocol --markdown $$p > docs/protocols/$$p.md || exit 1; \
+	  echo "wrote docs/protocols/$$p.md"; done
 
 clean:
 	rm -rf build build-debug archsim
