@@ -2,20 +2,29 @@
  * Add a class, a system or a subcommand here; nothing else in sim/ names a model. */
 #include "../sim/registry.h"
 #include "cache/cache.h"
+#include "bus/bus.h"
 #include "cache/cgsim.h"
+#include "cache/coherent.h"
+#include "cpu/pattern.h"
 #include "cpu/trace_core.h"
 #include "dram/dram.h"
+#include "system/smp.h"
 #include "system/uniproc.h"
 
 const ComponentClass *const archsim_component_classes[] = {
     &trace_core_class,
     &cache_class,
     &dram_class,
+    &coherent_cache_class,
+    &bus_class,
+    &pattern_core_class,
+    &random_tester_class,
     NULL,
 };
 
 const SystemClass *const archsim_system_classes[] = {
     &uniproc_system,
+    &smp_system,
     NULL,
 };
 

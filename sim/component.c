@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "oracle.h"
 
 #define MSG_BLOCK 1024
 
@@ -35,6 +36,7 @@ void sim_destroy(Sim *sim)
     g_clear_error(&sim->error);
     /* the heap points into components and messages: empty it before they go */
     sim_engine_destroy(&sim->eng);
+    oracle_free(sim->oracle);
     for (guint i = sim->components->len; i-- > 0;) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->finalize)
@@ -69,6 +71,7 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     c->clk = clk;
     c->ports = g_ptr_array_new_with_free_func(g_free);
     c->trace_track = -1;
+    c->index = -1;
     sim_event_init(&c->tick_ev, component_tick_event, c);
     sim_rng_seed(&c->rng, sim->seed, name);
     static const char *const ignore[] = { "type", NULL };
@@ -264,6 +267,13 @@ void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks)
     sim_schedule(c->eng, &m->ev, c->eng->now + p->latency + delay_ticks, SIM_PRI_DELIVER);
 }
 
+void sim_port_call(Component *c, Port *p, Msg *m)
+{
+    g_assert(p && p->owner == c && p->peer);
+    m->dst = p->peer;
+    p->peer->owner->cls->recv(p->peer->owner, p->peer, m);
+}
+
 void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
 {
     /* Delays count from the start of the sender's current cycle, so a message that arrived a
@@ -301,6 +311,8 @@ void sim_collect_stats(Sim *sim, StatSet *set)
             }
             g_free(name);
         }
+        if (c->cls->extra_stats)
+            c->cls->extra_stats(c, set);
     }
 }
 

@@ -57,6 +57,8 @@ struct Msg {
     uint16_t cmd;
     uint16_t flags;
     uint64_t aux[2];     /* model-specific payload */
+    uint8_t *data;       /* line data travelling with the message (owned by the sender's
+                            transaction buffer; the receiver copies it in recv) */
 };
 
 typedef enum { PORT_REQUESTER, PORT_RESPONDER } PortRole;
@@ -101,6 +103,9 @@ typedef struct {
     /* progress: fraction of its work done in [0, 1], or NULL if it cannot tell (progress bar) */
     double (*progress)(const Component *c);
     void (*finalize)(Component *c);
+    /* stats: statistics whose names depend on the configuration (e.g. one counter per row of a
+     * protocol table), appended after the StatSpec table's; names get the component prefix */
+    void (*extra_stats)(const Component *c, StatSet *out);
 } ComponentClass;
 
 struct Component {
@@ -113,6 +118,7 @@ struct Component {
     SimRng rng;                  /* seeded from the run seed and the component name */
     GPtrArray *ports;            /* Port* */
     int trace_track;             /* -1: not traced */
+    int index;                   /* instance number in a replicated section (core3: 3), else -1 */
 };
 
 /* The simulation: engine + components + message pool + trace dump. */
@@ -126,6 +132,7 @@ struct Sim {
     TraceDump *trace;
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
+    struct Oracle *oracle;       /* reference checks (golden memory, SWMR), or NULL */
 };
 
 void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz);
@@ -172,6 +179,11 @@ void sim_msg_free(Sim *sim, Msg *m);
 void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles);
 /* Same with an extra delay in ticks (for components timed in ns, e.g. DRAM). */
 void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks);
+/* Delivers m to the peer's recv at once, inside this call (gem5's "express snoop"): used where
+ * the model's semantics are instantaneous, such as every cache snooping a request at the bus
+ * ordering point. The sender keeps ownership: the receiver may write the message's result
+ * fields and payload but must not free or forward it. */
+void sim_port_call(Component *c, Port *p, Msg *m);
 
 /* Per-cycle trace events: one branch when tracing is off. */
 #define SIM_TRACE(c, event, dur, ...)                                                      \

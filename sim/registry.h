@@ -9,6 +9,9 @@ typedef struct {
     const char *name;       /* top-level key in the config, e.g. "l1d" */
     const char *cls;        /* default component class, e.g. "cache" */
     const char *doc;
+    const char *count;      /* NULL: one instance named `name`; else the name of a system
+                               parameter N: instances name0 .. name(N-1) share the section */
+    const char *const *alts;  /* other classes `type:` may pick (NULL-terminated), or NULL */
 } SystemSection;
 
 /* A system class builds a machine from the config: which top-level sections exist, which class

@@ -24,6 +24,15 @@ const ParamSpec sim_param_specs[] = {
     PARAM_END,
 };
 
+/* A numeric parameter of the system section, by name (counts of replicated sections). */
+static uint64_t system_param_u64(const SystemClass *sys, const void *params, const char *name)
+{
+    for (const ParamSpec *p = sys->params; p && p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return *(const uint64_t *)((const char *)params + p->offset);
+    g_error("system %s: no parameter %s for a section count", sys->name, name);
+}
+
 const ComponentClass *registry_find_class(const char *name)
 {
     for (int i = 0; archsim_component_classes[i]; i++)
@@ -159,7 +168,12 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         for (const SystemSection *s = run->sys->sections; s->name; s++) {
             if (strcmp(s->name, k->scalar) != 0 || v->kind != CFG_MAP)
                 continue;
+            const CfgNode *tn = cfg_map_get(v, "type");
             const ComponentClass *cls = registry_find_class(s->cls);
+            if (tn && scalar_of(tn))
+                for (int a = 0; s->alts && s->alts[a]; a++)
+                    if (strcmp(tn->scalar, s->alts[a]) == 0)
+                        cls = registry_find_class(s->alts[a]);
             g_assert(cls);
             void *scratch = g_malloc0(cls->size);
             bool ok = !cls->params ||
@@ -187,18 +201,44 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         const char *clsname = s->cls;
         const CfgNode *t = sec ? cfg_map_get(sec, "type") : NULL;
         if (t) {
-            if (!scalar_of(t) || strcmp(t->scalar, s->cls) != 0) {
-                set_node_error(error, t, "%s.type: '%s' cannot be used here; this system takes '%s'",
-                               s->name, scalar_of(t) ? t->scalar : "?", s->cls);
+            bool ok = scalar_of(t) && strcmp(t->scalar, s->cls) == 0;
+            for (int a = 0; !ok && s->alts && s->alts[a]; a++)
+                ok = scalar_of(t) && strcmp(t->scalar, s->alts[a]) == 0;
+            if (!ok) {
+                GString *all = g_string_new(s->cls);
+                for (int a = 0; s->alts && s->alts[a]; a++)
+                    g_string_append_printf(all, ", %s", s->alts[a]);
+                set_node_error(error, t, "%s.type: '%s' cannot be used here; this system takes: %s",
+                               s->name, scalar_of(t) ? t->scalar : "?", all->str);
+                g_string_free(all, TRUE);
+                cfg_node_free(empty);
                 goto fail;
             }
+            clsname = t->scalar;
         }
         const ComponentClass *cls = registry_find_class(clsname);
-        g_assert(cls);
-        Component *c = sim_component_new(&run->sim, cls, s->name, &run->sim.sys_clk, sec, error);
-        cfg_node_free(empty);
-        if (!c)
+        if (!cls) {
+            set_node_error(error, t ? t : root, "%s: class '%s' is not built into this archsim",
+                           s->name, clsname);
+            cfg_node_free(empty);
             goto fail;
+        }
+        uint64_t n = 1;
+        if (s->count)
+            n = system_param_u64(run->sys, run->sys_params, s->count);
+        for (uint64_t i = 0; i < n; i++) {
+            char *name = s->count ? g_strdup_printf("%s%" G_GUINT64_FORMAT, s->name, i)
+                                  : g_strdup(s->name);
+            Component *c = sim_component_new(&run->sim, cls, name, &run->sim.sys_clk, sec, error);
+            g_free(name);
+            if (!c) {
+                cfg_node_free(empty);
+                goto fail;
+            }
+            if (s->count)
+                c->index = (int)i;
+        }
+        cfg_node_free(empty);
     }
     if (!run->sys->build(&run->sim, run->sys_params, root, error))
         goto fail;
@@ -288,11 +328,18 @@ void system_emit_resolved(SystemRun *run, GString *out)
     g_string_append_printf(out, "system:\n  type: %s\n", run->sys->name);
     if (run->sys->params)
         param_emit_yaml(run->sys->params, run->sys_params, out, 2);
+    /* one entry per section: replicated sections share their parameters (instance 0's) */
     for (guint i = 0; i < run->sim.components->len; i++) {
         Component *c = g_ptr_array_index(run->sim.components, i);
-        g_string_append_printf(out, "%s:\n  type: %s\n", c->name, c->cls->name);
+        if (c->index > 0)
+            continue;
+        char *key = g_strdup(c->name);
+        if (c->index == 0)
+            key[strlen(key) - 1] = '\0';   /* "core0" -> "core" */
+        g_string_append_printf(out, "%s:\n  type: %s\n", key, c->cls->name);
         if (c->cls->params)
             param_emit_yaml(c->cls->params, sim_component_params(c), out, 2);
+        g_free(key);
     }
 }
 
@@ -338,7 +385,8 @@ static void describe_system(const SystemClass *sys, GString *out)
     }
     g_string_append(out, "  sections:\n");
     for (const SystemSection *s = sys->sections; s->name; s++)
-        g_string_append_printf(out, "    %-10s class %-12s %s\n", s->name, s->cls, s->doc);
+        g_string_append_printf(out, "    %-10s class %-14s %s%s%s\n", s->name, s->cls, s->doc,
+                               s->count ? "; one per " : "", s->count ? s->count : "");
 }
 
 bool system_describe(const char *type, GString *out)

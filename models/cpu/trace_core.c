@@ -12,6 +12,8 @@
  */
 #include "trace_core.h"
 
+#include <string.h>
+
 #include "../../sim/error.h"
 #include "../../traces/lackey.h"
 
@@ -45,6 +47,7 @@ typedef struct {
     bool trace_done, done;
     bool in_instr;           /* the last entry was cut at MAX_DATA: the next one continues it */
     bool sb_stalled;         /* this store already counted one sb_full_stall */
+    uint64_t store_seq;
     uint32_t queued_insts;   /* fetch-queue entries that are instructions (not continuations) */
     Instr *fq;
     uint32_t fq_head, fq_count, fq_cap;
@@ -65,7 +68,8 @@ typedef struct {
 
 static const ParamSpec core_params[] = {
     { .name = "trace", .type = PARAM_PATH, .flags = PARAM_F_REQUIRED,
-      .doc = "valgrind lackey --trace-mem=yes output, plain or .gz",
+      .doc = "valgrind lackey --trace-mem=yes output, plain or .gz; in a multicore system "
+             "%d stands for the core number (t%d.lackey.gz: t0.lackey.gz, t1...)",
       .offset = offsetof(CoreParams, trace) },
     { .name = "cpi", .type = PARAM_DOUBLE, .def = "1.0", .flags = PARAM_F_RANGE, .min = 0.125,
       .max = 1000, .doc = "cycles per instruction spent in execute (memory stalls come on top)",
@@ -148,18 +152,28 @@ static const StatSpec core_stats[] = {
 static bool core_realize(Component *c, GError **error)
 {
     Core *k = (Core *)c;
+    if (strstr(k->p.trace, "%d")) {
+        /* one trace per core: substitute the core number (the only conversion allowed) */
+        char **parts = g_strsplit(k->p.trace, "%d", -1);
+        char *num = g_strdup_printf("%d", c->index < 0 ? 0 : c->index);
+        char *path = g_strjoinv(num, parts);
+        g_strfreev(parts);
+        g_free(num);
+        g_free(k->p.trace);
+        k->p.trace = path;
+    }
     k->reader = lackey_open(k->p.trace, error);
     if (!k->reader)
         return false;
     k->rb = g_new(MemRef, TRACE_BUF);
     k->fq_cap = (uint32_t)k->p.fetch_queue;
     k->fq = g_new0(Instr, k->fq_cap);
-    k->ic = sim_port(c, "icache", 0);
+    k->ic = sim_port(c, "icache", 0);   /* optional: without it, fetches are free */
     k->dc = sim_port(c, "dcache", 0);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
-    if (!k->ic || !k->dc) {
+    if (!k->dc) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "icache and dcache ports must be connected");
+                    "the dcache port must be connected");
         return false;
     }
     return true;
@@ -270,6 +284,8 @@ static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, co
         m->addr = lo;
         m->size = (uint32_t)(hi - lo);
         m->tag = tag;
+        if (cmd == MSG_WRITE_REQ)
+            m->aux[0] = tag;   /* for stores the "tag" argument is the value written */
         m->issued = k->base.eng->now;
         sim_port_send(&k->base, port, m, 0);
     }
@@ -322,7 +338,11 @@ static bool run_data(Core *k)
         if (r->kind == MEMREF_STORE)
             k->stores++;
         SIM_TRACE(&k->base, "store", 0, TARG_X("addr", r->addr), TARG_U("size", r->size));
-        k->sb_used += send_parts(k, k->dc, MSG_WRITE_REQ, 0, r, 0);
+        /* traces carry no values: each store writes a token unique to (core, store) so the
+         * reference memory can tell every write apart */
+        k->store_seq++;
+        k->sb_used += send_parts(k, k->dc, MSG_WRITE_REQ, 0, r,
+                                 ((uint64_t)(k->base.index + 1) << 48) | (k->store_seq & 0xffffffffffffull));
         k->mod_store = false;
         k->di++;
     }
@@ -364,8 +384,11 @@ static uint64_t core_tick(Component *c)
             k->fq_count++;
             if (!in->cont)
                 k->queued_insts++;
-            if (in->has_fetch) {
+            if (in->has_fetch && !k->ic)
+                in->has_fetch = false;          /* no instruction cache modelled */
+            else if (in->has_fetch)
                 k->ifetches++;
+            if (in->has_fetch) {
                 in->fetch_issued = c->eng->now;
                 SIM_TRACE(c, "fetch", 0, TARG_X("addr", in->fetch.addr));
                 in->pending = send_parts(k, k->ic, MSG_READ_REQ, MSG_F_IFETCH, &in->fetch, slot);

@@ -62,7 +62,8 @@ static const ParamSpec dram_params[] = {
 };
 
 static const PortSpec dram_ports[] = {
-    { .name = "port", .role = PORT_RESPONDER, .doc = "requests from the last-level cache" },
+    { .name = "port", .role = PORT_RESPONDER, .vector = true,
+      .doc = "requests from the last-level cache (or its banks)" },
     PORT_END,
 };
 
@@ -123,7 +124,6 @@ static void dram_finalize(Component *c) { g_free(((Dram *)c)->bank); }
 static void dram_recv(Component *c, Port *port, Msg *m)
 {
     Dram *d = (Dram *)c;
-    (void)port;
     Tick now = c->eng->now;
     uint64_t row_global = m->addr / d->p.row_size;
     Bank *b = &d->bank[row_global % d->p.banks];
@@ -168,13 +168,13 @@ static void dram_recv(Component *c, Port *port, Msg *m)
         d->bytes_read += m->size;
         sim_hist_add(&d->latency, clock_cycle(c->clk, done - now));
         m->cmd = MSG_READ_RESP;
-        sim_port_send_ticks(c, d->port, m, done - now);
+        sim_port_send_ticks(c, port, m, done - now);
         break;
     case MSG_WRITE_REQ:
         d->writes++;
         d->bytes_written += m->size;
         m->cmd = MSG_WRITE_RESP;
-        sim_port_send_ticks(c, d->port, m, done - now);
+        sim_port_send_ticks(c, port, m, done - now);
         break;
     case MSG_WRITEBACK:
         d->writes++;

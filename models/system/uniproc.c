@@ -15,12 +15,12 @@ typedef struct {
 } UniprocParams;
 
 static const SystemSection uniproc_sections[] = {
-    { "core", "trace-core", "the core and its trace" },
-    { "l1i", "cache", "L1 instruction cache" },
-    { "l1d", "cache", "L1 data cache" },
-    { "l2", "cache", "unified L2 (last level)" },
-    { "dram", "dram", "main memory" },
-    { NULL, NULL, NULL },
+    { "core", "trace-core", "the core and its trace", NULL, NULL },
+    { "l1i", "cache", "L1 instruction cache", NULL, NULL },
+    { "l1d", "cache", "L1 data cache", NULL, NULL },
+    { "l2", "cache", "unified L2 (last level)", NULL, NULL },
+    { "dram", "dram", "main memory", NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 /* A request never spans two lines of the cache that receives it: the core splits references at

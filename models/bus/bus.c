@@ -1,0 +1,522 @@
+/* bus.c: a snooping bus in the style of the SGI Challenge / Sun Gigaplane split-transaction buses
+ * (Culler & Singh, "Parallel Computer Architecture", ch. 6.5) with the ordering rules of the
+ * Primer's baseline snooping system (2nd ed., section 7.5; see protocols/protocol.h).
+ *
+ *   requests --> arbitration (round-robin or FIFO) --> address phase (latency cycles)
+ *            --> ORDER: every cache snoops at once --> data from the owner cache, the requester
+ *                itself, or memory (LLC bank -> DRAM) --> data bus (line / width cycles)
+ *
+ * Atomic mode: one transaction at a time, from grant to the last data beat. Split mode: the
+ * address bus orders a new request every `latency` cycles while up to `outstanding` transactions
+ * wait for data; a block with a transaction in flight gets no new one (its requests wait), so
+ * transactions are atomic per block. The bus also holds the functional memory: the values that
+ * memory supplies and that write-backs update; LLC and DRAM give only the timing.
+ */
+#include "bus.h"
+
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "busmsg.h"
+
+#define FM_PAGE 4096u
+
+typedef struct {
+    uint64_t latency, width, c2c_latency, outstanding, line;
+    int arbitration, mode;
+} BusParams;
+
+enum { ARB_RR, ARB_FIFO };
+enum { MODE_ATOMIC, MODE_SPLIT };
+
+typedef struct Bus Bus;
+
+typedef struct {
+    SimEvent ev;        /* data ready / transaction end */
+    Bus *bus;
+    bool used;
+    bool waiting_mem;
+    int req;            /* requester's cpu_side slot */
+    int kind;
+    uint64_t block;     /* block address (line aligned) */
+    uint64_t tag;
+    uint16_t req_flags;
+    bool excl;
+    int src;            /* 0 memory, 1 cache, 2 requester */
+    Tick granted, ordered;
+    uint8_t *buf;
+} Txn;
+
+struct Bus {
+    Component base;
+    BusParams p;
+    int nports, nbanks;
+    Port **cpu, **mem;
+    Msg **qhead, **qtail;       /* per-port request FIFOs (linked through next_free) */
+    uint32_t queued;
+    int rr_next;
+    Txn *txn;
+    uint32_t inflight;
+    SimEvent order_ev;
+    int ordering;               /* txn in its address phase, -1 if none */
+    Tick addr_free, data_free;
+    Msg *snoop;                 /* reused for the synchronous snoops */
+    GHashTable *mem_pages;      /* functional memory: page -> bytes */
+    uint32_t line_shift;
+    /* stats */
+    uint64_t txns, by_kind[BUS_KINDS], upgrades, putm_nodata, c2c, mem_reads, self_supplied;
+    uint64_t writebacks, invalidations, addr_busy, data_busy, exclusive_grants;
+    SimHist wait, latency;
+};
+
+static const char *const arb_choices[] = { "rr", "fifo", NULL };
+static const char *const mode_choices[] = { "atomic", "split", NULL };
+static const char *const kind_names[] = { "GetS", "GetM", "PutM" };
+
+static const ParamSpec bus_params[] = {
+    { .name = "mode", .type = PARAM_ENUM, .def = "split", .choices = mode_choices,
+      .doc = "atomic: one transaction at a time; split: requests and data decoupled",
+      .offset = offsetof(BusParams, mode) },
+    { .name = "arbitration", .type = PARAM_ENUM, .def = "rr", .choices = arb_choices,
+      .doc = "rr: round-robin over caches; fifo: oldest request first",
+      .offset = offsetof(BusParams, arbitration) },
+    { .name = "latency", .type = PARAM_CYCLES, .def = "2", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1000, .doc = "address phase: grant to ordering (snoop) point",
+      .offset = offsetof(BusParams, latency) },
+    { .name = "width", .type = PARAM_SIZE, .def = "32B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 1, .max = 4096, .doc = "data bus bytes per cycle (a line takes line/width cycles)",
+      .offset = offsetof(BusParams, width) },
+    { .name = "c2c_latency", .type = PARAM_CYCLES, .def = "4", .flags = PARAM_F_RANGE,
+      .min = 1, .max = 1000, .doc = "snoop to data ready in the supplying cache",
+      .offset = offsetof(BusParams, c2c_latency) },
+    { .name = "outstanding", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 256, .doc = "split mode: transactions waiting for data at once",
+      .offset = offsetof(BusParams, outstanding) },
+    { .name = "line", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 8, .max = 4096, .doc = "coherence block size (the caches' line)",
+      .offset = offsetof(BusParams, line) },
+    PARAM_END,
+};
+
+static const PortSpec bus_ports[] = {
+    { .name = "cpu_side", .role = PORT_RESPONDER, .vector = true,
+      .doc = "coherent caches (requests, snoops, data)" },
+    { .name = "mem_side", .role = PORT_REQUESTER, .vector = true,
+      .doc = "LLC banks, interleaved by block" },
+    PORT_END,
+};
+
+#define B(x) ((const Bus *)(x))
+static double f_util(const Component *c)
+{
+    return stats_ratio((double)B(c)->data_busy, (double)clock_cycle(c->clk, c->eng->now) + 1);
+}
+static double f_addr_util(const Component *c)
+{
+    return stats_ratio((double)B(c)->addr_busy, (double)clock_cycle(c->clk, c->eng->now) + 1);
+}
+static double f_bytes(const Component *c)
+{
+    return (double)((B(c)->c2c + B(c)->mem_reads + B(c)->self_supplied + B(c)->writebacks) *
+                    B(c)->p.line);
+}
+
+static const StatSpec bus_stats[] = {
+    { "transactions", STAT_COUNTER, "count", "requests ordered", offsetof(Bus, txns), NULL },
+    { "GetS", STAT_COUNTER, "count", "GetS transactions (read miss)",
+      offsetof(Bus, by_kind[BUS_GETS]), NULL },
+    { "GetM", STAT_COUNTER, "count", "GetM transactions (write miss or upgrade)",
+      offsetof(Bus, by_kind[BUS_GETM]), NULL },
+    { "upgrades", STAT_COUNTER, "count", "GetM from a cache already holding a valid copy",
+      offsetof(Bus, upgrades), NULL },
+    { "PutM", STAT_COUNTER, "count", "PutM transactions (write-back on replacement)",
+      offsetof(Bus, by_kind[BUS_PUTM]), NULL },
+    { "PutM_stale", STAT_COUNTER, "count", "PutM from a cache that lost ownership (no data)",
+      offsetof(Bus, putm_nodata), NULL },
+    { "cache_to_cache", STAT_COUNTER, "count", "data supplied by another cache",
+      offsetof(Bus, c2c), NULL },
+    { "memory_reads", STAT_COUNTER, "count", "data supplied by memory (LLC)",
+      offsetof(Bus, mem_reads), NULL },
+    { "self_supplied", STAT_COUNTER, "count", "GetM by an owner: data from the requester itself",
+      offsetof(Bus, self_supplied), NULL },
+    { "exclusive_grants", STAT_COUNTER, "count", "GetS answered with no other copy (E state)",
+      offsetof(Bus, exclusive_grants), NULL },
+    { "writebacks", STAT_COUNTER, "count", "lines written to memory", offsetof(Bus, writebacks),
+      NULL },
+    { "invalidations", STAT_COUNTER, "count", "valid copies lost to another cache's GetM",
+      offsetof(Bus, invalidations), NULL },
+    { "addr_busy_cycles", STAT_COUNTER, "cycle", "address bus busy", offsetof(Bus, addr_busy),
+      NULL },
+    { "data_busy_cycles", STAT_COUNTER, "cycle", "data bus busy", offsetof(Bus, data_busy), NULL },
+    { "utilization", STAT_FORMULA, "ratio", "data_busy_cycles / sim.cycles", 0, f_util },
+    { "addr_utilization", STAT_FORMULA, "ratio", "addr_busy_cycles / sim.cycles", 0, f_addr_util },
+    { "data_bytes", STAT_FORMULA_U64, "byte", "line x (cache_to_cache + memory_reads + "
+      "self_supplied + writebacks)", 0, f_bytes },
+    { "arbitration_wait", STAT_HIST, "cycle", "request to grant", offsetof(Bus, wait), NULL },
+    { "miss_latency", STAT_HIST, "cycle", "ordering to data at the requester",
+      offsetof(Bus, latency), NULL },
+    STAT_END,
+};
+
+/* ---- functional memory ---------------------------------------------------------------- */
+static uint8_t *fm_page(Bus *b, uint64_t addr, bool create)
+{
+    uint64_t pn = addr / FM_PAGE;
+    uint8_t *p = g_hash_table_lookup(b->mem_pages, &pn);
+    if (!p && create) {
+        p = g_malloc0(FM_PAGE);
+        uint64_t *k = g_new(uint64_t, 1);
+        *k = pn;
+        g_hash_table_insert(b->mem_pages, k, p);
+    }
+    return p;
+}
+
+static void fm_read(Bus *b, uint64_t addr, uint8_t *out, uint32_t n)
+{
+    uint8_t *p = fm_page(b, addr, false);   /* a line never crosses a page (line <= 4 KiB) */
+    if (p)
+        memcpy(out, p + addr % FM_PAGE, n);
+    else
+        memset(out, 0, n);
+}
+
+static void fm_write(Bus *b, uint64_t addr, const uint8_t *in, uint32_t n)
+{
+    memcpy(fm_page(b, addr, true) + addr % FM_PAGE, in, n);
+}
+
+/* ---- transactions ----------------------------------------------------------------------- */
+static uint64_t xfer_cycles(const Bus *b) { return (b->p.line + b->p.width - 1) / b->p.width; }
+
+static bool block_busy(const Bus *b, uint64_t block)
+{
+    for (uint32_t i = 0; i < b->p.outstanding; i++)
+        if (b->txn[i].used && b->txn[i].block == block)
+            return true;
+    return b->ordering >= 0 && b->txn[b->ordering].block == block;
+}
+
+static Port *bank_port(Bus *b, uint64_t block)
+{
+    return b->mem[(block >> b->line_shift) % (uint64_t)b->nbanks];
+}
+
+static void txn_finish(Bus *b, Txn *t)
+{
+    t->used = false;
+    b->inflight--;
+    sim_component_wake(&b->base);
+}
+
+/* The data (or the write-back) has crossed the data bus. */
+static void txn_event(SimEvent *ev)
+{
+    Txn *t = ev->ctx;
+    Bus *b = t->bus;
+    if (t->waiting_mem)
+        return;   /* cannot happen: memory answers through recv */
+    if (t->kind != BUS_PUTM) {
+        Msg *m = sim_msg_alloc(b->base.sim);
+        m->cmd = MSG_BUS_DATA;
+        m->addr = t->block;
+        m->tag = t->tag;
+        m->aux[0] = t->excl;
+        m->aux[1] = (uint64_t)t->src;
+        m->data = t->buf;
+        m->issued = t->ordered;
+        sim_hist_add(&b->latency, clock_cycle(b->base.clk, b->base.eng->now - t->ordered) + 1);
+        SIM_TRACE(&b->base, "data", 0, TARG_X("addr", t->block),
+                  TARG_U("to", (uint64_t)t->req),
+                  TARG_S("from", t->src == 0 ? "memory" : t->src == 1 ? "cache" : "self"),
+                  TARG_S("excl", t->excl ? "yes" : "no"));
+        /* the line is copied by the requester when the message arrives, one tick from now;
+         * the buffer is not reused before the next ordering, at least a cycle away */
+        sim_port_send_ticks(&b->base, b->cpu[t->req], m, 0);
+    }
+    txn_finish(b, t);
+}
+
+/* Puts the line on the data bus once it is ready at `ready`; the transaction ends after it. */
+static void data_transfer(Bus *b, Txn *t, Tick ready)
+{
+    Tick period = b->base.clk->period;
+    Tick start = ready > b->data_free ? ready : b->data_free;
+    uint64_t beats = xfer_cycles(b);
+    b->data_free = start + beats * period;
+    b->data_busy += beats;
+    sim_schedule(b->base.eng, &t->ev, b->data_free, SIM_PRI_TICK);
+}
+
+static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
+{
+    fm_write(b, block, data, (uint32_t)b->p.line);
+    b->writebacks++;
+    Msg *m = sim_msg_alloc(b->base.sim);
+    m->cmd = MSG_WRITEBACK;
+    m->addr = block;
+    m->size = (uint32_t)b->p.line;
+    sim_port_send(&b->base, bank_port(b, block), m, 0);
+}
+
+static void order_event(SimEvent *ev)
+{
+    Bus *b = ev->ctx;
+    Txn *t = &b->txn[b->ordering];
+    b->ordering = -1;
+    sim_component_wake(&b->base);     /* the address bus is free for the next request */
+    t->ordered = b->base.eng->now;
+    b->txns++;
+    b->by_kind[t->kind]++;
+    if (t->req_flags & BUSF_UPGRADE)
+        b->upgrades++;
+    /* every cache snoops the request at this instant */
+    Msg *s = b->snoop;
+    unsigned any = 0;
+    for (int i = 0; i < b->nports; i++) {
+        s->cmd = MSG_BUS_SNOOP;
+        s->addr = t->block;
+        s->aux[0] = (uint64_t)t->kind;
+        s->aux[1] = (uint64_t)t->req;
+        s->flags = i == t->req ? SNOOP_OWN : 0;
+        /* the requester (own PutM, owner upgrade) or the supplier writes into this buffer */
+        s->data = t->buf;
+        s->size = (uint32_t)b->p.line;
+        sim_port_call(&b->base, b->cpu[i], s);
+        unsigned f = s->flags;
+        if (i != t->req && (f & SNOOP_INVALIDATED))
+            b->invalidations++;
+        if ((f & SNOOP_WRITEBACK) && t->kind != BUS_PUTM)
+            memory_writeback(b, t->block, t->buf);
+        any |= f;
+    }
+    SIM_TRACE(&b->base, kind_names[t->kind], 0, TARG_X("addr", t->block),
+              TARG_U("by", (uint64_t)t->req), TARG_S("shared", (any & SNOOP_SHARED) ? "yes" : "no"),
+              TARG_S("supplier", t->kind == BUS_PUTM ? "-" :
+                     (any & SNOOP_REQ_OWNER) ? "self" : (any & SNOOP_SUPPLY) ? "cache" : "memory"));
+    Tick now = b->base.eng->now, period = b->base.clk->period;
+    if (t->kind == BUS_PUTM) {
+        if (any & SNOOP_WRITEBACK) {
+            memory_writeback(b, t->block, t->buf);
+            data_transfer(b, t, now);
+        } else {
+            b->putm_nodata++;
+            sim_schedule(b->base.eng, &t->ev, now, SIM_PRI_TICK);
+        }
+        return;
+    }
+    t->excl = t->kind == BUS_GETS && !(any & SNOOP_SHARED);
+    if (t->excl)
+        b->exclusive_grants++;
+    if (any & SNOOP_REQ_OWNER) {
+        t->src = 2;
+        b->self_supplied++;
+        sim_schedule(b->base.eng, &t->ev, now + period, SIM_PRI_TICK);   /* no data beats */
+    } else if (any & SNOOP_SUPPLY) {
+        t->src = 1;
+        b->c2c++;
+        data_transfer(b, t, now + b->p.c2c_latency * period);
+    } else {
+        t->src = 0;
+        b->mem_reads++;
+        fm_read(b, t->block, t->buf, (uint32_t)b->p.line);
+        t->waiting_mem = true;
+        Msg *m = sim_msg_alloc(b->base.sim);
+        m->cmd = MSG_READ_REQ;
+        m->addr = t->block;
+        m->size = (uint32_t)b->p.line;
+        m->tag = (uint64_t)(t - b->txn);
+        m->issued = now;
+        sim_port_send(&b->base, bank_port(b, t->block), m, 0);
+    }
+}
+
+static bool eligible(const Bus *b, const Msg *m) { return !block_busy(b, m->addr); }
+
+/* Picks the next request to grant, or -1; *prev is set to the predecessor in its queue. */
+static int arbitrate(Bus *b, Msg **picked)
+{
+    int best = -1;
+    Msg *bm = NULL;
+    if (b->p.arbitration == ARB_RR) {
+        for (int k = 0; k < b->nports && best < 0; k++) {
+            int i = (b->rr_next + k) % b->nports;
+            for (Msg *m = b->qhead[i]; m; m = m->next_free)
+                if (eligible(b, m)) {
+                    best = i, bm = m;
+                    break;
+                }
+        }
+    } else {
+        for (int i = 0; i < b->nports; i++)
+            for (Msg *m = b->qhead[i]; m; m = m->next_free)
+                if (eligible(b, m) && (!bm || m->issued < bm->issued)) {
+                    best = i, bm = m;
+                    break;
+                }
+    }
+    *picked = bm;
+    return best;
+}
+
+static void queue_remove(Bus *b, int port, Msg *m)
+{
+    Msg **pp = &b->qhead[port], *prev = NULL;
+    while (*pp != m) {
+        prev = *pp;
+        pp = &(*pp)->next_free;
+    }
+    *pp = m->next_free;
+    if (b->qtail[port] == m)
+        b->qtail[port] = prev;
+    b->queued--;
+}
+
+static uint64_t bus_tick(Component *c)
+{
+    Bus *b = (Bus *)c;
+    Tick now = c->eng->now;
+    if (b->queued == 0 || b->ordering >= 0)
+        return 0;                                   /* the order event wakes us */
+    if (now < b->addr_free)
+        return clock_cycle(c->clk, b->addr_free - 1) - clock_cycle(c->clk, now) + 1;
+    if (b->p.mode == MODE_ATOMIC ? b->inflight > 0 : b->inflight >= b->p.outstanding)
+        return 0;                                   /* txn_finish wakes us */
+    Msg *m;
+    int port = arbitrate(b, &m);
+    if (port < 0)
+        return 0;                                   /* all blocked on busy blocks */
+    queue_remove(b, port, m);
+    b->rr_next = (port + 1) % b->nports;
+    uint32_t i = 0;
+    while (b->txn[i].used)
+        i++;
+    Txn *t = &b->txn[i];
+    t->used = true;
+    t->waiting_mem = false;
+    t->req = port;
+    t->kind = (int)m->aux[0];
+    t->block = m->addr;
+    t->tag = m->tag;
+    t->req_flags = m->flags;
+    t->granted = now;
+    b->inflight++;
+    sim_hist_add(&b->wait, clock_cycle(c->clk, now - m->issued));
+    sim_msg_free(c->sim, m);
+    b->ordering = (int)i;
+    Tick edge = clock_cycle(c->clk, now) * c->clk->period;
+    b->addr_free = edge + b->p.latency * c->clk->period;
+    b->addr_busy += b->p.latency;
+    sim_schedule(c->eng, &b->order_ev, b->addr_free, SIM_PRI_TICK);
+    return 0;
+}
+
+static void bus_recv(Component *c, Port *port, Msg *m)
+{
+    Bus *b = (Bus *)c;
+    if (port->spec == 1) {                          /* mem_side: LLC answered a read */
+        g_assert(m->cmd == MSG_READ_RESP && m->tag < b->p.outstanding);
+        Txn *t = &b->txn[m->tag];
+        g_assert(t->used && t->waiting_mem);
+        t->waiting_mem = false;
+        sim_msg_free(c->sim, m);
+        data_transfer(b, t, c->eng->now);
+        return;
+    }
+    g_assert(m->cmd == MSG_BUS_REQ);
+    int i = port->slot;
+    m->issued = c->eng->now;
+    m->next_free = NULL;
+    if (b->qtail[i])
+        b->qtail[i]->next_free = m;
+    else
+        b->qhead[i] = m;
+    b->qtail[i] = m;
+    b->queued++;
+    sim_component_wake(c);
+}
+
+static bool bus_realize(Component *c, GError **error)
+{
+    Bus *b = (Bus *)c;
+    for (guint i = 0; i < c->ports->len; i++) {
+        Port *p = g_ptr_array_index(c->ports, i);
+        if (p->spec == 0)
+            b->nports++;
+        else
+            b->nbanks++;
+    }
+    if (b->nports == 0 || b->nbanks == 0) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "needs at least one cache and one memory bank connected");
+        return false;
+    }
+    b->cpu = g_new0(Port *, b->nports);
+    b->mem = g_new0(Port *, b->nbanks);
+    for (int i = 0; i < b->nports; i++)
+        b->cpu[i] = sim_port(c, "cpu_side", i);
+    for (int i = 0; i < b->nbanks; i++)
+        b->mem[i] = sim_port(c, "mem_side", i);
+    b->qhead = g_new0(Msg *, b->nports);
+    b->qtail = g_new0(Msg *, b->nports);
+    b->txn = g_new0(Txn, b->p.outstanding);
+    for (uint32_t i = 0; i < b->p.outstanding; i++) {
+        sim_event_init(&b->txn[i].ev, txn_event, &b->txn[i]);
+        b->txn[i].bus = b;
+        b->txn[i].buf = g_malloc0(b->p.line);
+    }
+    b->ordering = -1;
+    sim_event_init(&b->order_ev, order_event, b);
+    b->snoop = sim_msg_alloc(c->sim);
+    b->line_shift = (uint32_t)__builtin_ctzll(b->p.line);
+    b->mem_pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    return true;
+}
+
+static void bus_finalize(Component *c)
+{
+    Bus *b = (Bus *)c;
+    for (uint32_t i = 0; b->txn && i < b->p.outstanding; i++)
+        g_free(b->txn[i].buf);
+    g_free(b->txn);
+    g_free(b->cpu);
+    g_free(b->mem);
+    g_free(b->qhead);
+    g_free(b->qtail);
+    if (b->mem_pages)
+        g_hash_table_destroy(b->mem_pages);
+}
+
+static void bus_dump(Component *c, GString *out)
+{
+    Bus *b = (Bus *)c;
+    g_string_append_printf(out, "  %u requests queued, %u transactions in flight%s\n", b->queued,
+                           b->inflight, b->ordering >= 0 ? ", one in its address phase" : "");
+    for (uint32_t i = 0; i < b->p.outstanding; i++)
+        if (b->txn[i].used)
+            g_string_append_printf(out, "  txn %u: %s 0x%" G_GINT64_MODIFIER "x by cache %d%s\n",
+                                   i, kind_names[b->txn[i].kind], b->txn[i].block, b->txn[i].req,
+                                   b->txn[i].waiting_mem ? ", waiting for memory" : "");
+}
+
+static bool bus_busy(const Component *c)
+{
+    const Bus *b = (const Bus *)c;
+    return b->queued > 0 || b->inflight > 0;
+}
+
+const ComponentClass bus_class = {
+    .name = "snoop-bus",
+    .doc = "snooping bus: round-robin/FIFO arbitration, atomic or split transactions",
+    .size = sizeof(Bus),
+    .params_offset = offsetof(Bus, p),
+    .params = bus_params,
+    .ports = bus_ports,
+    .stats = bus_stats,
+    .realize = bus_realize,
+    .tick = bus_tick,
+    .recv = bus_recv,
+    .dump = bus_dump,
+    .busy = bus_busy,
+    .finalize = bus_finalize,
+};

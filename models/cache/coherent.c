@@ -1,0 +1,693 @@
+/* coherent.c: one generic private cache controller that interprets any snooping protocol table
+ * of protocols/ (MSI, MESI, MOESI: the Primer's baseline snooping system, 2nd ed., ch. 7). It
+ * holds real data, so every load returns a value the reference memory can check.
+ *
+ *   core --load/store--> [frame lookup; victim: Replacement event] --Load/Store event--> table
+ *        <--response---  HIT: data now (after hit_latency)   STALL: wait on the frame
+ *                        ISSUE_*: BUS_REQ to the bus; the op waits until Data
+ *   bus ==snoop==> Own_/Other_ events at the ordering point (SEND_DATA, WRITEBACK, SHARED)
+ *   bus --data--> Data / Data_Exclusive event; the waiting op performs
+ *
+ * Per (state, event) it counts transitions with gem5's names (L1Cache_Controller.I.Load). Misses
+ * are classified as cold, capacity, conflict (a fully associative LRU shadow of equal size), or
+ * coherence misses, split into true and false sharing by whether another cache wrote the word
+ * accessed since this cache lost the line (Dubois et al., ISCA 1993).
+ * A (state, event) pair without a row is a simulator bug: the run aborts naming the component,
+ * cycle, address, state and event.
+ */
+#include "coherent.h"
+
+#include <string.h>
+
+#include "../../protocols/protocol.h"
+#include "../../sim/error.h"
+#include "../../sim/oracle.h"
+#include "../bus/busmsg.h"
+
+typedef struct {
+    uint64_t size, assoc, line, hit_latency;
+    int protocol;
+    bool classify;
+} CohParams;
+
+typedef struct {
+    uint64_t block;          /* line-aligned address */
+    uint64_t stamp;          /* LRU */
+    uint8_t state;
+    Msg *head, *tail;        /* core ops waiting on this frame (first = the one being served) */
+    bool issued;             /* head op has a bus request outstanding */
+} Frame;
+
+/* fully associative LRU shadow: block -> stamp, evict smallest (capacity vs conflict) */
+typedef struct {
+    GHashTable *map;         /* block -> GList node in order */
+    GQueue order;            /* most recent at head */
+    uint64_t cap;
+} Shadow;
+
+typedef struct {
+    Component base;
+    CohParams p;
+    const ProtoTable *proto;
+    ProtoIndex ix;
+    int inv;                 /* index of I */
+    uint32_t sets, line_shift;
+    Frame *frames;
+    uint8_t *data;           /* sets * assoc * line */
+    uint64_t clock;
+    Port *cpu, *bus;
+    Msg *wait_head, *wait_tail;   /* ops that found no frame */
+    uint32_t waiting;
+    GHashTable *seen;        /* blocks ever present here (cold misses) */
+    GHashTable *lost;        /* block -> oracle seq when another cache's GetM took it */
+    Shadow shadow;
+    uint64_t *trans;         /* nstates * EV_COUNT transition counts */
+    uint64_t events[EV_COUNT];
+    /* stats */
+    uint64_t loads, stores, load_hits, store_hits, load_misses, store_misses, upgrade_misses;
+    uint64_t stalls, replacements, supplied, invalidated, writebacks;
+    uint64_t m_cold, m_capacity, m_conflict, m_true, m_false;
+    SimHist miss_lat;
+} Coh;
+
+static const char *const proto_choices[] = { "msi", "mesi", "moesi", NULL };
+
+static const ParamSpec coh_params[] = {
+    { .name = "size", .type = PARAM_SIZE, .def = "32KiB", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 64, .max = 1ull << 32, .doc = "capacity", .offset = offsetof(CohParams, size) },
+    { .name = "assoc", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 256, .doc = "ways per set", .offset = offsetof(CohParams, assoc) },
+    { .name = "line", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 8, .max = 4096, .doc = "line (coherence block) size",
+      .offset = offsetof(CohParams, line) },
+    { .name = "hit_latency", .type = PARAM_CYCLES, .def = "2", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1000, .doc = "a hit is answered this many cycles after arrival",
+      .offset = offsetof(CohParams, hit_latency) },
+    { .name = "protocol", .type = PARAM_ENUM, .def = "mesi", .choices = proto_choices,
+      .doc = "coherence protocol table (protocols/)", .offset = offsetof(CohParams, protocol) },
+    { .name = "classify_misses", .type = PARAM_BOOL, .def = "true",
+      .doc = "classify misses as cold/capacity/conflict/true/false sharing (costs speed)",
+      .offset = offsetof(CohParams, classify) },
+    PARAM_END,
+};
+
+static const PortSpec coh_ports[] = {
+    { .name = "cpu_side", .role = PORT_RESPONDER, .doc = "loads and stores from the core" },
+    { .name = "bus", .role = PORT_REQUESTER, .doc = "the snooping bus" },
+    PORT_END,
+};
+
+#define K(x) ((const Coh *)(x))
+static double f_accesses(const Component *c) { return (double)(K(c)->loads + K(c)->stores); }
+static double f_misses(const Component *c)
+{
+    return (double)(K(c)->load_misses + K(c)->store_misses + K(c)->upgrade_misses);
+}
+static double f_miss_rate(const Component *c)
+{
+    return stats_ratio(f_misses(c), f_accesses(c));
+}
+static double f_coherence(const Component *c) { return (double)(K(c)->m_true + K(c)->m_false); }
+
+static const StatSpec coh_stats[] = {
+    { "accesses", STAT_FORMULA_U64, "count", "loads + stores", 0, f_accesses },
+    { "loads", STAT_COUNTER, "count", "loads from the core", offsetof(Coh, loads), NULL },
+    { "stores", STAT_COUNTER, "count", "stores from the core", offsetof(Coh, stores), NULL },
+    { "load_hits", STAT_COUNTER, "count", "loads that hit", offsetof(Coh, load_hits), NULL },
+    { "store_hits", STAT_COUNTER, "count", "stores that hit with write permission",
+      offsetof(Coh, store_hits), NULL },
+    { "load_misses", STAT_COUNTER, "count", "loads that needed a GetS", offsetof(Coh, load_misses),
+      NULL },
+    { "store_misses", STAT_COUNTER, "count", "stores to an invalid line (GetM)",
+      offsetof(Coh, store_misses), NULL },
+    { "upgrade_misses", STAT_COUNTER, "count", "stores to a read-only copy (GetM as upgrade)",
+      offsetof(Coh, upgrade_misses), NULL },
+    { "misses", STAT_FORMULA_U64, "count", "load_misses + store_misses + upgrade_misses", 0,
+      f_misses },
+    { "miss_rate", STAT_FORMULA, "ratio", "misses / accesses", 0, f_miss_rate },
+    { "misses_cold", STAT_COUNTER, "count", "first access to the block by this cache",
+      offsetof(Coh, m_cold), NULL },
+    { "misses_capacity", STAT_COUNTER, "count", "would miss in a fully associative LRU cache too",
+      offsetof(Coh, m_capacity), NULL },
+    { "misses_conflict", STAT_COUNTER, "count", "would hit in a fully associative LRU cache",
+      offsetof(Coh, m_conflict), NULL },
+    { "misses_coherence", STAT_FORMULA_U64, "count", "misses_true_sharing + misses_false_sharing",
+      0, f_coherence },
+    { "misses_true_sharing", STAT_COUNTER, "count",
+      "line lost to another cache's write, and that cache wrote the word accessed since",
+      offsetof(Coh, m_true), NULL },
+    { "misses_false_sharing", STAT_COUNTER, "count",
+      "line lost to another cache's write, but the word accessed was not written since",
+      offsetof(Coh, m_false), NULL },
+    { "stalls", STAT_COUNTER, "count", "core ops that waited on a line in a transient state",
+      offsetof(Coh, stalls), NULL },
+    { "replacements", STAT_COUNTER, "count", "valid lines evicted", offsetof(Coh, replacements),
+      NULL },
+    { "writebacks", STAT_COUNTER, "count", "PutM issued (dirty or owned line evicted)",
+      offsetof(Coh, writebacks), NULL },
+    { "data_supplied", STAT_COUNTER, "count", "cache-to-cache transfers from this cache",
+      offsetof(Coh, supplied), NULL },
+    { "invalidated", STAT_COUNTER, "count", "valid copies lost to another cache's GetM",
+      offsetof(Coh, invalidated), NULL },
+    { "miss_latency", STAT_HIST, "cycle", "request issue to data", offsetof(Coh, miss_lat), NULL },
+    STAT_END,
+};
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+static inline uint8_t *frame_data(Coh *k, const Frame *f)
+{
+    return k->data + (size_t)(f - k->frames) * k->p.line;
+}
+
+static Frame *frame_find(Coh *k, uint64_t block)
+{
+    Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
+    for (uint32_t w = 0; w < k->p.assoc; w++)
+        if (set[w].state != k->inv && set[w].block == block)
+            return &set[w];
+    return NULL;
+}
+
+static int coh_id(const Coh *k) { return k->base.index >= 0 ? k->base.index : 0; }
+
+static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
+{
+    const ProtoState *s = k->proto->states;
+    if (!k->base.sim->oracle || s[old_state].perm == s[new_state].perm)
+        return;
+    char *msg = NULL;
+    if (!oracle_perm(k->base.sim->oracle, coh_id(k), block >> k->line_shift,
+                     (int)s[new_state].perm, &msg))
+        sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                          "cycle %" G_GUINT64_FORMAT ": %s: %s",
+                                          sim_component_cycle(&k->base), k->base.name, msg)),
+            g_free(msg);
+}
+
+/* Looks up and counts a transition; aborts on a missing cell (a protocol or simulator bug). */
+static const ProtoRow *row_for(Coh *k, int state, int event, uint64_t block)
+{
+    int r = proto_lookup(&k->ix, state, event);
+    if (G_UNLIKELY(r < 0))
+        g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
+                "x: protocol %s has no transition for state %s, event %s",
+                k->base.name, sim_component_cycle(&k->base), block, k->proto->name,
+                k->proto->states[state].name, proto_event_names[event]);
+    k->trans[state * EV_COUNT + event]++;
+    k->events[event]++;
+    return &k->proto->rows[r];
+}
+
+static void trace_transition(Coh *k, uint64_t block, int from, int to, int event)
+{
+    SIM_TRACE(&k->base, "state", 0, TARG_X("addr", block),
+              TARG_S("from", k->proto->states[from].name),
+              TARG_S("to", k->proto->states[to].name), TARG_S("on", proto_event_names[event]));
+}
+
+static void bus_request(Coh *k, Frame *f, int kind, bool upgrade)
+{
+    Msg *m = sim_msg_alloc(k->base.sim);
+    m->cmd = MSG_BUS_REQ;
+    m->addr = f->block;
+    m->aux[0] = (uint64_t)kind;
+    m->tag = (uint64_t)(f - k->frames);
+    m->flags = upgrade ? BUSF_UPGRADE : 0;
+    m->issued = k->base.eng->now;
+    sim_port_send(&k->base, k->bus, m, 0);
+}
+
+/* Performs the core's op on the line: a load reads the value, a store writes it. */
+static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
+{
+    uint8_t *d = frame_data(k, f) + (m->addr - f->block);
+    uint32_t n = m->size ? m->size : 1;
+    Oracle *o = k->base.sim->oracle;
+    if (m->cmd == MSG_WRITE_REQ) {
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = (uint8_t)(m->aux[0] >> (8 * (i % 8)));
+        if (o)
+            for (uint32_t i = 0; i < n; i += 8)
+                oracle_store(o, coh_id(k), m->addr + i, n - i < 8 ? n - i : 8, m->aux[0]);
+        m->cmd = MSG_WRITE_RESP;
+    } else {
+        uint64_t v = 0;
+        for (uint32_t i = 0; i < n && i < 8; i++)
+            v |= (uint64_t)d[i] << (8 * i);
+        char *msg = NULL;
+        if (o && !oracle_check_load(o, coh_id(k), m->addr, n < 8 ? n : 8, v, &msg)) {
+            sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                              "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
+                                              sim_component_cycle(&k->base), k->base.name, msg,
+                                              k->proto->states[f->state].name));
+            g_free(msg);
+        }
+        m->aux[0] = v;
+        m->cmd = MSG_READ_RESP;
+    }
+    f->stamp = ++k->clock;
+    sim_port_send(&k->base, k->cpu, m, delay);
+}
+
+static void shadow_touch(Coh *k, uint64_t block, bool *would_hit)
+{
+    Shadow *s = &k->shadow;
+    GList *node = g_hash_table_lookup(s->map, &block);
+    if (would_hit)
+        *would_hit = node != NULL;
+    if (node) {
+        g_queue_unlink(&s->order, node);
+        g_queue_push_head_link(&s->order, node);
+        return;
+    }
+    uint64_t *key = g_new(uint64_t, 1);
+    *key = block;
+    g_queue_push_head(&s->order, key);
+    g_hash_table_insert(s->map, key, s->order.head);
+    if (s->order.length > s->cap) {
+        uint64_t *old = g_queue_pop_tail(&s->order);
+        g_hash_table_remove(s->map, old);
+        g_free(old);
+    }
+}
+
+static void classify_miss(Coh *k, const Msg *m, uint64_t block)
+{
+    bool fa_hit = false;
+    shadow_touch(k, block, &fa_hit);
+    uint64_t *since = g_hash_table_lookup(k->lost, &block);
+    if (!g_hash_table_contains(k->seen, &block)) {
+        k->m_cold++;
+        uint64_t *key = g_new(uint64_t, 1);
+        *key = block;
+        g_hash_table_add(k->seen, key);
+    } else if (since) {
+        Oracle *o = k->base.sim->oracle;
+        if (o && oracle_written_by_other_since(o, coh_id(k), m->addr, m->size ? m->size : 1,
+                                               *since))
+            k->m_true++;
+        else
+            k->m_false++;
+    } else if (fa_hit) {
+        k->m_conflict++;
+    } else {
+        k->m_capacity++;
+    }
+    if (since)
+        g_hash_table_remove(k->lost, &block);
+}
+
+static void push_op(Msg **head, Msg **tail, Msg *m)
+{
+    m->next_free = NULL;
+    if (*tail)
+        (*tail)->next_free = m;
+    else
+        *head = m;
+    *tail = m;
+}
+
+/* Fires Load/Store for the op at the head of the frame; returns true if it completed (HIT). */
+static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
+{
+    bool store = m->cmd == MSG_WRITE_REQ;
+    int ev = store ? EV_STORE : EV_LOAD;
+    int old = f->state;
+    const ProtoRow *r = row_for(k, old, ev, f->block);
+    if (r->actions & ACT_STALL) {
+        if (first_time)
+            k->stalls++;
+        return false;
+    }
+    const ProtoState *st = k->proto->states;
+    if (first_time || !f->issued) {
+        if (r->actions & ACT_HIT) {
+            if (store)
+                k->store_hits++;
+            else
+                k->load_hits++;
+        } else if (st[old].valid) {
+            k->upgrade_misses++;
+        } else {
+            if (store)
+                k->store_misses++;
+            else
+                k->load_misses++;
+            if (k->p.classify)
+                classify_miss(k, m, f->block);
+        }
+    }
+    if (k->p.classify && (r->actions & ACT_HIT))
+        shadow_touch(k, f->block, NULL);
+    f->state = r->next;
+    if (old != r->next)
+        trace_transition(k, f->block, old, r->next, ev);
+    set_perm(k, f->block, old, r->next);
+    if (r->actions & ACT_ISSUE_GETS) {
+        bus_request(k, f, BUS_GETS, false);
+        f->issued = true;
+    }
+    if (r->actions & ACT_ISSUE_GETM) {
+        bus_request(k, f, BUS_GETM, st[old].valid);
+        f->issued = true;
+    }
+    if (r->actions & ACT_HIT) {
+        perform(k, f, m, k->p.hit_latency);
+        return true;
+    }
+    return false;
+}
+
+static bool try_access(Coh *k, Msg *m);
+
+/* Serves the ops queued on a frame in order until one has to wait. */
+static void drain_frame(Coh *k, Frame *f)
+{
+    while (f->head && f->state != k->inv && !f->issued) {
+        Msg *m = f->head;
+        Msg *next = m->next_free;
+        if (!fire_core_event(k, f, m, false))
+            return;
+        f->head = next;
+        if (!next)
+            f->tail = NULL;
+    }
+}
+
+static void retry_waiters(Coh *k)
+{
+    Msg *list = k->wait_head;
+    k->wait_head = k->wait_tail = NULL;
+    k->waiting = 0;
+    while (list) {
+        Msg *next = list->next_free;
+        if (!try_access(k, list)) {
+            push_op(&k->wait_head, &k->wait_tail, list);
+            k->waiting++;
+        }
+        list = next;
+    }
+}
+
+/* A frame just became free (state I): ops that waited for it go back to the cache's queue. */
+static void frame_freed(Coh *k, Frame *f)
+{
+    Msg *list = f->head;
+    f->head = f->tail = NULL;
+    f->issued = false;
+    while (list) {
+        Msg *next = list->next_free;
+        push_op(&k->wait_head, &k->wait_tail, list);
+        k->waiting++;
+        list = next;
+    }
+    retry_waiters(k);
+}
+
+/* Finds or makes a frame for the op's block and fires its event; false if it must wait. */
+static bool try_access(Coh *k, Msg *m)
+{
+    uint64_t block = m->addr & ~(k->p.line - 1);
+    Frame *f = frame_find(k, block);
+    if (!f) {
+        Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
+        Frame *victim = NULL;
+        for (uint32_t w = 0; w < k->p.assoc && !f; w++)
+            if (set[w].state == k->inv && !set[w].head)
+                f = &set[w];
+        if (!f) {
+            for (uint32_t w = 0; w < k->p.assoc; w++) {
+                Frame *c = &set[w];
+                if (!k->proto->states[c->state].stable || c->head)
+                    continue;
+                if (!victim || c->stamp < victim->stamp)
+                    victim = c;
+            }
+            if (!victim)
+                return false;                       /* every way is busy: wait */
+            int old = victim->state;
+            const ProtoRow *r = row_for(k, old, EV_REPLACEMENT, victim->block);
+            k->replacements++;
+            victim->state = r->next;
+            trace_transition(k, victim->block, old, r->next, EV_REPLACEMENT);
+            set_perm(k, victim->block, old, r->next);
+            if (r->actions & ACT_ISSUE_PUTM) {
+                k->writebacks++;
+                bus_request(k, victim, BUS_PUTM, false);
+                return false;                       /* frame busy until Own_PUTM */
+            }
+            if (r->next != k->inv)
+                return false;
+            f = victim;
+        }
+        f->block = block;
+        f->state = (uint8_t)k->inv;
+        f->issued = false;
+    }
+    if (f->head) {                                  /* others wait already: keep order */
+        push_op(&f->head, &f->tail, m);
+        k->stalls++;
+        return true;
+    }
+    if (fire_core_event(k, f, m, true))
+        return true;
+    push_op(&f->head, &f->tail, m);                 /* waits for data or for the stall */
+    return true;
+}
+
+static void on_snoop(Coh *k, Msg *s)
+{
+    bool own = s->flags & SNOOP_OWN;
+    int kind = (int)s->aux[0];
+    int ev = (own ? EV_OWN_GETS : EV_OTHER_GETS) + kind;
+    Frame *f = frame_find(k, s->addr);
+    int old = f ? f->state : k->inv;
+    g_assert(f || !own);
+    const ProtoRow *r = row_for(k, old, ev, s->addr);
+    const ProtoState *st = k->proto->states;
+    if (own && st[old].owner && kind != BUS_PUTM) {
+        memcpy(s->data, frame_data(k, f), k->p.line);
+        s->flags |= SNOOP_REQ_OWNER;
+    }
+    if (r->actions & (ACT_SEND_DATA | ACT_WRITEBACK)) {
+        g_assert(f);
+        memcpy(s->data, frame_data(k, f), k->p.line);
+        if (r->actions & ACT_SEND_DATA) {
+            s->flags |= SNOOP_SUPPLY;
+            k->supplied++;
+        }
+        if (r->actions & ACT_WRITEBACK)
+            s->flags |= SNOOP_WRITEBACK;
+    }
+    if (own && kind == BUS_PUTM && !(r->actions & ACT_WRITEBACK))
+        s->flags |= SNOOP_NODATA;
+    if (r->actions & ACT_SHARED)
+        s->flags |= SNOOP_SHARED;
+    if (!f)
+        return;
+    if (!own && st[old].valid && !st[r->next].valid) {
+        s->flags |= SNOOP_INVALIDATED;
+        if (kind == BUS_GETM) {
+            k->invalidated++;
+            if (k->p.classify && k->base.sim->oracle) {
+                uint64_t *key = g_new(uint64_t, 1);
+                *key = f->block;
+                g_hash_table_replace(k->lost, key,
+                                     g_memdup2(&(uint64_t){ oracle_seq(k->base.sim->oracle) },
+                                               sizeof(uint64_t)));
+            }
+        }
+    }
+    f->state = r->next;
+    if (old != r->next)
+        trace_transition(k, f->block, old, r->next, ev);
+    set_perm(k, f->block, old, r->next);
+    if (r->next == k->inv) {
+        frame_freed(k, f);
+    } else {
+        drain_frame(k, f);
+        if (k->wait_head && !f->head)
+            retry_waiters(k);   /* the frame may now be a victim for a waiting op */
+    }
+}
+
+static void on_data(Coh *k, Msg *m)
+{
+    Frame *f = &k->frames[m->tag];
+    g_assert(f->issued && f->block == m->addr);
+    int ev = m->aux[0] ? EV_DATA_EXCL : EV_DATA;
+    int old = f->state;
+    const ProtoRow *r = row_for(k, old, ev, f->block);
+    memcpy(frame_data(k, f), m->data, k->p.line);
+    sim_hist_add(&k->miss_lat, clock_cycle(k->base.clk, k->base.eng->now - m->issued));
+    f->state = r->next;
+    f->issued = false;
+    trace_transition(k, f->block, old, r->next, ev);
+    set_perm(k, f->block, old, r->next);
+    if ((r->actions & ACT_HIT) && f->head) {
+        Msg *op = f->head;
+        f->head = op->next_free;
+        if (!f->head)
+            f->tail = NULL;
+        if (k->p.classify)
+            shadow_touch(k, f->block, NULL);
+        perform(k, f, op, 1);
+    }
+    drain_frame(k, f);
+    if (k->wait_head && !f->head)
+        retry_waiters(k);
+}
+
+static void coh_recv(Component *c, Port *port, Msg *m)
+{
+    Coh *k = (Coh *)c;
+    if (port == k->cpu) {
+        g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
+        g_assert((m->addr & ~(k->p.line - 1)) ==
+                 ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
+        if (m->cmd == MSG_WRITE_REQ)
+            k->stores++;
+        else
+            k->loads++;
+        if (k->wait_head || !try_access(k, m)) {
+            push_op(&k->wait_head, &k->wait_tail, m);
+            k->waiting++;
+        }
+        return;
+    }
+    if (m->cmd == MSG_BUS_SNOOP) {
+        on_snoop(k, m);
+        return;
+    }
+    g_assert(m->cmd == MSG_BUS_DATA);
+    on_data(k, m);
+    sim_msg_free(c->sim, m);
+}
+
+static bool coh_realize(Component *c, GError **error)
+{
+    Coh *k = (Coh *)c;
+    k->proto = proto_find(proto_choices[k->p.protocol]);
+    g_assert(k->proto);
+    char *problem = NULL;
+    if (!proto_index_build(k->proto, &k->ix, &problem)) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "protocol %s: %s",
+                    k->proto->name, problem);
+        g_free(problem);
+        return false;
+    }
+    k->inv = k->proto->initial;
+    uint64_t lines = k->p.size / k->p.line;
+    if (lines < k->p.assoc || lines % k->p.assoc || ((lines / k->p.assoc) & (lines / k->p.assoc - 1))) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "size / (assoc x line) must be a power-of-two number of sets");
+        return false;
+    }
+    k->sets = (uint32_t)(lines / k->p.assoc);
+    k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
+    k->frames = g_new0(Frame, lines);
+    for (uint64_t i = 0; i < lines; i++)
+        k->frames[i].state = (uint8_t)k->inv;
+    k->data = g_malloc0(lines * k->p.line);
+    k->trans = g_new0(uint64_t, (size_t)k->proto->nstates * EV_COUNT);
+    k->cpu = sim_port(c, "cpu_side", 0);
+    k->bus = sim_port(c, "bus", 0);
+    if (!k->cpu || !k->bus) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "cpu_side and bus must be connected");
+        return false;
+    }
+    k->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    k->lost = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    k->shadow.map = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_queue_init(&k->shadow.order);
+    k->shadow.cap = lines;
+    return true;
+}
+
+static void coh_finalize(Component *c)
+{
+    Coh *k = (Coh *)c;
+    if (k->proto)
+        proto_index_free(&k->ix);
+    g_free(k->frames);
+    g_free(k->data);
+    g_free(k->trans);
+    if (k->seen) {
+        g_hash_table_destroy(k->seen);
+        g_hash_table_destroy(k->lost);
+        g_hash_table_destroy(k->shadow.map);
+        g_queue_clear_full(&k->shadow.order, g_free);
+    }
+}
+
+static void coh_dump(Component *c, GString *out)
+{
+    Coh *k = (Coh *)c;
+    g_string_append_printf(out, "  protocol %s, %u ops waiting for a frame\n", k->proto->name,
+                           k->waiting);
+    uint64_t lines = k->p.size / k->p.line;
+    for (uint64_t i = 0; i < lines; i++) {
+        Frame *f = &k->frames[i];
+        if (f->state != k->inv && (!k->proto->states[f->state].stable || f->head))
+            g_string_append_printf(out, "  line 0x%" G_GINT64_MODIFIER "x: %s%s%s\n", f->block,
+                                   k->proto->states[f->state].name,
+                                   f->issued ? ", request on the bus" : "",
+                                   f->head ? ", core op waiting" : "");
+    }
+}
+
+static bool coh_busy(const Component *c)
+{
+    const Coh *k = (const Coh *)c;
+    if (k->waiting)
+        return true;
+    uint64_t lines = k->p.size / k->p.line;
+    for (uint64_t i = 0; i < lines; i++)
+        if (k->frames[i].head)
+            return true;
+    return false;
+}
+
+/* gem5's Ruby names: <Controller>.<Event> and <Controller>.<State>.<Event> for every row. */
+static void coh_extra_stats(const Component *c, StatSet *out)
+{
+    const Coh *k = (const Coh *)c;
+    const ProtoTable *t = k->proto;
+    for (int e = 0; e < EV_COUNT; e++) {
+        bool used = false;
+        for (int r = 0; r < t->nrows; r++)
+            used = used || t->rows[r].event == e;
+        if (!used)
+            continue;
+        char *n = g_strdup_printf("%s.L1Cache_Controller.%s", c->name, proto_event_names[e]);
+        stats_add_u64(out, n, k->events[e], "count", "events of this kind");
+        g_free(n);
+    }
+    for (int r = 0; r < t->nrows; r++) {
+        const ProtoRow *row = &t->rows[r];
+        char *n = g_strdup_printf("%s.L1Cache_Controller.%s.%s", c->name, t->states[row->state].name,
+                                  proto_event_names[row->event]);
+        char *d = g_strdup_printf("transitions %s -> %s", t->states[row->state].name,
+                                  t->states[row->next].name);
+        stats_add_u64(out, n, k->trans[row->state * EV_COUNT + row->event], "count", d);
+        g_free(n);
+        g_free(d);
+    }
+}
+
+const ComponentClass coherent_cache_class = {
+    .name = "coherent-cache",
+    .doc = "private cache controller interpreting a snooping protocol table (MSI/MESI/MOESI)",
+    .size = sizeof(Coh),
+    .params_offset = offsetof(Coh, p),
+    .params = coh_params,
+    .ports = coh_ports,
+    .stats = coh_stats,
+    .realize = coh_realize,
+    .recv = coh_recv,
+    .dump = coh_dump,
+    .busy = coh_busy,
+    .finalize = coh_finalize,
+    .extra_stats = coh_extra_stats,
+};

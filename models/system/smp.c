@@ -1,0 +1,110 @@
+/* smp.c: a bus-based shared-memory multiprocessor (Culler & Singh, "Parallel Computer
+ * Architecture", ch. 5-6): N cores, each with a private coherent L1 data cache, a snooping bus,
+ * a shared LLC split into address-interleaved banks, and one DRAM channel.
+ *
+ *   core0 -- l1d0 --\                    /-- llc0 --\
+ *   core1 -- l1d1 ---+-- bus (snooping) -+-- llc1 ---+-- dram
+ *   ...              /                    \-- ...   /
+ *
+ * With sim.check (default on) a reference memory checks every load's value and single-writer /
+ * multiple-reader at every permission change; a violation fails the run with exit code 3.
+ */
+#include "smp.h"
+
+#include "../../sim/error.h"
+#include "../../sim/oracle.h"
+
+typedef struct {
+    uint64_t cores, llc_banks;
+    bool check;
+} SmpParams;
+
+static const char *const core_alts[] = { "pattern-core", "random-tester", NULL };
+
+static const SystemSection smp_sections[] = {
+    { "core", "trace-core", "the cores (one section, every core)", "cores", core_alts },
+    { "l1d", "coherent-cache", "private L1 data caches", "cores", NULL },
+    { "bus", "snoop-bus", "the snooping bus", NULL, NULL },
+    { "llc", "cache", "shared last-level cache banks", "llc_banks", NULL },
+    { "dram", "dram", "main memory", NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+static const ParamSpec smp_params[] = {
+    { .name = "cores", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 64, .doc = "number of cores (each with a private L1)",
+      .offset = offsetof(SmpParams, cores) },
+    { .name = "llc_banks", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 1, .max = 64, .doc = "LLC banks, interleaved by line",
+      .offset = offsetof(SmpParams, llc_banks) },
+    { .name = "check", .type = PARAM_BOOL, .def = "true",
+      .doc = "check every load against a reference memory and SWMR at every permission change",
+      .offset = offsetof(SmpParams, check) },
+    PARAM_END,
+};
+
+static bool same_line(Component *a, Component *b, GError **error)
+{
+    uint64_t x = 0, y = 0;
+    sim_component_param_u64(a, "line", &x);
+    sim_component_param_u64(b, "line", &y);
+    if (x != y) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%s.line (%" G_GUINT64_FORMAT " B) and %s.line (%" G_GUINT64_FORMAT
+                    " B) must be equal: the bus moves whole coherence blocks", a->name, x,
+                    b->name, y);
+        return false;
+    }
+    return true;
+}
+
+static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
+{
+    (void)root;
+    const SmpParams *p = params;
+    Component *bus = sim_component_find(sim, "bus"), *dram = sim_component_find(sim, "dram");
+    for (uint64_t i = 0; i < p->cores; i++) {
+        char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
+        char *ln = g_strdup_printf("l1d%" G_GUINT64_FORMAT, i);
+        Component *core = sim_component_find(sim, cn), *l1 = sim_component_find(sim, ln);
+        g_free(cn);
+        g_free(ln);
+        uint64_t cl = 0, ll = 0;
+        sim_component_param_u64(core, "line", &cl);
+        sim_component_param_u64(l1, "line", &ll);
+        if (cl > ll) {
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                        "core.line (%" G_GUINT64_FORMAT " B) is larger than l1d.line (%"
+                        G_GUINT64_FORMAT " B)", cl, ll);
+            return false;
+        }
+        if ((i == 0 && !same_line(l1, bus, error)) ||
+            !sim_connect(core, "dcache", l1, "cpu_side", 1, error) ||
+            !sim_connect(l1, "bus", bus, "cpu_side", 1, error))
+            return false;
+    }
+    for (uint64_t i = 0; i < p->llc_banks; i++) {
+        char *bn = g_strdup_printf("llc%" G_GUINT64_FORMAT, i);
+        Component *llc = sim_component_find(sim, bn);
+        g_free(bn);
+        if ((i == 0 && !same_line(bus, llc, error)) ||
+            !sim_connect(bus, "mem_side", llc, "cpu_side", 1, error) ||
+            !sim_connect(llc, "mem_side", dram, "port", 1, error))
+            return false;
+    }
+    if (p->check) {
+        uint64_t line = 64;
+        sim_component_param_u64(bus, "line", &line);
+        sim->oracle = oracle_new((uint32_t)line, true);
+    }
+    return true;
+}
+
+const SystemClass smp_system = {
+    .name = "smp",
+    .doc = "N cores with private coherent L1s on a snooping bus, banked LLC, DRAM",
+    .params = smp_params,
+    .params_size = sizeof(SmpParams),
+    .sections = smp_sections,
+    .build = smp_build,
+};
