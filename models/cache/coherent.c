@@ -36,6 +36,8 @@ typedef struct {
     uint8_t state;
     Msg *head, *tail;        /* core ops waiting on this frame (first = the one being served) */
     bool issued;             /* head op has a bus request outstanding */
+    bool coh_pending;        /* the miss in flight is a coherence miss, classified at data */
+    uint64_t coh_since;      /* oracle sequence when the line was taken away */
 } Frame;
 
 /* fully associative LRU shadow: block -> stamp, evict smallest (capacity vs conflict) */
@@ -271,7 +273,10 @@ static void shadow_touch(Coh *k, uint64_t block, bool *would_hit)
     }
 }
 
-static void classify_miss(Coh *k, const Msg *m, uint64_t block)
+/* Cold, capacity and conflict are known at the miss; a coherence miss is split into true and
+ * false sharing when its data arrives, because only then have the writes of the requests
+ * ordered before it (the ones that took the line away) performed. */
+static void classify_miss(Coh *k, Frame *f, uint64_t block)
 {
     bool fa_hit = false;
     shadow_touch(k, block, &fa_hit);
@@ -282,12 +287,8 @@ static void classify_miss(Coh *k, const Msg *m, uint64_t block)
         *key = block;
         g_hash_table_add(k->seen, key);
     } else if (since) {
-        Oracle *o = k->base.sim->oracle;
-        if (o && oracle_written_by_other_since(o, coh_id(k), m->addr, m->size ? m->size : 1,
-                                               *since))
-            k->m_true++;
-        else
-            k->m_false++;
+        f->coh_pending = true;
+        f->coh_since = *since;
     } else if (fa_hit) {
         k->m_conflict++;
     } else {
@@ -334,7 +335,7 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
             else
                 k->load_misses++;
             if (k->p.classify)
-                classify_miss(k, m, f->block);
+                classify_miss(k, f, f->block);
         }
     }
     if (k->p.classify && (r->actions & ACT_HIT))
@@ -524,6 +525,16 @@ static void on_data(Coh *k, Msg *m)
     f->issued = false;
     trace_transition(k, f->block, old, r->next, ev);
     set_perm(k, f->block, old, r->next);
+    if (f->coh_pending) {
+        f->coh_pending = false;
+        Oracle *o = k->base.sim->oracle;
+        const Msg *op = f->head;
+        if (o && op && oracle_written_by_other_since(o, coh_id(k), op->addr,
+                                                     op->size ? op->size : 1, f->coh_since))
+            k->m_true++;
+        else
+            k->m_false++;
+    }
     if ((r->actions & ACT_HIT) && f->head) {
         Msg *op = f->head;
         f->head = op->next_free;

@@ -92,7 +92,7 @@ static const StatSpec pat_stats[] = {
     STAT_END,
 };
 
-static void pat_send(PatCore *k, bool store, uint64_t addr)
+static void pat_send(PatCore *k, bool store, uint64_t addr, uint64_t delay)
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
@@ -105,17 +105,17 @@ static void pat_send(PatCore *k, bool store, uint64_t addr)
     else
         k->loads++;
     k->waiting = true;
-    sim_port_send(&k->base, k->dc, m, 0);
+    sim_port_send(&k->base, k->dc, m, delay);
 }
 
-static uint64_t pat_tick(Component *c)
+/* Issues the next op `delay` cycles from now (the compute gap), or finishes. Sending with a
+ * delay instead of sleeping and ticking saves one event per operation. */
+static void pat_next(Component *c, uint64_t delay)
 {
     PatCore *k = (PatCore *)c;
-    if (k->waiting || k->finished)
-        return 0;
     if (k->issued == k->p.ops) {
         k->finished = true;
-        return 0;
+        return;
     }
     int me = c->index < 0 ? 0 : c->index;
     uint64_t w = k->issued % k->p.words, word = k->p.word, base = k->p.base;
@@ -149,7 +149,14 @@ static uint64_t pat_tick(Component *c)
     k->issued++;
     k->rmw_store = rmw;
     k->rmw_addr = addr;
-    pat_send(k, store, addr);
+    pat_send(k, store, addr, delay);
+}
+
+static uint64_t pat_tick(Component *c)
+{
+    PatCore *k = (PatCore *)c;
+    if (!k->waiting && !k->finished)
+        pat_next(c, 0);
     return 0;
 }
 
@@ -162,13 +169,13 @@ static void pat_recv(Component *c, Port *port, Msg *m)
     sim_progress(c->eng);
     if (k->rmw_store) {                     /* the store half of a read-modify-write */
         k->rmw_store = false;
-        pat_send(k, true, k->rmw_addr);
+        pat_send(k, true, k->rmw_addr, 0);
         return;
     }
     k->waiting = false;
     k->done_ops++;
     k->cycle_done = sim_component_cycle(c) + 1;
-    sim_component_wake_in(c, k->p.gap);
+    pat_next(c, k->p.gap);
 }
 
 static bool pat_realize(Component *c, GError **error)

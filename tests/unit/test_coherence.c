@@ -1,0 +1,219 @@
+/* test_coherence.c: the snooping machine end to end.
+ *  - the random tester (gem5 Ruby tester style): 1,000 seeds per protocol in both bus modes,
+ *    random core counts and cache geometries; every load is checked against the reference
+ *    memory and SWMR at every permission change; any violation or deadlock fails the seed
+ *  - the asserted experiments: MESI saves MSI's upgrade on private read-then-write; MOESI saves
+ *    the write-back when dirty data becomes shared; false sharing makes coherence misses that
+ *    padding removes; deterministic stats for one seed */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "../../sim/oracle.h"
+#include "../../sim/system.h"
+
+static SystemRun *build_yaml(const char *yaml, int64_t seed, GError **e)
+{
+    CfgNode *root = cfg_load_string("t.yaml", yaml, NULL, e);
+    if (!root)
+        return NULL;
+    return system_build(root, seed, NULL, NULL, e);
+}
+
+static uint64_t stat_u(SystemRun *r, const char *name)
+{
+    StatSet s;
+    stats_init(&s);
+    system_collect_stats(r, &s);
+    const StatEntry *e = stats_find(&s, name);
+    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
+    stats_clear(&s);
+    return v;
+}
+
+static uint64_t stat_sum(SystemRun *r, const char *fmt, int n)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < n; i++) {
+        char *name = g_strdup_printf(fmt, i);
+        t += stat_u(r, name);
+        g_free(name);
+    }
+    return t;
+}
+
+static void random_seeds(const char *protocol, const char *mode)
+{
+    static const char *const geom[] = { "size: 256B\n  assoc: 2", "size: 512B\n  assoc: 1",
+                                        "size: 1KiB\n  assoc: 4", "size: 32KiB\n  assoc: 8" };
+    int failures = 0;
+    for (int seed = 1; seed <= 1000; seed++) {
+        int cores = 2 + seed % 7;
+        char *yaml = g_strdup_printf(
+            "system:\n  type: smp\n  cores: %d\n  llc_banks: %d\n"
+            "core:\n  type: random-tester\n  ops: 300\n  lines: %d\n  stride: %s\n"
+            "  outstanding: %d\n"
+            "l1d:\n  %s\n  protocol: %s\n  hit_latency: %d\n"
+            "bus:\n  mode: %s\n  arbitration: %s\n  outstanding: %d\n"
+            "sim:\n  watchdog: 100000\n",
+            cores, 1 << (seed % 3), 1 + seed % 6, seed % 2 ? "4KiB" : "64B", 1 + seed % 4,
+            geom[seed % 4], protocol, 1 + seed % 3, mode, seed % 5 ? "rr" : "fifo",
+            1 + seed % 8);
+        GError *e = NULL;
+        SystemRun *r = build_yaml(yaml, seed, &e);
+        if (!r) {
+            fprintf(stderr, "\n%s %s seed %d: %s\n", protocol, mode, seed, e->message);
+            g_clear_error(&e);
+            failures++;
+            g_free(yaml);
+            continue;
+        }
+        if (!system_run(r, &e)) {
+            if (failures < 3)
+                fprintf(stderr, "\n%s %s seed %d failed:\n%s\nconfig:\n%s\n", protocol, mode,
+                        seed, e->message, yaml);
+            g_clear_error(&e);
+            failures++;
+        } else if (stat_sum(r, "core%d.ops", cores) != (uint64_t)cores * 300) {
+            failures++;
+        }
+        system_free(r);
+        g_free(yaml);
+    }
+    CU_ASSERT_EQUAL(failures, 0);
+}
+
+static void test_random_msi_atomic(void) { random_seeds("msi", "atomic"); }
+static void test_random_msi_split(void) { random_seeds("msi", "split"); }
+static void test_random_mesi_atomic(void) { random_seeds("mesi", "atomic"); }
+static void test_random_mesi_split(void) { random_seeds("mesi", "split"); }
+static void test_random_moesi_atomic(void) { random_seeds("moesi", "atomic"); }
+static void test_random_moesi_split(void) { random_seeds("moesi", "split"); }
+
+/* A broken oracle-visible bug must be caught: the tester is not a test that cannot fail. */
+static void test_tester_catches_corruption(void)
+{
+    GError *e = NULL;
+    SystemRun *r = build_yaml("system:\n  type: smp\n  cores: 2\ncore:\n  type: random-tester\n"
+                              "  ops: 200\n", 1, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    /* poison the reference memory of the tester's lines: the first load of any word that no
+     * store has overwritten yet must be reported */
+    for (uint64_t line = 0; line < 4; line++)
+        for (uint64_t off = 0; off < 64; off += 8)
+            oracle_store(r->sim.oracle, 7, 0x40000 + line * 4096 + off, 8, 0xdeadbeefull);
+    CU_ASSERT_FALSE(system_run(r, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_CHECK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "data-value violation"));
+    g_clear_error(&e);
+    system_free(r);
+}
+
+static SystemRun *run_pattern(const char *protocol, const char *pattern, const char *extra,
+                              int cores)
+{
+    char *yaml = g_strdup_printf("system:\n  type: smp\n  cores: %d\ncore:\n  type: pattern-core\n"
+                                 "  pattern: %s\n  ops: 2000\n%s"
+                                 "l1d:\n  protocol: %s\n", cores, pattern, extra, protocol);
+    GError *e = NULL;
+    SystemRun *r = build_yaml(yaml, 1, &e);
+    g_free(yaml);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_TRUE(system_run(r, &e));
+    g_clear_error(&e);
+    return r;
+}
+
+static void test_mesi_removes_upgrades(void)
+{
+    /* private data, read then written: MSI reads into S and must upgrade; MESI gets E */
+    const char *x = "  words: 64\n  write_ratio: 0.5\n";
+    SystemRun *msi = run_pattern("msi", "private", x, 4), *mesi = run_pattern("mesi", "private", x, 4);
+    uint64_t up_msi = stat_u(msi, "bus.upgrades"), up_mesi = stat_u(mesi, "bus.upgrades");
+    CU_ASSERT(up_msi > 0);
+    CU_ASSERT_EQUAL(up_mesi, 0);
+    CU_ASSERT(stat_u(mesi, "bus.transactions") < stat_u(msi, "bus.transactions"));
+    system_free(msi);
+    system_free(mesi);
+}
+
+static void test_moesi_avoids_writeback_on_sharing(void)
+{
+    /* producer/consumer: the producer's dirty line is read by the others; MESI writes it back
+     * to memory (M -> S), MOESI keeps it dirty in O and supplies it cache to cache */
+    const char *x = "  words: 8\n";
+    SystemRun *mesi = run_pattern("mesi", "producer_consumer", x, 4),
+              *moesi = run_pattern("moesi", "producer_consumer", x, 4);
+    CU_ASSERT(stat_u(mesi, "bus.writebacks") > 0);
+    CU_ASSERT_EQUAL(stat_u(moesi, "bus.writebacks"), 0);
+    CU_ASSERT(stat_u(moesi, "bus.cache_to_cache") > 0);
+    system_free(mesi);
+    system_free(moesi);
+}
+
+static void test_false_sharing_vs_padding(void)
+{
+    SystemRun *fs = run_pattern("mesi", "false_sharing", "  spacing: 8B\n", 4);
+    SystemRun *pad = run_pattern("mesi", "false_sharing", "  spacing: 64B\n", 4);
+    uint64_t fsm = stat_sum(fs, "l1d%d.misses_false_sharing", 4);
+    uint64_t tsm = stat_sum(fs, "l1d%d.misses_true_sharing", 4);
+    CU_ASSERT(fsm > 1000);          /* nearly every access after the first misses */
+    CU_ASSERT_EQUAL(tsm, 0);        /* nobody else ever writes a core's own word */
+    CU_ASSERT_EQUAL(stat_sum(pad, "l1d%d.misses_coherence", 4), 0);
+    CU_ASSERT_EQUAL(stat_sum(pad, "l1d%d.misses", 4), 4);   /* one cold miss per core */
+    CU_ASSERT(stat_u(fs, "sim.cycles") > 3 * stat_u(pad, "sim.cycles"));
+    SystemRun *ts = run_pattern("mesi", "true_sharing", "", 4);
+    CU_ASSERT(stat_sum(ts, "l1d%d.misses_true_sharing", 4) > 1000);
+    system_free(fs);
+    system_free(pad);
+    system_free(ts);
+}
+
+static void test_deterministic(void)
+{
+    char *a[2];
+    for (int i = 0; i < 2; i++) {
+        GError *e = NULL;
+        SystemRun *r = build_yaml("system:\n  type: smp\n  cores: 4\ncore:\n  type: random-tester\n"
+                                  "  ops: 500\n", 42, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_TRUE(system_run(r, &e));
+        StatSet s;
+        stats_init(&s);
+        system_collect_stats(r, &s);
+        GString *o = g_string_new(NULL);
+        stats_format_json(&s, o);
+        a[i] = g_string_free(o, FALSE);
+        stats_clear(&s);
+        system_free(r);
+    }
+    CU_ASSERT_STRING_EQUAL(a[0], a[1]);
+    g_free(a[0]);
+    g_free(a[1]);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("coherence", NULL, NULL);
+    CU_add_test(s, "random tester: MSI, atomic bus, 1000 seeds", test_random_msi_atomic);
+    CU_add_test(s, "random tester: MSI, split bus, 1000 seeds", test_random_msi_split);
+    CU_add_test(s, "random tester: MESI, atomic bus, 1000 seeds", test_random_mesi_atomic);
+    CU_add_test(s, "random tester: MESI, split bus, 1000 seeds", test_random_mesi_split);
+    CU_add_test(s, "random tester: MOESI, atomic bus, 1000 seeds", test_random_moesi_atomic);
+    CU_add_test(s, "random tester: MOESI, split bus, 1000 seeds", test_random_moesi_split);
+    CU_add_test(s, "the tester catches a corrupted value", test_tester_catches_corruption);
+    CU_add_test(s, "MESI removes MSI's upgrades on private data", test_mesi_removes_upgrades);
+    CU_add_test(s, "MOESI avoids the write-back when dirty data is shared",
+                test_moesi_avoids_writeback_on_sharing);
+    CU_add_test(s, "false sharing misses, padding removes them", test_false_sharing_vs_padding);
+    CU_add_test(s, "same seed, same stats", test_deterministic);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return f ? 1 : 0;
+}
