@@ -24,6 +24,9 @@ typedef struct {
     const SystemSection *sections;     /* terminated by { NULL } */
     /* builds components (sim_component_new) and wires them (sim_connect) */
     bool (*build)(Sim *sim, const void *params, const CfgNode *root, GError **error);
+    /* optional: system-wide statistics appended after the components' (e.g. sums over all the
+     * instances of a replicated section) */
+    void (*stats)(Sim *sim, StatSet *set);
 } SystemClass;
 
 typedef struct {

@@ -319,6 +319,8 @@ void system_collect_stats(SystemRun *run, StatSet *set)
     stats_add_u64(set, "sim.truncated", run->truncated ? 1 : 0, "bool",
                   "1 if the run stopped at sim.max_cycles before completion");
     sim_collect_stats(sim, set);
+    if (run->sys->stats)
+        run->sys->stats(sim, set);
 }
 
 void system_emit_resolved(SystemRun *run, GString *out)

@@ -11,6 +11,8 @@
  */
 #include "smp.h"
 
+#include <string.h>
+
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
 
@@ -100,6 +102,60 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
     return true;
 }
 
+/* Totals over all L1s, under gem5's controller-type names (L1Cache_Controller.I.Load, ...), and
+ * the miss classes: "l1d3.X" adds into "l1d.X" or, for controller counters, into "X". */
+static void smp_stats(Sim *sim, StatSet *set)
+{
+    (void)sim;
+    GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
+    GPtrArray *order = g_ptr_array_new();
+    GArray *vals = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+    GPtrArray *descs = g_ptr_array_new();
+    GPtrArray *units = g_ptr_array_new();
+    guint n = set->entries->len;
+    for (guint i = 0; i < n; i++) {
+        const StatEntry *e = &g_array_index(set->entries, StatEntry, i);
+        if (!e->is_int || !g_str_has_prefix(e->name, "l1d"))
+            continue;
+        const char *p = e->name + 3;
+        if (!g_ascii_isdigit(*p))
+            continue;
+        while (g_ascii_isdigit(*p))
+            p++;
+        if (*p != '.' || strstr(p, "::"))
+            continue;
+        char *key = g_str_has_prefix(p + 1, "L1Cache_Controller.") ? g_strdup(p + 1)
+                                                                     : g_strconcat("l1d", p, NULL);
+        gpointer idx;
+        if (g_hash_table_lookup_extended(sum, key, NULL, &idx)) {
+            g_array_index(vals, uint64_t, GPOINTER_TO_UINT(idx)) += e->u;
+            g_free(key);
+        } else {
+            g_hash_table_insert(sum, key, GUINT_TO_POINTER(order->len));
+            g_ptr_array_add(order, key);
+            g_array_append_val(vals, e->u);
+            g_ptr_array_add(descs, e->desc);
+            g_ptr_array_add(units, (gpointer)e->unit);
+        }
+    }
+    /* descriptions point into set entries: copy the list before appending to the set */
+    GPtrArray *dcopy = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < descs->len; i++)
+        g_ptr_array_add(dcopy, g_strdup_printf("%s (sum over all L1s)",
+                                               (const char *)g_ptr_array_index(descs, i)));
+    for (guint i = 0; i < order->len; i++)
+        stats_add_u64(set, g_ptr_array_index(order, i), g_array_index(vals, uint64_t, i),
+                      g_ptr_array_index(units, i), g_ptr_array_index(dcopy, i));
+    g_ptr_array_free(dcopy, TRUE);
+    for (guint i = 0; i < order->len; i++)
+        g_free(g_ptr_array_index(order, i));
+    g_ptr_array_free(order, TRUE);
+    g_ptr_array_free(descs, TRUE);
+    g_ptr_array_free(units, TRUE);
+    g_array_free(vals, TRUE);
+    g_hash_table_destroy(sum);
+}
+
 const SystemClass smp_system = {
     .name = "smp",
     .doc = "N cores with private coherent L1s on a snooping bus, banked LLC, DRAM",
@@ -107,4 +163,5 @@ const SystemClass smp_system = {
     .params_size = sizeof(SmpParams),
     .sections = smp_sections,
     .build = smp_build,
+    .stats = smp_stats,
 };
