@@ -1,6 +1,7 @@
 /* registry.c: the one place where models make themselves known to the engine and the CLI.
  * Add a class, a system or a subcommand here; nothing else in sim/ names a model. */
 #include "../sim/registry.h"
+#include "../protocols/checker.h"
 #include "cache/cache.h"
 #include "bus/bus.h"
 #include "cache/cgsim.h"
@@ -31,5 +32,7 @@ const SystemClass *const archsim_system_classes[] = {
 const CliCommand archsim_model_commands[] = {
     { "cachegrind", "cachegrind-compatible I1/D1/LL miss counts of a lackey trace",
       cgsim_cli_main },
+    { "check-protocol", "explore a coherence protocol's states and check its invariants",
+      checker_cli_main },
     { NULL, NULL, NULL },
 };

@@ -25,6 +25,23 @@
  *    memory ignores it.
  *  - ACT_STALL: the core's request waits and is retried after the line's next transition.
  */
+/* Details the rules above leave open, as the tables and protocols/checker.c settle them (the
+ * controller must do the same; docs/protocols/README.md has the whole model):
+ *  - Data_Exclusive is sent in every protocol (shared line = OR of the snoopers' ACT_SHARED);
+ *    MSI's IS_D takes it like Data. Only a GetS's data can be exclusive.
+ *  - "The requester's current state is an owner" is judged BEFORE its Own_* row fires; the bus
+ *    still delivers Data (from the requester itself), so MOESI goes OM_AD -> OM_D -> M.
+ *  - All data is taken at the ordering instant: SEND_DATA/WRITEBACK copy the line as it was
+ *    before the row; memory supplies after that instant's write-backs. Two suppliers are a bug.
+ *  - One waiting request per cache and block, and a row never changes its kind: SM_AD/OM_AD +
+ *    Other_GETM -> IM_AD keep the GetM waiting; MI_A/OI_A + Other_GETM -> II_A keep the PutM
+ *    waiting, which II_A's Own_PUTM row then answers without ACT_WRITEBACK.
+ *  - Replacement occurs in every state but I. ACT_HIT on a non-core event performs the core
+ *    access that waits on the line (there must be one). Load and Store have a row in every
+ *    state; SM_AD/SM_D/OM_AD/OM_D/OI_A hit loads and MI_A hits loads and stores (the Primer's).
+ *  - owner marks who supplies: M, O, and the transients still holding owned data (MI_A, OI_A,
+ *    OM_AD, OM_D); never E (clean: silent eviction, memory supplies) nor IM_D/SM_D.
+ */
 #ifndef ARCHSIM_PROTOCOL_H
 #define ARCHSIM_PROTOCOL_H
 
@@ -90,7 +107,8 @@ typedef struct {
 extern const char *const proto_event_names[EV_COUNT];  /* gem5-style: Load, Store, Replacement,
                                                           Own_GETS, ..., Other_PUTM */
 
-/* The protocols archsim ships, NULL-terminated; and lookup by name. */
+/* The protocols archsim ships, NULL-terminated; and lookup by name (ignoring ASCII case). */
+extern const ProtoTable proto_msi, proto_mesi, proto_moesi;    /* protocols/{msi,mesi,moesi}.c */
 extern const ProtoTable *const proto_tables[];
 const ProtoTable *proto_find(const char *name);
 
