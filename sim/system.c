@@ -68,6 +68,23 @@ static const char *scalar_of(const CfgNode *n)
     return n && n->kind == CFG_SCALAR ? n->scalar : NULL;
 }
 
+/* A section's `type:` must name its class or one of the alternatives the system allows. */
+static bool section_type_ok(const SystemSection *s, const CfgNode *t, GError **error)
+{
+    bool ok = scalar_of(t) && strcmp(t->scalar, s->cls) == 0;
+    for (int a = 0; !ok && s->alts && s->alts[a]; a++)
+        ok = scalar_of(t) && strcmp(t->scalar, s->alts[a]) == 0;
+    if (ok)
+        return true;
+    GString *all = g_string_new(s->cls);
+    for (int a = 0; s->alts && s->alts[a]; a++)
+        g_string_append_printf(all, ", %s", s->alts[a]);
+    set_node_error(error, t, "%s.type: '%s' cannot be used here; this system takes: %s", s->name,
+                   scalar_of(t) ? t->scalar : "?", all->str);
+    g_string_free(all, TRUE);
+    return false;
+}
+
 static void on_deadlock(Engine *eng, void *ctx)
 {
     SystemRun *run = ctx;
@@ -170,10 +187,17 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
                 continue;
             const CfgNode *tn = cfg_map_get(v, "type");
             const ComponentClass *cls = registry_find_class(s->cls);
+            if (tn && !section_type_ok(s, tn, error))
+                goto fail_early;
             if (tn && scalar_of(tn))
                 for (int a = 0; s->alts && s->alts[a]; a++)
                     if (strcmp(tn->scalar, s->alts[a]) == 0)
                         cls = registry_find_class(s->alts[a]);
+            if (!cls) {
+                set_node_error(error, tn ? tn : k, "%s: class is not built into this archsim",
+                               s->name);
+                goto fail_early;
+            }
             g_assert(cls);
             void *scratch = g_malloc0(cls->size);
             bool ok = !cls->params ||
@@ -201,16 +225,7 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         const char *clsname = s->cls;
         const CfgNode *t = sec ? cfg_map_get(sec, "type") : NULL;
         if (t) {
-            bool ok = scalar_of(t) && strcmp(t->scalar, s->cls) == 0;
-            for (int a = 0; !ok && s->alts && s->alts[a]; a++)
-                ok = scalar_of(t) && strcmp(t->scalar, s->alts[a]) == 0;
-            if (!ok) {
-                GString *all = g_string_new(s->cls);
-                for (int a = 0; s->alts && s->alts[a]; a++)
-                    g_string_append_printf(all, ", %s", s->alts[a]);
-                set_node_error(error, t, "%s.type: '%s' cannot be used here; this system takes: %s",
-                               s->name, scalar_of(t) ? t->scalar : "?", all->str);
-                g_string_free(all, TRUE);
+            if (!section_type_ok(s, t, error)) {
                 cfg_node_free(empty);
                 goto fail;
             }
