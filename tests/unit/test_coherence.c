@@ -188,6 +188,37 @@ static void test_shipped_configs_run(void)
     }
 }
 
+static void test_per_core_traces(void)
+{
+    /* core.trace with %d: core i replays t<i>.lackey; two cores write the same word */
+    char *dir = g_dir_make_tmp("archsim-coh-XXXXXX", NULL);
+    for (int c = 0; c < 2; c++) {
+        GString *t = g_string_new("==1== lackey\n");
+        for (int i = 0; i < 100 * (c + 1); i++)
+            g_string_append_printf(t, "I  %08x,4\n S 00050000,8\n L 00050000,8\n",
+                                   0x1000 + 4 * (i % 16));
+        char *path = g_strdup_printf("%s/t%d.lackey", dir, c);
+        g_file_set_contents(path, t->str, -1, NULL);
+        g_free(path);
+        g_string_free(t, TRUE);
+    }
+    char *yaml = g_strdup_printf("system:\n  type: smp\n  cores: 2\n"
+                                 "core:\n  trace: %s/t%%d.lackey\n", dir);
+    GError *e = NULL;
+    SystemRun *r = build_yaml(yaml, 1, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_TRUE(system_run(r, &e));
+    CU_ASSERT_EQUAL(stat_u(r, "core0.insts"), 100);
+    CU_ASSERT_EQUAL(stat_u(r, "core1.insts"), 200);
+    CU_ASSERT(stat_u(r, "bus.invalidations") > 0);
+    system_free(r);
+    g_free(yaml);
+    char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    g_free(cmd);
+    g_free(dir);
+}
+
 static void test_deterministic(void)
 {
     char *a[2];
@@ -228,6 +259,7 @@ int main(void)
                 test_moesi_avoids_writeback_on_sharing);
     CU_add_test(s, "false sharing misses, padding removes them", test_false_sharing_vs_padding);
     CU_add_test(s, "shipped coherence configs run", test_shipped_configs_run);
+    CU_add_test(s, "one lackey trace per core (%d)", test_per_core_traces);
     CU_add_test(s, "same seed, same stats", test_deterministic);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
