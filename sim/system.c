@@ -402,8 +402,15 @@ static void describe_system(const SystemClass *sys, GString *out)
     }
     g_string_append(out, "  sections:\n");
     for (const SystemSection *s = sys->sections; s->name; s++)
-        g_string_append_printf(out, "    %-10s class %-14s %s%s%s\n", s->name, s->cls, s->doc,
-                               s->count ? "; one per " : "", s->count ? s->count : "");
+    {
+        GString *cls = g_string_new(s->cls);
+        for (int a = 0; s->alts && s->alts[a]; a++)
+            g_string_append_printf(cls, "|%s", s->alts[a]);
+        g_string_append_printf(out, "    %-10s class %-14s %s%s%s\n", s->name, cls->str, s->doc,
+                               s->count ? "; one instance per system." : "",
+                               s->count ? s->count : "");
+        g_string_free(cls, TRUE);
+    }
 }
 
 bool system_describe(const char *type, GString *out)

@@ -24,7 +24,7 @@ typedef struct {
 static const char *const core_alts[] = { "pattern-core", "random-tester", NULL };
 
 static const SystemSection smp_sections[] = {
-    { "core", "trace-core", "the cores (one section, every core)", "cores", core_alts },
+    { "core", "trace-core", "the cores (the section configures every core)", "cores", core_alts },
     { "l1d", "coherent-cache", "private L1 data caches", "cores", NULL },
     { "bus", "snoop-bus", "the snooping bus", NULL, NULL },
     { "llc", "cache", "shared last-level cache banks", "llc_banks", NULL },
