@@ -1,0 +1,119 @@
+/* atrace.h: archsim's per-thread trace format for real parallel kernels (spec: FORMAT.md).
+ *
+ * One file per thread: a versioned header (magic "ATRACE01", version, flags, thread id, parent,
+ * executable load base, front end, compiler and flags) followed by ONE zlib stream of varint
+ * records (the "ST2" design of shared/notes/tracing.md §5): each record names a site (PC) from a
+ * per-thread site table and delta-encodes its address against the last address of that site, so
+ * strided streams cost a few bits per access.
+ *
+ * The writer (atrace_write.c) is plain C11 + zlib, no GLib, so the recording runtime that is
+ * linked into instrumented programs can use it. The reader (atrace_read.c) uses GLib and reports
+ * every problem as "FILE: byte OFFSET, record N: problem" (ARCHSIM_TRACE_ERROR, exit 65).
+ */
+#ifndef ARCHSIM_ATRACE_H
+#define ARCHSIM_ATRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ATRACE_MAGIC "ATRACE01"
+#define ATRACE_VERSION 1
+
+typedef enum {
+    AT_LOAD = 0,      /* plain load */
+    AT_STORE,         /* plain store */
+    AT_ALOAD,         /* atomic load (memory order in mo) */
+    AT_ASTORE,        /* atomic store */
+    AT_RMW,           /* atomic read-modify-write: op, mo; AT_F_UNCHANGED if the value stayed */
+    AT_CAS_OK,        /* compare-and-swap that succeeded: mo (success), mo_fail */
+    AT_CAS_FAIL,      /* compare-and-swap that failed */
+    AT_FENCE,         /* atomic_thread_fence(mo); no address */
+    AT_RANGE_R,       /* memcpy/memmove source: addr, arg = length */
+    AT_RANGE_W,       /* memcpy/memmove destination, memset: addr, arg = length */
+    AT_LOCK_ACQ,      /* pthread_mutex_lock returned: addr = the mutex */
+    AT_LOCK_REL,      /* pthread_mutex_unlock: addr = the mutex */
+    AT_BARRIER,       /* pthread_barrier_wait returned: addr = the barrier, arg = its count */
+    AT_CREATE,        /* pthread_create: arg = the child's thread id */
+    AT_JOIN,          /* pthread_join returned: arg = the joined thread id */
+    AT_ROI_BEGIN,     /* region of interest markers (archsim_roi_begin/end in the program) */
+    AT_ROI_END,
+    AT_TX_BEGIN,      /* transactional memory markers (for the HTM model) */
+    AT_TX_END,
+    AT_TX_ABORT,
+    AT_COND_WAIT,     /* pthread_cond_wait returned: addr = the condition variable */
+    AT_COND_SIGNAL,   /* pthread_cond_signal/broadcast: addr = the condition variable */
+    AT_KINDS
+} AtKind;
+
+typedef enum { AT_MO_RELAXED = 0, AT_MO_CONSUME, AT_MO_ACQUIRE, AT_MO_RELEASE, AT_MO_ACQ_REL,
+               AT_MO_SEQ_CST } AtOrder;
+typedef enum { AT_OP_XCHG = 0, AT_OP_ADD, AT_OP_SUB, AT_OP_AND, AT_OP_OR, AT_OP_XOR,
+               AT_OP_NAND, AT_OP_OTHER } AtRmwOp;
+
+#define AT_F_UNCHANGED 0x1u   /* RMW / test-and-set left the value unchanged (failed TAS) */
+#define AT_F_GAP 0x2u         /* gap is set */
+
+typedef struct {
+    uint8_t kind;       /* AtKind */
+    uint8_t mo;         /* AtOrder (atomics, fences) */
+    uint8_t mo_fail;    /* CAS failure order */
+    uint8_t op;         /* AtRmwOp (RMW) */
+    uint8_t flags;      /* AT_F_* */
+    uint32_t size;      /* access size in bytes (1..16 for accesses; 0 for markers) */
+    uint64_t addr;      /* address (object address for lock/barrier/cond markers) */
+    uint64_t arg;       /* range length, barrier count, child or joined thread id */
+    uint64_t pc;        /* site: the instruction (or call) address, absolute */
+    uint64_t gap;       /* instructions retired since the previous record, this one included */
+} AtRecord;
+
+/* header flags */
+#define AT_H_GAPS_EXACT 0x1u      /* gaps are exact instruction counts (else estimated) */
+#define AT_H_HAS_GAPS 0x2u        /* records may carry gaps */
+
+typedef struct {
+    uint32_t version;
+    uint32_t flags;
+    uint32_t tid;               /* 0 = main thread; others in creation order */
+    int32_t parent;             /* creator's tid, -1 for the main thread */
+    uint64_t load_base;         /* executable's load address (PIE), for addr2line: pc - base */
+    char frontend[32];          /* "tsan-gcc", "tsan-clang", "qemu", "synthetic", ... */
+    char compiler[64];          /* e.g. "gcc 12.2.0" */
+    char cflags[128];           /* e.g. "-O2 -pthread" */
+} AtHeader;
+
+/* ---- writer (no GLib) -------------------------------------------------------------------- */
+typedef struct AtWriter AtWriter;
+
+/* Creates PATH (0644), writes the header; zlevel 0-9 (1 recommended). NULL + errno on failure. */
+AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
+/* Appends one record; 0 on success, -1 (errno set) on an I/O error. Not thread safe: one writer
+ * per thread. */
+int at_writer_put(AtWriter *w, const AtRecord *r);
+/* Flushes and closes; 0 on success, -1 on error. Frees w in every case. */
+int at_writer_close(AtWriter *w);
+uint64_t at_writer_records(const AtWriter *w);
+
+/* ---- reader (GLib) ----------------------------------------------------------------------- */
+#include <glib.h>
+
+typedef struct AtReader AtReader;
+
+/* Opens and checks the header. Errors: missing file (ARCHSIM_EXIT_NOINPUT), bad magic, version,
+ * truncated header (ARCHSIM_EXIT_DATAERR), all as "PATH: byte N: problem". */
+AtReader *at_reader_open(const char *path, GError **error);
+const AtHeader *at_reader_header(const AtReader *r);
+/* Reads up to n records; returns the number read, 0 at the end; on error 0 with *error set
+ * ("PATH: byte OFFSET, record INDEX: problem", OFFSET counted in the decompressed stream after
+ * the header; a truncated zlib stream is an error, not an end). */
+size_t at_reader_read(AtReader *r, AtRecord *out, size_t n, GError **error);
+uint64_t at_reader_index(const AtReader *r);   /* records returned so far */
+/* Fraction of the file consumed, for progress bars. */
+double at_reader_progress(const AtReader *r);
+void at_reader_close(AtReader *r);
+
+const char *at_kind_name(int kind);     /* "LOAD", "STORE", ... */
+const char *at_order_name(int mo);      /* "relaxed", ..., "seq_cst" */
+const char *at_op_name(int op);         /* "xchg", "add", ... */
+
+#endif
