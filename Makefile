@@ -4,6 +4,7 @@
 #   make test       unit tests (CUnit), regression (golden stats, determinism), bad-input tests
 #   make bench      speed figures (trace simulation refs/s, engine events/s)
 #   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (automatic when CI=true)
+#   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
 
 PKGS     := glib-2.0 yaml-0.1 zlib cunit
 CC       ?= cc
@@ -36,7 +37,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all run test unit bench clean deps check-deps archsim protocol-docs
+.PHONY: all run test unit bench clean deps check-deps archsim protocol-docs traces tracer
 all: check-deps archsim $(TOOL_BIN)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
@@ -91,6 +92,26 @@ protocol-docs: archsim
 	@mkdir -p docs/protocols
 	@for p in msi mesi moesi; do ./archsim check-protocol --markdown $$p > docs/protocols/$$p.md || exit 1; \
 	  echo "wrote docs/protocols/$$p.md"; done
+
+# ---- recording real kernels (tools/tracer/README.md) ----
+# The runtime linked into traced programs: plain C + zlib, built by tools/archsim-cc (which also
+# rebuilds it on demand), never with the sanitizer flags of DEBUG=1.
+TRACER_RT_SRC := tools/tracer/rt.c tools/tracer/hooks.c tools/tracer/wrap.c traces/atrace_write.c
+TRACER_RT := $(BUILD)/tracer/archsim_tracer.o
+$(TRACER_RT): $(TRACER_RT_SRC) tools/tracer/rt.h tools/tracer/archsim_trace.h traces/atrace.h \
+              tools/archsim-cc
+	@ARCHSIM_BUILD=$(abspath $(BUILD)) tools/archsim-cc --build-runtime > /dev/null
+
+# `archsim trace record` as a standalone program, so make traces needs no dispatcher change
+$(BUILD)/tracer/atrace-record: tools/tracer/record_main.c $(BUILD)/libarchsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
+
+tracer: $(TRACER_RT) $(BUILD)/tracer/atrace-record
+
+# builds workloads/ with tools/archsim-cc, records traces/samples/<name>/, writes its README.md
+traces: tracer
+	@sh tools/tracer/make-traces.sh $(BUILD)
 
 clean:
 	rm -rf build build-debug archsim

@@ -7,10 +7,14 @@
 #include "cache/cgsim.h"
 #include "cache/coherent.h"
 #include "cpu/pattern.h"
+#include "cpu/script.h"
+#include "cpu/thread_core.h"
 #include "cpu/trace_core.h"
 #include "dram/dram.h"
 #include "system/smp.h"
 #include "system/uniproc.h"
+#include "../traces/atrace_cli.h"
+#include "sync/workload.h"
 
 const ComponentClass *const archsim_component_classes[] = {
     &trace_core_class,
@@ -20,6 +24,9 @@ const ComponentClass *const archsim_component_classes[] = {
     &bus_class,
     &pattern_core_class,
     &random_tester_class,
+    &script_core_class,
+    &thread_core_class,
+    &workload_class,
     NULL,
 };
 
@@ -34,5 +41,6 @@ const CliCommand archsim_model_commands[] = {
       cgsim_cli_main },
     { "check-protocol", "explore a coherence protocol's states and check its invariants",
       checker_cli_main },
+    { "trace", "inspect archsim traces: trace info FILE..., trace dump FILE", atrace_cli_main },
     { NULL, NULL, NULL },
 };

@@ -117,6 +117,33 @@ bool sim_component_param_u64(Component *c, const char *name, uint64_t *out)
     return false;
 }
 
+const char *sim_component_param_str(Component *c, const char *name)
+{
+    for (const ParamSpec *s = c->cls->params; s && s->name; s++)
+        if (strcmp(s->name, name) == 0 && (s->type == PARAM_STRING || s->type == PARAM_PATH))
+            return *(char *const *)((const char *)sim_component_params(c) + s->offset);
+    return NULL;
+}
+
+bool sim_component_set_param(Component *c, const char *name, const char *text, GError **error)
+{
+    for (const ParamSpec *s = c->cls->params; s && s->name; s++) {
+        if (strcmp(s->name, name) != 0)
+            continue;
+        char *problem = NULL;
+        if (param_parse_value(s, text, NULL, (char *)sim_component_params(c) + s->offset,
+                              &problem))
+            return true;
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: %s", c->name, name,
+                    problem);
+        g_free(problem);
+        return false;
+    }
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s has no parameter %s",
+                c->name, name);
+    return false;
+}
+
 static int port_spec_index(const ComponentClass *cls, const char *name)
 {
     for (int i = 0; cls->ports && cls->ports[i].name; i++)

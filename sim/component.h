@@ -153,6 +153,11 @@ Component *sim_component_find(Sim *sim, const char *name);
 /* Reads a numeric parameter (uint, size, freq, cycles, time) by name from the class table, so
  * builders can check how neighbours fit together without knowing their structs. */
 bool sim_component_param_u64(Component *c, const char *name, uint64_t *out);
+/* A string or path parameter by name (NULL if absent or unset). */
+const char *sim_component_param_str(Component *c, const char *name);
+/* Sets a parameter from text, exactly as if the config had said it (builders use it to hand a
+ * shared setting to every instance). Fails with ARCHSIM_EXIT_CONFIG naming the component. */
+bool sim_component_set_param(Component *c, const char *name, const char *text, GError **error);
 
 /* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */
 bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
@@ -193,6 +198,20 @@ void sim_port_call(Component *c, Port *p, Msg *m);
             if (trace_window_has((c)->sim->trace_opts, cyc_)) {                            \
                 const TraceArg args_[] = { __VA_ARGS__ };                                  \
                 trace_emit((c)->sim->trace, (c)->trace_track, cyc_, (event), (dur), args_, \
+                           (int)(sizeof args_ / sizeof args_[0]));                         \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* The same for an event that started at an earlier cycle `start` and is reported when it ends,
+ * `dur` cycles later (a core access, whose length is known only at its response). */
+#define SIM_TRACE_AT(c, start, event, dur, ...)                                            \
+    do {                                                                                   \
+        if (G_UNLIKELY((c)->trace_track >= 0)) {                                           \
+            uint64_t at_ = (start);                                                        \
+            if (trace_window_has((c)->sim->trace_opts, at_)) {                             \
+                const TraceArg args_[] = { __VA_ARGS__ };                                  \
+                trace_emit((c)->sim->trace, (c)->trace_track, at_, (event), (dur), args_,  \
                            (int)(sizeof args_ / sizeof args_[0]));                         \
             }                                                                              \
         }                                                                                  \

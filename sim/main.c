@@ -42,6 +42,7 @@ static const char *const usage_text =
     "  archsim run configs/default.yaml\n"
     "  archsim run configs/default.yaml --set l1d.size=64KiB --seed 7 -o runs/l1d64k\n"
     "  archsim run configs/default.yaml --trace trace.txt --trace-window 1000:2000\n"
+    "  archsim run configs/teach/msi.yaml --teach       (per access: bus, data source, states)\n"
     "  archsim cachegrind traces/samples/matmul64.lackey.gz\n"
     "\n"
     "Exit status:\n"
@@ -85,6 +86,7 @@ typedef struct {
     gboolean force, quiet;
     char *trace, *trace_format, *trace_window, *trace_components, *trace_addr;
     gint64 trace_max;
+    gboolean teach;
 } RunOpts;
 
 typedef struct {
@@ -186,21 +188,17 @@ static void keep_deadlock_trace(TraceDump **td, const char *trace_path, const ch
         g_error_free(e);
         return;
     }
+    if (trace_path == NULL)
+        return;                  /* --teach alone: closing printed the table; no file to keep */
     const char *kept = trace_path;
     char *moved = NULL;
     if (g_str_has_prefix(trace_path, stage)) {
         char *base = g_path_get_basename(trace_path);
         moved = g_strdup_printf("%s.deadlock-%s", out, base);
         g_free(base);
-        if (g_rename(trace_path, moved) == 0)
+        /* with the VCD's filters and .gtkw, whose references follow the new name */
+        if (trace_rename(trace_path, moved, NULL))
             kept = moved;
-        char *filter = g_strdup_printf("%s.filter", trace_path);   /* VCD translate filter */
-        if (g_file_test(filter, G_FILE_TEST_EXISTS)) {
-            char *mf = g_strdup_printf("%s.filter", moved);
-            g_rename(filter, mf);
-            g_free(mf);
-        }
-        g_free(filter);
     }
     fprintf(stderr, "archsim run: the trace dump up to the deadlock is kept in %s\n", kept);
     g_free(moved);
@@ -244,9 +242,10 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
     to->end = UINT64_MAX;
     to->format = TRACE_FMT_TEXT;
     char *problem = NULL;
-    if (!o->trace_format)
+    /* without --trace (--teach alone) only the window and the address range are used */
+    if (o->trace && !o->trace_format)
         trace_format_guess(o->trace, &to->format);   /* by suffix; text when unknown */
-    else if (!trace_format_parse(o->trace_format, &to->format)) {
+    else if (o->trace && !trace_format_parse(o->trace_format, &to->format)) {
         g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
                     "archsim run: --trace-format: '%s' is not one of text, jsonl, perfetto, vcd",
                     o->trace_format);
@@ -265,9 +264,11 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
         to->components = g_strsplit(o->trace_components, ",", -1);
     to->max_events = o->trace_max > 0 ? (uint64_t)o->trace_max : 0;
     /* a relative dump path lands inside the run directory, so a run stays self-contained */
-    *path_out = g_path_is_absolute(o->trace) ? g_strdup(o->trace)
-                                             : g_build_filename(stage, o->trace, NULL);
-    to->path = *path_out;
+    if (o->trace) {
+        *path_out = g_path_is_absolute(o->trace) ? g_strdup(o->trace)
+                                                 : g_build_filename(stage, o->trace, NULL);
+        to->path = *path_out;
+    }
     return true;
 bad:
     g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE, "archsim run: %s: %s", opt, problem);
@@ -320,6 +321,10 @@ static int cmd_run(int argc, char **argv)
           "only events whose address is in LO:HI (or one address)", "LO:HI" },
         { "trace-max-events", 0, 0, G_OPTION_ARG_INT64, &o.trace_max,
           "stop dumping after N events (the dump says it was cut)", "N" },
+        { "teach", 0, 0, G_OPTION_ARG_NONE, &o.teach,
+          "print a table to stdout: per core access the bus transaction, who supplied the data "
+          "and every cache's state of the line (--trace-window and --trace-addr narrow it)",
+          NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     GOptionContext *ctx = g_option_context_new("CONFIG - simulate a YAML config");
@@ -444,12 +449,28 @@ static int cmd_run(int argc, char **argv)
         rc = ARCHSIM_EXIT_CANTCREAT;
         goto out;
     }
-    if (o.trace) {
-        if (!build_trace_options(&o, stage, &to, &trace_path, &e) || !(td = trace_open(&to, &e))) {
+    if (o.trace || o.teach) {
+        if (!build_trace_options(&o, stage, &to, &trace_path, &e) ||
+            (o.trace && !(td = trace_open(&to, &e)))) {
             cfg_node_free(root);
             rc = fail(e);
             goto out;
         }
+    }
+    if (o.teach) {
+        /* the teaching table reads the same stream, on stdout; it needs every component */
+        TraceOptions tt = to;
+        tt.format = TRACE_FMT_TEACH;
+        tt.path = "-";
+        tt.components = NULL;
+        tt.max_events = 0;
+        TraceDump *teach = trace_open(&tt, &e);
+        if (!teach) {
+            cfg_node_free(root);
+            rc = fail(e);
+            goto out;
+        }
+        td = td ? trace_tee(td, teach) : teach;
     }
     run = system_build(root, o.seed, td, &to, &e);
     if (!run) {

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <zlib.h>
 
 #include "error.h"
+#include "teach.h"
 
 #ifndef ARCHSIM_VERSION
 #define ARCHSIM_VERSION "dev"
@@ -241,6 +243,42 @@ static void trace_put_json_str(TraceSink *s, const char *str)
     s->len += m + 2;
 }
 
+/* A JSON string (quotes included) appended to a GString. */
+static void trace_gstring_json_str(GString *out, const char *str)
+{
+    size_t n = strlen(str), at = out->len;
+    g_string_set_size(out, at + 6 * n + 2);
+    out->str[at] = '"';
+    size_t m = trace_json_escape(out->str + at + 1, str, n);
+    out->str[at + 1 + m] = '"';
+    g_string_set_size(out, at + m + 2);
+}
+
+/* The arguments as one JSON object in a GString (for text kept past the emit call); the same
+ * encoding as trace_put_json_args. */
+static void trace_json_args_append(GString *out, const TraceArg *args, int nargs)
+{
+    g_string_append_c(out, '{');
+    for (int i = 0; i < nargs; i++) {
+        const TraceArg *a = &args[i];
+        if (i > 0)
+            g_string_append_c(out, ',');
+        trace_gstring_json_str(out, a->key);
+        g_string_append_c(out, ':');
+        if (a->kind == TARG_STR)
+            trace_gstring_json_str(out, a->v.s != NULL ? a->v.s : "");
+        else if (a->kind == TARG_ENUM && a->name != NULL)
+            trace_gstring_json_str(out, a->name);
+        else if (a->kind == TARG_HEX)
+            g_string_append_printf(out, "\"0x%" G_GINT64_MODIFIER "x\"", a->v.u);
+        else if (a->kind == TARG_I64)
+            g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i);
+        else
+            g_string_append_printf(out, "%" G_GUINT64_FORMAT, a->v.u);
+    }
+    g_string_append_c(out, '}');
+}
+
 static char *trace_json_escape_dup(const char *str)
 {
     size_t n = strlen(str);
@@ -280,6 +318,12 @@ static void trace_put_json_args(TraceSink *s, const TraceArg *args, int nargs)
         case TARG_STR:
             trace_put_json_str(s, a->v.s != NULL ? a->v.s : "");
             break;
+        case TARG_ENUM:
+            if (a->name != NULL)
+                trace_put_json_str(s, a->name);
+            else
+                trace_put_u64(s, a->v.u);
+            break;
         }
     }
     trace_put_char(s, '}');
@@ -296,6 +340,20 @@ typedef struct {
     char *key;
     uint32_t var;
 } TraceArgVar;
+
+/* Perfetto line-state tracks (see trace_pf_state): one per (component, addr) that changed state. */
+typedef struct {
+    uint32_t comp;
+    uint64_t addr;
+} TracePfKey;
+
+typedef struct {
+    TracePfKey key;
+    uint64_t tid;
+    uint64_t since;          /* cycle the current state was entered */
+    char *name;              /* current state */
+    char *args;              /* JSON object: the arguments of the event that entered it */
+} TracePfState;
 
 typedef struct {
     char *path;
@@ -317,6 +375,10 @@ typedef struct {
     uint64_t next;           /* value at the end of the batch being flushed */
     uint64_t set_seq;        /* event wire: seq of the event it shows; stale resets are skipped */
     char *name;
+    GPtrArray *enum_names;   /* enum argument wire: code -> name (NULL: not seen), else NULL */
+    uint64_t max_value;      /* enum wire: largest code, for the wire's width */
+    bool numeric;            /* a plain number was dumped here too: 64 bits, no filter */
+    uint32_t filter;         /* at close: 1 + index of its translate filter, 0 = none */
 } TraceVar;
 
 typedef struct {
@@ -340,6 +402,10 @@ struct TraceDump {
     /* Perfetto */
     bool any_event;          /* a comma is needed before the next traceEvents entry */
     uint64_t overflow_tracks, unresolved_overlaps;
+    GHashTable *pf_state_ids;   /* TracePfKey * -> GUINT_TO_POINTER(index + 1) in pf_states */
+    GArray *pf_states;          /* TracePfState, in creation order (deterministic output) */
+    uint64_t pf_state_dropped;
+    uint64_t pf_end;            /* one past the last cycle any event covers: last states end here */
     /* VCD */
     int spool_fd;            /* unlinked temp file next to the dump holding the body */
     TraceSink spool;
@@ -351,6 +417,12 @@ struct TraceDump {
     uint64_t seq;
     bool vcd_started;
     uint64_t vcd_t0, vcd_last, vcd_floor, vcd_late;
+    GPtrArray *side_files;   /* VCD: the filters and the .gtkw written at close (paths) */
+    /* teach */
+    TraceTeach *teach;
+    /* tee (trace_tee): every call goes to both; then nothing above is used */
+    TraceDump *kid[2];
+    GArray *kid_tracks;      /* int[2] per track of the tee */
 };
 
 static const char *const trace_format_names[] = {
@@ -358,11 +430,14 @@ static const char *const trace_format_names[] = {
     [TRACE_FMT_JSONL] = "jsonl",
     [TRACE_FMT_PERFETTO] = "perfetto",
     [TRACE_FMT_VCD] = "vcd",
+    [TRACE_FMT_TEACH] = "teach",
 };
 
 bool trace_format_parse(const char *name, TraceFormat *out)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(trace_format_names); i++) {
+        if (i == TRACE_FMT_TEACH)
+            continue;                 /* a table, not a file format: `run --teach` */
         if (name != NULL && strcmp(name, trace_format_names[i]) == 0) {
             *out = (TraceFormat)i;
             return true;
@@ -481,6 +556,8 @@ const TraceOptions *trace_options(const TraceDump *td)
 
 uint64_t trace_count(const TraceDump *td)
 {
+    if (td->kid[0] != NULL)
+        return MAX(trace_count(td->kid[0]), trace_count(td->kid[1]));
     return td->count;
 }
 
@@ -545,6 +622,9 @@ static uint32_t trace_pf_place(TraceDump *td, uint32_t ci, uint64_t start, uint6
     return k;
 }
 
+static void trace_pf_state(TraceDump *td, uint32_t ci, uint64_t cycle, const TraceArg *args,
+                           int nargs);
+
 static void trace_emit_perfetto(TraceDump *td, uint32_t ci, uint64_t cycle, const char *event,
                                 uint64_t dur, const TraceArg *args, int nargs)
 {
@@ -573,11 +653,117 @@ static void trace_emit_perfetto(TraceDump *td, uint32_t ci, uint64_t cycle, cons
         trace_put_json_args(s, args, nargs);
     }
     trace_put_char(s, '}');
+    uint64_t end = cycle + (dur > 0 ? dur : 1) < cycle ? UINT64_MAX : cycle + (dur > 0 ? dur : 1);
+    if (end > td->pf_end)
+        td->pf_end = end;
+    trace_pf_state(td, ci, cycle, args, nargs);
+}
+
+/* Line states as slices: a state change (an enum "to") of (component, addr) ends the slice of
+ * the previous state on that pair's own track, named "<component> <addr>", and starts the next;
+ * the last state's slice ends at close, where the dump's last event ends. The tracks form a
+ * second process (pid 2, "line states") so that the components' own tracks stay as they are, and the
+ * slices never overlap, so they nest by construction. */
+#define TRACE_PF_STATE_TID0 (1ull << 28)  /* above every component track (ci * 1024 + lane) */
+#define TRACE_PF_STATES_MAX 65536u        /* tracks; more are counted in otherData, not drawn */
+
+static guint trace_pf_key_hash(gconstpointer p)
+{
+    const TracePfKey *k = p;
+    return (guint)((k->addr * 0x9E3779B97F4A7C15ull) >> 32) ^ k->comp;
+}
+
+static gboolean trace_pf_key_equal(gconstpointer a, gconstpointer b)
+{
+    const TracePfKey *x = a, *y = b;
+    return x->comp == y->comp && x->addr == y->addr;
+}
+
+static void trace_pf_state_slice(TraceDump *td, const TracePfState *st, uint64_t end)
+{
+    if (end <= st->since)
+        return;                       /* held for no cycle: the instant on the component says it */
+    TraceSink *s = &td->out;
+    trace_pf_begin_entry(td);
+    TRACE_PUT_LIT(s, "{\"name\":");
+    trace_put_json_str(s, st->name);
+    TRACE_PUT_LIT(s, ",\"cat\":\"state\",\"ph\":\"X\",\"ts\":");
+    trace_put_u64(s, st->since);
+    TRACE_PUT_LIT(s, ",\"dur\":");
+    trace_put_u64(s, end - st->since);
+    TRACE_PUT_LIT(s, ",\"pid\":2,\"tid\":");
+    trace_put_u64(s, st->tid);
+    TRACE_PUT_LIT(s, ",\"args\":");
+    trace_put(s, st->args, strlen(st->args));
+    trace_put_char(s, '}');
+}
+
+static void trace_pf_state(TraceDump *td, uint32_t ci, uint64_t cycle, const TraceArg *args,
+                           int nargs)
+{
+    const TraceArg *to = NULL;
+    uint64_t addr = 0;
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == TARG_ENUM && strcmp(args[i].key, "to") == 0)
+            to = &args[i];
+        else if (args[i].kind != TARG_STR && strcmp(args[i].key, "addr") == 0)
+            addr = args[i].v.u;
+    }
+    if (to == NULL)
+        return;
+    TracePfKey key = { .comp = ci, .addr = addr };
+    gpointer idx = g_hash_table_lookup(td->pf_state_ids, &key);
+    TracePfState *st;
+    if (idx == NULL) {
+        if (td->pf_states->len >= TRACE_PF_STATES_MAX) {
+            td->pf_state_dropped++;
+            return;
+        }
+        TracePfState fresh = { .key = key, .tid = TRACE_PF_STATE_TID0 + td->pf_states->len };
+        g_array_append_val(td->pf_states, fresh);
+        g_hash_table_insert(td->pf_state_ids, g_memdup2(&key, sizeof key),
+                            GUINT_TO_POINTER(td->pf_states->len));
+        st = &g_array_index(td->pf_states, TracePfState, td->pf_states->len - 1);
+        TraceSink *s = &td->out;
+        if (td->pf_states->len == 1) {
+            trace_pf_begin_entry(td);
+            TRACE_PUT_LIT(s, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":"
+                             "{\"name\":\"line states (one slice per state, from change to "
+                             "change)\"}}");
+        }
+        const TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+        char hex[20];
+        size_t n = trace_fmt_hex(hex, addr);
+        trace_pf_begin_entry(td);
+        TRACE_PUT_LIT(s, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":");
+        trace_put_u64(s, st->tid);
+        TRACE_PUT_LIT(s, ",\"args\":{\"name\":\"");
+        trace_put(s, c->json, strlen(c->json));
+        trace_put_char(s, ' ');
+        trace_put(s, hex, n);
+        TRACE_PUT_LIT(s, "\"}}");
+    } else {
+        st = &g_array_index(td->pf_states, TracePfState, GPOINTER_TO_UINT(idx) - 1);
+        if (cycle < st->since)
+            cycle = st->since;        /* out of order: keep the track's slices in sequence */
+        trace_pf_state_slice(td, st, cycle);
+        g_free(st->name);
+        g_free(st->args);
+    }
+    st->since = cycle;
+    st->name = to->name != NULL ? g_strdup(to->name)
+                                : g_strdup_printf("%" G_GUINT64_FORMAT, to->v.u);
+    GString *a = g_string_new(NULL);
+    trace_json_args_append(a, args, nargs);
+    st->args = g_string_free(a, FALSE);
 }
 
 static void trace_pf_footer(TraceDump *td)
 {
     TraceSink *s = &td->out;
+    for (guint i = 0; i < td->pf_states->len; i++)
+        trace_pf_state_slice(td, &g_array_index(td->pf_states, TracePfState, i),
+                             td->pf_end);
     if (td->truncated) {
         /* A global instant makes the cut visible on the timeline, not only in metadata. */
         trace_pf_begin_entry(td);
@@ -598,6 +784,12 @@ static void trace_pf_footer(TraceDump *td)
     trace_put_u64(s, td->count);
     TRACE_PUT_LIT(s, ",\"overflow_tracks\":");
     trace_put_u64(s, td->overflow_tracks);
+    TRACE_PUT_LIT(s, ",\"state_tracks\":");
+    trace_put_u64(s, td->pf_states->len);
+    if (td->pf_state_dropped > 0) {
+        TRACE_PUT_LIT(s, ",\"state_changes_not_drawn\":");
+        trace_put_u64(s, td->pf_state_dropped);
+    }
     if (td->unresolved_overlaps > 0) {
         TRACE_PUT_LIT(s, ",\"unresolved_overlaps\":");
         trace_put_u64(s, td->unresolved_overlaps);
@@ -686,6 +878,37 @@ static uint32_t trace_vcd_arg_var(TraceDump *td, uint32_t ci, const char *key)
     c = &g_array_index(td->comps, TraceComp, ci);
     g_array_append_val(c->arg_vars, a);
     return var;
+}
+
+/* Enum arguments: the wire remembers each code's first name (for its translate filter) and the
+ * largest code (for its width). A wire that also gets plain numbers stays a 64-bit number. */
+#define TRACE_ENUM_CODES_MAX 4096u
+
+static void trace_vcd_note_value(TraceDump *td, uint32_t var, const TraceArg *a)
+{
+    TraceVar *v = &g_array_index(td->vars, TraceVar, var);
+    if (G_LIKELY(a->kind != TARG_ENUM) || a->v.u >= TRACE_ENUM_CODES_MAX) {
+        v->numeric = true;
+        return;
+    }
+    if (v->enum_names == NULL)
+        v->enum_names = g_ptr_array_new_with_free_func(g_free);
+    guint code = (guint)a->v.u;
+    if (code >= v->enum_names->len)
+        g_ptr_array_set_size(v->enum_names, (gint)code + 1);
+    if (g_ptr_array_index(v->enum_names, code) == NULL)
+        v->enum_names->pdata[code] = g_strdup(a->name != NULL ? a->name : "?");
+    if (a->v.u > v->max_value)
+        v->max_value = a->v.u;
+}
+
+/* Bits of the wire: 64 for numbers, just enough for the largest code of an enum but at least
+ * 2, because GTKWave draws a 1-bit wire as a logic level and translates only vectors. */
+static unsigned trace_vcd_width(const TraceVar *v)
+{
+    if (v->enum_names == NULL || v->numeric)
+        return 64;
+    return v->max_value < 4 ? 2 : 64 - (unsigned)__builtin_clzll(v->max_value);
 }
 
 static uint64_t trace_vcd_code(TraceDump *td, const char *event)
@@ -777,8 +1000,10 @@ static void trace_emit_vcd(TraceDump *td, uint32_t ci, uint64_t cycle, const cha
     for (int i = 0; i < nargs; i++) {
         if (args[i].kind == TARG_STR)
             continue;                 /* strings are not dumped (see tracedump.h) */
+        uint32_t var = trace_vcd_arg_var(td, ci, args[i].key);
+        trace_vcd_note_value(td, var, &args[i]);
         trace_vcd_heap_push(td, (TraceChange){ .time = cycle, .seq = td->seq++, .value = args[i].v.u,
-                                               .var = trace_vcd_arg_var(td, ci, args[i].key) });
+                                               .var = var });
     }
     while (td->heap->len > 0 && cycle > TRACE_VCD_SLACK
            && ((TraceChange *)(void *)td->heap->data)[0].time < cycle - TRACE_VCD_SLACK)
@@ -826,7 +1051,7 @@ static void trace_vcd_put_scope(TraceDump *td, const TraceScope *sc)
             uint32_t vi = i == 0 ? c->event_var : g_array_index(c->arg_vars, TraceArgVar, i - 1).var;
             TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
             TRACE_PUT_LIT(s, "$var wire ");
-            trace_put_u64(s, i == 0 ? width : 64);
+            trace_put_u64(s, i == 0 ? width : trace_vcd_width(v));
             trace_put_char(s, ' ');
             trace_put(s, v->id, v->id_len);
             trace_put_char(s, ' ');
@@ -864,9 +1089,10 @@ static void trace_vcd_header(TraceDump *td)
         "Scopes nest along the dots of component paths. Each component has an integer-coded "
         "wire `event` (the event that started last, held for its duration, at least 1 cycle; "
         "0 = none) whose names are in %s.filter: in GTKWave set Data Format > Decimal, then "
-        "Data Format > Translate Filter File > Enable and Select. One 64-bit wire per numeric "
-        "argument holds its last value; string arguments are not dumped. Window %" G_GUINT64_FORMAT
-        ":", base, td->opts.start);
+        "Data Format > Translate Filter File > Enable and Select (the .gtkw save file beside this "
+        "dump does that for every wire). One 64-bit wire per numeric argument holds its last "
+        "value; an enum argument's wire holds codes named in the .KEY.filter file of its key; "
+        "string arguments are not dumped. Window %" G_GUINT64_FORMAT ":", base, td->opts.start);
     if (td->opts.end != UINT64_MAX)
         g_string_append_printf(comment, "%" G_GUINT64_FORMAT, td->opts.end);
     g_string_append_printf(comment, ", %" G_GUINT64_FORMAT " events.", td->count);
@@ -977,23 +1203,201 @@ static void trace_vcd_finish(TraceDump *td)
         g_free(problem);
 }
 
-static char *trace_vcd_write_filter(TraceDump *td)
+/* Writes one file beside the dump and remembers it (removed again if the dump fails). */
+static bool trace_side_file(TraceDump *td, const char *suffix, const GString *text, char **problem)
 {
-    GString *f = g_string_new("0 -\n");
-    for (guint i = 0; i < td->code_names->len; i++) {
-        g_string_append_printf(f, "%u ", i + 1);
-        for (const char *p = g_ptr_array_index(td->code_names, i); *p != '\0'; p++)
-            g_string_append_c(f, (*p == '\n' || *p == '\r') ? ' ' : *p);
-        g_string_append_c(f, '\n');
-    }
-    char *path = g_strconcat(td->opts.path, ".filter", NULL);
+    char *path = g_strconcat(td->opts.path, suffix, NULL);
     GError *err = NULL;
-    char *problem = NULL;
-    if (!g_file_set_contents(path, f->str, (gssize)f->len, &err)) {
-        problem = g_strdup(err->message);
+    bool ok = g_file_set_contents(path, text->str, (gssize)text->len, &err);
+    if (ok) {
+        g_ptr_array_add(td->side_files, path);
+    } else {
+        *problem = g_strdup(err->message);
         g_error_free(err);
+        g_free(path);
     }
-    g_free(path);
+    return ok;
+}
+
+/* One name per line, "code name": GTKWave reads the first word as the value (as displayed,
+ * hence decimal) and the rest of the line as its text; lines starting with '#' are comments. */
+static void trace_filter_line(GString *f, uint64_t code, const char *name)
+{
+    g_string_append_printf(f, "%" G_GUINT64_FORMAT " ", code);
+    for (const char *p = name; *p != '\0'; p++)
+        g_string_append_c(f, (*p == '\n' || *p == '\r') ? ' ' : *p);
+    g_string_append_c(f, '\n');
+}
+
+/* Two enum wires share a translate filter when they name some code alike and no code
+ * differently (one naming seen in parts); wires with nothing in common keep their own. */
+static bool trace_names_compatible(const GPtrArray *a, const GPtrArray *b)
+{
+    bool common = false;
+    for (guint i = 0; i < a->len && i < b->len; i++) {
+        const char *x = g_ptr_array_index(a, i), *y = g_ptr_array_index(b, i);
+        if (x != NULL && y != NULL && strcmp(x, y) != 0)
+            return false;
+        common = common || (x != NULL && y != NULL);
+    }
+    return common;
+}
+
+typedef struct {
+    const char *key;         /* wire name (sanitized argument key) */
+    GPtrArray *names;        /* code -> name (borrowed from the wires) */
+    char *suffix;            /* ".<key>.filter", ".<key>.2.filter", ... */
+} TraceFilterGroup;
+
+/* GTKWave trace flags (its analyzer.h), written in hex after '@' in a save file. */
+#define GTKW_HEX 0x02u
+#define GTKW_DEC 0x04u
+#define GTKW_RJUSTIFY 0x20u
+#define GTKW_BLANK 0x200u
+#define GTKW_FTRANSLATED 0x2000u
+
+/* The VCD's own name for a wire: scope names along the path's dots, a range when wider than 1. */
+static void trace_gtkw_signal(GString *g, const TraceComp *c, const TraceVar *v, unsigned width)
+{
+    for (const char *p = c->path; *p != '\0'; p++)
+        g_string_append_c(g, (g_ascii_isalnum(*p) || *p == '_' || *p == '.') ? *p : '_');
+    g_string_append_printf(g, ".%s", v->name);
+    if (width > 1)
+        g_string_append_printf(g, "[%u:0]", width - 1);
+    g_string_append_c(g, '\n');
+}
+
+/* PATH.gtkw: opens the dump in GTKWave with every wire shown, component by component, enum
+ * wires and `event` translated by their filters (decimal first: a filter matches the value as
+ * displayed). Paths are relative and [savefile] names the save file itself, so GTKWave finds the
+ * dump and the filters next to the save file wherever the run directory is moved. */
+static void trace_vcd_gtkw(TraceDump *td, const GPtrArray *suffixes, GString *g)
+{
+    char *base = g_path_get_basename(td->opts.path);
+    uint64_t t0 = td->vcd_started ? td->vcd_t0 : td->opts.start;
+    uint64_t t1 = td->vcd_started ? td->vcd_last + 1 : t0 + 1;
+    /* GTKWave shows 200 * 2^-zoom time units per 1000 pixels (measured on 3.3.118): fit the
+     * whole run into the ~800 pixels of wave area of a 1400-pixel window. */
+    double zoom = -log2(200.0 * (double)(t1 > t0 ? t1 - t0 : 1) / 800.0);
+    g_string_append_printf(g, "[*] archsim: `gtkwave %s.gtkw` opens %s with its names\n"
+                              "[*] (state names from the translate filters %s.*filter)\n"
+                              "[dumpfile] \"%s\"\n[savefile] \"%s.gtkw\"\n"
+                              "[timestart] %" G_GUINT64_FORMAT "\n[size] 1400 800\n"
+                              "*%.6f -1\n", base, base, base, base, base, t0, zoom);
+    unsigned flags = 0;
+    /* first the state wires (enum "to") of every component together, named by component: the
+     * line states side by side, as in a protocol exercise's table */
+    for (guint ci = 0; ci < td->comps->len; ci++) {
+        const TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+        for (guint i = 0; i < c->arg_vars->len; i++) {
+            const TraceVar *v = &g_array_index(td->vars, TraceVar,
+                                               g_array_index(c->arg_vars, TraceArgVar, i).var);
+            if (v->filter == 0 || strcmp(v->name, "to") != 0)
+                continue;
+            if (flags == 0)
+                g_string_append_printf(g, "@%x\n-states (to)\n", GTKW_BLANK);
+            g_string_append_printf(g, "^%u %s%s\n", v->filter + 1, base,
+                                   (const char *)g_ptr_array_index(suffixes, v->filter - 1));
+            if (flags != (GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED))
+                g_string_append_printf(g, "@%x\n", GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED);
+            flags = GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED;
+            g_string_append_printf(g, "+{%s} ", c->path);
+            trace_gtkw_signal(g, c, v, trace_vcd_width(v));
+        }
+    }
+    for (guint ci = 0; ci < td->comps->len; ci++) {
+        const TraceComp *c = &g_array_index(td->comps, TraceComp, ci);
+        g_string_append_printf(g, "@%x\n-%s\n", GTKW_BLANK, c->path);
+        flags = GTKW_BLANK;
+        for (guint i = 0; i <= c->arg_vars->len; i++) {
+            uint32_t vi = i == 0 ? c->event_var
+                                 : g_array_index(c->arg_vars, TraceArgVar, i - 1).var;
+            const TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
+            unsigned want, width;
+            if (i == 0) {
+                width = td->code_names->len == 0 ? 1 : 64 - __builtin_clzll(td->code_names->len);
+                g_string_append_printf(g, "^1 %s.filter\n", base);
+                want = GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED;
+            } else if (v->filter > 0) {
+                width = trace_vcd_width(v);
+                g_string_append_printf(g, "^%u %s%s\n", v->filter + 1, base,
+                                       (const char *)g_ptr_array_index(suffixes, v->filter - 1));
+                want = GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED;
+            } else {
+                width = trace_vcd_width(v);
+                want = (strcmp(v->name, "addr") == 0 ? GTKW_HEX : GTKW_DEC) | GTKW_RJUSTIFY;
+            }
+            if (want != flags)
+                g_string_append_printf(g, "@%x\n", want);
+            flags = want;
+            trace_gtkw_signal(g, c, v, width);
+        }
+    }
+    g_free(base);
+}
+
+/* At close: PATH.filter (event codes), one translate filter per enum key (wires whose names
+ * agree share one: PATH.<key>.filter, then PATH.<key>.2.filter, ...) and PATH.gtkw. Returns
+ * the first failure (newly allocated) or NULL. */
+static char *trace_vcd_write_side_files(TraceDump *td)
+{
+    char *problem = NULL;
+    GString *f = g_string_new("0 -\n");
+    for (guint i = 0; i < td->code_names->len; i++)
+        trace_filter_line(f, i + 1, g_ptr_array_index(td->code_names, i));
+    bool ok = trace_side_file(td, ".filter", f, &problem);
+
+    GArray *groups = g_array_new(FALSE, TRUE, sizeof(TraceFilterGroup));
+    GPtrArray *suffixes = g_ptr_array_new();
+    for (guint vi = 0; vi < td->vars->len; vi++) {
+        TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
+        if (v->enum_names == NULL || v->numeric)
+            continue;
+        guint gi = 0, same_key = 0;
+        for (; gi < groups->len; gi++) {
+            TraceFilterGroup *gr = &g_array_index(groups, TraceFilterGroup, gi);
+            if (strcmp(gr->key, v->name) != 0)
+                continue;
+            same_key++;
+            if (trace_names_compatible(gr->names, v->enum_names))
+                break;
+        }
+        if (gi == groups->len) {
+            TraceFilterGroup gr = { .key = v->name, .names = g_ptr_array_new() };
+            gr.suffix = same_key == 0 ? g_strdup_printf(".%s.filter", v->name)
+                                      : g_strdup_printf(".%s.%u.filter", v->name, same_key + 1);
+            g_array_append_val(groups, gr);
+            g_ptr_array_add(suffixes, gr.suffix);
+        }
+        TraceFilterGroup *gr = &g_array_index(groups, TraceFilterGroup, gi);
+        if (gr->names->len < v->enum_names->len)
+            g_ptr_array_set_size(gr->names, (gint)v->enum_names->len);
+        for (guint k = 0; k < v->enum_names->len; k++)
+            if (g_ptr_array_index(gr->names, k) == NULL)
+                gr->names->pdata[k] = g_ptr_array_index(v->enum_names, k);
+        v->filter = gi + 1;
+    }
+    for (guint gi = 0; ok && gi < groups->len; gi++) {
+        TraceFilterGroup *gr = &g_array_index(groups, TraceFilterGroup, gi);
+        g_string_printf(f, "# archsim: the names of the codes of wire `%s` (GTKWave translate "
+                           "filter: set the wire to Decimal, then attach this file)\n", gr->key);
+        for (guint k = 0; k < gr->names->len; k++)
+            if (g_ptr_array_index(gr->names, k) != NULL)
+                trace_filter_line(f, k, g_ptr_array_index(gr->names, k));
+        ok = trace_side_file(td, gr->suffix, f, &problem);
+    }
+    if (ok) {
+        g_string_truncate(f, 0);
+        trace_vcd_gtkw(td, suffixes, f);
+        trace_side_file(td, ".gtkw", f, &problem);
+    }
+    for (guint gi = 0; gi < groups->len; gi++) {
+        TraceFilterGroup *gr = &g_array_index(groups, TraceFilterGroup, gi);
+        g_ptr_array_unref(gr->names);
+        g_free(gr->suffix);
+    }
+    g_array_unref(groups);
+    g_ptr_array_unref(suffixes);
     g_string_free(f, TRUE);
     return problem;
 }
@@ -1002,6 +1406,11 @@ static char *trace_vcd_write_filter(TraceDump *td)
 
 static void trace_free(TraceDump *td)
 {
+    if (td->kid[0] != NULL) {         /* a tee owns nothing else */
+        g_array_unref(td->kid_tracks);
+        g_free(td);
+        return;
+    }
     g_free(trace_sink_close(&td->out));
     if (td->spool.gz != NULL || td->spool.buf != NULL)
         g_free(trace_sink_close(&td->spool));
@@ -1018,8 +1427,12 @@ static void trace_free(TraceDump *td)
         g_free(c->path);
         g_free(c->json);
     }
-    for (guint i = 0; i < td->vars->len; i++)
-        g_free(g_array_index(td->vars, TraceVar, i).name);
+    for (guint i = 0; i < td->vars->len; i++) {
+        TraceVar *v = &g_array_index(td->vars, TraceVar, i);
+        g_free(v->name);
+        if (v->enum_names != NULL)
+            g_ptr_array_unref(v->enum_names);
+    }
     g_array_unref(td->comps);
     g_hash_table_unref(td->comp_ids);
     g_array_unref(td->vars);
@@ -1027,6 +1440,15 @@ static void trace_free(TraceDump *td)
     g_array_unref(td->dirty);
     g_hash_table_unref(td->codes);
     g_ptr_array_unref(td->code_names);
+    for (guint i = 0; i < td->pf_states->len; i++) {
+        TracePfState *st = &g_array_index(td->pf_states, TracePfState, i);
+        g_free(st->name);
+        g_free(st->args);
+    }
+    g_array_unref(td->pf_states);
+    g_hash_table_unref(td->pf_state_ids);
+    g_ptr_array_unref(td->side_files);
+    teach_free(td->teach);
     if (td->globs != NULL) {
         for (GPatternSpec **g = td->globs; *g != NULL; g++)
             g_pattern_spec_free(*g);
@@ -1048,10 +1470,18 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
                     opts->start > opts->end ? "window" : "address range");
         return NULL;
     }
+    bool to_stdout = strcmp(opts->path, "-") == 0;
+    if (to_stdout && opts->format == TRACE_FMT_VCD) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_USAGE,
+                    "-: a VCD dump needs a file (its filters and .gtkw go beside it)");
+        return NULL;
+    }
     TraceDump *td = g_new0(TraceDump, 1);
     td->opts = *opts;
     td->opts.path = g_strdup(opts->path);
+    /* the teaching table needs every component, so it ignores the component filter */
     td->opts.components = opts->components != NULL && opts->components[0] != NULL
+                          && opts->format != TRACE_FMT_TEACH
                               ? g_strdupv(opts->components) : NULL;
     if (td->opts.components != NULL) {
         guint n = g_strv_length(td->opts.components);
@@ -1059,7 +1489,7 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
         for (guint i = 0; i < n; i++)
             td->globs[i] = g_pattern_spec_new(td->opts.components[i]);
     }
-    td->part_path = g_strconcat(opts->path, ".part", NULL);
+    td->part_path = to_stdout ? NULL : g_strconcat(opts->path, ".part", NULL);
     td->spool_fd = -1;
     td->comps = g_array_new(FALSE, TRUE, sizeof(TraceComp));
     td->comp_ids = g_hash_table_new(g_str_hash, g_str_equal);
@@ -1068,10 +1498,16 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
     td->dirty = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     td->codes = g_hash_table_new(g_str_hash, g_str_equal);
     td->code_names = g_ptr_array_new_with_free_func(g_free);
+    td->pf_states = g_array_new(FALSE, TRUE, sizeof(TracePfState));
+    td->pf_state_ids = g_hash_table_new_full(trace_pf_key_hash, trace_pf_key_equal, g_free, NULL);
+    td->side_files = g_ptr_array_new_with_free_func(g_free);
+    if (opts->format == TRACE_FMT_TEACH)
+        td->teach = teach_new();
 
     bool gz = g_str_has_suffix(opts->path, ".gz");
     char *problem = NULL;
-    int fd = open(td->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = to_stdout ? dup(STDOUT_FILENO)
+                       : open(td->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         int saved = errno;
         char *dir = g_path_get_dirname(opts->path);
@@ -1118,14 +1554,43 @@ fail:
     g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
                 "%s: cannot create trace dump: %s", opts->path, problem);
     g_free(problem);
-    unlink(td->part_path);
+    if (td->part_path != NULL)
+        unlink(td->part_path);
     trace_free(td);
     return NULL;
+}
+
+TraceDump *trace_tee(TraceDump *a, TraceDump *b)
+{
+    g_assert(a != NULL && b != NULL);
+    TraceDump *td = g_new0(TraceDump, 1);
+    td->kid[0] = a;
+    td->kid[1] = b;
+    td->kid_tracks = g_array_new(FALSE, FALSE, 2 * sizeof(int));
+    /* trace_options(tee): the window that lets through what either needs */
+    td->opts = a->opts;
+    td->opts.start = MIN(a->opts.start, b->opts.start);
+    td->opts.end = MAX(a->opts.end, b->opts.end);
+    td->opts.path = NULL;
+    td->opts.components = NULL;
+    return td;
 }
 
 int trace_register(TraceDump *td, const char *component)
 {
     g_assert(td != NULL && component != NULL && component[0] != '\0');
+    if (td->kid[0] != NULL) {
+        int ids[2] = { trace_register(td->kid[0], component), trace_register(td->kid[1], component) };
+        if (ids[0] < 0 && ids[1] < 0)
+            return -1;
+        for (guint i = 0; i < td->kid_tracks->len; i++) {
+            const int *k = &g_array_index(td->kid_tracks, int, 2 * i);
+            if (k[0] == ids[0] && k[1] == ids[1])
+                return (int)i;        /* registered before */
+        }
+        g_array_append_val(td->kid_tracks, ids);
+        return (int)td->kid_tracks->len - 1;
+    }
     gpointer known = g_hash_table_lookup(td->comp_ids, component);
     if (known != NULL)
         return GPOINTER_TO_INT(known) - 1;
@@ -1153,6 +1618,8 @@ int trace_register(TraceDump *td, const char *component)
         trace_pf_thread_name(td, ci, 0);
     else if (td->opts.format == TRACE_FMT_VCD)
         g_array_index(td->comps, TraceComp, ci).event_var = trace_vcd_new_var(td, ci, true, "event");
+    else if (td->opts.format == TRACE_FMT_TEACH)
+        teach_register(td->teach, ci, component);
     return (int)ci;
 }
 
@@ -1198,6 +1665,12 @@ static void trace_emit_text(TraceDump *td, const TraceComp *c, uint64_t cycle, c
         case TARG_I64: s->len += trace_fmt_i64(v, a->v.i); break;
         case TARG_HEX: s->len += trace_fmt_hex(v, a->v.u); break;
         case TARG_STR: trace_put_text(s, a->v.s != NULL ? a->v.s : ""); break;
+        case TARG_ENUM:
+            if (a->name != NULL)
+                trace_put_text(s, a->name);
+            else
+                s->len += trace_fmt_u64(v, a->v.u);
+            break;
         }
     }
     if (dur > 0) {
@@ -1229,12 +1702,24 @@ void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uin
 {
     if (track < 0)
         return;                       /* a component the filter dropped */
+    if (td->kid[0] != NULL) {
+        g_assert((guint)track < td->kid_tracks->len);
+        const int *k = &g_array_index(td->kid_tracks, int, 2 * (guint)track);
+        trace_emit(td->kid[0], k[0], cycle, event, dur, args, nargs);
+        trace_emit(td->kid[1], k[1], cycle, event, dur, args, nargs);
+        return;
+    }
     g_assert(td != NULL && (guint)track < td->comps->len && event != NULL);
     g_assert(nargs >= 0 && (nargs == 0 || args != NULL));
     if (!trace_window_has(&td->opts, cycle))
         return;
     if (td->opts.addr_filter && !trace_addr_pass(&td->opts, args, nargs))
         return;
+    if (td->teach != NULL) {          /* every event counts: no max_events */
+        td->count++;
+        teach_event(td->teach, (uint32_t)track, cycle, event, dur, args, nargs);
+        return;
+    }
     if (td->opts.max_events != 0 && td->count >= td->opts.max_events) {
         if (!td->truncated) {
             td->truncated = true;
@@ -1251,12 +1736,21 @@ void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uin
         trace_emit_perfetto(td, (uint32_t)track, cycle, event, dur, args, nargs);
         break;
     case TRACE_FMT_VCD: trace_emit_vcd(td, (uint32_t)track, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_TEACH: break;      /* handled above */
     }
 }
 
 bool trace_close(TraceDump *td, GError **error)
 {
     g_assert(td != NULL);
+    if (td->kid[0] != NULL) {         /* both are closed; the first failure is reported */
+        GError *e2 = NULL;
+        bool ok = trace_close(td->kid[0], error);
+        ok = trace_close(td->kid[1], ok ? error : &e2) && ok;
+        g_clear_error(&e2);
+        trace_free(td);
+        return ok;
+    }
     TraceSink *s = &td->out;
     switch (td->opts.format) {
     case TRACE_FMT_TEXT:
@@ -1283,25 +1777,29 @@ bool trace_close(TraceDump *td, GError **error)
     case TRACE_FMT_VCD:
         trace_vcd_finish(td);
         break;
+    case TRACE_FMT_TEACH: {
+        GString *t = g_string_new(NULL);
+        teach_write(td->teach, t);
+        trace_put(s, t->str, t->len);
+        g_string_free(t, TRUE);
+        break;
+    }
     }
     char *problem = trace_sink_close(&td->out);
-    char *filter = td->opts.format == TRACE_FMT_VCD ? g_strconcat(td->opts.path, ".filter", NULL)
-                                                    : NULL;
-    if (problem == NULL && filter != NULL)
-        problem = trace_vcd_write_filter(td);
-    if (problem == NULL && rename(td->part_path, td->opts.path) != 0) {
+    if (problem == NULL && td->opts.format == TRACE_FMT_VCD)
+        problem = trace_vcd_write_side_files(td);
+    if (problem == NULL && td->part_path != NULL && rename(td->part_path, td->opts.path) != 0)
         problem = g_strdup_printf("cannot rename %s to it: %s", td->part_path, g_strerror(errno));
-        if (filter != NULL)
-            unlink(filter);
-    }
     bool ok = problem == NULL;
     if (!ok) {
-        unlink(td->part_path);
+        if (td->part_path != NULL)
+            unlink(td->part_path);
+        for (guint i = 0; i < td->side_files->len; i++)
+            unlink(g_ptr_array_index(td->side_files, i));
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write trace dump: %s",
                     td->opts.path, problem);
         g_free(problem);
     }
-    g_free(filter);
     trace_free(td);
     return ok;
 }
@@ -1310,11 +1808,85 @@ void trace_abort(TraceDump *td)
 {
     if (td == NULL)
         return;
+    if (td->kid[0] != NULL) {
+        trace_abort(td->kid[0]);
+        trace_abort(td->kid[1]);
+        trace_free(td);
+        return;
+    }
     /* Nothing buffered is worth writing: drop it, close, then remove the partial file. */
     td->out.len = 0;
     td->spool.len = 0;
     char *part = g_strdup(td->part_path);
     trace_free(td);
-    unlink(part);
+    if (part != NULL)
+        unlink(part);
     g_free(part);
+}
+
+/* The .gtkw names the dump and the filters by their base names: rewrite them for the new one. */
+static char *trace_gtkw_renamed(const char *text, const char *old_base, const char *new_base)
+{
+    GString *out = g_string_new(NULL);
+    char **lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l != NULL; l++) {
+        if (g_str_has_prefix(*l, "[dumpfile]") || g_str_has_prefix(*l, "[savefile]")
+            || g_str_has_prefix(*l, "[*]") || (*l)[0] == '^') {
+            char **parts = g_strsplit(*l, old_base, -1);
+            char *line = g_strjoinv(new_base, parts);
+            g_string_append(out, line);
+            g_free(line);
+            g_strfreev(parts);
+        } else {
+            g_string_append(out, *l);               /* signal names: never the file's name */
+        }
+        if (l[1] != NULL)
+            g_string_append_c(out, '\n');
+    }
+    g_strfreev(lines);
+    return g_string_free(out, FALSE);
+}
+
+bool trace_rename(const char *path, const char *new_path, GError **error)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    char *new_dir = g_path_get_dirname(new_path), *new_base = g_path_get_basename(new_path);
+    bool ok = rename(path, new_path) == 0;
+    if (!ok)
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "cannot rename %s to %s: %s",
+                    path, new_path, g_strerror(errno));
+    GDir *d = ok ? g_dir_open(dir, 0, NULL) : NULL;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *n;
+    while (d != NULL && (n = g_dir_read_name(d)) != NULL)
+        if (g_str_has_prefix(n, base) && n[strlen(base)] == '.'
+            && (g_str_has_suffix(n, ".filter") || strcmp(n + strlen(base), ".gtkw") == 0))
+            g_ptr_array_add(names, g_strdup(n));
+    if (d != NULL)
+        g_dir_close(d);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = g_ptr_array_index(names, i);
+        char *from = g_build_filename(dir, name, NULL);
+        char *to_name = g_strconcat(new_base, name + strlen(base), NULL);
+        char *to = g_build_filename(new_dir, to_name, NULL);
+        char *text = NULL;
+        if (g_str_has_suffix(name, ".gtkw") && g_file_get_contents(from, &text, NULL, NULL)) {
+            char *fixed = trace_gtkw_renamed(text, base, new_base);
+            if (g_file_set_contents(to, fixed, -1, NULL))
+                unlink(from);
+            g_free(fixed);
+            g_free(text);
+        } else {
+            rename(from, to);
+        }
+        g_free(from);
+        g_free(to_name);
+        g_free(to);
+    }
+    g_ptr_array_unref(names);
+    g_free(dir);
+    g_free(base);
+    g_free(new_dir);
+    g_free(new_base);
+    return ok;
 }

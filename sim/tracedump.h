@@ -1,5 +1,6 @@
 /* tracedump.h: one internal per-cycle event stream, exported as text, JSON Lines, Perfetto
- * (Chrome trace JSON) or VCD, bounded by a cycle window and component/address filters.
+ * (Chrome trace JSON) or VCD, bounded by a cycle window and component/address filters, or
+ * turned into the per-access teaching table of `archsim run --teach`.
  *
  * Models emit events through SIM_TRACE (component.h), which costs one predictable branch when
  * tracing is off. Each event: cycle, component path, event name, optional duration in cycles,
@@ -9,12 +10,24 @@
  *   perfetto {"traceEvents":[...],"displayTimeUnit":"ns","otherData":{"time_unit":"1 ts = 1 cycle",
  *            ...}}: one thread track per component (thread_name metadata), "X" slices for
  *            events with dur > 0 (overlaps on a track are moved to extra tracks so slices nest),
- *            "i" instants (s:"t") for dur == 0
+ *            "i" instants (s:"t") for dur == 0; state changes (below) also as one slice per state
+ *            on a track per (component, addr) in a second process, "line states"
  *   vcd      $timescale 1ns (1 ns = 1 cycle, said in $comment); per component a scope with an
  *            integer-coded `event` wire (codes written to PATH.filter, a GTKWave translate
- *            filter) and one wire per numeric argument key; strings are not dumped
+ *            filter) and one wire per numeric argument key; strings are not dumped; enum
+ *            arguments get PATH.<key>.filter, and PATH.gtkw opens the dump with every filter on
+ *   teach    (the CLI's --teach, usually to stdout "-") one row per completed core access: bus
+ *            transactions, data source, every cache's state of the line, memory fresh or stale;
+ *            the vocabulary it reads is listed at TRACE_FMT_TEACH below
  * A path ending in ".gz" is written through zlib. Files are written to PATH.part and renamed on
  * a successful trace_close, so a failed run never leaves a dump that looks complete.
+ *
+ * Enum arguments (TARG_E) carry a small code and its name, e.g. a cache line state (code 5,
+ * "S"): text, JSON Lines and Perfetto print the name, VCD dumps the code in a wire just wide
+ * enough for the largest code and writes the names seen per wire into translate filters. An
+ * event with an enum argument "to" is a STATE CHANGE of the object named by its "addr" argument
+ * (0 when absent) in that component: Perfetto draws it as slices, the teaching table as a
+ * column. One key of one component should keep one naming (the first name seen for a code wins).
  */
 #ifndef ARCHSIM_TRACEDUMP_H
 #define ARCHSIM_TRACEDUMP_H
@@ -23,11 +36,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { TRACE_FMT_TEXT, TRACE_FMT_JSONL, TRACE_FMT_PERFETTO, TRACE_FMT_VCD } TraceFormat;
+/* TRACE_FMT_TEACH reads this vocabulary (models/cpu, models/bus and models/cache emit it):
+ *   "load" / "store" with addr, optional value, and "cache" (the name of the component that
+ *       served it): one core access that ends at cycle + dur; one table row each
+ *   an event with an enum "to" and addr: the component's state of that line (a table column)
+ *   an event with "by" (the requesting component's name) and addr: a bus transaction named by
+ *       the event (GetS, GetM, PutM), shown on the requester's next access row; its "supplier"
+ *       (memory, cache, self) says where the data comes from, a "supply" event of the same
+ *       cycle with "cache" names the supplying cache
+ *   "writeback" with addr: memory holds the line's newest value again (a store makes it stale)
+ * It ignores the component filter and max_events (it needs every component to be correct); the
+ * window and the address range apply. Rows are kept and written as one aligned table at close. */
+typedef enum {
+    TRACE_FMT_TEXT,
+    TRACE_FMT_JSONL,
+    TRACE_FMT_PERFETTO,
+    TRACE_FMT_VCD,
+    TRACE_FMT_TEACH,           /* not accepted by trace_format_parse: the CLI's --teach */
+} TraceFormat;
 
 typedef struct {
     TraceFormat format;
-    const char *path;          /* output file; ".gz" suffix = gzip */
+    const char *path;          /* output file; ".gz" suffix = gzip; "-" = stdout (written at
+                                  close, no PATH.part; meant for TRACE_FMT_TEACH) */
     uint64_t start, end;       /* cycle window [start, end]; end == UINT64_MAX: open */
     char **components;         /* NULL or NULL-terminated glob patterns (g_pattern_match_simple)
                                   on the component path, e.g. "l1*", "system.core0" */
@@ -37,22 +68,26 @@ typedef struct {
     uint64_t max_events;       /* 0 = unlimited; else stop after this many (noted in the file) */
 } TraceOptions;
 
-typedef enum { TARG_U64, TARG_I64, TARG_HEX, TARG_STR } TraceArgKind;
+typedef enum { TARG_U64, TARG_I64, TARG_HEX, TARG_STR, TARG_ENUM } TraceArgKind;
 
 typedef struct {
     const char *key;
     TraceArgKind kind;
-    union { uint64_t u; int64_t i; const char *s; } v;
+    union { uint64_t u; int64_t i; const char *s; } v;   /* TARG_ENUM: the code in v.u */
+    const char *name;          /* TARG_ENUM: the code's name (e.g. "S"); NULL otherwise */
 } TraceArg;
 
 #define TARG_U(k, x) ((TraceArg){ .key = (k), .kind = TARG_U64, .v.u = (uint64_t)(x) })
 #define TARG_I(k, x) ((TraceArg){ .key = (k), .kind = TARG_I64, .v.i = (int64_t)(x) })
 #define TARG_X(k, x) ((TraceArg){ .key = (k), .kind = TARG_HEX, .v.u = (uint64_t)(x) })
 #define TARG_S(k, x) ((TraceArg){ .key = (k), .kind = TARG_STR, .v.s = (x) })
+/* An enum: a small code (VCD wire width follows the largest) and its name (printed). */
+#define TARG_E(k, code, nm) \
+    ((TraceArg){ .key = (k), .kind = TARG_ENUM, .v.u = (uint64_t)(code), .name = (nm) })
 
 typedef struct TraceDump TraceDump;
 
-/* Parses "text|jsonl|perfetto|vcd"; false if unknown. */
+/* Parses "text|jsonl|perfetto|vcd"; false if unknown ("teach" too: it is --teach). */
 bool trace_format_parse(const char *name, TraceFormat *out);
 /* The name trace_format_parse accepts for a format. */
 const char *trace_format_name(TraceFormat format);
@@ -96,10 +131,19 @@ void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uin
 /* Number of events written so far. */
 uint64_t trace_count(const TraceDump *td);
 
-/* Flushes, writes the footer (Perfetto closing brackets, VCD final time), renames PATH.part to
- * PATH; frees td in every case. */
+/* Flushes, writes the footer (Perfetto closing brackets, VCD final time; the teaching table),
+ * renames PATH.part to PATH; frees td in every case. */
 bool trace_close(TraceDump *td, GError **error);
 /* Frees td and removes the partial file (failed run). */
 void trace_abort(TraceDump *td);
+
+/* One stream into two dumps (e.g. a VCD file and the --teach table): registers and emits go to
+ * both, each applying its own filters; close and abort act on both. Takes ownership of a and b.
+ * The caller's window check (SIM_TRACE) must let through what either needs. */
+TraceDump *trace_tee(TraceDump *a, TraceDump *b);
+
+/* Renames a closed dump and the files written beside it (PATH.filter, PATH.<key>.filter,
+ * PATH.gtkw, whose references are rewritten) to NEW; e.g. a dump kept after a deadlock. */
+bool trace_rename(const char *path, const char *new_path, GError **error);
 
 #endif

@@ -9,6 +9,7 @@
  * The writer (atrace_write.c) is plain C11 + zlib, no GLib, so the recording runtime that is
  * linked into instrumented programs can use it. The reader (atrace_read.c) uses GLib and reports
  * every problem as "FILE: byte OFFSET, record N: problem" (ARCHSIM_TRACE_ERROR, exit 65).
+ * `archsim trace info|dump` (atrace_cli.c) inspects traces.
  */
 #ifndef ARCHSIM_ATRACE_H
 #define ARCHSIM_ATRACE_H
@@ -70,6 +71,9 @@ typedef struct {
 /* header flags */
 #define AT_H_GAPS_EXACT 0x1u      /* gaps are exact instruction counts (else estimated) */
 #define AT_H_HAS_GAPS 0x2u        /* records may carry gaps */
+/* Site PCs are the instructions' own addresses (the QEMU front end). Without it they are the
+ * hooks' return addresses (the TSan front end), so line look-ups use pc - 1 (tracing.md §7). */
+#define AT_H_PC_EXACT 0x4u
 
 typedef struct {
     uint32_t version;
@@ -82,19 +86,60 @@ typedef struct {
     char cflags[128];           /* e.g. "-O2 -pthread" */
 } AtHeader;
 
+/* ---- encoding constants (FORMAT.md), shared by the writer and the reader ------------------
+ *
+ * Header: a fixed part of AT_HEADER_FIXED bytes, then tagged fields (tag u8, length u16 LE,
+ * bytes) up to header_len. Record: byte0 = size code << 5 | kind, [atomic byte], [explicit size],
+ * site word = index << 1 | G, [pc], [gap], [address delta], [arg]. Which kinds carry the atomic
+ * byte, an address and an arg is fixed per kind by the masks below. */
+#define AT_HEADER_FIXED 36u         /* magic, version, header_len, load_base, flags, tid, parent */
+#define AT_HEADER_MAX 65536u        /* largest header_len a reader accepts */
+#define AT_FIELD_FRONTEND 1u        /* header field tags */
+#define AT_FIELD_COMPILER 2u
+#define AT_FIELD_CFLAGS 3u
+
+#define AT_KIND_BITS 5u             /* byte0 bits 0-4: kind; bits 5-7: size code */
+#define AT_SZC_EXPLICIT 6u          /* size code 0..5: size 0, 1, 2, 4, 8, 16; 6: uvarint follows */
+#define AT_AB_MO_MASK 0x07u         /* atomic byte: bits 0-2 mo */
+#define AT_AB_OP_SHIFT 3u           /* bits 3-5: op (RMW) or mo_fail (CAS_OK, CAS_FAIL) */
+#define AT_AB_UNCHANGED 0x40u       /* bit 6: AT_F_UNCHANGED (RMW only); bit 7 reserved, 0 */
+#define AT_VARINT_MAX 10u           /* bytes in the longest 64-bit LEB128 varint */
+/* Longest record: byte0, atomic byte, then size, site, pc, gap, addr and arg varints. */
+#define AT_RECORD_MAX (2u + 6u * AT_VARINT_MAX)
+
+#define AT_KIND_BIT(k) (1u << (k))
+#define AT_KINDS_ATOMIC (AT_KIND_BIT(AT_ALOAD) | AT_KIND_BIT(AT_ASTORE) | AT_KIND_BIT(AT_RMW) | \
+                         AT_KIND_BIT(AT_CAS_OK) | AT_KIND_BIT(AT_CAS_FAIL) | AT_KIND_BIT(AT_FENCE))
+#define AT_KINDS_ADDR (AT_KIND_BIT(AT_LOAD) | AT_KIND_BIT(AT_STORE) | AT_KIND_BIT(AT_ALOAD) | \
+                       AT_KIND_BIT(AT_ASTORE) | AT_KIND_BIT(AT_RMW) | AT_KIND_BIT(AT_CAS_OK) | \
+                       AT_KIND_BIT(AT_CAS_FAIL) | AT_KIND_BIT(AT_RANGE_R) | \
+                       AT_KIND_BIT(AT_RANGE_W) | AT_KIND_BIT(AT_LOCK_ACQ) | \
+                       AT_KIND_BIT(AT_LOCK_REL) | AT_KIND_BIT(AT_BARRIER) | \
+                       AT_KIND_BIT(AT_COND_WAIT) | AT_KIND_BIT(AT_COND_SIGNAL))
+#define AT_KINDS_ARG (AT_KIND_BIT(AT_RANGE_R) | AT_KIND_BIT(AT_RANGE_W) | \
+                      AT_KIND_BIT(AT_BARRIER) | AT_KIND_BIT(AT_CREATE) | AT_KIND_BIT(AT_JOIN))
+#define AT_KINDS_CAS (AT_KIND_BIT(AT_CAS_OK) | AT_KIND_BIT(AT_CAS_FAIL))
+
 /* ---- writer (no GLib) -------------------------------------------------------------------- */
 typedef struct AtWriter AtWriter;
 
 /* Creates PATH (0644), writes the header; zlevel 0-9 (1 recommended). NULL + errno on failure. */
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
 /* Appends one record; 0 on success, -1 (errno set) on an I/O error. Not thread safe: one writer
- * per thread. */
+ * per thread.
+ * A record whose fields do not fit its kind (FORMAT.md, "Record kinds": e.g. an address on a
+ * FENCE, an op on a LOAD, mo > AT_MO_SEQ_CST, a gap without AT_F_GAP) is refused with -1 and
+ * errno EINVAL; nothing is written and the writer stays usable (likewise ENOMEM when the site
+ * table cannot grow). An I/O error is sticky: later calls fail with the same errno. */
 int at_writer_put(AtWriter *w, const AtRecord *r);
 /* Flushes and closes; 0 on success, -1 on error. Frees w in every case. */
 int at_writer_close(AtWriter *w);
 uint64_t at_writer_records(const AtWriter *w);
 
 /* ---- reader (GLib) ----------------------------------------------------------------------- */
+/* The recording runtime compiles atrace_write.c alone, without GLib's include path: it defines
+ * ATRACE_WRITER_ONLY before including this header. */
+#ifndef ATRACE_WRITER_ONLY
 #include <glib.h>
 
 typedef struct AtReader AtReader;
@@ -105,15 +150,28 @@ AtReader *at_reader_open(const char *path, GError **error);
 const AtHeader *at_reader_header(const AtReader *r);
 /* Reads up to n records; returns the number read, 0 at the end; on error 0 with *error set
  * ("PATH: byte OFFSET, record INDEX: problem", OFFSET counted in the decompressed stream after
- * the header; a truncated zlib stream is an error, not an end). */
+ * the header; a truncated zlib stream is an error, not an end).
+ * Every good record before a problem is returned first; the error comes on the next call, with
+ * no records, and stays (later calls return 0 and the same error). FORMAT.md §6 lists them. */
 size_t at_reader_read(AtReader *r, AtRecord *out, size_t n, GError **error);
 uint64_t at_reader_index(const AtReader *r);   /* records returned so far */
 /* Fraction of the file consumed, for progress bars. */
 double at_reader_progress(const AtReader *r);
 void at_reader_close(AtReader *r);
 
+/* Like at_reader_open with an in_size-byte buffer for the compressed file and an out_size-byte
+ * buffer for the decompressed records (at_reader_open: 1 MiB and 256 KiB). For tests and
+ * fuzzing, where tiny buffers put a refill boundary inside records. out_size >= AT_RECORD_MAX. */
+AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_size,
+                                  GError **error);
+size_t at_reader_sites(const AtReader *r);           /* sites in the site table so far */
+uint64_t at_reader_site_pc(const AtReader *r, size_t i);   /* site i's PC, i < at_reader_sites */
+uint64_t at_reader_offset(const AtReader *r);        /* decompressed bytes decoded so far */
+uint32_t at_reader_header_size(const AtReader *r);   /* header_len: where the zlib stream starts */
+
 const char *at_kind_name(int kind);     /* "LOAD", "STORE", ... */
 const char *at_order_name(int mo);      /* "relaxed", ..., "seq_cst" */
 const char *at_op_name(int op);         /* "xchg", "add", ... */
+#endif /* ATRACE_WRITER_ONLY */
 
 #endif

@@ -227,9 +227,9 @@ static void txn_event(SimEvent *ev)
         m->issued = t->ordered;
         sim_hist_add(&b->latency, clock_cycle(b->base.clk, b->base.eng->now - t->ordered) + 1);
         SIM_TRACE(&b->base, "data", 0, TARG_X("addr", t->block),
-                  TARG_U("to", (uint64_t)t->req),
-                  TARG_S("from", t->src == 0 ? "memory" : t->src == 1 ? "cache" : "self"),
-                  TARG_S("excl", t->excl ? "yes" : "no"));
+                  TARG_S("to", b->cpu[t->req]->peer->owner->name),
+                  TARG_E("from", t->src, t->src == 0 ? "memory" : t->src == 1 ? "cache" : "self"),
+                  TARG_E("excl", t->excl, t->excl ? "yes" : "no"));
         /* the line is copied by the requester when the message arrives, one tick from now;
          * the buffer is not reused before the next ordering, at least a cycle away */
         sim_port_send_ticks(&b->base, b->cpu[t->req], m, 0);
@@ -251,6 +251,7 @@ static void data_transfer(Bus *b, Txn *t, Tick ready)
 static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
 {
     fm_write(b, block, data, (uint32_t)b->p.line);
+    SIM_TRACE(&b->base, "writeback", 0, TARG_X("addr", block));
     b->writebacks++;
     Msg *m = sim_msg_alloc(b->base.sim);
     m->cmd = MSG_WRITEBACK;
@@ -284,6 +285,9 @@ static void order_event(SimEvent *ev)
         s->size = (uint32_t)b->p.line;
         sim_port_call(&b->base, b->cpu[i], s);
         unsigned f = s->flags;
+        if (f & SNOOP_SUPPLY)
+            SIM_TRACE(&b->base, "supply", 0, TARG_X("addr", t->block),
+                      TARG_E("cache", i, b->cpu[i]->peer->owner->name));
         if (i != t->req && (f & SNOOP_INVALIDATED))
             b->invalidations++;
         if ((f & SNOOP_WRITEBACK) && t->kind != BUS_PUTM)
@@ -291,8 +295,10 @@ static void order_event(SimEvent *ev)
         any |= f;
     }
     SIM_TRACE(&b->base, kind_names[t->kind], 0, TARG_X("addr", t->block),
-              TARG_U("by", (uint64_t)t->req), TARG_S("shared", (any & SNOOP_SHARED) ? "yes" : "no"),
-              TARG_S("supplier", t->kind == BUS_PUTM ? "-" :
+              TARG_E("by", t->req, b->cpu[t->req]->peer->owner->name),
+              TARG_E("shared", (any & SNOOP_SHARED) != 0, (any & SNOOP_SHARED) ? "yes" : "no"),
+              TARG_E("supplier", t->kind == BUS_PUTM ? 3 : (any & SNOOP_REQ_OWNER) ? 2 :
+                     (any & SNOOP_SUPPLY) ? 1 : 0, t->kind == BUS_PUTM ? "-" :
                      (any & SNOOP_REQ_OWNER) ? "self" : (any & SNOOP_SUPPLY) ? "cache" : "memory"));
     Tick now = b->base.eng->now, period = b->base.clk->period;
     if (t->kind == BUS_PUTM) {

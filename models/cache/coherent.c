@@ -200,11 +200,14 @@ static const ProtoRow *row_for(Coh *k, int state, int event, uint64_t block)
     return &k->proto->rows[r];
 }
 
+/* States and events as enums: names in text, JSON and Perfetto, codes plus translate filters
+ * in VCD; "to" makes this a state change of the line (line-state tracks, the --teach table). */
 static void trace_transition(Coh *k, uint64_t block, int from, int to, int event)
 {
     SIM_TRACE(&k->base, "state", 0, TARG_X("addr", block),
-              TARG_S("from", k->proto->states[from].name),
-              TARG_S("to", k->proto->states[to].name), TARG_S("on", proto_event_names[event]));
+              TARG_E("from", from, k->proto->states[from].name),
+              TARG_E("to", to, k->proto->states[to].name),
+              TARG_E("on", event, proto_event_names[event]));
 }
 
 static void bus_request(Coh *k, Frame *f, int kind, bool upgrade)

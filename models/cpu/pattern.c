@@ -164,6 +164,8 @@ static void pat_recv(Component *c, Port *port, Msg *m)
 {
     PatCore *k = (PatCore *)c;
     (void)port;
+    SIM_TRACE(c, m->cmd == MSG_WRITE_RESP ? "store" : "load", 0, TARG_X("addr", m->addr),
+              TARG_X("value", m->aux[0]), TARG_S("cache", k->dc->peer->owner->name));
     sim_hist_add(&k->lat, clock_cycle(c->clk, c->eng->now - m->issued));
     sim_msg_free(c->sim, m);
     sim_progress(c->eng);

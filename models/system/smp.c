@@ -21,7 +21,8 @@ typedef struct {
     bool check;
 } SmpParams;
 
-static const char *const core_alts[] = { "pattern-core", "random-tester", NULL };
+static const char *const core_alts[] = { "pattern-core", "random-tester", "thread-core",
+                                         "script-core", NULL };
 
 static const SystemSection smp_sections[] = {
     { "core", "trace-core", "the cores (the section configures every core)", "cores", core_alts },
@@ -29,6 +30,8 @@ static const SystemSection smp_sections[] = {
     { "bus", "snoop-bus", "the snooping bus", NULL, NULL },
     { "llc", "cache", "shared last-level cache banks", "llc_banks", NULL },
     { "dram", "dram", "main memory", NULL, NULL },
+    { "workload", "workload", "a recorded multi-thread trace (for core.type: thread-core)", NULL,
+      NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -60,11 +63,50 @@ static bool same_line(Component *a, Component *b, GError **error)
     return true;
 }
 
+/* thread-core cores replay workload.trace: thread i on core i, synchronized by the workload. */
+static bool wire_threads(Sim *sim, const SmpParams *p, Component *wl, GError **error)
+{
+    const char *dir = sim_component_param_str(wl, "trace");
+    if (!dir || !*dir) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "workload.trace is not set: give the directory of a recorded trace, e.g. "
+                    "--set workload.trace=traces/samples/fs_packed-4t");
+        return false;
+    }
+    char *t0 = g_strdup_printf("%s/T0.trace", dir);
+    char *extra = g_strdup_printf("%s/T%" G_GUINT64_FORMAT ".trace", dir, p->cores);
+    bool ok = true;
+    if (!g_file_test(t0, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT,
+                    "%s: cannot open: workload.trace must hold T0.trace, T1.trace, ...", t0);
+        ok = false;
+    } else if (g_file_test(extra, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%s has more threads than system.cores (%" G_GUINT64_FORMAT
+                    "): one thread runs on each core; raise system.cores", dir, p->cores);
+        ok = false;
+    }
+    g_free(t0);
+    g_free(extra);
+    for (uint64_t i = 0; ok && i < p->cores; i++) {
+        char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
+        Component *core = sim_component_find(sim, cn);
+        g_free(cn);
+        ok = sim_component_set_param(core, "trace", dir, error) &&
+             sim_connect(core, "sync", wl, "sync", 1, error);
+    }
+    return ok;
+}
+
 static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     (void)root;
     const SmpParams *p = params;
     Component *bus = sim_component_find(sim, "bus"), *dram = sim_component_find(sim, "dram");
+    Component *core0 = sim_component_find(sim, "core0");
+    if (strcmp(core0->cls->name, "thread-core") == 0 &&
+        !wire_threads(sim, p, sim_component_find(sim, "workload"), error))
+        return false;
     for (uint64_t i = 0; i < p->cores; i++) {
         char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
         char *ln = g_strdup_printf("l1d%" G_GUINT64_FORMAT, i);

@@ -1,4 +1,6 @@
-/* test_tracedump.c: CUnit tests of the per-cycle trace dump (sim/tracedump.h) in all four formats.
+/* test_tracedump.c: CUnit tests of the per-cycle trace dump (sim/tracedump.h) in all four formats,
+ * with enum arguments (names in text/JSON/Perfetto, codes plus translate filters in VCD), the
+ * line-state tracks, the tee, and renaming a dump with its side files.
  *
  * Every output is read back and checked against its format's rules with checkers written here
  * (a strict RFC 8259 JSON parser, a VCD reader), plus python3's json and GTKWave's vcd2fst and
@@ -1075,7 +1077,7 @@ static void test_vcd(void)
     emit_vcd_scenario(td);
     CU_ASSERT_EQUAL(dir_entries(dir), 1);   /* t.vcd.part only: the body file is unlinked */
     CU_ASSERT_TRUE(trace_close(td, NULL));
-    CU_ASSERT_EQUAL(dir_entries(dir), 2);   /* t.vcd and t.vcd.filter */
+    CU_ASSERT_EQUAL(dir_entries(dir), 3);   /* t.vcd, t.vcd.filter and t.vcd.gtkw */
 
     char *text = slurp(path, NULL), *filter = slurp(fpath, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -1121,6 +1123,224 @@ static void test_vcd(void)
     g_free(text);
     g_free(filter);
     g_free(fpath);
+    g_free(path);
+    g_free(dir);
+}
+
+/* The translate filter a .gtkw attaches to a signal, read as GTKWave does: the file of the last
+ * "^N FILE" line above it, if the flags in force ("@hex") include "translated by a filter file"
+ * (0x2000). NULL if none, or if the signal is absent. */
+static char *gtkw_filter_of(const char *gtkw, const char *signal)
+{
+    char **lines = g_strsplit(gtkw, "\n", -1);
+    char *filter = NULL, *found = NULL;
+    uint64_t flags = 0;
+    for (char **l = lines; *l != NULL && found == NULL; l++) {
+        if ((*l)[0] == '^') {
+            g_free(filter);
+            filter = g_strdup(strchr(*l, ' ') != NULL ? strchr(*l, ' ') + 1 : "");
+        } else if ((*l)[0] == '@') {
+            flags = g_ascii_strtoull(*l + 1, NULL, 16);
+        } else if (strcmp(*l, signal) == 0 || (g_str_has_suffix(*l, signal) && (*l)[0] == '+')) {
+            found = filter != NULL && (flags & 0x2000) ? g_strdup(filter) : NULL;
+            break;
+        }
+    }
+    g_free(filter);
+    g_strfreev(lines);
+    return found;
+}
+
+/* State changes as enums: a line of two caches, and a bus whose `to` names caches instead. */
+static void emit_enum_scenario(TraceDump *td)
+{
+    int l1 = trace_register(td, "sys.l1d0");
+    int l2 = trace_register(td, "sys.l1d1");
+    int bus = trace_register(td, "sys.bus");
+    TraceArg a[] = { TARG_X("addr", 0x40), TARG_E("from", 0, "I"), TARG_E("to", 5, "S"),
+                     TARG_E("on", 0, "Load") };
+    TraceArg b[] = { TARG_X("addr", 0x40), TARG_E("from", 5, "S"), TARG_E("to", 3, "M"),
+                     TARG_E("on", 1, "Store") };
+    TraceArg c[] = { TARG_X("addr", 0x80), TARG_E("from", 0, "I"), TARG_E("to", 5, "S"),
+                     TARG_E("on", 0, "Load") };
+    TraceArg d[] = { TARG_X("addr", 0x40), TARG_E("to", 0, "l1d0"), TARG_E("n", 1, "one") };
+    TraceArg e[] = { TARG_X("addr", 0x40), TARG_U("n", 77) };   /* a number too: no filter */
+    trace_emit(td, l1, 5, "state", 0, a, 4);
+    trace_emit(td, l2, 6, "state", 0, c, 4);
+    trace_emit(td, bus, 7, "data", 0, d, 3);
+    trace_emit(td, bus, 8, "data", 0, e, 2);
+    trace_emit(td, l1, 9, "state", 0, b, 4);
+}
+
+static void test_enum_args(void)
+{
+    char *dir = test_dir("enum");
+    static const TraceFormat formats[] = { TRACE_FMT_TEXT, TRACE_FMT_JSONL, TRACE_FMT_PERFETTO,
+                                           TRACE_FMT_VCD };
+    static const char *const names[] = { "t.txt", "t.jsonl", "t.json", "t.vcd" };
+    char *text[4] = { NULL };
+    size_t len[4] = { 0 };
+    for (size_t i = 0; i < 4; i++) {
+        char *path = g_build_filename(dir, names[i], NULL);
+        TraceOptions o = opts_for(formats[i], path);
+        TraceDump *td = trace_open(&o, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+        emit_enum_scenario(td);
+        CU_ASSERT_TRUE(trace_close(td, NULL));
+        text[i] = slurp(path, &len[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text[i]);
+        g_free(path);
+    }
+    /* text and JSON Lines print the names */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text[0], "      5: sys.l1d0: state addr=0x40 from=I to=S on=Load\n"
+                                           "      6: sys.l1d1: state addr=0x80 from=I to=S on=Load\n"
+                                           "      7: sys.bus: data addr=0x40 to=l1d0 n=one\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text[1], "\"args\":{\"addr\":\"0x40\",\"from\":\"S\",\"to\":\"M\","
+                                           "\"on\":\"Store\"}"));
+    /* Perfetto: the instants keep their names, and each (component, addr) with a "to" gets a
+     * track in process 2 with one slice per state, the last one ending with the dump */
+    Perfetto pf;
+    CU_ASSERT_TRUE_FATAL(perfetto_load(text[2], len[2], &pf));
+    CU_ASSERT_TRUE(slices_nest(pf.slices));
+    CU_ASSERT_STRING_EQUAL(perfetto_slice_track(&pf, 5, 4), "sys.l1d0 0x40");   /* S, 5..9 */
+    CU_ASSERT_STRING_EQUAL(perfetto_slice_track(&pf, 9, 1), "sys.l1d0 0x40");   /* M, 9..10 */
+    CU_ASSERT_STRING_EQUAL(perfetto_slice_track(&pf, 6, 4), "sys.l1d1 0x80");
+    CU_ASSERT_STRING_EQUAL(perfetto_slice_track(&pf, 7, 3), "sys.bus 0x40");    /* its own */
+    CU_ASSERT_EQUAL(pf.n_x, 4);
+    CU_ASSERT_EQUAL(pf.n_i, 5);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text[2], "{\"name\":\"S\",\"cat\":\"state\",\"ph\":\"X\",\"ts\":5,"
+                                           "\"dur\":4,\"pid\":2,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text[2], "\"state_tracks\":3"));
+    perfetto_free(&pf);
+
+    /* VCD: codes in narrow wires; names in one filter per key, split when two wires disagree */
+    Vcd v;
+    CU_ASSERT_TRUE_FATAL(vcd_load(text[3], &v));
+    CU_ASSERT_EQUAL(vcd_at(&v, "sys.l1d0.to", 5), 5);
+    CU_ASSERT_EQUAL(vcd_at(&v, "sys.l1d0.to", 9), 3);
+    CU_ASSERT_EQUAL(vcd_at(&v, "sys.bus.n", 8), 77);
+    static const struct { const char *wire; guint width; } widths[] = {
+        { "sys.l1d0.to", 3 }, { "sys.l1d0.on", 2 }, { "sys.bus.to", 2 }, { "sys.bus.n", 64 },
+        { "sys.l1d0.addr", 64 },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(widths); i++)
+        CU_ASSERT_EQUAL(GPOINTER_TO_UINT(g_hash_table_lookup(v.width,
+                            g_hash_table_lookup(v.by_path, widths[i].wire))), widths[i].width);
+    vcd_free(&v);
+    char *p = g_build_filename(dir, "t.vcd", NULL);
+    char *to = g_strconcat(p, ".to.filter", NULL), *to2 = g_strconcat(p, ".to.2.filter", NULL);
+    char *n = g_strconcat(p, ".n.filter", NULL), *gtkw_path = g_strconcat(p, ".gtkw", NULL);
+    char *tf = slurp(to, NULL), *tf2 = slurp(to2, NULL), *gtkw = slurp(gtkw_path, NULL);
+    CU_ASSERT_TRUE_FATAL(tf != NULL && tf2 != NULL && gtkw != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tf, "\n3 M\n5 S\n"));   /* sys.l1d0.to and sys.l1d1.to */
+    CU_ASSERT_PTR_NULL(strstr(tf, "l1d0"));
+    CU_ASSERT_TRUE(g_str_has_suffix(tf2, ")\n0 l1d0\n"));   /* sys.bus.to names other things */
+    CU_ASSERT_FALSE(g_file_test(n, G_FILE_TEST_EXISTS));   /* a mixed wire is a plain number */
+    /* four dumps; the VCD's .filter, from, to, to.2, on filters and .gtkw */
+    CU_ASSERT_EQUAL(dir_entries(dir), 4 + 6);
+    /* the .gtkw loads the dump and puts each filter on its wires, names shown in decimal */
+    CU_ASSERT_PTR_NOT_NULL(strstr(gtkw, "[dumpfile] \"t.vcd\"\n[savefile] \"t.vcd.gtkw\"\n"));
+    static const struct { const char *signal, *filter; } attach[] = {
+        { "sys.l1d0.to[2:0]", "t.vcd.to.filter" }, { "sys.l1d1.to[2:0]", "t.vcd.to.filter" },
+        { "sys.bus.to[1:0]", "t.vcd.to.2.filter" }, { "sys.l1d0.on[1:0]", "t.vcd.on.filter" },
+        { "sys.bus.event[1:0]", "t.vcd.filter" }, { "+{sys.l1d0} sys.l1d0.to[2:0]", "t.vcd.to.filter" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(attach); i++) {
+        char *f = gtkw_filter_of(gtkw, attach[i].signal);
+        CU_ASSERT_STRING_EQUAL(f != NULL ? f : "(none)", attach[i].filter);
+        g_free(f);
+    }
+    CU_ASSERT_PTR_NULL(gtkw_filter_of(gtkw, "sys.bus.n[63:0]"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(gtkw, "\n@2024\n"));   /* decimal + translated by file */
+    CU_ASSERT_PTR_NOT_NULL(strstr(gtkw, "\n@22\nsys.l1d0.addr[63:0]\n"));   /* addresses in hex */
+    char *vcd2fst = g_find_program_in_path("vcd2fst");
+    if (vcd2fst != NULL) {
+        char *fst = g_build_filename(dir, "t.fst", NULL);
+        const char *argv[] = { vcd2fst, p, fst, NULL };
+        CU_ASSERT_TRUE(run_ok(argv, NULL));
+        g_unlink(fst);
+        g_free(fst);
+        g_free(vcd2fst);
+    }
+    for (size_t i = 0; i < 4; i++)
+        g_free(text[i]);
+    g_free(tf);
+    g_free(tf2);
+    g_free(gtkw);
+    g_free(to);
+    g_free(to2);
+    g_free(n);
+    g_free(gtkw_path);
+    g_free(p);
+    g_free(dir);
+}
+
+/* A tee feeds two dumps, each with its own filters; the teaching table ignores the component
+ * filter; close closes both. */
+static void test_tee(void)
+{
+    char *dir = test_dir("tee");
+    char *tp = g_build_filename(dir, "t.txt", NULL), *kp = g_build_filename(dir, "t.teach", NULL);
+    char *comps[] = { "sys.l1d*", NULL };
+    TraceOptions a = opts_for(TRACE_FMT_TEXT, tp), b = opts_for(TRACE_FMT_TEACH, kp);
+    a.components = comps;
+    b.components = comps;
+    TraceDump *td = trace_tee(trace_open(&a, NULL), trace_open(&b, NULL));
+    int core = trace_register(td, "sys.core0");
+    CU_ASSERT_TRUE(core >= 0);                   /* kept for the table */
+    emit_enum_scenario(td);
+    TraceArg load[] = { TARG_X("addr", 0x40), TARG_U("value", 3), TARG_S("cache", "sys.l1d0") };
+    trace_emit(td, core, 1, "load", 10, load, 3);
+    CU_ASSERT_EQUAL(trace_count(td), 6);
+    CU_ASSERT_TRUE(trace_close(td, NULL));
+    char *t = slurp(tp, NULL), *k = slurp(kp, NULL);
+    CU_ASSERT_TRUE_FATAL(t != NULL && k != NULL);
+    CU_ASSERT_PTR_NULL(strstr(t, "sys.bus") != NULL ? t : strstr(t, "core0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "sys.l1d1: state"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(k, "\n   11  sys.core0 load 0x40"));
+    CU_ASSERT_EQUAL(dir_entries(dir), 2);
+    CU_ASSERT_FALSE(trace_format_parse("teach", &a.format));   /* --teach, not --trace-format */
+    CU_ASSERT_STRING_EQUAL(trace_format_name(TRACE_FMT_TEACH), "teach");
+    g_free(t);
+    g_free(k);
+    g_free(tp);
+    g_free(kp);
+    g_free(dir);
+}
+
+/* trace_rename moves the dump, its filters and its .gtkw, whose references follow. */
+static void test_rename_with_side_files(void)
+{
+    char *dir = test_dir("rename");
+    char *path = g_build_filename(dir, "t.vcd", NULL);
+    char *sub = g_build_filename(dir, "kept", NULL);
+    g_mkdir(sub, 0700);
+    char *moved = g_build_filename(sub, "x-t.vcd", NULL);
+    TraceOptions o = opts_for(TRACE_FMT_VCD, path);
+    TraceDump *td = trace_open(&o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    emit_enum_scenario(td);
+    CU_ASSERT_TRUE(trace_close(td, NULL));
+    guint n = dir_entries(dir);
+    CU_ASSERT_TRUE(trace_rename(path, moved, NULL));
+    CU_ASSERT_EQUAL(dir_entries(dir), 1);        /* only kept/ */
+    CU_ASSERT_EQUAL(dir_entries(sub), n - 1);
+    char *gp = g_strconcat(moved, ".gtkw", NULL), *g = slurp(gp, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL(strstr(g, "[dumpfile] \"x-t.vcd\"\n[savefile] \"x-t.vcd.gtkw\"\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(g, " x-t.vcd.to.2.filter\n"));
+    CU_ASSERT_PTR_NULL(strstr(g, " t.vcd."));
+    char *f2 = g_strconcat(moved, ".to.2.filter", NULL);
+    CU_ASSERT_TRUE(g_file_test(f2, G_FILE_TEST_IS_REGULAR));
+    GError *e = NULL;
+    CU_ASSERT_FALSE(trace_rename(path, moved, &e));   /* gone already */
+    CU_ASSERT_TRUE(e != NULL && e->code == ARCHSIM_EXIT_IOERR);
+    g_clear_error(&e);
+    g_free(f2);
+    g_free(g);
+    g_free(gp);
+    g_free(moved);
+    g_free(sub);
     g_free(path);
     g_free(dir);
 }
@@ -1499,6 +1719,9 @@ int main(int argc, char **argv)
         { "abort leaves no file", test_abort_leaves_nothing },
         { "missing directory is EX_CANTCREAT", test_missing_directory },
         { "failed rename is EX_IOERR", test_close_failure_is_ioerr },
+        { "enum arguments: names, state tracks, filters, gtkw", test_enum_args },
+        { "tee feeds a file and the teaching table", test_tee },
+        { "rename moves the filters and rewrites the gtkw", test_rename_with_side_files },
     };
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(tests); i++)
         if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL)

@@ -1,0 +1,544 @@
+/* test_tracer.c: CUnit tests for the recording runtime (tools/tracer/), tools/archsim-cc and
+ * `archsim trace record` (traces/atrace_record.c).
+ *
+ * Builds tests/unit/data/tracer/probe.c with tools/archsim-cc (gcc; clang too when installed),
+ * runs it with and without ARCHSIM_TRACE_OUT, and reads every stream back with at_reader_*:
+ * exact record sequences for a loop, the atomics, locks, barriers, condition variables, thread
+ * create/join, ROI markers and memcpy ranges. Run from the repo root. gcc's -fsanitize=thread
+ * is required: without it the build test fails (with the compiler's message), it never skips.
+ */
+#include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../sim/error.h"
+#include "../../traces/atrace.h"
+#include "../../traces/atrace_record.h"
+
+#define PROBE_SRC "tests/unit/data/tracer/probe.c"
+#define PROBE_N 1000            /* PR_N in probe.c */
+#define PROBE_THREADS 4
+
+/* One compiler's build and runs of the probe. */
+typedef struct {
+    const char *cc;             /* "gcc", "clang" */
+    char *bin;
+    bool built;
+    char *plain_out;            /* stdout without recording */
+    bool traced;                /* the recorded run exited 0 */
+    char *traced_out;
+    char *trace_dir;
+    GHashTable *addr;           /* "pr_a" -> address (guint64 *) from the probe's stderr */
+    GArray *rec[PROBE_THREADS]; /* AtRecord per thread */
+    AtHeader hdr[PROBE_THREADS];
+} TtCase;
+
+static char *tt_dir;
+static TtCase tt_cases[2] = { { .cc = "gcc" }, { .cc = "clang" } };
+static TtCase *tt;              /* the case the running suite tests */
+
+/* Runs argv (in dir if not NULL) with extra "NAME=VALUE" settings (value NULL: unset); returns
+ * the exit status, or -1 if it could not start; stdout/stderr returned if asked. */
+static int tt_spawn(char **argv, const char *dir, const char *const *env, char **out, char **err)
+{
+    char **envp = g_get_environ();
+    for (int i = 0; env != NULL && env[i] != NULL; i += 2)
+        envp = env[i + 1] ? g_environ_setenv(envp, env[i], env[i + 1], TRUE)
+                          : g_environ_unsetenv(envp, env[i]);
+    int status = 0;
+    GError *e = NULL;
+    char *o = NULL, *r = NULL;
+    bool ok = g_spawn_sync(dir, argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, &o, &r, &status, &e);
+    g_strfreev(envp);
+    if (!ok) {
+        fprintf(stderr, "test_tracer: cannot run %s: %s\n", argv[0], e->message);
+        g_error_free(e);
+        return -1;
+    }
+    if (out != NULL)
+        *out = o;
+    else
+        g_free(o);
+    if (err != NULL)
+        *err = r;
+    else {
+        if (r != NULL && *r != '\0')
+            fprintf(stderr, "%s", r);
+        g_free(r);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static bool tt_have(const char *prog)
+{
+    char *p = g_find_program_in_path(prog);
+    g_free(p);
+    return p != NULL;
+}
+
+static uint64_t tt_addr(const char *name)
+{
+    const guint64 *v = tt->addr != NULL ? g_hash_table_lookup(tt->addr, name) : NULL;
+    if (v == NULL)
+        g_error("probe did not print the address of %s", name);
+    return *v;
+}
+
+/* "addr name=0x... name=0x..." from the probe's stderr. */
+static GHashTable *tt_parse_addrs(const char *err)
+{
+    GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    const char *line = strstr(err, "addr ");
+    if (line == NULL)
+        return h;
+    char *copy = g_strndup(line + 5, strcspn(line + 5, "\n"));
+    char **words = g_strsplit(copy, " ", -1);
+    for (int i = 0; words[i] != NULL; i++) {
+        char *eq = strchr(words[i], '=');
+        if (eq == NULL)
+            continue;
+        guint64 *v = g_new(guint64, 1);
+        *v = g_ascii_strtoull(eq + 1, NULL, 16);
+        g_hash_table_insert(h, g_strndup(words[i], (gsize)(eq - words[i])), v);
+    }
+    g_strfreev(words);
+    g_free(copy);
+    return h;
+}
+
+static GArray *tt_read(const char *path, AtHeader *hdr)
+{
+    GError *e = NULL;
+    AtReader *r = at_reader_open(path, &e);
+    if (r == NULL) {
+        fprintf(stderr, "%s\n", e->message);
+        g_error_free(e);
+        return NULL;
+    }
+    *hdr = *at_reader_header(r);
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(AtRecord));
+    AtRecord buf[1024];
+    size_t n;
+    while ((n = at_reader_read(r, buf, G_N_ELEMENTS(buf), &e)) > 0)
+        g_array_append_vals(a, buf, (guint)n);
+    at_reader_close(r);
+    if (e != NULL) {
+        fprintf(stderr, "%s\n", e->message);
+        g_error_free(e);
+        g_array_free(a, TRUE);
+        return NULL;
+    }
+    return a;
+}
+
+static const AtRecord *tt_rec(int tid, guint i)
+{
+    return &g_array_index(tt->rec[tid], AtRecord, i);
+}
+
+/* Builds the probe and runs it twice; the tests below check what came out. */
+static void tt_prepare(TtCase *c)
+{
+    c->bin = g_strdup_printf("%s/probe-%s", tt_dir, c->cc);
+    char *argv[] = { "tools/archsim-cc", "-O1", "-g", "-pthread", PROBE_SRC, "-o", c->bin, NULL };
+    const char *env[] = { "ARCHSIM_CC", c->cc, NULL };
+    char *err = NULL;
+    int rc = tt_spawn(argv, NULL, env, NULL, &err);
+    c->built = rc == 0;
+    if (!c->built)
+        fprintf(stderr, "test_tracer: tools/archsim-cc with %s failed (status %d):\n%s\n", c->cc,
+                rc, err ? err : "");
+    g_free(err);
+    if (!c->built)
+        return;
+
+    /* without ARCHSIM_TRACE_OUT, in an empty directory */
+    char *quiet_dir = g_strdup_printf("%s/quiet-%s", tt_dir, c->cc);
+    g_mkdir(quiet_dir, 0755);
+    char *run[] = { c->bin, NULL };
+    const char *unset[] = { "ARCHSIM_TRACE_OUT", NULL, NULL };
+    if (tt_spawn(run, quiet_dir, unset, &c->plain_out, &err) != 0) {
+        g_free(c->plain_out);
+        c->plain_out = NULL;
+    }
+    g_free(err);
+    g_free(quiet_dir);
+
+    c->trace_dir = g_strdup_printf("%s/trace-%s", tt_dir, c->cc);
+    const char *set[] = { "ARCHSIM_TRACE_OUT", c->trace_dir, NULL };
+    c->traced = tt_spawn(run, NULL, set, &c->traced_out, &err) == 0;
+    c->addr = tt_parse_addrs(err ? err : "");
+    g_free(err);
+    for (int t = 0; t < PROBE_THREADS && c->traced; t++) {
+        char *p = g_strdup_printf("%s/T%d.trace", c->trace_dir, t);
+        c->rec[t] = tt_read(p, &c->hdr[t]);
+        g_free(p);
+    }
+}
+
+static int tt_suite_init_gcc(void)
+{
+    tt = &tt_cases[0];
+    tt_prepare(tt);
+    return 0;
+}
+
+static int tt_suite_init_clang(void)
+{
+    tt = &tt_cases[1];
+    tt_prepare(tt);
+    return 0;
+}
+
+/* The data every test needs; a failed build fails each test, loudly, rather than skipping. */
+static bool tt_ready(void)
+{
+    CU_ASSERT_TRUE(tt->built);
+    CU_ASSERT_TRUE(tt->traced);
+    for (int t = 0; t < PROBE_THREADS; t++)
+        CU_ASSERT_PTR_NOT_NULL(tt->rec[t]);
+    if (!tt->built || !tt->traced)
+        return false;
+    for (int t = 0; t < PROBE_THREADS; t++)
+        if (tt->rec[t] == NULL)
+            return false;
+    return true;
+}
+
+/* ---- tests -------------------------------------------------------------------------------- */
+
+static void test_build(void)
+{
+    CU_ASSERT_TRUE_FATAL(tt->built);
+    /* the link must not pull libtsan: only the runtime's own hooks */
+    char *argv[] = { "ldd", tt->bin, NULL };
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tt_spawn(argv, NULL, NULL, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NULL(strstr(out, "tsan"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "libz"));
+    g_free(out);
+}
+
+static void test_output_unchanged(void)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tt->plain_out);
+    CU_ASSERT_TRUE_FATAL(tt->traced);
+    CU_ASSERT_STRING_EQUAL(tt->plain_out, tt->traced_out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tt->plain_out, "probe sum=499500 shared=5 leaf=42"));
+    /* and without ARCHSIM_TRACE_OUT nothing was written */
+    char *quiet_dir = g_strdup_printf("%s/quiet-%s", tt_dir, tt->cc);
+    GDir *d = g_dir_open(quiet_dir, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NULL(g_dir_read_name(d));
+    g_dir_close(d);
+    g_free(quiet_dir);
+}
+
+static void test_threads_and_headers(void)
+{
+    if (!tt_ready())
+        return;
+    static const int parent[PROBE_THREADS] = { -1, 0, 0, 1 };
+    char *frontend = g_strdup_printf("tsan-%s", tt->cc);
+    for (int t = 0; t < PROBE_THREADS; t++) {
+        const AtHeader *h = &tt->hdr[t];
+        CU_ASSERT_EQUAL(h->tid, (uint32_t)t);
+        CU_ASSERT_EQUAL(h->parent, parent[t]);
+        CU_ASSERT_STRING_EQUAL(h->frontend, frontend);
+        CU_ASSERT_TRUE(g_str_has_prefix(h->compiler, tt->cc));
+        CU_ASSERT_PTR_NOT_NULL(strstr(h->cflags, "-O1 -g -pthread"));
+        CU_ASSERT_EQUAL(h->flags & (AT_H_GAPS_EXACT | AT_H_HAS_GAPS), 0u);
+        CU_ASSERT_EQUAL(h->load_base, tt->hdr[0].load_base);
+        CU_ASSERT_NOT_EQUAL(h->load_base, 0);        /* PIE */
+        for (guint i = 0; i < tt->rec[t]->len; i++) {
+            CU_ASSERT_TRUE(tt_rec(t, i)->pc > h->load_base);
+            CU_ASSERT_EQUAL(tt_rec(t, i)->gap, 0);
+        }
+    }
+    g_free(frontend);
+    /* exactly four streams, and the manifest agrees with them record for record */
+    char *t4 = g_strdup_printf("%s/T4.trace", tt->trace_dir);
+    CU_ASSERT_FALSE(g_file_test(t4, G_FILE_TEST_EXISTS));
+    g_free(t4);
+    AtRecordSummary s;
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(atrace_record_check(tt->trace_dir, true, &s, &e));
+    CU_ASSERT_EQUAL(s.threads, PROBE_THREADS);
+    uint64_t total = 0;
+    for (int t = 0; t < PROBE_THREADS; t++)
+        total += tt->rec[t]->len;
+    CU_ASSERT_EQUAL(s.records, total);
+    CU_ASSERT_EQUAL(s.exit_status, 0);
+    CU_ASSERT_TRUE(g_str_has_prefix(s.compiler, tt->cc));
+    atrace_record_summary_clear(&s);
+}
+
+/* tid 1: the loop pr_a[i] = pr_a[i] * 3 + i is exactly PROBE_N 8-byte loads and stores. */
+static void test_loop_counts(void)
+{
+    if (!tt_ready())
+        return;
+    uint64_t a = tt_addr("pr_a"), end = a + 8 * PROBE_N;
+    unsigned loads = 0, stores = 0;
+    uint64_t next_load = a, next_store = a;
+    for (guint i = 0; i < tt->rec[1]->len; i++) {
+        const AtRecord *r = tt_rec(1, i);
+        if (r->addr < a || r->addr >= end || (r->kind != AT_LOAD && r->kind != AT_STORE))
+            continue;
+        CU_ASSERT_EQUAL(r->size, 8);
+        if (r->kind == AT_LOAD) {
+            CU_ASSERT_EQUAL(r->addr, next_load);
+            CU_ASSERT_EQUAL(next_load, next_store);      /* load i before store i */
+            next_load += 8;
+            loads++;
+        } else {
+            CU_ASSERT_EQUAL(r->addr, next_store);
+            next_store += 8;
+            stores++;
+        }
+    }
+    CU_ASSERT_EQUAL(loads, PROBE_N);
+    CU_ASSERT_EQUAL(stores, PROBE_N);
+    /* no other thread touches pr_a, except main summing it after the joins */
+    for (int t = 2; t < PROBE_THREADS; t++)
+        for (guint i = 0; i < tt->rec[t]->len; i++)
+            CU_ASSERT_FALSE(tt_rec(t, i)->addr >= a && tt_rec(t, i)->addr < end);
+}
+
+/* tid 2: the atomics of pr_atomics(), in order, with their orders and outcomes. */
+static void test_atomics(void)
+{
+    if (!tt_ready())
+        return;
+    uint64_t x = tt_addr("pr_x");
+    const AtRecord want[] = {
+        { .kind = AT_RMW, .op = AT_OP_ADD, .mo = AT_MO_RELAXED, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_SUB, .mo = AT_MO_RELEASE, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_OR, .mo = AT_MO_ACQUIRE, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_AND, .mo = AT_MO_ACQ_REL, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_XOR, .mo = AT_MO_SEQ_CST, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_XCHG, .mo = AT_MO_ACQUIRE, .size = 8, .addr = x },
+        { .kind = AT_RMW, .op = AT_OP_XCHG, .mo = AT_MO_ACQUIRE, .size = 8, .addr = x,
+          .flags = AT_F_UNCHANGED },
+        { .kind = AT_CAS_OK, .mo = AT_MO_ACQ_REL, .mo_fail = AT_MO_ACQUIRE, .size = 8, .addr = x },
+        { .kind = AT_CAS_FAIL, .mo = AT_MO_SEQ_CST, .mo_fail = AT_MO_RELAXED, .size = 8,
+          .addr = x },
+        { .kind = AT_CAS_OK, .mo = AT_MO_RELEASE, .mo_fail = AT_MO_RELAXED, .size = 8, .addr = x },
+        { .kind = AT_ALOAD, .mo = AT_MO_ACQUIRE, .size = 8, .addr = x },
+        { .kind = AT_ASTORE, .mo = AT_MO_RELEASE, .size = 8, .addr = x },
+        { .kind = AT_FENCE, .mo = AT_MO_SEQ_CST },
+        { .kind = AT_RMW, .op = AT_OP_ADD, .mo = AT_MO_RELAXED, .size = 1,
+          .addr = tt_addr("pr_x8") },
+        { .kind = AT_FENCE, .mo = AT_MO_ACQUIRE },
+        { .kind = AT_RMW, .op = AT_OP_ADD, .mo = AT_MO_RELAXED, .size = 2,
+          .addr = tt_addr("pr_x16") },
+        { .kind = AT_FENCE, .mo = AT_MO_RELEASE },
+        { .kind = AT_RMW, .op = AT_OP_NAND, .mo = AT_MO_RELAXED, .size = 8,
+          .addr = tt_addr("pr_nand") },
+    };
+    guint k = 0;
+    for (guint i = 0; i < tt->rec[2]->len; i++) {
+        const AtRecord *r = tt_rec(2, i);
+        if (r->kind < AT_ALOAD || r->kind > AT_FENCE)
+            continue;
+        CU_ASSERT_TRUE_FATAL(k < G_N_ELEMENTS(want));
+        const AtRecord *w = &want[k++];
+        CU_ASSERT_EQUAL(r->kind, w->kind);
+        CU_ASSERT_EQUAL(r->op, w->op);
+        CU_ASSERT_EQUAL(r->mo, w->mo);
+        CU_ASSERT_EQUAL(r->mo_fail, w->mo_fail);
+        CU_ASSERT_EQUAL(r->flags, w->flags);
+        CU_ASSERT_EQUAL(r->size, w->size);
+        CU_ASSERT_EQUAL(r->addr, w->addr);
+        if (r->kind != w->kind || r->mo != w->mo)
+            fprintf(stderr, "atomic %u: got %s mo %d, want %s mo %d\n", k - 1,
+                    at_kind_name(r->kind), r->mo, at_kind_name(w->kind), w->mo);
+    }
+    CU_ASSERT_EQUAL(k, G_N_ELEMENTS(want));
+}
+
+/* The marker records of one thread (no plain accesses or atomics), as "KIND:arg" words. */
+static char *tt_markers(int tid)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < tt->rec[tid]->len; i++) {
+        const AtRecord *r = tt_rec(tid, i);
+        if (r->kind < AT_LOCK_ACQ && r->kind != AT_RANGE_R && r->kind != AT_RANGE_W)
+            continue;
+        g_string_append_printf(s, "%s%s", s->len ? " " : "", at_kind_name(r->kind));
+        if (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL || r->kind == AT_COND_WAIT ||
+            r->kind == AT_COND_SIGNAL || r->kind == AT_BARRIER || r->kind == AT_RANGE_R ||
+            r->kind == AT_RANGE_W) {
+            const char *names[] = { "pr_mu", "pr_m2", "pr_cv", "pr_bar", "pr_src", "pr_dst",
+                                    "pr_buf" };
+            const char *n = "?";
+            for (size_t k = 0; k < G_N_ELEMENTS(names); k++)
+                if (tt_addr(names[k]) == r->addr)
+                    n = names[k];
+            g_string_append_printf(s, "@%s", n);
+        }
+        if (r->kind == AT_BARRIER || r->kind == AT_CREATE || r->kind == AT_JOIN ||
+            r->kind == AT_RANGE_R || r->kind == AT_RANGE_W)
+            g_string_append_printf(s, ":%" G_GUINT64_FORMAT, r->arg);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Create/join with child ids, barrier with its count, locks in pairs, the condition variable,
+ * ROI markers, memcpy/memset ranges: each thread's marker sequence, exactly. */
+static void test_sync_markers(void)
+{
+    if (!tt_ready())
+        return;
+    char *m0 = tt_markers(0), *m1 = tt_markers(1), *m2 = tt_markers(2), *m3 = tt_markers(3);
+    /* main waits on the condition variable once or more (a spurious wake-up waits again) */
+    const char *wait = " LOCK_REL@pr_m2 COND_WAIT@pr_cv LOCK_ACQ@pr_m2";
+    const char *head0 = "ROI_BEGIN CREATE:1 CREATE:2 LOCK_ACQ@pr_m2 BARRIER@pr_bar:3";
+    const char *tail0 = " LOCK_REL@pr_m2 JOIN:1 JOIN:2 ROI_END";
+    CU_ASSERT_TRUE(g_str_has_prefix(m0, head0));
+    CU_ASSERT_TRUE(g_str_has_suffix(m0, tail0));
+    size_t middle = strlen(m0) - strlen(head0) - strlen(tail0);
+    CU_ASSERT_TRUE(middle >= strlen(wait) && middle % strlen(wait) == 0);
+    for (size_t at = strlen(head0); at + strlen(wait) <= strlen(m0) - strlen(tail0);
+         at += strlen(wait))
+        CU_ASSERT_EQUAL(strncmp(m0 + at, wait, strlen(wait)), 0);
+    CU_ASSERT_STRING_EQUAL(m1, "BARRIER@pr_bar:3 CREATE:3 JOIN:3 "
+                               "LOCK_ACQ@pr_mu LOCK_REL@pr_mu LOCK_ACQ@pr_mu LOCK_REL@pr_mu "
+                               "LOCK_ACQ@pr_mu LOCK_REL@pr_mu LOCK_ACQ@pr_mu LOCK_REL@pr_mu "
+                               "LOCK_ACQ@pr_mu LOCK_REL@pr_mu "
+                               "RANGE_R@pr_src:100 RANGE_W@pr_dst:100 RANGE_W@pr_buf:64");
+    CU_ASSERT_STRING_EQUAL(m2, "BARRIER@pr_bar:3 LOCK_ACQ@pr_m2 COND_SIGNAL@pr_cv "
+                               "LOCK_REL@pr_m2");
+    CU_ASSERT_STRING_EQUAL(m3, "");
+    if (!g_str_has_prefix(m0, head0) || strcmp(m2, "BARRIER@pr_bar:3 LOCK_ACQ@pr_m2 "
+                                                   "COND_SIGNAL@pr_cv LOCK_REL@pr_m2") != 0)
+        fprintf(stderr, "markers:\n  T0 %s\n  T1 %s\n  T2 %s\n  T3 %s\n", m0, m1, m2, m3);
+    g_free(m0);
+    g_free(m1);
+    g_free(m2);
+    g_free(m3);
+    /* tid 3 left through pthread_exit from a nested call: its one store was still flushed */
+    CU_ASSERT_EQUAL(tt->rec[3]->len, 1);
+    if (tt->rec[3]->len == 1) {
+        CU_ASSERT_EQUAL(tt_rec(3, 0)->kind, AT_STORE);
+        CU_ASSERT_EQUAL(tt_rec(3, 0)->addr, tt_addr("pr_leaf"));
+    }
+}
+
+/* `archsim trace record`: refuses a non-empty directory, replaces it with --force, reports a
+ * program that cannot run and one that writes no manifest. */
+static void test_record_command(void)
+{
+    CU_ASSERT_TRUE_FATAL(tt->built);
+    char *dir = g_strdup_printf("%s/record-%s", tt_dir, tt->cc);
+    g_mkdir(dir, 0755);
+    char *stray = g_build_filename(dir, "T0.trace", NULL);
+    g_file_set_contents(stray, "old", 3, NULL);
+    char *argv1[] = { "record", "-o", dir, "--", tt->bin, NULL };
+    CU_ASSERT_EQUAL(atrace_record_main(5, argv1), ARCHSIM_EXIT_CANTCREAT);
+    char *argv2[] = { "record", "-o", dir, "--force", "--verify", "--", tt->bin, NULL };
+    CU_ASSERT_EQUAL(atrace_record_main(7, argv2), 0);
+    AtRecordSummary s;
+    GError *e = NULL;
+    CU_ASSERT_TRUE(atrace_record_check(dir, false, &s, &e));
+    CU_ASSERT_EQUAL(s.threads, PROBE_THREADS);
+    atrace_record_summary_clear(&s);
+    char *missing = g_strdup_printf("%s/no-such-program", tt_dir);
+    char *argv3[] = { "record", "-o", dir, "--force", "--", missing, NULL };
+    CU_ASSERT_EQUAL(atrace_record_main(6, argv3), ARCHSIM_EXIT_NOINPUT);
+    char *argv4[] = { "record", "-o", dir, "--force", "--", "true", NULL };   /* not traced */
+    CU_ASSERT_EQUAL(atrace_record_main(6, argv4), ARCHSIM_EXIT_NOINPUT);
+    char *argv5[] = { "record", "--", tt->bin, NULL };
+    CU_ASSERT_EQUAL(atrace_record_main(3, argv5), ARCHSIM_EXIT_USAGE);
+    g_free(missing);
+    g_free(stray);
+    g_free(dir);
+}
+
+static int tt_init(void)
+{
+    GError *e = NULL;
+    tt_dir = g_dir_make_tmp("test_tracer-XXXXXX", &e);
+    if (tt_dir == NULL) {
+        fprintf(stderr, "test_tracer: %s\n", e->message);
+        return -1;
+    }
+    return 0;
+}
+
+static void tt_rmtree(const char *path)
+{
+    GDir *d = g_dir_open(path, 0, NULL);
+    if (d != NULL) {
+        const char *n;
+        while ((n = g_dir_read_name(d)) != NULL) {
+            char *p = g_build_filename(path, n, NULL);
+            tt_rmtree(p);
+            g_free(p);
+        }
+        g_dir_close(d);
+        g_rmdir(path);
+    } else {
+        g_unlink(path);
+    }
+}
+
+static void tt_cleanup(void)
+{
+    for (size_t c = 0; c < G_N_ELEMENTS(tt_cases); c++) {
+        TtCase *k = &tt_cases[c];
+        g_free(k->bin);
+        g_free(k->plain_out);
+        g_free(k->traced_out);
+        g_free(k->trace_dir);
+        if (k->addr != NULL)
+            g_hash_table_destroy(k->addr);
+        for (int t = 0; t < PROBE_THREADS; t++)
+            if (k->rec[t] != NULL)
+                g_array_free(k->rec[t], TRUE);
+    }
+    if (tt_dir != NULL)
+        tt_rmtree(tt_dir);
+    g_free(tt_dir);
+}
+
+static bool tt_add_suite(const char *name, int (*init)(void))
+{
+    CU_pSuite s = CU_add_suite(name, init, NULL);
+    return s != NULL && CU_add_test(s, "build: archsim-cc, no libtsan", test_build) &&
+           CU_add_test(s, "output unchanged; nothing written when off", test_output_unchanged) &&
+           CU_add_test(s, "threads, parents, headers, manifest", test_threads_and_headers) &&
+           CU_add_test(s, "loop: exact loads and stores", test_loop_counts) &&
+           CU_add_test(s, "atomics: kinds, orders, CAS outcome, fences", test_atomics) &&
+           CU_add_test(s, "create/join, barrier, locks, cond, ROI, ranges", test_sync_markers) &&
+           CU_add_test(s, "trace record command", test_record_command);
+}
+
+int main(void)
+{
+    if (tt_init() != 0 || CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    bool ok = tt_add_suite("tracer-gcc", tt_suite_init_gcc);
+    /* clang is not one of archsim's required packages: its suite runs where it is installed */
+    if (tt_have("clang"))
+        ok = ok && tt_add_suite("tracer-clang", tt_suite_init_clang);
+    else
+        fprintf(stderr, "test_tracer: clang not installed: the tsan-clang front end is NOT "
+                        "tested here\n");
+    if (!ok) {
+        CU_cleanup_registry();
+        return 1;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned errors = CU_get_error() != CUE_SUCCESS;
+    CU_cleanup_registry();
+    tt_cleanup();
+    return failures || errors ? 1 : 0;
+}

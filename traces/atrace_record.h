@@ -1,0 +1,36 @@
+/* atrace_record.h: `archsim trace record -o DIR [--force] [--zlevel N] [--verify] -- PROG ARGS`.
+ *
+ * Runs a program built with tools/archsim-cc with ARCHSIM_TRACE_OUT=DIR, so its recording runtime
+ * (tools/tracer/) writes DIR/T<tid>.trace per thread and DIR/manifest.yaml; then checks that the
+ * manifest appeared and that every stream's header names its thread, and prints a summary.
+ */
+#ifndef ARCHSIM_ATRACE_RECORD_H
+#define ARCHSIM_ATRACE_RECORD_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What a finished recording holds, from DIR/manifest.yaml (and, with verify, the streams). */
+typedef struct {
+    uint32_t threads;
+    uint64_t records;           /* over all threads */
+    uint64_t bytes;             /* trace files, manifest not counted */
+    char *compiler;             /* "gcc 12.2.0" */
+    char *frontend;             /* "tsan-gcc" */
+    char *cflags;
+    int exit_status;            /* the program's, as the runtime saw it at exit */
+} AtRecordSummary;
+
+/* Reads DIR/manifest.yaml, opens every thread's stream and checks its header (tid, parent); with
+ * verify also decodes every record and compares the counts with the manifest. Errors:
+ * ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT for a missing manifest or stream,
+ * ARCHSIM_EXIT_DATAERR for a mismatch ("DIR/T3.trace: header says tid 2, manifest 3"). */
+bool atrace_record_check(const char *dir, bool verify, AtRecordSummary *out, GError **error);
+void atrace_record_summary_clear(AtRecordSummary *s);
+
+/* The subcommand; argv[0] is the subcommand's name ("record"). Returns the exit code: the
+ * program's own non-zero status if it failed (traces kept), else an ArchsimExit value. */
+int atrace_record_main(int argc, char **argv);
+
+#endif
