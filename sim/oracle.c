@@ -23,6 +23,8 @@ struct Oracle {
     GHashTable *perms;          /* block -> Perms* */
     uint32_t line;
     bool check_values;
+    uint64_t last_pn;           /* one-entry page cache: accesses cluster in pages */
+    Page *last_page;
     uint64_t seq, loads_checked, perm_checks;
 };
 
@@ -51,13 +53,21 @@ void oracle_free(Oracle *o)
 static Page *page_get(Oracle *o, uint64_t addr, bool create)
 {
     uint64_t pn = addr / PAGE;
+    if (o->last_page && o->last_pn == pn)
+        return o->last_page;
     Page *p = g_hash_table_lookup(o->pages, &pn);
+    if (p) {
+        o->last_pn = pn;
+        o->last_page = p;
+    }
     if (!p && create) {
         p = g_new0(Page, 1);
         memset(p->writer, -1, sizeof p->writer);
         uint64_t *k = g_new(uint64_t, 1);
         *k = pn;
         g_hash_table_insert(o->pages, k, p);
+        o->last_pn = pn;
+        o->last_page = p;
     }
     return p;
 }
@@ -65,7 +75,8 @@ static Page *page_get(Oracle *o, uint64_t addr, bool create)
 static uint8_t byte_at(const Oracle *o, uint64_t a)
 {
     uint64_t pn = a / PAGE;
-    const Page *p = g_hash_table_lookup(o->pages, &pn);
+    const Page *p = o->last_page && o->last_pn == pn ? o->last_page
+                                                    : g_hash_table_lookup(o->pages, &pn);
     return p ? p->bytes[a % PAGE] : 0;
 }
 
