@@ -1,10 +1,12 @@
-/* atrace_cli.c: `archsim trace info|dump`: inspect archsim's per-thread traces (FORMAT.md).
+/* atrace_cli.c: `archsim trace info|dump|record|gaps`: archsim's per-thread traces (FORMAT.md).
  *
  *   archsim trace info FILE...                              header, records per kind, sites, size
  *   archsim trace dump FILE [--limit N] [--addr2line BIN]   one line per record
+ *   archsim trace record -o DIR -- PROGRAM ARGS...          atrace_record.c
+ *   archsim trace gaps DIR --binary PROGRAM                 atrace_gaps.c (estimated gaps)
  *
- * atrace_cli_main dispatches on argv[1] through the table at_cli_commands; a new subcommand
- * (`trace record`) is one more row there. Only this file prints; the reader reports GErrors.
+ * atrace_cli_main dispatches on argv[1] through the table at_cli_commands; a new subcommand is
+ * one more row there. Only this file prints; the reader reports GErrors.
  */
 #include "atrace_cli.h"
 
@@ -30,6 +32,7 @@ typedef struct {
     int (*main)(int argc, char **argv);     /* argv[0] is the subcommand name */
 } AtCliCommand;
 
+#include "atrace_gaps.h"
 #include "atrace_record.h"
 
 static int at_cli_info(int argc, char **argv);
@@ -46,6 +49,9 @@ static const AtCliCommand at_cli_commands[] = {
       at_cli_dump },
     { "record", "-o DIR [--force] [--zlevel N] [--verify] [--quiet] -- PROGRAM [ARGS...]",
       "run a program built with tools/archsim-cc; one trace per thread in DIR", atrace_record_main },
+    { "gaps", "DIR --binary PROGRAM [--force] [--quiet]",
+      "estimate compute gaps of a TSan-front-end recording from PROGRAM's objdump",
+      atrace_gaps_main },
     { NULL, NULL, NULL, NULL },
 };
 

@@ -1,7 +1,7 @@
 /* atrace_cli.h: `archsim trace SUBCOMMAND ...`, the command-line side of the trace format.
  *
  * One dispatcher on argv[1]; each subcommand is one row of at_cli_commands in atrace_cli.c
- * (info, dump; `record` is to come). Exit codes: 0, 64 usage, else the GError's code.
+ * (info, dump, record, gaps). Exit codes: 0, 64 usage, else the GError's code.
  */
 #ifndef ARCHSIM_ATRACE_CLI_H
 #define ARCHSIM_ATRACE_CLI_H

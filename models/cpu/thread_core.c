@@ -13,6 +13,17 @@
  * the same address from the same site are dropped and counted; the acquisition itself is
  * re-timed by the simulated machine. Fences drain the store buffer (a full fence: the memory
  * model issue refines this).
+ *
+ * Spin locks built from C11 atomics (TAS, TTAS, ticket) are re-timed like pthread mutexes. The
+ * workload pre-scans the trace and sends the lock words (MSG_SYNC_LOCKWORD) before thread 0
+ * starts; the rule is spin_classify() in models/sync/syncmsg.h. On a lock word L:
+ *   acquisition  a successful xchg/or RMW or CAS with acquire, acq_rel or seq_cst order, or the
+ *                last acquire-or-stronger atomic load of a spin run on L (the core peeks at the
+ *                next record of its buffer: another atomic load, RMW or CAS of L continues the
+ *                run): MSG_SYNC_LOCK(L), and the atomic / load is performed once granted
+ *   release      the next release-or-stronger atomic store or RMW to L by the same thread:
+ *                issued, then MSG_SYNC_UNLOCK(L)
+ * Counted in atomic_lock_acquisitions; the workload's lock statistics include them.
  */
 #include "thread_core.h"
 
@@ -50,9 +61,12 @@ typedef struct {
     int after_mem;              /* 0 none, 1 send UNLOCK after the release store */
     uint64_t last_aload_pc, last_aload_addr;
     uint64_t seq;
+    GHashTable *lockwords;      /* uint64_t* set: atomic lock words (from the workload) */
+    GHashTable *held;           /* uint64_t* set: lock words this thread holds */
     /* stats */
     uint64_t records, loads, stores, atomics, ranges, fences, syncs, instructions;
     uint64_t spin_dropped, cas_fail_dropped, tas_fail_dropped, finish_cycle, sync_wait_cycles;
+    uint64_t atomic_lock_acq;
     Tick sync_since;
     SimHist load_lat;
 } TCore;
@@ -107,6 +121,9 @@ static const StatSpec tcore_stats[] = {
     { "tas_fail_dropped", STAT_COUNTER, "count",
       "RMWs that left the value unchanged (failed test-and-set), not replayed",
       offsetof(TCore, tas_fail_dropped), NULL },
+    { "atomic_lock_acquisitions", STAT_COUNTER, "count",
+      "acquisitions of atomic spin locks (TAS/TTAS/ticket), re-timed through the workload",
+      offsetof(TCore, atomic_lock_acq), NULL },
     { "cycles", STAT_COUNTER, "cycle", "cycle the thread finished", offsetof(TCore, finish_cycle),
       NULL },
     { "ipc", STAT_FORMULA, "inst/cycle", "instructions / cycles", 0, f_ipc },
@@ -176,6 +193,30 @@ static const AtRecord *next_record(TCore *k)
     return &k->buf[k->pos++];
 }
 
+/* The record after the one just taken, without consuming it (NULL at the end). Refilling the
+ * buffer overwrites the records already taken: exec works on a copy. */
+static const AtRecord *peek_record(TCore *k)
+{
+    if (k->pos == k->len) {
+        if (k->eof)
+            return NULL;
+        GError *e = NULL;
+        k->len = at_reader_read(k->rd, k->buf, TBUF, &e);
+        k->pos = 0;
+        if (e) {
+            sim_fail(k->base.sim, e);
+            k->eof = true;
+            k->len = 0;
+            return NULL;
+        }
+        if (k->len == 0) {
+            k->eof = true;
+            return NULL;
+        }
+    }
+    return &k->buf[k->pos];
+}
+
 static void wait_sync(TCore *k)
 {
     k->st = TS_WAIT_SYNC;
@@ -194,6 +235,31 @@ static void finish(TCore *k)
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
     k->records++;
+    if (g_hash_table_size(k->lockwords) && (AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) &&
+        r->kind != AT_FENCE && g_hash_table_contains(k->lockwords, &r->addr)) {
+        bool holding = g_hash_table_contains(k->held, &r->addr);
+        int cls = spin_classify(r, r->kind == AT_ALOAD ? peek_record(k) : NULL, holding);
+        if (cls == SPIN_ACQUIRE) {
+            uint64_t *key = g_new(uint64_t, 1);
+            *key = r->addr;
+            g_hash_table_add(k->held, key);
+            k->atomic_lock_acq++;
+            k->syncs++;
+            if (r->kind != AT_ALOAD)
+                k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+            sync_send(k, MSG_SYNC_LOCK, r->addr, 1);
+            wait_sync(k);
+            k->cur = *r;   /* performed after the grant */
+            k->cur_active = true;
+            return 0;
+        }
+        if (cls == SPIN_RELEASE) {
+            g_hash_table_remove(k->held, &r->addr);
+            k->syncs++;
+            sync_send(k, MSG_SYNC_UNLOCK, r->addr, 1);
+            /* and the store / RMW itself below */
+        }
+    }
     if (r->kind != AT_ALOAD)
         k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
     switch (r->kind) {
@@ -330,7 +396,8 @@ static uint64_t tcore_tick(Component *c)
         uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
         k->instructions += insts;
         k->credit += (double)insts * k->p.cpi;
-        uint64_t wait = exec(k, r);
+        AtRecord rec = *r;   /* exec may peek ahead and refill the buffer */
+        uint64_t wait = exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
@@ -351,6 +418,10 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         if (m->cmd == MSG_SYNC_START) {
             k->st = TS_RUN;
             sim_component_wake(c);
+        } else if (m->cmd == MSG_SYNC_LOCKWORD) {
+            uint64_t *key = g_new(uint64_t, 1);
+            *key = m->addr;
+            g_hash_table_add(k->lockwords, key);
         } else {
             g_assert(m->cmd == MSG_SYNC_GO && k->st == TS_WAIT_SYNC);
             k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
@@ -359,6 +430,19 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
                 k->cur_active = false;
                 k->atomics++;
                 tc_access(k, true, k->cur.addr, 8, true);
+            } else if (k->cur_active && k->cur.kind == AT_ALOAD) {
+                /* an atomic lock acquired by a spin on loads: the load that saw it free */
+                k->cur_active = false;
+                k->loads++;
+                k->last_aload_pc = k->cur.pc;
+                k->last_aload_addr = k->cur.addr;
+                tc_access(k, false, k->cur.addr, k->cur.size, true);
+            } else if (k->cur_active && (k->cur.kind == AT_RMW || k->cur.kind == AT_CAS_OK)) {
+                /* an atomic lock acquired by test-and-set / CAS: the successful atomic */
+                k->cur_active = false;
+                k->atomics++;
+                k->stores++;
+                tc_access(k, true, k->cur.addr, k->cur.size, true);
             } else {
                 k->st = TS_RUN;
                 sim_component_wake(c);
@@ -417,7 +501,10 @@ static bool tcore_realize(Component *c, GError **error)
         return false;
     }
     g_free(path);
-    k->st = k->has_thread ? (c->index <= 0 ? TS_RUN : TS_WAIT_START) : TS_DONE;
+    /* thread 0 too waits for MSG_SYNC_START: the workload sends it after the lock words */
+    k->st = k->has_thread ? TS_WAIT_START : TS_DONE;
+    k->lockwords = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    k->held = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
     return true;
 }
@@ -434,6 +521,10 @@ static void tcore_finalize(Component *c)
     if (k->rd)
         at_reader_close(k->rd);
     g_free(k->buf);
+    if (k->lockwords) {
+        g_hash_table_destroy(k->lockwords);
+        g_hash_table_destroy(k->held);
+    }
 }
 
 static bool tcore_busy(const Component *c)

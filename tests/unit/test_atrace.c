@@ -1065,7 +1065,7 @@ static void test_cli(void)
     }
     c = ta_cli((const char *const[]){ "trace", "frobnicate", NULL });
     CU_ASSERT_STRING_EQUAL(c.err, "archsim trace: unknown subcommand 'frobnicate' (expected "
-                                  "info, dump or record)\nTry 'archsim trace --help'.\n");
+                                  "info, dump, record or gaps)\nTry 'archsim trace --help'.\n");
     ta_cli_free(&c);
     c = ta_cli((const char *const[]){ "trace", "--help", NULL });
     CU_ASSERT_EQUAL(c.rc, 0);

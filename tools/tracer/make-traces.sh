@@ -2,6 +2,8 @@
 # make-traces.sh BUILD: `make traces`. Builds every kernel of workloads/ with tools/archsim-cc
 # (gcc, -O2 -g -pthread) into BUILD/workloads/, records each into traces/samples/<trace>/
 # (replacing what is there), and writes traces/samples/README.md with one line per trace.
+# After each recording, `archsim trace gaps` gives every record an estimated compute gap from the
+# binary's objdump (shared/notes/tracing.md §6; needs ./archsim or $B/archsim, and objdump).
 # Fails if a kernel reports a wrong result or the samples exceed $ARCHSIM_SAMPLES_MAX_KIB
 # (default 20 MiB together). ARCHSIM_CC=clang records with clang instead.
 #
@@ -70,6 +72,14 @@ if [ -x ./archsim ] && ./archsim trace record --help > /dev/null 2>&1; then
 else
     record="$B/tracer/atrace-record"
 fi
+gaps=""
+for a in "$B/archsim" ./archsim; do
+    if [ -x "$a" ] && "$a" trace gaps --help > /dev/null 2>&1; then gaps="$a trace gaps"; break; fi
+done
+if [ -z "$gaps" ]; then
+    echo "make-traces: no archsim with 'trace gaps' in $B/ or ./ (run make first)" >&2
+    exit 1
+fi
 norand=""
 if setarch "$(uname -m)" -R true > /dev/null 2>&1; then
     norand="setarch $(uname -m) -R"
@@ -88,6 +98,10 @@ echo "$RUNS" | while read -r trace prog args; do
     fi
     t1=$(date +%s.%N)
     grep -q '^OK ' "$B/workloads/$trace.log" || { cat "$B/workloads/$trace.log" >&2; exit 1; }
+    if ! $gaps "$out/$trace" --binary "$bin/$prog" --quiet; then
+        echo "make-traces: estimating the gaps of $trace failed" >&2
+        exit 1
+    fi
     m="$out/$trace/manifest.yaml"
     threads=$(sed -n 's/^thread_count: //p' "$m")
     records=$(sed -n 's/^records: //p' "$m")
@@ -117,9 +131,12 @@ Written by \`make traces\` (\`tools/tracer/make-traces.sh\`): each kernel is bui
 \`tools/archsim-cc $CFLAGS_WL\` (ThreadSanitizer instrumentation as a hook source, archsim's
 recording runtime, no libtsan; \`tools/tracer/README.md\`) and recorded with
 \`archsim trace record -o traces/samples/<trace> --force --verify -- <program> <args>\`
-${norand:+under \`setarch -R\` (no address randomisation)}. Front end \`tsan-gcc\`; no compute
-gaps (the header's flags say so). Spin, CAS-failure and lock records depend on the recording
-host's interleaving (here $(nproc) CPUs): see shared/notes/tracing.md §7 before replaying them.
+${norand:+under \`setarch -R\` (no address randomisation)}. Front end \`tsan-gcc\`. Every record carries an
+**estimated** compute gap (header flag has-gaps, not gaps-exact; manifest \`gaps: estimated\`),
+added after recording by \`archsim trace gaps <trace> --binary <program>\` from the binary's
+objdump (docs/tracing.md "Gaps", shared/notes/tracing.md §6): good for mean compute between
+accesses per block, not for the exact per-record distribution. Spin, CAS-failure and lock
+records depend on the recording host's interleaving (here $(nproc) CPUs): see shared/notes/tracing.md §7 before replaying them.
 
 "threads" counts the main thread. \`fs_packed-4t\` and \`fs_padded-4t\` are links to the 4-thread
 runs. Total size $total_kib KiB (limit $max_kib KiB).
