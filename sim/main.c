@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "registry.h"
+#include "sweep.h"
 #include "system.h"
 
 #ifndef ARCHSIM_VERSION
@@ -30,6 +31,8 @@ static const char *const usage_text =
     "Commands:\n"
     "  run CONFIG [-o DIR] [--seed N] [--set KEY=VALUE]... [--force] [--quiet] [--trace FILE ...]\n"
     "                    simulate a YAML config; results go to a new run directory\n"
+    "  sweep CONFIG --grid KEY=V1,V2,... [--zip KEY=V1,...]... [-j N] [-o DIR] [--stats GLOBS]\n"
+    "        [--force | --resume]   run CONFIG at every point of a sweep; one row each in sweep.csv\n"
     "  validate FILE...  check configs (keys, types, units, ranges, inputs) without running\n"
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"
@@ -43,6 +46,8 @@ static const char *const usage_text =
     "  archsim run configs/default.yaml --set l1d.size=64KiB --seed 7 -o runs/l1d64k\n"
     "  archsim run configs/default.yaml --trace trace.txt --trace-window 1000:2000\n"
     "  archsim run configs/teach/msi.yaml --teach       (per access: bus, data source, states)\n"
+    "  archsim sweep configs/coherence/false-sharing.yaml --grid core.spacing=8B,64B \\\n"
+    "                --grid system.cores=1,2,4,8 -j 4 -o runs/fs-sweep\n"
     "  archsim cachegrind traces/samples/matmul64.lackey.gz\n"
     "\n"
     "Exit status:\n"
@@ -714,6 +719,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return sweep_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "validate"))
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "describe"))
@@ -721,8 +728,8 @@ int main(int argc, char **argv)
     for (const CliCommand *c = archsim_model_commands; c->name; c++)
         if (!strcmp(cmd, c->name))
             return c->main(argc - 1, argv + 1);
-    const char *names[64] = { "run", "validate", "describe", "help" };
-    size_t n = 4;
+    const char *names[64] = { "run", "sweep", "validate", "describe", "help" };
+    size_t n = 5;
     for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
         names[n++] = c->name;
     const char *hint = param_suggest(cmd, names, n);

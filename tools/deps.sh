@@ -2,7 +2,7 @@
 # deps.sh: make sure the Debian packages archsim needs are present.
 #   deps.sh check    exit 1 with the exact apt-get line if something is missing
 #   deps.sh install  as root: apt-get install what is missing; otherwise print the line and fail
-PKGS="build-essential pkg-config libglib2.0-dev libyaml-dev zlib1g-dev libcunit1-dev python3 valgrind"
+PKGS="build-essential pkg-config libglib2.0-dev libyaml-dev zlib1g-dev libcunit1-dev python3 valgrind gnuplot-nox"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

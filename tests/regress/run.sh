@@ -83,5 +83,51 @@ while read -r i1 d1 ll _ rest; do
     check "cachegrind $i1 $d1 $ll" "[ \"$got\" = \"$rest\" ] || { echo \"  got      $got\"; echo \"  expected $rest\"; false; }"
 done < workloads/matmul/cachegrind.summary
 
+# archsim sweep (docs/sweeps.md): -j does not change sweep.csv; a bad point fails alone; --resume
+# reruns nothing that is complete; tools/plot draws the CSV
+FS=configs/coherence/false-sharing.yaml
+SW="--grid core.spacing=8B,64B --grid system.cores=2,4 -q"
+$A sweep $FS $SW -j 1 -o "$T/sw1" > "$T/sw1.out" 2>&1 || { cat "$T/sw1.out"; ko "sweep -j 1"; }
+$A sweep $FS $SW -j 2 -o "$T/sw2" > "$T/sw2.out" 2>&1 || { cat "$T/sw2.out"; ko "sweep -j 2"; }
+check "sweep: -j 1 and -j 2 give byte-identical sweep.csv" "cmp -s '$T/sw1/sweep.csv' '$T/sw2/sweep.csv'"
+check "sweep: header, 4 ok rows in point order, seeds base + index" \
+    "head -1 '$T/sw1/sweep.csv' | grep -q '^core.spacing,system.cores,seed,status,message,sim.cycles,' &&
+     [ \"\$(cut -d, -f1-5 '$T/sw1/sweep.csv' | tail -n +2 | tr '\n' ' ')\" = '8B,2,1,ok, 8B,4,2,ok, 64B,2,3,ok, 64B,4,4,ok, ' ]"
+check "sweep: a point's run directory matches archsim run with its --set and seed" \
+    "$A run $FS -q --seed 2 --set core.spacing=8B --set system.cores=4 -o '$T/sw-ref' > /dev/null &&
+     cmp -s '$T/sw-ref/stats.json' '$T/sw1/point-0001/stats.json' && grep -q '\"seed\": 2' '$T/sw1/point-0001/run.json'"
+check "sweep: sim.cycles column equals each point's stats.json, formatted alike" \
+    "python3 -c 'import csv,json,sys; d=sys.argv[1]; rows=list(csv.DictReader(open(d+\"/sweep.csv\")))
+for i,r in enumerate(rows):
+    s=json.load(open(\"%s/point-%04d/stats.json\" % (d,i)))
+    assert r[\"sim.cycles\"]==str(s[\"sim.cycles\"]), (i, r)
+j=json.load(open(d+\"/sweep.json\")); assert len(j[\"points\"])==4 and j[\"results\"][3][\"status\"]==\"ok\"' '$T/sw1'"
+$A sweep $FS --grid system.cores=2,lots,4 -q -j 2 -o "$T/swbad" > "$T/swbad.out" 2>&1; rc=$?
+check "sweep: a bad value fails its row only; exit 3 with a summary" \
+    "[ $rc -eq 3 ] && grep -q '1 of 3 points failed: point-0001 (exit 78)' '$T/swbad.out' &&
+     grep -q \"^lots,2,exit 78,--set system.cores=lots: system.cores: 'lots': expected an unsigned integer,,\" '$T/swbad/sweep.csv' &&
+     grep -q '^2,1,ok,,[0-9]' '$T/swbad/sweep.csv' && grep -q '^4,3,ok,,[0-9]' '$T/swbad/sweep.csv' &&
+     test -s '$T/swbad/point-0000/run.json' && ! test -e '$T/swbad/point-0001'"
+ls -l --time-style=+%s.%N "$T/sw1"/point-*/run.json > "$T/sw1.before"
+cp "$T/sw1/sweep.csv" "$T/sw1.csv"
+$A sweep $FS $SW -j 2 --resume -o "$T/sw1" > "$T/swres.out" 2>&1; rc=$?
+ls -l --time-style=+%s.%N "$T/sw1"/point-*/run.json > "$T/sw1.after"
+check "sweep --resume: reruns nothing complete, same sweep.csv" \
+    "[ $rc -eq 0 ] && grep -q '4 points (4 resumed, 0 failed)' '$T/swres.out' && cmp -s '$T/sw1.before' '$T/sw1.after' && cmp -s '$T/sw1.csv' '$T/sw1/sweep.csv'"
+$A sweep $FS $SW -o "$T/sw1" > "$T/swex.out" 2>&1; rc=$?
+check "sweep: an existing directory is refused (73)" "[ $rc -eq 73 ] && grep -q 'sweep directory exists' '$T/swex.out'"
+$A sweep configs/sweeps/false-sharing-sweep.yaml --grid system.cores=1,2 -q -o "$T/swy" > /dev/null 2>&1
+check "sweep: a sweep: block, narrowed by --grid" \
+    "[ \$(wc -l < '$T/swy/sweep.csv') -eq 5 ] && head -1 '$T/swy/sweep.csv' | grep -q '^core.spacing,system.cores,seed,status,message,sim.cycles,bus.transactions' && test -s '$T/swy/sweep-base.yaml'"
+if command -v gnuplot > /dev/null 2>&1; then
+    check "tools/plot draws sweep.csv as SVG and PNG" \
+        "tools/plot '$T/sw1/sweep.csv' --x system.cores --y sim.cycles --by core.spacing -o '$T/plot' > /dev/null 2>&1 &&
+         grep -q '<svg' '$T/plot.svg' && test -s '$T/plot.png'"
+    check "tools/plot: a missing column is a clear error (64)" \
+        "tools/plot '$T/sw1/sweep.csv' --x system.cores --y nope -o '$T/plot2' 2> '$T/plot.err'; [ \$? -eq 64 ] && grep -q \"no column 'nope' (for --y)\" '$T/plot.err'"
+else
+    echo "skip tools/plot (no gnuplot; sh tools/deps.sh install)"
+fi
+
 echo "regress: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,123 @@
+/* sweep.h: `archsim sweep`, parameter sweeps over one config (docs/sweeps.md).
+ *
+ * A sweep is a list of axes: --grid axes (cartesian product) and one group of --zip lists
+ * (advanced together, so they count as one axis). Point i of the sweep is a set of KEY=VALUE
+ * assignments plus a seed; it runs as a child process `archsim run CONFIG --seed S --set ...`
+ * into DIR/point-NNNN/, and its result becomes one row of DIR/sweep.csv.
+ *
+ * Point order: axes in order (the sweep: block's grid keys, then command-line --grid keys, then
+ * the zip group); the LAST axis varies fastest, like nested loops written in that order. Point i
+ * has seed base + i unless `seed` (or `sim.seed`) is swept.
+ *
+ * The pieces are separate so that another driver (e.g. MPI ranks) can hand out points:
+ * sweep_run_point() runs point i synchronously and returns its result; the writer collects the
+ * results of all points, then sweep_csv_columns() and sweep_csv_row() make the table.
+ */
+#ifndef ARCHSIM_SWEEP_H
+#define ARCHSIM_SWEEP_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/* The default --stats globs (docs/sweeps.md). */
+#define SWEEP_DEFAULT_STATS "sim.cycles,*.ipc,*.amat,*.miss_rate,bus.transactions,bus.utilization"
+
+typedef struct {
+    char *key;          /* as given: anything --set accepts, or "seed" */
+    GPtrArray *values;  /* char*: the text of each value, as it goes into --set and the CSV */
+    GPtrArray *args;    /* char*: the value as passed to --set (quoted YAML values re-quoted) */
+    bool zip;           /* one of the zipped lists */
+    bool from_yaml;     /* from the config's sweep: block */
+} SweepAxis;
+
+typedef struct {
+    char *config;        /* the config the user gave (recorded) */
+    char *run_config;    /* the config each point runs (config, or DIR/sweep-base.yaml) */
+    char *dir;           /* the sweep directory */
+    char *exe;           /* the archsim binary the points run */
+    GPtrArray *axes;     /* SweepAxis*: grid axes in order, then the zip lists */
+    GPtrArray *sets;     /* char*: fixed --set assignments for every point */
+    char **stats;        /* stats globs */
+    uint64_t base_seed;
+    bool quiet;
+} Sweep;
+
+/* The outcome of one point. */
+typedef struct {
+    int exit_code;       /* the child's exit status; -1 when killed by a signal */
+    int signal;          /* the signal that killed it, else 0 */
+    bool resumed;        /* --resume found it complete and did not run it */
+    char *message;       /* first line of its stderr ("" when it succeeded) */
+    GPtrArray *names;    /* char*: stats.json names in file order (empty when it failed) */
+    GPtrArray *values;   /* char*: the number texts exactly as in stats.json */
+} SweepResult;
+
+Sweep *sweep_new(void);
+void sweep_free(Sweep *s);
+
+/* Parses "KEY=V1,V2,..." (commas inside [..], {..} or quotes do not split; items are trimmed).
+ * opt ("--grid" or "--zip") names the option in errors, which are ARCHSIM_CLI_ERROR /
+ * ARCHSIM_EXIT_USAGE:
+ *   archsim sweep: --grid system.cores: expected KEY=V1,V2,...
+ *   archsim sweep: --grid =1,2: empty KEY
+ *   archsim sweep: --grid system.cores=1,,4: empty value (item 2)
+ *   archsim sweep: --grid l1d.size=[1,2: unbalanced brackets or quotes
+ *   archsim sweep: --grid seed=1,x: seed: 'x' is not a non-negative integer */
+SweepAxis *sweep_axis_parse(const char *opt, const char *text, GError **error);
+void sweep_axis_free(SweepAxis *a);
+
+/* Adds an axis. A key already swept by the config's sweep: block (from_cli and the old one is
+ * not from the command line) is replaced in place; a key given twice on the command line is an
+ * error: "archsim sweep: KEY is swept twice". Takes ownership of a (freed on error). */
+bool sweep_add_axis(Sweep *s, SweepAxis *a, bool from_cli, GError **error);
+
+/* Reads a `sweep:` block ({grid: {KEY: [V...]}, zip: {KEY: [V...]}, stats: [GLOB...]}).
+ * Errors are ARCHSIM_EXIT_CONFIG with the node's FILE:LINE:COL. */
+bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error);
+
+/* Puts the zip lists last and checks that they have one length:
+ *   archsim sweep: --zip lists differ in length: K1 has 3 values, K2 has 2
+ * and that each key is a path --set accepts (checked on a copy of root when root != NULL). */
+bool sweep_check(Sweep *s, const CfgNode *root, GError **error);
+
+guint sweep_n_points(const Sweep *s);
+/* The value index of each axis for point i (zip lists share one index); idx has axes->len. */
+void sweep_point_index(const Sweep *s, guint i, guint *idx);
+const char *sweep_point_value(const Sweep *s, guint i, guint axis);
+uint64_t sweep_point_seed(const Sweep *s, guint i);
+char *sweep_point_dir(const Sweep *s, guint i);          /* DIR/point-NNNN */
+
+/* The child's argv: EXE run RUN_CONFIG -q -o DIR/point-NNNN --seed S --set ... (NULL-ended). */
+char **sweep_point_argv(const Sweep *s, guint i);
+
+/* Starts point i as a child (stdout to /dev/null, stderr to DIR/point-NNNN.stderr); returns its
+ * pid, or -1 with errno set. sweep_point_finish() then turns its wait status into a result. */
+int sweep_point_start(const Sweep *s, guint i);
+void sweep_point_finish(const Sweep *s, guint i, int wait_status, SweepResult *r);
+/* Runs point i to completion (start + wait + finish); for drivers that hand out points. */
+void sweep_run_point(const Sweep *s, guint i, SweepResult *r);
+/* Whether DIR/point-NNNN holds a complete run (run.json); if so fills r from its stats.json. */
+bool sweep_point_done(const Sweep *s, guint i, SweepResult *r);
+void sweep_result_clear(SweepResult *r);
+
+/* Parses a flat stats.json object into names and number texts (verbatim). */
+bool sweep_parse_stats_json(const char *text, GPtrArray *names, GPtrArray *values);
+
+/* The stat columns: for each glob in order, every matching name in point order, then in file
+ * order, each name once. results has sweep_n_points() entries. */
+GPtrArray *sweep_csv_columns(const Sweep *s, const SweepResult *results);
+void sweep_csv_header(const Sweep *s, const GPtrArray *columns, GString *out);
+void sweep_csv_row(const Sweep *s, guint i, const SweepResult *r, const GPtrArray *columns,
+                   GString *out);
+/* Appends one CSV field, quoted (RFC 4180) when it holds a comma, quote, CR or LF. */
+void sweep_csv_field(GString *out, const char *text);
+/* "ok", "exit N" or "signal N" */
+char *sweep_status_text(const SweepResult *r);
+
+/* `archsim sweep ...`; argv[0] is "sweep". */
+int sweep_main(int argc, char **argv);
+
+#endif
