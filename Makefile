@@ -4,9 +4,12 @@
 #   make test       unit tests (CUnit), regression (golden stats, determinism), bad-input tests
 #   make bench      speed figures (trace simulation refs/s, engine events/s)
 #   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (automatic when CI=true)
+#   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
+#                   says how to enable it)
 #   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
 
 PKGS     := glib-2.0 yaml-0.1 zlib cunit
+.DEFAULT_GOAL := all
 CC       ?= cc
 BUILD    ?= build
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -27,7 +30,35 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
-LIBS       = $(PKG_LIBS) -lm
+LIBS       = $(PKG_LIBS) $(MPI_LIBS) -lm
+
+# ---- MPI (optional; docs/sweeps.md "MPI"): OpenMPI from openmpi-bin + libopenmpi-dev, found by
+# its pkg-config file or mpicc. Only sim/sweep_mpi.c and tools/bench_mpi_window.c see mpi.h (as a
+# system header, so -W flags stay clean); libmpi is linked in, MPI_Init runs only for --mpi.
+ifneq ($(NO_MPI),1)
+  ifeq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo y),y)
+    MPI_INC  := $(shell pkg-config --cflags ompi-c)
+    MPI_LIBS := $(shell pkg-config --libs ompi-c)
+    HAVE_MPI := 1
+  else ifneq ($(shell command -v mpicc 2>/dev/null),)
+    MPI_INC  := $(shell mpicc --showme:compile 2>/dev/null)
+    MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
+    HAVE_MPI := $(if $(MPI_LIBS),1,)
+  endif
+endif
+ifeq ($(HAVE_MPI),1)
+  MPI_CFLAGS := -DARCHSIM_HAVE_MPI $(patsubst -I%,-isystem %,$(MPI_INC))
+else
+  MPI_LIBS :=
+endif
+# objects that depend on the MPI choice are rebuilt when it changes (make vs make NO_MPI=1)
+MPI_STAMP := $(BUILD)/mpi-$(if $(HAVE_MPI),on,off).stamp
+$(BUILD)/mpi-%.stamp:
+	@mkdir -p $(dir $@) && rm -f $(BUILD)/mpi-*.stamp && touch $@
+$(BUILD)/sim/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/sim/sweep_mpi.o: $(MPI_STAMP)
+$(BUILD)/tools/bench_mpi_window: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tools/bench_mpi_window: $(MPI_STAMP)
 
 LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard models/*.c models/*/*.c \
             models/*/*/*.c protocols/*.c traces/*.c)
@@ -37,7 +68,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all run test unit bench clean deps check-deps archsim protocol-docs traces tracer
+.PHONY: all run test unit bench bench-mpi clean deps check-deps archsim protocol-docs traces tracer
 all: check-deps archsim $(TOOL_BIN)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
@@ -62,8 +93,8 @@ $(BUILD)/libarchsim.a: $(LIB_OBJ)
 archsim: $(BUILD)/archsim
 	@ln -sf $(BUILD)/archsim archsim
 
-$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a $(MPI_STAMP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a
 	@mkdir -p $(dir $@)
@@ -86,6 +117,14 @@ unit: all $(TEST_BIN)
 
 bench: all
 	@sh tools/bench.sh $(BUILD)
+
+# the cost of one synchronization window between 2 MPI ranks on this machine (docs/scaling.md)
+MPIRUN_FLAGS ?= --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)
+bench-mpi: all
+	@if [ "$(HAVE_MPI)" != 1 ] || ! command -v mpirun > /dev/null; then \
+	  echo "bench-mpi: needs OpenMPI: as root apt-get install -y openmpi-bin libopenmpi-dev, then make" >&2; exit 1; fi
+	mpirun -np 2 $(MPIRUN_FLAGS) $(BUILD)/tools/bench_mpi_window -n 200000
+	mpirun -np 2 $(MPIRUN_FLAGS) --mca btl self,tcp $(BUILD)/tools/bench_mpi_window -n 50000
 
 # each protocol's transition table, generated from the data in protocols/
 protocol-docs: archsim

@@ -1043,6 +1043,20 @@ static char *point_label(const Sweep *s, guint i)
     return g_string_free(o, FALSE);
 }
 
+void sweep_report_point(const Sweep *s, guint i, const SweepResult *r, guint finished, guint n)
+{
+    char *label = point_label(s, i);
+    char *status = sweep_status_text(r);
+    if (!result_ok(r))
+        fprintf(stderr, "archsim sweep: point-%04u (%s) failed: %s: %s\n", i, label, status,
+                r->message);
+    else if (!s->quiet)
+        fprintf(stderr, "archsim sweep: [%u/%u] point-%04u ok  seed=%" G_GUINT64_FORMAT " %s\n",
+                finished, n, i, sweep_point_seed(s, i), label);
+    g_free(status);
+    g_free(label);
+}
+
 /* Prepares the sweep directory: new, replaced (--force) or continued (--resume). */
 static int prepare_dir(const Sweep *s, bool force, bool resume)
 {
@@ -1090,7 +1104,9 @@ int sweep_main(int argc, char **argv)
     char *out = NULL, *seed_text = NULL, *stats = NULL;
     char **grids = NULL, **zips = NULL, **sets = NULL;
     gint jobs = 1;
-    gboolean force = FALSE, resume = FALSE, quiet = FALSE, dry = FALSE;
+    gboolean force = FALSE, resume = FALSE, quiet = FALSE, dry = FALSE, mpi = FALSE;
+    bool mpi_on = false;          /* MPI_Init done: every rank reaches two sweep_mpi_agree() */
+    int mpi_syncs = 0, rank = 0, nranks = 1;
     GOptionEntry entries[] = {
         { "grid", 'g', 0, G_OPTION_ARG_STRING_ARRAY, &grids,
           "sweep KEY over these values; several --grid make a cartesian product", "KEY=V1,V2,..." },
@@ -1112,6 +1128,9 @@ int sweep_main(int argc, char **argv)
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no line per finished point", NULL },
         { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry,
           "print the points (directory, seed, values) and exit", NULL },
+        { "mpi", 0, 0, G_OPTION_ARG_NONE, &mpi,
+          "under mpirun -np N: rank 0 hands the points out to ranks 1..N-1 (-np 1: rank 0 runs "
+          "them as without --mpi); needs a build with OpenMPI", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     GOptionContext *ctx = g_option_context_new("CONFIG - run CONFIG at every point of a sweep");
@@ -1126,7 +1145,7 @@ int sweep_main(int argc, char **argv)
     Sweep *s = sweep_new();
     CfgNode *root = NULL;
     SweepResult *results = NULL;
-    guint n = 0;
+    guint n = 0, resumed = 0, failed = 0;
     if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
         rc = sweep_usage(e->message);
         g_clear_error(&e);
@@ -1147,6 +1166,13 @@ int sweep_main(int argc, char **argv)
     if (seed_text && !parse_seed(seed_text, &s->base_seed)) {
         rc = sweep_usage("--seed: expected a non-negative integer");
         goto out;
+    }
+    if (mpi) {
+        rc = sweep_mpi_init(&rank, &nranks);
+        if (rc)
+            goto out;
+        mpi_on = true;
+        mpi_syncs = 2;
     }
     s->config = g_strdup(argv[1]);
     s->quiet = quiet;
@@ -1198,29 +1224,38 @@ int sweep_main(int argc, char **argv)
         rc = sweep_fail(e);
         goto out;
     }
+    if (mpi_on) {                 /* every rank got this far (else all stop at out:) */
+        mpi_syncs--;
+        rc = sweep_mpi_agree(0);
+        if (rc)
+            goto out;
+    }
     n = sweep_n_points(s);
     out = out ? out : default_sweep_dir(s->config);
+    if (mpi_on)
+        sweep_mpi_bcast_string(&out);   /* rank 0's choice of the first free default */
     for (size_t len = strlen(out); len > 1 && out[len - 1] == '/';)
         out[--len] = '\0';
     s->dir = g_strdup(out);
     s->run_config = has_block ? g_build_filename(s->dir, "sweep-base.yaml", NULL)
                               : g_strdup(s->config);
     if (dry) {
-        for (guint i = 0; i < n; i++) {
+        for (guint i = 0; i < n && rank == 0; i++) {
             char *label = point_label(s, i);
             printf("point-%04u seed=%" G_GUINT64_FORMAT " %s\n", i, sweep_point_seed(s, i), label);
             g_free(label);
         }
         goto out;
     }
-    rc = prepare_dir(s, force, resume);
+    if (rank == 0)
+        rc = prepare_dir(s, force, resume);
     if (rc)
         goto out;
     s->exe = g_file_read_link("/proc/self/exe", NULL);
     if (!s->exe)
         s->exe = g_strdup("/proc/self/exe");
     GString *buf = g_string_new(NULL);
-    if (has_block) {
+    if (has_block && rank == 0) {
         absolutize_paths(root);
         g_string_append_printf(buf, "# archsim sweep: %s without its sweep: block (includes "
                                "resolved, relative file paths made absolute); every point runs "
@@ -1229,7 +1264,7 @@ int sweep_main(int argc, char **argv)
         ok = write_atomic(s->dir, "sweep-base.yaml", buf, &e);
         g_string_truncate(buf, 0);
     }
-    if (ok) {
+    if (ok && rank == 0) {
         json_sweep(s, NULL, buf);
         ok = write_atomic(s->dir, "sweep.json", buf, &e);
     }
@@ -1237,6 +1272,19 @@ int sweep_main(int argc, char **argv)
     if (!ok) {
         rc = sweep_fail(e);
         goto out;
+    }
+    if (mpi_on) {                 /* rank 0 has the directory ready */
+        mpi_syncs--;
+        rc = sweep_mpi_agree(0);
+        if (rc)
+            goto out;
+    }
+    if (nranks > 1) {             /* --mpi: rank 0 hands out points, the others run them */
+        results = g_new0(SweepResult, n);
+        rc = sweep_mpi_run(s, resume, results, &resumed, &failed);
+        if (rc || rank != 0)
+            goto out;
+        goto write_results;
     }
 
     /* run the points, at most `jobs` at once */
@@ -1246,7 +1294,7 @@ int sweep_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, &old_term);
     results = g_new0(SweepResult, n);
     int *pids = g_new0(int, n);
-    guint next = 0, running = 0, finished = 0, resumed = 0, failed = 0;
+    guint next = 0, running = 0, finished = 0;
     bool forwarded = false;
     while ((next < n && !sweep_interrupted) || running > 0) {
         while (next < n && running < (guint)jobs && !sweep_interrupted) {
@@ -1294,18 +1342,9 @@ int sweep_main(int argc, char **argv)
             sweep_point_finish(s, i, st, &results[i]);
             if (sweep_interrupted && results[i].exit_code == ARCHSIM_EXIT_INTERRUPTED)
                 break;
-            char *label = point_label(s, i);
-            char *status = sweep_status_text(&results[i]);
-            if (!result_ok(&results[i])) {
+            if (!result_ok(&results[i]))
                 failed++;
-                fprintf(stderr, "archsim sweep: point-%04u (%s) failed: %s: %s\n", i, label, status,
-                        results[i].message);
-            } else if (!quiet) {
-                fprintf(stderr, "archsim sweep: [%u/%u] point-%04u ok  seed=%" G_GUINT64_FORMAT
-                        " %s\n", finished, n, i, sweep_point_seed(s, i), label);
-            }
-            g_free(status);
-            g_free(label);
+            sweep_report_point(s, i, &results[i], finished, n);
             break;
         }
     }
@@ -1318,6 +1357,7 @@ int sweep_main(int argc, char **argv)
         rc = ARCHSIM_EXIT_INTERRUPTED;
         goto out;
     }
+write_results:;
     GPtrArray *cols = sweep_csv_columns(s, results);
     GString *csv = g_string_new(NULL);
     sweep_csv_header(s, cols, csv);
@@ -1350,6 +1390,11 @@ int sweep_main(int argc, char **argv)
         rc = ARCHSIM_EXIT_CHECK;
     }
 out:
+    if (mpi_on) {
+        while (mpi_syncs-- > 0)   /* a rank that failed early meets the others' agree() */
+            sweep_mpi_agree(rc);
+        sweep_mpi_finalize();
+    }
     for (guint i = 0; results && i < n; i++)
         sweep_result_clear(&results[i]);
     g_free(results);

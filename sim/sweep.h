@@ -117,6 +117,24 @@ void sweep_csv_field(GString *out, const char *text);
 /* "ok", "exit N" or "signal N" */
 char *sweep_status_text(const SweepResult *r);
 
+/* The line a finished point prints (a failure always, success unless s->quiet); finished counts
+ * the points done so far, this one included. */
+void sweep_report_point(const Sweep *s, guint i, const SweepResult *r, guint finished, guint n);
+
+/* ---- --mpi (sweep_mpi.c; docs/sweeps.md "MPI") ----
+ * Without ARCHSIM_HAVE_MPI, sweep_mpi_init() prints how to enable MPI and returns 64, the others
+ * do nothing. sweep_mpi_agree() is a collective: every rank's rc, the largest returned to all.
+ * sweep_mpi_bcast_string() replaces *text on ranks > 0 with rank 0's. sweep_mpi_run(): rank 0
+ * hands out the points (skipping those --resume finds complete) and fills results (n entries,
+ * zeroed) and the counts; the other ranks run the points they are given; 0 or an exit code. */
+bool sweep_mpi_built(void);
+int sweep_mpi_init(int *rank, int *size);
+void sweep_mpi_finalize(void);
+int sweep_mpi_agree(int rc);
+void sweep_mpi_bcast_string(char **text);
+int sweep_mpi_run(const Sweep *s, bool resume, SweepResult *results, guint *resumed,
+                  guint *failed);
+
 /* `archsim sweep ...`; argv[0] is "sweep". */
 int sweep_main(int argc, char **argv);
 

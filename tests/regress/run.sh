@@ -90,6 +90,18 @@ SW="--grid core.spacing=8B,64B --grid system.cores=2,4 -q"
 $A sweep $FS $SW -j 1 -o "$T/sw1" > "$T/sw1.out" 2>&1 || { cat "$T/sw1.out"; ko "sweep -j 1"; }
 $A sweep $FS $SW -j 2 -o "$T/sw2" > "$T/sw2.out" 2>&1 || { cat "$T/sw2.out"; ko "sweep -j 2"; }
 check "sweep: -j 1 and -j 2 give byte-identical sweep.csv" "cmp -s '$T/sw1/sweep.csv' '$T/sw2/sweep.csv'"
+# archsim sweep --mpi (docs/sweeps.md "MPI"): the same sweep over 2 MPI ranks on this machine gives
+# the same sweep.csv and sweep.json; OpenMPI refuses root without --allow-run-as-root (CI is root).
+# In a DEBUG=1 (ASan) build LeakSanitizer would report OpenMPI's own allocations at exit; off here.
+if command -v mpirun > /dev/null 2>&1; then
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 60 mpirun -np 2 --oversubscribe --allow-run-as-root $A sweep $FS $SW --mpi -o "$T/swmpi" \
+        > "$T/swmpi.out" 2>&1; rc=$?
+    check "sweep --mpi under mpirun -np 2: byte-identical sweep.csv and sweep.json to the local -j 2 run" \
+        "[ $rc -eq 0 ] && cmp -s '$T/sw2/sweep.csv' '$T/swmpi/sweep.csv' && cmp -s '$T/sw2/sweep.json' '$T/swmpi/sweep.json' ||
+         { cat '$T/swmpi.out'; false; }"
+else
+    ko "sweep --mpi: mpirun not found; as root run 'sh tools/deps.sh install' (or apt-get install -y openmpi-bin libopenmpi-dev), then rebuild"
+fi
 check "sweep: header, 4 ok rows in point order, seeds base + index" \
     "head -1 '$T/sw1/sweep.csv' | grep -q '^core.spacing,system.cores,seed,status,message,sim.cycles,' &&
      [ \"\$(cut -d, -f1-5 '$T/sw1/sweep.csv' | tail -n +2 | tr '\n' ' ')\" = '8B,2,1,ok, 8B,4,2,ok, 64B,2,3,ok, 64B,4,4,ok, ' ]"
