@@ -11,6 +11,7 @@
 #include "cpu/thread_core.h"
 #include "cpu/trace_core.h"
 #include "dram/dram.h"
+#include "noc/noc.h"
 #include "system/smp.h"
 #include "system/uniproc.h"
 #include "../traces/atrace_cli.h"
@@ -22,6 +23,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &dram_class,
     &coherent_cache_class,
     &bus_class,
+    &noc_class,
     &pattern_core_class,
     &random_tester_class,
     &script_core_class,
@@ -41,6 +43,6 @@ const CliCommand archsim_model_commands[] = {
       cgsim_cli_main },
     { "check-protocol", "explore a coherence protocol's states and check its invariants",
       checker_cli_main },
-    { "trace", "inspect archsim traces: trace info FILE..., trace dump FILE", atrace_cli_main },
+    { "trace", "archsim traces: trace record/info/dump/gaps (see archsim trace --help)", atrace_cli_main },
     { NULL, NULL, NULL },
 };

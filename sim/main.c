@@ -32,7 +32,7 @@ static const char *const usage_text =
     "  run CONFIG [-o DIR] [--seed N] [--set KEY=VALUE]... [--force] [--quiet] [--trace FILE ...]\n"
     "                    simulate a YAML config; results go to a new run directory\n"
     "  sweep CONFIG --grid KEY=V1,V2,... [--zip KEY=V1,...]... [-j N] [-o DIR] [--stats GLOBS]\n"
-    "        [--force | --resume]   run CONFIG at every point of a sweep; one row each in sweep.csv\n"
+    "        [--force | --resume] [--mpi]   run CONFIG at every point; one row each in sweep.csv\n"
     "  validate FILE...  check configs (keys, types, units, ranges, inputs) without running\n"
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"

@@ -1,0 +1,35 @@
+/* nocmsg.h: how an endpoint addresses a message to another endpoint of a noc.
+ *
+ * The network forwards the endpoint's own Msg (never a copy); it reads and writes only aux[1]:
+ *
+ *   aux[1]  63        48 47        32 31    24 23     16 15          0
+ *          +------------+------------+--------+---------+-------------+
+ *          |  (zero)    | src (noc)  | (zero) |  vnet   |  dst node   |
+ *          +------------+------------+--------+---------+-------------+
+ *
+ *   dst   destination endpoint: the slot of the noc's `node` port it is connected to
+ *   vnet  virtual network (message class): 0 request, 1 forward, 2 response by convention
+ *   src   set by the network on injection, so the receiver knows the sender
+ *   size  payload bytes carried (0 for a control message); the network adds its `header`
+ * Everything else (cmd, addr, tag, issued, flags, aux[0], data) belongs to the protocol.
+ */
+#ifndef ARCHSIM_NOCMSG_H
+#define ARCHSIM_NOCMSG_H
+
+#include "../../sim/component.h"
+
+enum { NOC_VNET_REQUEST = 0, NOC_VNET_FORWARD = 1, NOC_VNET_RESPONSE = 2 };
+
+static inline void noc_msg_route(Msg *m, uint32_t dst, uint32_t vnet)
+{
+    m->aux[1] = (uint64_t)(dst & 0xffffu) | (uint64_t)(vnet & 0xffu) << 16;
+}
+static inline uint32_t noc_msg_dst(const Msg *m) { return (uint32_t)(m->aux[1] & 0xffffu); }
+static inline uint32_t noc_msg_vnet(const Msg *m) { return (uint32_t)(m->aux[1] >> 16 & 0xffu); }
+static inline uint32_t noc_msg_src(const Msg *m) { return (uint32_t)(m->aux[1] >> 32 & 0xffffu); }
+static inline void noc_msg_set_src(Msg *m, uint32_t src)
+{
+    m->aux[1] = (m->aux[1] & ~(0xffffull << 32)) | (uint64_t)(src & 0xffffu) << 32;
+}
+
+#endif
