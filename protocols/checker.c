@@ -5,6 +5,7 @@
  * and below. BFS makes the first counterexample found a shortest one.
  */
 #include "checker.h"
+#include "dirchecker.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -995,6 +996,10 @@ int checker_cli_main(int argc, char **argv)
     }
     if (caches != 0 && caches != 2 && caches != 3) {
         rc = ck_cli_usage_error("--caches %d: expected 2 or 3", caches);
+        goto out;
+    }
+    if (g_ascii_strncasecmp(args[first], "dir-", 4) == 0 && !markdown) {
+        rc = dirchecker_cli(args[first], caches);       /* directory protocols: dirchecker.c */
         goto out;
     }
     const ProtoTable *t = proto_find(args[first]);
