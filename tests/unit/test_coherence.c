@@ -12,6 +12,7 @@
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
 #include "../../sim/system.h"
+#include "sysutil.h"
 
 static SystemRun *build_yaml(const char *yaml, int64_t seed, GError **e)
 {
@@ -19,17 +20,6 @@ static SystemRun *build_yaml(const char *yaml, int64_t seed, GError **e)
     if (!root)
         return NULL;
     return system_build(root, seed, NULL, NULL, e);
-}
-
-static uint64_t stat_u(SystemRun *r, const char *name)
-{
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(r, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
-    stats_clear(&s);
-    return v;
 }
 
 static uint64_t stat_sum(SystemRun *r, const char *fmt, int n)

@@ -8,6 +8,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/system.h"
+#include "sysutil.h"
 
 static char *tmpdir;
 
@@ -33,17 +34,6 @@ static SystemRun *build(const char *trace, const char *extra, GError **e)
     if (!root)
         return NULL;
     return system_build(root, -1, NULL, NULL, e);
-}
-
-static uint64_t stat_u(SystemRun *r, const char *name)
-{
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(r, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
-    stats_clear(&s);
-    return v;
 }
 
 static void run_ok(SystemRun *r)

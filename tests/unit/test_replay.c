@@ -8,6 +8,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/system.h"
+#include "sysutil.h"
 #include "../../traces/atrace.h"
 
 static int threads_of(const char *dir)
@@ -38,17 +39,6 @@ static SystemRun *replay(const char *dir, int cores, const char *protocol, GErro
         return NULL;
     }
     return system_build(root, 1, NULL, NULL, e);
-}
-
-static uint64_t stat_u(SystemRun *r, const char *name)
-{
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(r, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
-    stats_clear(&s);
-    return v;
 }
 
 static void test_every_sample_replays(void)

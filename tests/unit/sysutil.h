@@ -1,0 +1,22 @@
+/* sysutil.h: helpers shared by the unit tests that build and run whole systems. */
+#ifndef ARCHSIM_TEST_SYSUTIL_H
+#define ARCHSIM_TEST_SYSUTIL_H
+
+#include <stdint.h>
+
+#include "../../sim/system.h"
+
+/* One statistic of a finished run, by name: integers as they are, formulas rounded;
+ * UINT64_MAX when the run has no such statistic. */
+static inline uint64_t stat_u(SystemRun *r, const char *name)
+{
+    StatSet s;
+    stats_init(&s);
+    system_collect_stats(r, &s);
+    const StatEntry *e = stats_find(&s, name);
+    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
+    stats_clear(&s);
+    return v;
+}
+
+#endif
