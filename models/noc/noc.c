@@ -1,10 +1,13 @@
 /* noc.c: an on-chip interconnection network: crossbar, bidirectional ring or 2D mesh, after
  * Dally & Towles, "Principles and Practices of Interconnection Networks" (ch. 3-5 topologies,
  * ch. 8-9 dimension-order and ring routing, ch. 12-13 virtual cut-through and credit-based flow
- * control; the ring's deadlock freedom uses the bubble rule of Carrion et al., HiPC 1997).
+ * control; the ring's deadlock freedom uses the bubble rule of Carrion et al., HiPC 1997;
+ * concentration, several endpoints per router, after ch. 7.1).
  *
  *   endpoint i --node[i]--> NI queue --inject--> router --link--> router ... --eject--> node[j]
  *
+ * With concentration c there are nodes x c endpoints; endpoint e sits at router e % nodes, with
+ * its own NI queue, inject and eject channel. Routes, hops and latency are between routers.
  * Every channel (inject, router-to-router link, eject) carries one message at a time for
  * ceil((header + size) / link_width) cycles (serialization, cut-through: paid once when the path
  * is free). A message waits router_delay cycles in each router before it bids for its output, and
@@ -12,8 +15,17 @@
  * takes a link only when the buffer behind it has a free slot (credit) in its own vnet, so one
  * class never blocks another. Unloaded latency, injection to delivery, H router-to-router hops:
  *     H * (router_delay + link_latency) + ceil((header + size) / link_width)      (H >= 1)
- *     router_delay + ceil(...)  for a message to its own node (it turns around in its router)
+ *     router_delay + ceil(...)  to an endpoint of its own router (it turns around there)
  * The crossbar is one central switch: H = 1 for every pair; its output links are the ejects.
+ *
+ * Point-to-point order: routes are deterministic, every buffer is a FIFO per vnet and each eject
+ * channel hands over one message at a time, so one (source, destination, vnet) is delivered in
+ * the order sent (the directory protocols rely on it).
+ *
+ * Speed: each link keeps the list of input queues whose ready head bids for it, and a bitmap
+ * marks the links with bidders, so a cycle costs the ready heads, not routers x inputs x vnets;
+ * a head that is not ready yet (in its router pipeline) waits in a timing wheel slot for its
+ * cycle. The winner is the one a round-robin scan over all (input, vnet) pairs would pick.
  */
 #include "noc.h"
 
@@ -30,7 +42,8 @@ enum { LINK_INJECT, LINK_EJECT, LINK_NET };
 
 typedef struct {
     int topology;
-    uint64_t nodes, width, link_latency, link_width, router_delay, buffer, vnets, header;
+    uint64_t nodes, width, concentration, link_latency, link_width, router_delay, buffer, vnets,
+        header;
 } NocParams;
 
 /* A message in the network: the endpoint's Msg plus where it is going (pool entry, no
@@ -42,7 +55,8 @@ typedef struct {
     int32_t next;       /* next in its queue, or free list; -1 ends */
     int32_t out;        /* link it bids for at its current router */
     uint32_t flits;     /* cycles it occupies each link */
-    uint16_t src, dst, hops, vnet;
+    uint16_t src, dst, hops, vnet;  /* endpoints */
+    uint16_t drouter;   /* the destination endpoint's router */
 } NocPkt;
 
 /* One directed channel. Its input buffer (group) sits at its downstream router. */
@@ -54,21 +68,38 @@ typedef struct {
     uint64_t busy_until;/* first cycle it is free again */
     uint64_t busy;      /* busy cycles (stats) */
     uint32_t rr;        /* round-robin pointer over its router's (input, vnet) pairs */
+    uint32_t pairs;     /* its router's (input, vnet) pairs */
+    uint16_t bubble;    /* 1 on a ring link: entering from an inject buffer needs 2 credits */
     char *name;
 } NocLink;
 
+/* One vnet of one input group (a buffer or an NI queue). While it holds a message, it is linked
+ * into the bidder list of the link its head is routed to. */
 typedef struct {
     int32_t head, tail;
     uint32_t count;     /* messages held plus slots reserved by granted upstream messages */
+    uint32_t idx;       /* (input, vnet) pair index at its router: input * vnets + vnet */
+    int32_t bid_prev, bid_next;     /* queues bidding for the same link (in the wheel: next
+                                     * queue in the same slot); -1 ends */
+    uint16_t vnet;
+    uint16_t from_inject;           /* the buffer behind an inject channel (ring bubble rule) */
 } NocQueue;
+
+typedef struct { uint16_t x, y; } NocXY;
 
 typedef struct {
     Component base;
     NocParams p;
-    int n, nrouters;            /* endpoints; real routers (1 for the crossbar) */
+    int n, nrouters;            /* endpoints (nodes x concentration); routers (crossbar: 1) */
     int nlinks;
     NocLink *link;              /* [0,n) inject, [n,2n) eject, then router-to-router links */
+    int32_t *bidders;           /* link -> first queue whose head bids for it, -1 none */
+    uint64_t *active;           /* bit per link: it has bidders */
+    int32_t *wheel;             /* cycle & wheel_mask -> queues whose head gets ready then */
+    uint32_t wheel_mask;
+    uint64_t wheel_count, drained;  /* queues in the wheel; last cycle whose slot was emptied */
     int *dir_link;              /* mesh/ring: router * DIR_COUNT + dir -> link, -1 none */
+    NocXY *xy;                  /* mesh: router -> x, y (no division per hop) */
     /* routers: real ones [0, nrouters), then one NI pseudo-router per endpoint */
     int *in_start, *in_list;    /* input groups of each router (CSR) */
     int *out_start, *out_list;  /* output links of each router (CSR) */
@@ -98,11 +129,14 @@ static const ParamSpec noc_params[] = {
       .doc = "crossbar: one central switch; ring: bidirectional, shortest way; mesh: 2D, XY",
       .offset = offsetof(NocParams, topology) },
     { .name = "nodes", .type = PARAM_UINT, .def = "16", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 4096, .doc = "endpoints (one router each on ring and mesh)",
-      .offset = offsetof(NocParams, nodes) },
+      .max = 4096, .doc = "routers on ring and mesh (crossbar: switch ports); endpoints = nodes "
+      "x concentration", .offset = offsetof(NocParams, nodes) },
     { .name = "width", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 4096, .doc = "mesh columns (height = nodes / width); node i at x = i % width",
+      .max = 4096, .doc = "mesh columns (height = nodes / width); router r at x = r % width",
       .offset = offsetof(NocParams, width) },
+    { .name = "concentration", .type = PARAM_UINT, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 64, .doc = "endpoints per router: endpoint e at router e % nodes, each with its own "
+      "inject and eject channel", .offset = offsetof(NocParams, concentration) },
     { .name = "link_latency", .type = PARAM_CYCLES, .def = "1", .flags = PARAM_F_RANGE,
       .min = 1, .max = 1000, .doc = "cycles for a message head to cross one link",
       .offset = offsetof(NocParams, link_latency) },
@@ -126,7 +160,8 @@ static const ParamSpec noc_params[] = {
 
 static const PortSpec noc_ports[] = {
     { .name = "node", .role = PORT_RESPONDER, .vector = true,
-      .doc = "endpoints: node[i] is endpoint i (route with nocmsg.h: aux[1] = dst | vnet << 16)" },
+      .doc = "endpoints: node[e] is endpoint e, at router e % nodes (route with nocmsg.h: "
+      "aux[1] = dst | vnet << 16)" },
     PORT_END,
 };
 
@@ -202,13 +237,13 @@ static int link_add(Noc *k, int kind, int from, int to, int node, uint64_t laten
 
 static int router_of_node(const Noc *k, int node)
 {
-    return k->p.topology == TOPO_CROSSBAR ? 0 : node;
+    return k->p.topology == TOPO_CROSSBAR ? 0 : node % k->nrouters;
 }
 
 static void build_links(Noc *k)
 {
-    int n = k->n, topo = k->p.topology;
-    int maxl = 2 * n + n * DIR_COUNT;
+    int n = k->n, nr = k->nrouters, topo = k->p.topology;
+    int maxl = 2 * n + nr * DIR_COUNT;
     k->link = g_new0(NocLink, maxl);
     int rtot = k->nrouters + n;
     for (int i = 0; i < n; i++)
@@ -221,19 +256,21 @@ static void build_links(Noc *k)
     k->dir_link = g_new(int, (size_t)k->nrouters * DIR_COUNT);
     for (int i = 0; i < k->nrouters * DIR_COUNT; i++)
         k->dir_link[i] = -1;
-    if (topo == TOPO_RING && n > 1) {
-        for (int r = 0; r < n; r++) {
+    if (topo == TOPO_RING && nr > 1) {
+        for (int r = 0; r < nr; r++) {
             k->dir_link[r * DIR_COUNT + DIR_EAST] =
-                link_add(k, LINK_NET, r, (r + 1) % n, -1, k->p.link_latency,
+                link_add(k, LINK_NET, r, (r + 1) % nr, -1, k->p.link_latency,
                          g_strdup_printf("link.r%d.cw", r));
             k->dir_link[r * DIR_COUNT + DIR_WEST] =
-                link_add(k, LINK_NET, r, (r + n - 1) % n, -1, k->p.link_latency,
+                link_add(k, LINK_NET, r, (r + nr - 1) % nr, -1, k->p.link_latency,
                          g_strdup_printf("link.r%d.ccw", r));
         }
     } else if (topo == TOPO_MESH) {
-        int w = (int)k->p.width, h = n / w;
-        for (int r = 0; r < n; r++) {
+        int w = (int)k->p.width, h = nr / w;
+        k->xy = g_new(NocXY, nr);
+        for (int r = 0; r < nr; r++) {
             int x = r % w, y = r / w;
+            k->xy[r] = (NocXY){ (uint16_t)x, (uint16_t)y };
             const int dx[DIR_COUNT] = { 1, -1, 0, 0 }, dy[DIR_COUNT] = { 0, 0, -1, 1 };
             for (int d = 0; d < DIR_COUNT; d++) {
                 int nx = x + dx[d], ny = y + dy[d];
@@ -267,10 +304,24 @@ static void build_links(Noc *k)
     k->in_list = g_new(int, k->in_start[rtot] + 1);
     k->out_list = g_new(int, k->out_start[rtot] + 1);
     int *fill = g_new0(int, rtot);
+    int V = (int)k->p.vnets;
+    k->q = g_new(NocQueue, (size_t)ngroups * V);
     for (int g = 0; g < ngroups; g++) {
-        int r = k->group_router[g];
-        if (r >= 0)
-            k->in_list[k->in_start[r] + fill[r]++] = g;
+        int r = k->group_router[g], pos = 0;
+        if (r >= 0) {
+            pos = fill[r]++;
+            k->in_list[k->in_start[r] + pos] = g;
+        }
+        for (int v = 0; v < V; v++)
+            k->q[(size_t)g * V + v] = (NocQueue){
+                .head = -1, .tail = -1, .count = 0, .idx = (uint32_t)(pos * V + v),
+                .bid_prev = -1, .bid_next = -1, .vnet = (uint16_t)v,
+                .from_inject = g < k->nlinks && k->link[g].kind == LINK_INJECT };
+    }
+    for (int l = 0; l < k->nlinks; l++) {
+        NocLink *lk = &k->link[l];
+        lk->pairs = (uint32_t)(k->in_start[lk->from + 1] - k->in_start[lk->from]) * (uint32_t)V;
+        lk->bubble = topo == TOPO_RING && lk->kind == LINK_NET;
     }
     memset(fill, 0, sizeof(int) * (size_t)rtot);
     for (int l = 0; l < k->nlinks; l++) {
@@ -278,16 +329,25 @@ static void build_links(Noc *k)
         k->out_list[k->out_start[r] + fill[r]++] = l;
     }
     g_free(fill);
-    k->q = g_new(NocQueue, (size_t)ngroups * k->p.vnets);
-    for (size_t i = 0; i < (size_t)ngroups * k->p.vnets; i++)
-        k->q[i] = (NocQueue){ .head = -1, .tail = -1, .count = 0 };
+    k->bidders = g_new(int32_t, k->nlinks);
+    for (int l = 0; l < k->nlinks; l++)
+        k->bidders[l] = -1;
+    k->active = g_new0(uint64_t, (k->nlinks + 63) / 64);
+    /* a head gets ready at most link_latency + router_delay cycles after the tick that moved it */
+    uint32_t slots = 2;
+    while (slots <= k->p.link_latency + k->p.router_delay)
+        slots *= 2;
+    k->wheel = g_new(int32_t, slots);
+    for (uint32_t i = 0; i < slots; i++)
+        k->wheel[i] = -1;
+    k->wheel_mask = slots - 1;
     k->freed = g_new(uint32_t, k->nlinks);
 }
 
 static bool noc_realize(Component *c, GError **error)
 {
     Noc *k = (Noc *)c;
-    k->n = (int)k->p.nodes;
+    uint64_t endpoints = k->p.nodes * k->p.concentration;
     if (k->p.topology == TOPO_MESH && k->p.nodes % k->p.width != 0) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "mesh: nodes (%" G_GUINT64_FORMAT ") is not a multiple of width (%"
@@ -300,23 +360,33 @@ static bool noc_realize(Component *c, GError **error)
                     "avoid deadlock)");
         return false;
     }
-    int connected = (int)c->ports->len;    /* node is the only port */
-    if (connected != k->n) {
+    if (endpoints > 65536) {   /* nocmsg.h: dst and src are 16-bit endpoint numbers */
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%d endpoints connected to node, but nodes is %d; hint: connect one "
-                    "endpoint per node", connected, k->n);
+                    "nodes x concentration = %" G_GUINT64_FORMAT " endpoints, more than the "
+                    "65536 that nocmsg.h can address; hint: fewer nodes or a lower "
+                    "concentration", endpoints);
+        return false;
+    }
+    k->n = (int)endpoints;
+    unsigned connected = c->ports->len;    /* node is the only port */
+    if (connected != endpoints) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%u endpoints connected to node, but nodes x concentration = %"
+                    G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT " = %d; hint: connect one endpoint "
+                    "per node and concentration slot (node[e] sits at router e %% nodes)",
+                    connected, k->p.nodes, k->p.concentration, k->n);
         return false;
     }
     k->port = g_new(Port *, k->n);
     for (int i = 0; i < k->n; i++)
         k->port[i] = sim_port(c, "node", i);
-    k->nrouters = k->p.topology == TOPO_CROSSBAR ? 1 : k->n;
+    k->nrouters = k->p.topology == TOPO_CROSSBAR ? 1 : (int)k->p.nodes;
     if (k->p.topology == TOPO_CROSSBAR)
         k->diameter = 1;
     else if (k->p.topology == TOPO_RING)
-        k->diameter = k->n / 2;
+        k->diameter = k->nrouters / 2;
     else
-        k->diameter = (int)k->p.width - 1 + k->n / (int)k->p.width - 1;
+        k->diameter = (int)k->p.width - 1 + k->nrouters / (int)k->p.width - 1;
     k->hop_count = g_new0(uint64_t, k->diameter + 1);
     build_links(k);
     k->pkt_free = -1;
@@ -329,7 +399,11 @@ static void noc_finalize(Component *c)
     for (int i = 0; k->link && i < k->nlinks; i++)
         g_free(k->link[i].name);
     g_free(k->link);
+    g_free(k->bidders);
+    g_free(k->active);
+    g_free(k->wheel);
     g_free(k->dir_link);
+    g_free(k->xy);
     g_free(k->in_start);
     g_free(k->in_list);
     g_free(k->out_start);
@@ -349,16 +423,17 @@ static int noc_route(const Noc *k, int r, const NocPkt *pk)
 {
     if (r >= k->nrouters)
         return pk->src;                                 /* NI: its inject link */
-    if (k->p.topology == TOPO_CROSSBAR || r == pk->dst)
+    if (r == pk->drouter)
         return k->n + pk->dst;                          /* eject */
-    int dir;
+    int dir, nr = k->nrouters;
     if (k->p.topology == TOPO_RING) {
-        int cw = (pk->dst - r + k->n) % k->n;
-        dir = cw <= k->n - cw ? DIR_EAST : DIR_WEST;
+        int cw = pk->drouter - r;
+        if (cw < 0)
+            cw += nr;
+        dir = cw <= nr - cw ? DIR_EAST : DIR_WEST;
     } else {
-        int w = (int)k->p.width;
-        int x = r % w, y = r / w, tx = pk->dst % w, ty = pk->dst / w;
-        dir = tx > x ? DIR_EAST : tx < x ? DIR_WEST : ty < y ? DIR_NORTH : DIR_SOUTH;
+        NocXY at = k->xy[r], to = k->xy[pk->drouter];
+        dir = to.x > at.x ? DIR_EAST : to.x < at.x ? DIR_WEST : to.y < at.y ? DIR_NORTH : DIR_SOUTH;
     }
     int l = k->dir_link[r * DIR_COUNT + dir];
     g_assert(l >= 0);
@@ -387,25 +462,96 @@ static void pkt_release(Noc *k, int32_t i)
     k->pkt_free = i;
 }
 
-static void queue_push(Noc *k, int group, int32_t i)
+/* A queue with a head is in exactly one place: the bidder list of its head's output link once
+ * the head is ready, before that the wheel slot of the cycle it gets ready. */
+static void bid_add(Noc *k, uint32_t qi)
 {
-    NocPkt *pk = &k->pkt[i];
-    NocQueue *q = &k->q[(size_t)group * k->p.vnets + pk->vnet];
-    pk->next = -1;
-    pk->out = noc_route(k, k->group_router[group], pk);
-    if (q->tail >= 0)
-        k->pkt[q->tail].next = i;
-    else
-        q->head = i;
-    q->tail = i;
+    NocQueue *q = &k->q[qi];
+    int out = k->pkt[q->head].out;
+    int32_t *first = &k->bidders[out];
+    q->bid_prev = -1;
+    q->bid_next = *first;
+    if (*first >= 0)
+        k->q[*first].bid_prev = (int32_t)qi;
+    *first = (int32_t)qi;
+    k->active[out / 64] |= 1ull << (out % 64);
 }
 
-static int32_t queue_pop(Noc *k, NocQueue *q)
+static void bid_remove(Noc *k, uint32_t qi)
 {
+    NocQueue *q = &k->q[qi];
+    int out = k->pkt[q->head].out;
+    if (q->bid_prev >= 0)
+        k->q[q->bid_prev].bid_next = q->bid_next;
+    else if ((k->bidders[out] = q->bid_next) < 0)
+        k->active[out / 64] &= ~(1ull << (out % 64));
+    if (q->bid_next >= 0)
+        k->q[q->bid_next].bid_prev = q->bid_prev;
+}
+
+/* The queue got a new head at cycle `now`: it bids from its ready cycle on. */
+static void queue_head_new(Noc *k, uint32_t qi, uint64_t now)
+{
+    uint64_t ready = k->pkt[k->q[qi].head].ready;
+    if (ready <= now) {
+        bid_add(k, qi);
+        return;
+    }
+    g_assert(ready - now <= k->wheel_mask);
+    int32_t *slot = &k->wheel[ready & k->wheel_mask];
+    k->q[qi].bid_next = *slot;
+    *slot = (int32_t)qi;
+    k->wheel_count++;
+}
+
+/* Start of the tick at `now`: the heads that got ready since the last tick start bidding. Every
+ * wheel entry was made by a tick at or before `drained` and is due at most wheel_mask cycles
+ * later, so the slots (drained, now] hold exactly the due ones (all of them after a long gap). */
+static void wheel_drain(Noc *k, uint64_t now)
+{
+    if (k->wheel_count > 0 && now > k->drained) {
+        uint64_t from = now - k->drained > k->wheel_mask ? now - k->wheel_mask : k->drained + 1;
+        for (uint64_t t = from; t <= now; t++) {
+            int32_t qi = k->wheel[t & k->wheel_mask];
+            k->wheel[t & k->wheel_mask] = -1;
+            while (qi >= 0) {
+                int32_t next = k->q[qi].bid_next;
+                bid_add(k, (uint32_t)qi);
+                k->wheel_count--;
+                qi = next;
+            }
+        }
+    }
+    if (now > k->drained)
+        k->drained = now;
+}
+
+static void queue_push(Noc *k, int group, int32_t i, uint64_t now)
+{
+    NocPkt *pk = &k->pkt[i];
+    uint32_t qi = (uint32_t)((size_t)group * k->p.vnets + pk->vnet);
+    NocQueue *q = &k->q[qi];
+    pk->next = -1;
+    pk->out = noc_route(k, k->group_router[group], pk);
+    if (q->tail >= 0) {
+        k->pkt[q->tail].next = i;
+        q->tail = i;
+    } else {
+        q->head = q->tail = i;
+        queue_head_new(k, qi, now);
+    }
+}
+
+static int32_t queue_pop(Noc *k, uint32_t qi, uint64_t now)
+{
+    NocQueue *q = &k->q[qi];
     int32_t i = q->head;
+    bid_remove(k, qi);
     q->head = k->pkt[i].next;
     if (q->head < 0)
         q->tail = -1;
+    else
+        queue_head_new(k, qi, now);
     return i;
 }
 
@@ -424,6 +570,7 @@ static void noc_recv(Component *c, Port *port, Msg *m)
     pk->ready = pk->t0;
     pk->src = (uint16_t)port->slot;
     pk->dst = (uint16_t)dst;
+    pk->drouter = (uint16_t)router_of_node(k, (int)dst);
     pk->vnet = (uint16_t)vnet;
     pk->hops = 0;
     pk->flits = (uint32_t)((k->p.header + m->size + k->p.link_width - 1) / k->p.link_width);
@@ -431,18 +578,10 @@ static void noc_recv(Component *c, Port *port, Msg *m)
         pk->flits = 1;
     NocQueue *q = &k->q[(size_t)(k->nlinks + port->slot) * k->p.vnets + vnet];
     q->count++;
-    queue_push(k, k->nlinks + port->slot, i);
+    queue_push(k, k->nlinks + port->slot, i, pk->t0);
     k->injected++;
     k->in_flight++;
     sim_component_wake(c);
-}
-
-/* Slots needed in the buffer behind `l` to move a message there from input group `from`: the
- * bubble rule on the ring keeps one slot free for messages already on it (entering needs 2). */
-static uint32_t credits_needed(const Noc *k, int from, int l)
-{
-    return k->p.topology == TOPO_RING && k->link[l].kind == LINK_NET &&
-           from < k->nlinks && k->link[from].kind == LINK_INJECT ? 2 : 1;
 }
 
 static void deliver(Noc *k, NocLink *l, int32_t i, uint64_t now)
@@ -467,41 +606,51 @@ static void deliver(Noc *k, NocLink *l, int32_t i, uint64_t now)
     sim_port_send(&k->base, k->port[l->node], m, done - now);
 }
 
-/* One output link's allocation: round-robin over its router's (input, vnet) heads that are
- * ready and routed to it; a head without a credit counts a blocked cycle. */
+/* One output link's allocation: round-robin over its router's (input, vnet) pairs, starting at
+ * `rr`, among the heads that are ready and routed to it; a head without a credit counts a
+ * blocked cycle. Only the bidder list is visited: the winner is the eligible pair nearest after
+ * `rr`, which is what a scan of all pairs from `rr` would pick. */
 static void link_allocate(Noc *k, int li, uint64_t now)
 {
     NocLink *l = &k->link[li];
-    int r = l->from, V = (int)k->p.vnets;
-    int nin = k->in_start[r + 1] - k->in_start[r];
-    int pairs = nin * V;
-    bool free_link = l->busy_until <= now;
-    int win = -1;
-    for (int s = 0; s < pairs; s++) {
-        int idx = (int)((l->rr + (uint32_t)s) % (uint32_t)pairs);
-        int g = k->in_list[k->in_start[r] + idx / V];
-        NocQueue *q = &k->q[(size_t)g * V + idx % V];
-        if (q->head < 0)
+    uint32_t V = (uint32_t)k->p.vnets, pairs = l->pairs;
+    bool free_link = l->busy_until <= now, eject = l->kind == LINK_EJECT;
+    const NocQueue *dq = &k->q[(size_t)li * V];    /* the buffer behind l, per vnet */
+    if (!free_link) {
+        /* busy: nothing moves, only heads without a credit count; skip the walk when no vnet
+         * of the buffer behind l is full (an eject has no buffer, so it never blocks) */
+        if (eject)
+            return;
+        uint32_t full = 0;
+        for (uint32_t v = 0; v < V; v++)
+            full |= dq[v].count + 1u + l->bubble > k->p.buffer;
+        if (!full)
+            return;
+    }
+    uint32_t best = pairs;
+    int32_t win = -1;
+    /* every bidder's head is ready: the wheel holds heads until their cycle, and a message from
+     * an endpoint is ready at the first tick after it arrives (noc_recv wakes us for it) */
+    for (int32_t qi = k->bidders[li]; qi >= 0; qi = k->q[qi].bid_next) {
+        const NocQueue *q = &k->q[qi];
+        /* the ring's bubble rule: entering the ring needs 2 free slots, moving along it 1 */
+        if (!eject && dq[q->vnet].count + 1u + (q->from_inject & l->bubble) > k->p.buffer) {
+            k->blocked++;
             continue;
-        const NocPkt *pk = &k->pkt[q->head];
-        if (pk->out != li || pk->ready > now)
-            continue;
-        if (l->kind != LINK_EJECT) {
-            const NocQueue *dq = &k->q[(size_t)li * V + pk->vnet];
-            if (dq->count + credits_needed(k, g, li) > k->p.buffer) {
-                k->blocked++;
-                continue;
+        }
+        if (free_link) {
+            uint32_t d = q->idx >= l->rr ? q->idx - l->rr : q->idx + pairs - l->rr;
+            if (d < best) {
+                best = d;
+                win = qi;
             }
         }
-        if (free_link && win < 0)
-            win = idx;
     }
     if (win < 0)
         return;
-    l->rr = (uint32_t)(win + 1) % (uint32_t)pairs;
-    int g = k->in_list[k->in_start[r] + win / V];
-    uint32_t qi = (uint32_t)(g * V + win % V);
-    int32_t i = queue_pop(k, &k->q[qi]);
+    uint32_t qi = (uint32_t)win;
+    l->rr = (k->q[qi].idx + 1) % pairs;
+    int32_t i = queue_pop(k, qi, now);
     k->freed[k->nfreed++] = qi;           /* credit back upstream at the end of the cycle */
     NocPkt *pk = &k->pkt[i];
     l->busy_until = now + pk->flits;
@@ -515,11 +664,10 @@ static void link_allocate(Noc *k, int li, uint64_t now)
     /* the head arrives after the link; at its destination router it ejects without another
      * pipeline pass, except a message to its own node, which turns around in its router */
     uint64_t arrive = now + l->latency;
-    bool at_dst = l->to < k->nrouters && l->to == router_of_node(k, pk->dst) &&
-                  k->p.topology != TOPO_CROSSBAR && pk->hops > 0;
+    bool at_dst = l->to == pk->drouter && k->p.topology != TOPO_CROSSBAR && pk->hops > 0;
     pk->ready = arrive + (at_dst ? 0 : k->p.router_delay);
     k->q[(size_t)li * V + pk->vnet].count++;
-    queue_push(k, li, i);
+    queue_push(k, li, i, now);
 }
 
 static uint64_t noc_tick(Component *c)
@@ -528,9 +676,16 @@ static uint64_t noc_tick(Component *c)
     uint64_t now = sim_component_cycle(c);
     k->nfreed = 0;
     /* every message enqueued this cycle is ready a cycle later at the earliest (router_delay
-     * and link_latency are >= 1) and credits return at the end: link order does not matter */
-    for (int li = 0; li < k->nlinks; li++)
-        link_allocate(k, li, now);
+     * and link_latency are >= 1) and credits return at the end of the cycle. Links go in index
+     * order: a grant uncovers the next head of its queue, which may still win a later link in
+     * this cycle (so each bitmap word is read again after every allocation). */
+    wheel_drain(k, now);
+    for (int w = 0; w < (k->nlinks + 63) / 64; w++)
+        for (uint64_t bits = k->active[w]; bits != 0;) {
+            int b = __builtin_ctzll(bits);
+            link_allocate(k, w * 64 + b, now);
+            bits = k->active[w] & (~0ull << b << 1);
+        }
     for (uint32_t i = 0; i < k->nfreed; i++)
         k->q[k->freed[i]].count--;
     return k->in_flight > 0 ? 1 : 0;
@@ -549,10 +704,12 @@ static void noc_dump(Component *c, GString *out)
             if (q->head < 0)
                 continue;
             const NocPkt *pk = &k->pkt[q->head];
-            g_string_append_printf(out, "  %s%s vnet %d: %u held, head %d -> %d bids for %s\n",
-                                   g < k->nlinks ? "buffer after " : "NI queue of node ",
-                                   g < k->nlinks ? k->link[g].name : "", v, q->count, pk->src,
-                                   pk->dst, k->link[pk->out].name);
+            if (g < k->nlinks)
+                g_string_append_printf(out, "  buffer after %s", k->link[g].name);
+            else
+                g_string_append_printf(out, "  NI queue of endpoint %d", g - k->nlinks);
+            g_string_append_printf(out, " vnet %d: %u held, head %d -> %d bids for %s\n", v,
+                                   q->count, pk->src, pk->dst, k->link[pk->out].name);
         }
 }
 

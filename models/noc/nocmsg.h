@@ -7,11 +7,14 @@
  *          |  (zero)    | src (noc)  | (zero) |  vnet   |  dst node   |
  *          +------------+------------+--------+---------+-------------+
  *
- *   dst   destination endpoint: the slot of the noc's `node` port it is connected to
+ *   dst   destination endpoint: the slot of the noc's `node` port it is connected to (with
+ *         concentration c, endpoint e sits at router e % nodes; there are nodes x c of them)
  *   vnet  virtual network (message class): 0 request, 1 forward, 2 response by convention
  *   src   set by the network on injection, so the receiver knows the sender
  *   size  payload bytes carried (0 for a control message); the network adds its `header`
  * Everything else (cmd, addr, tag, issued, flags, aux[0], data) belongs to the protocol.
+ * Order: messages from one source to one destination on one vnet arrive in the order sent;
+ * nothing is promised across vnets or between sources (docs/noc.md, "Ordering").
  */
 #ifndef ARCHSIM_NOCMSG_H
 #define ARCHSIM_NOCMSG_H

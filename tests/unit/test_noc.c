@@ -1,8 +1,9 @@
 /* test_noc.c: the noc between mock endpoints: exact unloaded latencies on 2x2 and 4x4 meshes, an
  * 8-node ring and a crossbar (H x (router_delay + link_latency) + ceil((header + size) / width)),
  * XY and shortest-way routes, link serialization, credit back-pressure with vnet isolation,
- * determinism, and uniform random traffic delivered exactly once to the right node. Endpoint
- * links take one cycle each way, so an endpoint sees network latency + 2. */
+ * determinism, uniform random traffic delivered exactly once to the right node, concentration
+ * (two endpoints per router) and point-to-point order per (source, destination, vnet) under
+ * contention. Endpoint links take one cycle each way, so an endpoint sees network latency + 2. */
 #include <CUnit/Basic.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ struct Rig {
     int got[MAXT];
     uint64_t at[MAXT];
     int node[MAXT], src[MAXT];
+    uint64_t seq[MAXT], nseq;   /* delivery order, over all endpoints */
 };
 
 static const PortSpec ep_ports[] = { { .name = "net", .role = PORT_REQUESTER, .doc = "" },
@@ -44,6 +46,7 @@ static void ep_recv(Component *c, Port *p, Msg *m)
     g->at[m->tag] = sim_component_cycle(c);
     g->node[m->tag] = e->id;
     g->src[m->tag] = (int)noc_msg_src(m);
+    g->seq[m->tag] = g->nseq++;
     sim_msg_free(c->sim, m);
 }
 
@@ -347,6 +350,119 @@ static void test_determinism(void)
     rig_free(b);
 }
 
+#define MESH22C2 MESH22 "concentration: 2\n"
+
+/* 2x2 mesh, two endpoints per router: endpoint e sits at router e % 4, so 0 and 4 share router 0,
+ * 5 is at router 1 (east of 0), 7 at router 3 (diagonal). */
+static void test_concentration_latency(void)
+{
+    Rig *g = rig_new(MESH22C2, 8);
+    /* same router: it turns around there, router_delay + F, 0 hops */
+    CU_ASSERT_EQUAL(one(g, 0, 4, 0, 1), 2 + 1);
+    CU_ASSERT_EQUAL(one(g, 4, 0, 0, 2), 2 + 1);
+    CU_ASSERT_EQUAL(one(g, 5, 1, 64, 3), 2 + 5);
+    CU_ASSERT_EQUAL(one(g, 6, 6, 0, 4), 2 + 1);
+    /* neighbour routers: one hop, router_delay + link_latency + F, whichever endpoint */
+    CU_ASSERT_EQUAL(one(g, 0, 5, 0, 5), 1 * 3 + 1);
+    CU_ASSERT_EQUAL(one(g, 4, 1, 0, 6), 1 * 3 + 1);
+    CU_ASSERT_EQUAL(one(g, 4, 5, 0, 7), 1 * 3 + 1);
+    CU_ASSERT_EQUAL(one(g, 6, 4, 64, 8), 1 * 3 + 5);
+    /* diagonal: two hops, as on the 2x2 mesh without concentration */
+    CU_ASSERT_EQUAL(one(g, 4, 7, 0, 9), 2 * 3 + 1);
+    CU_ASSERT_EQUAL(stat(g, "noc.hop_count.0"), 4);
+    CU_ASSERT_EQUAL(stat(g, "noc.hop_count.1"), 4);
+    CU_ASSERT_EQUAL(stat(g, "noc.hop_count.2"), 1);
+    CU_ASSERT_EQUAL(stat(g, "noc.hop_count.3"), -1);   /* the diameter is the routers' */
+    /* a channel per endpoint, links per router */
+    CU_ASSERT(stat(g, "noc.link.n7.eject.utilization") > 0);
+    CU_ASSERT(stat(g, "noc.link.n4.inject.utilization") > 0);
+    CU_ASSERT_EQUAL(stat(g, "noc.link.n3.eject.utilization"), 0);
+    CU_ASSERT_EQUAL(stat(g, "noc.link.n8.eject.utilization"), -1);
+    CU_ASSERT(stat(g, "noc.link.r0.east.utilization") > 0);
+    CU_ASSERT_EQUAL(stat(g, "noc.link.r4.east.utilization"), -1);
+    CU_ASSERT_EQUAL(stat(g, "noc.messages"), 9);
+    rig_free(g);
+
+    /* two endpoints of one router exchange lines at once: their own inject and eject channels,
+     * so neither waits (with one channel per router the second would arrive 5 cycles later) */
+    g = rig_new(MESH22C2, 8);
+    send_at(g, 10, 0, 4, 0, 64, 1);
+    send_at(g, 10, 4, 0, 0, 64, 2);
+    sim_run(&g->sim.eng, TICK_MAX);
+    CU_ASSERT_EQUAL(g->at[1], 10 + 2 + 2 + 5);
+    CU_ASSERT_EQUAL(g->at[2], 10 + 2 + 2 + 5);
+    /* but they share their router's links: 1 -> 0 and 5 -> 4 both cross r1.west */
+    send_at(g, 100, 1, 0, 0, 64, 3);
+    send_at(g, 100, 5, 4, 0, 64, 4);
+    sim_run(&g->sim.eng, TICK_MAX);
+    CU_ASSERT_EQUAL(g->at[3], 100 + 2 + 3 + 5);
+    CU_ASSERT_EQUAL(g->at[4], g->at[3] + 5);
+    CU_ASSERT_EQUAL(g->node[4], 4);
+    CU_ASSERT_EQUAL(g->src[4], 5);
+    rig_free(g);
+}
+
+/* Random traffic under contention (1-message buffers, narrow links, lines mixed with control
+ * messages): each message arrives once, at its destination, and every (source, destination,
+ * vnet) is delivered in the order sent, which the directory protocols rely on. */
+static void check_p2p_order(const char *yaml, int n, int per_ep, uint64_t seed)
+{
+    Rig *g = rig_new(yaml, n);
+    GRand *r = g_rand_new_with_seed((guint32)seed);
+    static int from[MAXT], to[MAXT], vn[MAXT];
+    int total = n * per_ep, tag = 0;
+    g_assert(total <= MAXT && n <= 64);
+    for (uint64_t cyc = 0; tag < total; cyc++)
+        for (int s = 0; s < n && tag < total; s++)
+            if (g_rand_int_range(r, 0, 3) == 0) {
+                /* few destinations per source, so each flow carries many messages */
+                from[tag] = s;
+                to[tag] = (s + 1 + 3 * g_rand_int_range(r, 0, 3)) % n;
+                vn[tag] = g_rand_int_range(r, 0, 3);
+                send_at(g, cyc, s, to[tag], vn[tag], g_rand_int_range(r, 0, 3) == 0 ? 0 : 64,
+                        (uint64_t)tag);
+                tag++;
+            }
+    g_rand_free(r);
+    sim_run(&g->sim.eng, TICK_MAX);
+    int64_t *last = g_new(int64_t, (size_t)n * n * 3);
+    for (int i = 0; i < n * n * 3; i++)
+        last[i] = -1;
+    int bad = 0, out_of_order = 0, followers = 0;
+    for (int t = 0; t < total; t++) {   /* tags rise with send time at each source */
+        if (g->got[t] != 1 || g->node[t] != to[t] || g->src[t] != from[t]) {
+            bad++;
+            continue;
+        }
+        int64_t *l = &last[((size_t)from[t] * n + to[t]) * 3 + vn[t]];
+        if (*l >= 0) {
+            followers++;
+            if ((int64_t)g->seq[t] < *l)
+                out_of_order++;
+        }
+        *l = (int64_t)g->seq[t];
+    }
+    g_free(last);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(out_of_order, 0);
+    CU_ASSERT(followers > total / 2);                   /* flows with many messages */
+    CU_ASSERT(stat(g, "noc.blocked_cycles") > 0);       /* under back-pressure */
+    CU_ASSERT_FALSE(sim_any_busy(&g->sim));
+    rig_free(g);
+}
+
+static void test_p2p_order(void)
+{
+    check_p2p_order("topology: mesh\nnodes: 16\nwidth: 4\nconcentration: 2\nbuffer: 1\n"
+                    "link_width: 8B\n", 32, 120, 5);
+    check_p2p_order("topology: mesh\nnodes: 16\nwidth: 4\nbuffer: 1\nlink_width: 8B\n", 16, 200,
+                    6);
+    check_p2p_order("topology: ring\nnodes: 8\nconcentration: 2\nbuffer: 2\nlink_width: 8B\n",
+                    16, 200, 7);
+    check_p2p_order("topology: crossbar\nnodes: 4\nconcentration: 3\nbuffer: 1\n"
+                    "link_width: 8B\n", 12, 300, 8);
+}
+
 static void expect_config_error(const char *yaml, int n, const char *needle)
 {
     Sim sim;
@@ -378,6 +494,35 @@ static void test_bad_configs(void)
     expect_config_error("topology: mesh\nnodes: 6\nwidth: 4\n", 6, "not a multiple of width");
     expect_config_error("topology: ring\nnodes: 4\nbuffer: 1\n", 4, "at least 2");
     expect_config_error("topology: crossbar\nnodes: 4\n", 3, "3 endpoints connected");
+    /* concentration: nodes x concentration endpoints, no more, no fewer */
+    expect_config_error(MESH22C2, 4, "4 endpoints connected to node, but nodes x concentration "
+                        "= 4 x 2 = 8; hint:");
+    expect_config_error(MESH22C2, 9, "9 endpoints connected");
+    expect_config_error("topology: ring\nnodes: 4096\nconcentration: 64\n", 0,
+                        "262144 endpoints, more than the 65536");
+}
+
+static void expect_param_error(const char *yaml, const char *needle)
+{
+    Sim sim;
+    sim_init(&sim, 1, 1000000000ull);
+    GError *e = NULL;
+    CfgNode *cfg = cfg_load_string("bad.yaml", yaml, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+    CU_ASSERT_PTR_NULL(sim_component_new(&sim, &noc_class, "noc", &sim.sys_clk, cfg, &e));
+    CU_ASSERT_PTR_NOT_NULL(e);
+    if (e) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(e->message, needle));
+        g_error_free(e);
+    }
+    cfg_node_free(cfg);
+    sim_destroy(&sim);
+}
+
+static void test_concentration_range(void)
+{
+    expect_param_error("concentration: 0\n", "concentration");
+    expect_param_error("concentration: 65\n", "concentration");
 }
 
 int main(void)
@@ -396,6 +541,11 @@ int main(void)
     CU_add_test(s, "random traffic on a ring: no deadlock", test_random_ring_delivers);
     CU_add_test(s, "determinism: same traffic, same stats", test_determinism);
     CU_add_test(s, "bad configurations rejected", test_bad_configs);
+    CU_add_test(s, "concentration: 2x2 mesh, two endpoints per router, exact latencies",
+                test_concentration_latency);
+    CU_add_test(s, "concentration out of range rejected", test_concentration_range);
+    CU_add_test(s, "point-to-point order per (src, dst, vnet) under contention",
+                test_p2p_order);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
