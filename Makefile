@@ -129,7 +129,7 @@ bench-mpi: all
 # each protocol's transition table, generated from the data in protocols/
 protocol-docs: archsim
 	@mkdir -p docs/protocols
-	@for p in msi mesi moesi; do ./archsim check-protocol --markdown $$p > docs/protocols/$$p.md || exit 1; \
+	@for p in msi mesi moesi dir-msi dir-mesi; do ./archsim check-protocol --markdown $$p > docs/protocols/$$p.md || exit 1; \
 	  echo "wrote docs/protocols/$$p.md"; done
 
 # ---- recording real kernels (tools/tracer/README.md) ----

@@ -898,20 +898,26 @@ void checker_markdown(const ProtoTable *t, GString *out)
 /* ---- the command line ------------------------------------------------------------------------- */
 
 static const char ck_cli_description[] =
-    "Explores every state that N caches sharing one block can reach under the protocol NAME on\n"
-    "the abstract bus of protocols/protocol.h, and checks: SWMR, a single owner, the data-value\n"
-    "invariant (valid copies, hits and memory without an owner are fresh), permissions, the bus\n"
-    "rules, that every event that can occur has a row, and that no state is stuck. Prints the\n"
-    "state count, a shortest counterexample on failure and the rows that never fired.\n"
+    "Explores every state that N caches sharing one block can reach under the protocol NAME and\n"
+    "checks: SWMR, a single owner (snooping), the data-value invariant (valid copies, hits and\n"
+    "memory are fresh where they must be), permissions, the bus or network rules, that every\n"
+    "event that can occur has a row, and that no state is stuck. Prints the state count, a\n"
+    "shortest counterexample on failure and the rows that never fired.\n"
     "\n"
-    "Protocols: msi, mesi, moesi.\n"
+    "Snooping protocols (the abstract bus of protocols/protocol.h): msi, mesi, moesi.\n"
+    "Directory protocols (protocols/dirproto.h: unordered request and response networks, a\n"
+    "forward network ordered point to point, every message in flight explored): dir-msi,\n"
+    "dir-mesi. For these --pointers K models a limited-pointer directory that records K sharers\n"
+    "and then falls back to broadcast (Inv to every cache); 0, the default, is a full bit vector.\n"
     "\n"
     "Exit status: 0 every invariant holds; 3 an invariant failed; 64 bad command line.\n"
     "\n"
     "Examples:\n"
     "  archsim check-protocol mesi\n"
     "  archsim check-protocol --caches 3 moesi\n"
-    "  archsim check-protocol --markdown msi > docs/protocols/msi.md\n";
+    "  archsim check-protocol --caches 3 --pointers 1 dir-mesi\n"
+    "  archsim check-protocol --markdown msi > docs/protocols/msi.md\n"
+    "  archsim check-protocol --markdown dir-msi > docs/protocols/dir-msi.md\n";
 
 static int ck_cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
@@ -948,11 +954,14 @@ static int ck_cli_unknown(const char *name)
 
 int checker_cli_main(int argc, char **argv)
 {
-    gint caches = 0;
+    gint caches = 0, pointers = G_MININT;     /* G_MININT: no --pointers */
     gboolean markdown = FALSE, help = FALSE;
     GOptionEntry entries[] = {
         { "caches", 'n', 0, G_OPTION_ARG_INT, &caches,
           "check with N caches only, 2 or 3 (default: both)", "N" },
+        { "pointers", 0, 0, G_OPTION_ARG_INT, &pointers,
+          "directory protocols: K sharer pointers, then broadcast (default 0: full bit vector)",
+          "K" },
         { "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown,
           "print the table as Markdown instead of checking it", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
@@ -979,7 +988,7 @@ int checker_cli_main(int argc, char **argv)
     if (help) {
         char *text = g_option_context_get_help(ctx, TRUE, NULL);
         const char *body = strstr(text, "\n\n");
-        printf("Usage:\n  archsim check-protocol [--caches N] [--markdown] NAME\n\n%s",
+        printf("Usage:\n  archsim check-protocol [--caches N] [--pointers K] [--markdown] NAME\n\n%s",
                body != NULL ? body + 2 : text);
         g_free(text);
         goto out;
@@ -987,7 +996,8 @@ int checker_cli_main(int argc, char **argv)
     guint first = args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
     guint nargs = g_strv_length(args) - first;
     if (nargs == 0) {
-        rc = ck_cli_usage_error("missing NAME (one of the protocols: msi, mesi, moesi)");
+        rc = ck_cli_usage_error("missing NAME (one of the protocols: msi, mesi, moesi, dir-msi, "
+                                "dir-mesi)");
         goto out;
     }
     if (nargs > 1) {
@@ -998,8 +1008,18 @@ int checker_cli_main(int argc, char **argv)
         rc = ck_cli_usage_error("--caches %d: expected 2 or 3", caches);
         goto out;
     }
-    if (g_ascii_strncasecmp(args[first], "dir-", 4) == 0 && !markdown) {
-        rc = dirchecker_cli(args[first], caches);       /* directory protocols: dirchecker.c */
+    bool dir = g_ascii_strncasecmp(args[first], "dir-", 4) == 0;
+    if (pointers != G_MININT && !dir) {
+        rc = ck_cli_usage_error("--pointers applies to directory protocols (dir-msi, dir-mesi), "
+                                "not '%s'", args[first]);
+        goto out;
+    }
+    if (pointers != G_MININT && (pointers < 0 || pointers > 64)) {
+        rc = ck_cli_usage_error("--pointers %d: expected 0 (full bit vector) to 64", pointers);
+        goto out;
+    }
+    if (dir) {      /* directory protocols: dirchecker.c */
+        rc = dirchecker_cli(args[first], caches, MAX(pointers, 0), markdown);
         goto out;
     }
     const ProtoTable *t = proto_find(args[first]);

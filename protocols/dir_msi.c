@@ -1,48 +1,50 @@
-/* dir_msi.c: the Primer's directory MSI (2nd ed., ch. 8, Tables 8.1 and 8.2): cache and
+/* dir_msi.c: the Primer's directory MSI (2nd ed., sec. 8.2, Tables 8.1 and 8.2): cache and
  * directory controller tables, transient states named as in the Primer. Three-hop forwarding (the
  * owner sends data straight to the requester), invalidation acks counted at the requester, and
  * the put/ack races (stale PutS/PutM answered with Put-Ack). As in the Primer, the forward network
  * is ordered point to point (the checker models it so); request and response are unordered.
- * Deviation: MI_A, SI_A and II_A stall loads and stores (the line is on its way out).
- * Checked by `archsim check-protocol dir-msi`.
+ * Checked by `archsim check-protocol [--pointers K] dir-msi`.
+ *
+ * Deviations from the Primer. Most come from limited-pointer directories that fall back to
+ * broadcast (dirproto.h, DirSharers), where an Inv may reach a cache that holds no copy:
+ *  - I, IM_AD and II_A answer a (stale) Inv with Inv-Ack and keep their state: the directory
+ *    sends Inv only from S, to a broadcast set or to a sharer that has left since, never to a
+ *    live copy in these states. S -> I, SM_AD -> IM_AD, SI_A -> II_A as in the Primer.
+ *  - IS_D + Inv no longer stalls: with broadcast the IS_D cache may not be a sharer yet, and
+ *    stalling deadlocks (the GetM requester waits for this ack while the IS_D cache's GetS is
+ *    forwarded to that requester; tests/unit/test_dirproto.c shows it). IS_D acks at once and
+ *    enters IS_D_I. The data that then arrives may be older than a store that has already
+ *    performed (the requester had the ack), so IS_D_I discards it and re-issues GetS (-> IS_D).
+ *  - No Inv row in IM_A, SM_A, M, MI_A: no Inv can reach them. The GetM whose Inv it would be
+ *    waits for this cache's Inv-Ack, so the directory cannot meanwhile have handled this
+ *    cache's own GetM from S (IM_A, SM_A) nor made it the owner (M, MI_A); the checker agrees
+ *    for 2 and 3 caches, full map and broadcast. Likewise, rows of the Primer that cannot fire
+ *    are left out:
+ *    SM_AD + Data-from-Owner (a GetM from SM_AD reaches an owner only after the Inv that moved
+ *    SM_AD to IM_AD) and PutS-NotLast in I and M (their sharer set is empty). A controller that
+ *    meets one of these pairs has a bug, and a missing row says so.
+ *  - MI_A, SI_A, II_A and IS_D_I stall loads and stores (the line is on its way out, or unusable).
  */
 #include <glib.h>
 
 #include "dirproto.h"
 
-const char *const dir_msg_names[DM_COUNT] = {
-    "GetS", "GetM", "PutS", "PutM", "Fwd-GetS", "Fwd-GetM", "Inv", "Put-Ack", "Data", "Inv-Ack",
-};
-const DirVnet dir_msg_vnet[DM_COUNT] = {
-    DVN_REQUEST, DVN_REQUEST, DVN_REQUEST, DVN_REQUEST,
-    DVN_FORWARD, DVN_FORWARD, DVN_FORWARD, DVN_FORWARD,
-    DVN_RESPONSE, DVN_RESPONSE,
-};
-const char *const dir_vnet_names[DVN_COUNT] = { "request", "forward", "response" };
-const char *const dir_cache_event_names[DCE_COUNT] = {
-    "Load", "Store", "Replacement", "Fwd-GetS", "Fwd-GetM", "Inv", "Put-Ack",
-    "Data-from-Dir(ack=0)", "Data-from-Dir(ack>0)", "Data-from-Owner", "Inv-Ack", "Last-Inv-Ack",
-};
-const char *const dir_dir_event_names[DDE_COUNT] = {
-    "GetS", "GetM", "PutS-NotLast", "PutS-Last", "PutM+data-from-Owner", "PutM-from-NonOwner",
-    "Data",
-};
-
-enum { I, IS_D, IM_AD, IM_A, S, SM_AD, SM_A, M, MI_A, SI_A, II_A, NCSTATES };
+enum { I, IS_D, IS_D_I, IM_AD, IM_A, S, SM_AD, SM_A, M, MI_A, SI_A, II_A, NCSTATES };
 
 static const ProtoState cstates[NCSTATES] = {
-    /*          name     perm        valid  owner  stable */
-    [I] =     { "I",     PERM_NONE,  false, false, true },
-    [IS_D] =  { "IS_D",  PERM_NONE,  false, false, false },
-    [IM_AD] = { "IM_AD", PERM_NONE,  false, false, false },
-    [IM_A] =  { "IM_A",  PERM_NONE,  true,  false, false },   /* data here, acks to come */
-    [S] =     { "S",     PERM_READ,  true,  false, true },
-    [SM_AD] = { "SM_AD", PERM_READ,  true,  false, false },
-    [SM_A] =  { "SM_A",  PERM_READ,  true,  false, false },
-    [M] =     { "M",     PERM_WRITE, true,  true,  true },
-    [MI_A] =  { "MI_A",  PERM_NONE,  true,  true,  false },   /* PutM sent, still supplies */
-    [SI_A] =  { "SI_A",  PERM_NONE,  false, false, false },
-    [II_A] =  { "II_A",  PERM_NONE,  false, false, false },
+    /*          name      perm        valid  owner  stable */
+    [I] =      { "I",      PERM_NONE,  false, false, true },
+    [IS_D] =   { "IS_D",   PERM_NONE,  false, false, false },
+    [IS_D_I] = { "IS_D_I", PERM_NONE,  false, false, false },   /* acked an Inv: data unusable */
+    [IM_AD] =  { "IM_AD",  PERM_NONE,  false, false, false },
+    [IM_A] =   { "IM_A",   PERM_NONE,  true,  false, false },   /* data here, acks to come */
+    [S] =      { "S",      PERM_READ,  true,  false, true },
+    [SM_AD] =  { "SM_AD",  PERM_READ,  true,  false, false },
+    [SM_A] =   { "SM_A",   PERM_READ,  true,  false, false },
+    [M] =      { "M",      PERM_WRITE, true,  true,  true },
+    [MI_A] =   { "MI_A",   PERM_NONE,  true,  true,  false },   /* PutM sent, still supplies */
+    [SI_A] =   { "SI_A",   PERM_NONE,  false, false, false },
+    [II_A] =   { "II_A",   PERM_NONE,  false, false, false },
 };
 
 #define STALL_CORE(s)                                   \
@@ -53,15 +55,22 @@ static const ProtoState cstates[NCSTATES] = {
 static const DirRow crows[] = {
     { I, DCE_LOAD, IS_D, CA_SEND_GETS },
     { I, DCE_STORE, IM_AD, CA_SEND_GETM },
+    { I, DCE_INV, I, CA_INV_ACK },                  /* stale (broadcast) */
 
     STALL_CORE(IS_D),
-    { IS_D, DCE_INV, IS_D, CA_STALL },              /* Inv overtook the data */
+    { IS_D, DCE_INV, IS_D_I, CA_INV_ACK },          /* Inv overtook the data: see the header */
     { IS_D, DCE_DATA_DIR_ACK0, S, CA_HIT },
     { IS_D, DCE_DATA_OWNER, S, CA_HIT },
+
+    STALL_CORE(IS_D_I),
+    { IS_D_I, DCE_INV, IS_D_I, CA_INV_ACK },
+    { IS_D_I, DCE_DATA_DIR_ACK0, IS_D, CA_SEND_GETS },     /* discard the data, ask again */
+    { IS_D_I, DCE_DATA_OWNER, IS_D, CA_SEND_GETS },
 
     STALL_CORE(IM_AD),
     { IM_AD, DCE_FWD_GETS, IM_AD, CA_STALL },
     { IM_AD, DCE_FWD_GETM, IM_AD, CA_STALL },
+    { IM_AD, DCE_INV, IM_AD, CA_INV_ACK },          /* stale (broadcast) */
     { IM_AD, DCE_DATA_DIR_ACK0, M, CA_COUNT_ACKS | CA_HIT },
     { IM_AD, DCE_DATA_DIR_ACKS, IM_A, CA_COUNT_ACKS },
     { IM_AD, DCE_DATA_OWNER, M, CA_HIT },
@@ -86,7 +95,6 @@ static const DirRow crows[] = {
     { SM_AD, DCE_INV, IM_AD, CA_INV_ACK },
     { SM_AD, DCE_DATA_DIR_ACK0, M, CA_COUNT_ACKS | CA_HIT },
     { SM_AD, DCE_DATA_DIR_ACKS, SM_A, CA_COUNT_ACKS },
-    { SM_AD, DCE_DATA_OWNER, M, CA_HIT },
     { SM_AD, DCE_INV_ACK, SM_AD, CA_COUNT_ACKS },
 
     { SM_A, DCE_LOAD, SM_A, CA_HIT },
@@ -113,22 +121,23 @@ static const DirRow crows[] = {
     { SI_A, DCE_PUT_ACK, I, 0 },
 
     STALL_CORE(II_A),
+    { II_A, DCE_INV, II_A, CA_INV_ACK },            /* stale (broadcast) */
     { II_A, DCE_PUT_ACK, I, 0 },
 };
 
 enum { DI, DS, DM, DS_D, NDSTATES };
 
 static const DirDirState dstates[NDSTATES] = {
-    [DI] = { "I", true, true },
-    [DS] = { "S", true, true },
-    [DM] = { "M", true, false },
+    /*          name   stable mem_current */
+    [DI] =   { "I",   true,  true },
+    [DS] =   { "S",   true,  true },
+    [DM] =   { "M",   true,  false },
     [DS_D] = { "S_D", false, false },   /* Fwd-GetS sent; waiting for the owner's data */
 };
 
 static const DirRow drows[] = {
     { DI, DDE_GETS, DS, DA_DATA_TO_REQ | DA_ADD_REQ },
     { DI, DDE_GETM, DM, DA_DATA_TO_REQ | DA_SET_OWNER },
-    { DI, DDE_PUTS_NOTLAST, DI, DA_PUT_ACK },
     { DI, DDE_PUTS_LAST, DI, DA_PUT_ACK },
     { DI, DDE_PUTM_NONOWNER, DI, DA_PUT_ACK },
 
@@ -140,7 +149,6 @@ static const DirRow drows[] = {
 
     { DM, DDE_GETS, DS_D, DA_FWD_GETS | DA_ADD_REQ | DA_ADD_OWNER | DA_CLEAR_OWNER },
     { DM, DDE_GETM, DM, DA_FWD_GETM | DA_SET_OWNER },
-    { DM, DDE_PUTS_NOTLAST, DM, DA_PUT_ACK },
     { DM, DDE_PUTS_LAST, DM, DA_PUT_ACK },
     { DM, DDE_PUTM_OWNER, DI, DA_COPY_MEM | DA_CLEAR_OWNER | DA_PUT_ACK },
     { DM, DDE_PUTM_NONOWNER, DM, DA_PUT_ACK },
@@ -154,17 +162,7 @@ static const DirRow drows[] = {
 };
 
 const DirProtocol dir_proto_msi = {
-    "dir-msi", "Directory MSI (Primer 2nd ed., ch. 8)",
+    "dir-msi", "Directory MSI (Primer 2nd ed., sec. 8.2)",
     cstates, NCSTATES, I, crows, (int)G_N_ELEMENTS(crows),
     dstates, NDSTATES, DI, drows, (int)G_N_ELEMENTS(drows),
 };
-
-const DirProtocol *const dir_protocols[] = { &dir_proto_msi, NULL };
-
-const DirProtocol *dir_proto_find(const char *name)
-{
-    for (const DirProtocol *const *p = dir_protocols; *p != NULL; p++)
-        if (g_ascii_strcasecmp((*p)->name, name) == 0)
-            return *p;
-    return NULL;
-}

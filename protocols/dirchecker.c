@@ -1,6 +1,8 @@
 /* dirchecker.c: breadth-first explicit-state search over a directory protocol (dirproto.h):
  * N caches + one directory on one block, messages in unordered networks (a sorted multiset, so
- * delivery order is free). BFS makes the first counterexample a shortest one. See dirchecker.h.
+ * delivery order is free) but the forward network FIFO per directory->cache pair; the sharer set
+ * is a full bit vector or limited pointers with broadcast (DirSharers). BFS makes the first
+ * counterexample a shortest one. Also prints the tables as Markdown. See dirchecker.h.
  */
 #include "dirchecker.h"
 
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "../sim/error.h"
+#include "../sim/param.h"
 
 #define DIR_ID 0xff
 
@@ -18,6 +21,7 @@ typedef struct {
     uint8_t type, src, dst, req;
     int8_t acks;
     uint8_t fresh;
+    uint8_t excl;       /* Data from the directory with DA_EXCL: Exclusive-Data */
     uint8_t ord;        /* forward network: position in its directory->cache FIFO (1 = head);
                            0 on the unordered request and response networks */
 } DMsg;
@@ -25,7 +29,7 @@ typedef struct {
 typedef struct {
     uint8_t st[DIRCK_MAX_CACHES], fresh[DIRCK_MAX_CACHES], op[DIRCK_MAX_CACHES];
     int8_t acks[DIRCK_MAX_CACHES];
-    uint8_t dst, sharers, mem_fresh, nmsg;
+    uint8_t dst, sharers, overflow, mem_fresh, nmsg;   /* sharers/overflow: a DirSharers */
     int8_t owner;
     DMsg msg[DIRCK_MAX_MSGS];
 } DState;
@@ -39,7 +43,7 @@ typedef struct {
 
 typedef struct {
     const DirProtocol *p;
-    int n;
+    int n, pointers;
     int16_t *ccell, *dcell;
     uint64_t *cfired, *dfired;
     CheckerVerdict fault;
@@ -75,19 +79,25 @@ static gboolean dk_equal(gconstpointer a, gconstpointer b)
     return memcmp(a, b, sizeof(DState)) == 0;
 }
 
+#define DK_CA_KNOWN (CA_SEND_GETS | CA_SEND_GETM | CA_SEND_PUTS | CA_SEND_PUTM | CA_DATA_TO_REQ | \
+                     CA_DATA_TO_DIR | CA_INV_ACK | CA_COUNT_ACKS | CA_HIT | CA_STALL | CA_SEND_PUTE)
+#define DK_DA_KNOWN (DA_DATA_TO_REQ | DA_FWD_GETS | DA_FWD_GETM | DA_INV_SHARERS | DA_PUT_ACK | \
+                     DA_CLEAR_SHARERS | DA_ADD_REQ | DA_ADD_OWNER | DA_REMOVE_REQ | DA_CLEAR_OWNER | \
+                     DA_SET_OWNER | DA_COPY_MEM | DA_STALL | DA_EXCL)
+
 static int dk_msg_cmp(const void *a, const void *b)
 {
     return memcmp(a, b, sizeof(DMsg));
 }
 
-static bool dk_send(DCk *k, DState *s, uint8_t type, uint8_t src, uint8_t dst, uint8_t req,
-                    int acks, uint8_t fresh)
+static bool dk_send_x(DCk *k, DState *s, uint8_t type, uint8_t src, uint8_t dst, uint8_t req,
+                      int acks, uint8_t fresh, uint8_t excl)
 {
     if (s->nmsg >= DIRCK_MAX_MSGS) {
         dk_fault(k, CHECK_BUS, "more than %d messages in flight", DIRCK_MAX_MSGS);
         return false;
     }
-    DMsg m = { type, src, dst, req, (int8_t)acks, fresh, 0 };
+    DMsg m = { type, src, dst, req, (int8_t)acks, fresh, excl, 0 };
     /* The forward network keeps point-to-point order (the Primer's directory protocol needs
      * it: a Put-Ack must not overtake an earlier Fwd-GetS or Inv to the same cache); request
      * and response stay unordered. The position in the FIFO is part of the state, bounded by
@@ -103,6 +113,23 @@ static bool dk_send(DCk *k, DState *s, uint8_t type, uint8_t src, uint8_t dst, u
     return true;
 }
 
+static bool dk_send(DCk *k, DState *s, uint8_t type, uint8_t src, uint8_t dst, uint8_t req,
+                    int acks, uint8_t fresh)
+{
+    return dk_send_x(k, s, type, src, dst, req, acks, fresh, 0);
+}
+
+static DirSharers dk_sharers(const DState *s)
+{
+    return (DirSharers){ .bits = s->sharers, .overflow = s->overflow != 0 };
+}
+
+static void dk_set_sharers(DState *s, DirSharers d)
+{
+    s->sharers = (uint8_t)d.bits;
+    s->overflow = d.overflow;
+}
+
 static void dk_normalize(const DCk *k, DState *s)
 {
     for (int c = 0; c < k->n; c++)
@@ -116,8 +143,9 @@ static void dk_normalize(const DCk *k, DState *s)
 static const char *dk_cname(const DCk *k, int s) { return k->p->cstates[s].name; }
 static const char *dk_dname(const DCk *k, int s) { return k->p->dstates[s].name; }
 
-/* Performs a core access in cache c (already in its new state). */
-static void dk_hit(DCk *k, DState *s, int c, int op)
+/* Performs a core access in cache c (already in its new state); `waiting` says whether it is the
+ * access the core waits on (completed here) or another one presented meanwhile (a plain hit). */
+static void dk_hit(DCk *k, DState *s, int c, int op, bool waiting)
 {
     const ProtoState *ps = &k->p->cstates[s->st[c]];
     if (op == OP_NONE) {
@@ -140,49 +168,210 @@ static void dk_hit(DCk *k, DState *s, int c, int op)
         for (int i = 0; i < s->nmsg; i++)
             s->msg[i].fresh = 0;
     }
-    s->op[c] = OP_NONE;
+    if (waiting)
+        s->op[c] = OP_NONE;
+}
+
+/* A core event (Load, Store, Replacement) at cache c. One access waits at a time per core (the
+ * one that missed); while it waits, another Load or Store is looked up (so its row must exist),
+ * and fires only when it stalls (nothing happens) or is a plain hit that keeps the state (SM_AD +
+ * Load); any other row is held back, as a core with one outstanding miss would. */
+static bool dk_core_step(DCk *k, const DState *from, const DStep *step, DState *to)
+{
+    const DirProtocol *p = k->p;
+    int c = step->cache;
+    int ev = step->kind == STEP_LOAD ? DCE_LOAD : step->kind == STEP_STORE ? DCE_STORE
+                                                                           : DCE_REPLACEMENT;
+    if (ev == DCE_REPLACEMENT && from->st[c] == p->cinitial)
+        return false;
+    int r = k->ccell[from->st[c] * DCE_COUNT + ev];
+    if (r < 0) {
+        dk_fault(k, CHECK_MISSING_ROW, "C%d: no row for %s + %s", c, dk_cname(k, from->st[c]),
+                 dir_cache_event_names[ev]);
+        return true;
+    }
+    const DirRow *row = &p->crows[r];
+    if (row->actions & CA_STALL)
+        return false;
+    int op = ev == DCE_LOAD ? OP_LOAD : ev == DCE_STORE ? OP_STORE : OP_NONE;
+    if (from->op[c] != OP_NONE && op != OP_NONE) {
+        if (row->actions != CA_HIT || row->next != row->state)
+            return false;
+        k->cfired[r]++;
+        dk_hit(k, to, c, op, false);
+        return true;
+    }
+    k->cfired[r]++;
+    to->st[c] = row->next;
+    uint8_t f = from->fresh[c];
+    if (row->actions & CA_SEND_GETS)
+        dk_send(k, to, DM_GETS, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (row->actions & CA_SEND_GETM)
+        dk_send(k, to, DM_GETM, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (row->actions & CA_SEND_PUTS)
+        dk_send(k, to, DM_PUTS, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (row->actions & CA_SEND_PUTM)
+        dk_send(k, to, DM_PUTM, (uint8_t)c, DIR_ID, (uint8_t)c, 0, f);
+    if (row->actions & CA_SEND_PUTE)
+        dk_send(k, to, DM_PUTE, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (op != OP_NONE) {
+        to->op[c] = (uint8_t)op;
+        if (row->actions & CA_HIT)
+            dk_hit(k, to, c, op, true);
+    } else if (row->actions & CA_HIT) {
+        dk_fault(k, CHECK_BUS, "C%d: hit on Replacement in %s", c, dk_cname(k, from->st[c]));
+    }
+    return true;
+}
+
+/* A request (or the owner's data) reaches the directory. */
+static bool dk_dir_step(DCk *k, const DState *from, const DMsg *m, DState *to)
+{
+    const DirProtocol *p = k->p;
+    int ev;
+    DirSharers sh = dk_sharers(from);
+    switch (m->type) {
+    case DM_GETS: ev = DDE_GETS; break;
+    case DM_GETM: ev = DDE_GETM; break;
+    case DM_PUTS: ev = dir_sharers_last(&sh, m->req) ? DDE_PUTS_LAST : DDE_PUTS_NOTLAST; break;
+    case DM_PUTM: ev = from->owner == m->req ? DDE_PUTM_OWNER : DDE_PUTM_NONOWNER; break;
+    case DM_PUTE: ev = from->owner == m->req ? DDE_PUTE_OWNER : DDE_PUTE_NONOWNER; break;
+    case DM_DATA: ev = DDE_DATA; break;
+    default:
+        dk_fault(k, CHECK_BUS, "the directory received %s", dir_msg_names[m->type]);
+        return true;
+    }
+    int r = k->dcell[from->dst * DDE_COUNT + ev];
+    if (r < 0) {
+        dk_fault(k, CHECK_MISSING_ROW, "directory: no row for %s + %s", dk_dname(k, from->dst),
+                 dir_dir_event_names[ev]);
+        return true;
+    }
+    const DirRow *row = &p->drows[r];
+    uint32_t a = row->actions;
+    if (a & DA_STALL)
+        return false;
+    k->dfired[r]++;
+    uint8_t req = m->req;
+    int old_owner = from->owner;
+    uint64_t targets = dir_sharers_inv_targets(&sh, req, k->n);
+    if (a & DA_DATA_TO_REQ) {
+        int acks = m->type == DM_GETM ? __builtin_popcountll(targets) : 0;
+        if ((a & DA_EXCL) && acks != 0) {
+            dk_fault(k, CHECK_BUS, "directory: Exclusive-Data with an ack count of %d (%s + %s)",
+                     acks, dk_dname(k, from->dst), dir_dir_event_names[ev]);
+            return true;
+        }
+        dk_send_x(k, to, DM_DATA, DIR_ID, req, req, acks, from->mem_fresh, (a & DA_EXCL) != 0);
+    }
+    if ((a & (DA_FWD_GETS | DA_FWD_GETM)) && (old_owner < 0 || old_owner == req)) {
+        dk_fault(k, CHECK_BUS, "directory: forward %s (%s + %s)",
+                 old_owner < 0 ? "with no owner" : "to the requester itself",
+                 dk_dname(k, from->dst), dir_dir_event_names[ev]);
+        return true;
+    }
+    if (a & DA_FWD_GETS)
+        dk_send(k, to, DM_FWD_GETS, DIR_ID, (uint8_t)old_owner, req, 0, 0);
+    if (a & DA_FWD_GETM)
+        dk_send(k, to, DM_FWD_GETM, DIR_ID, (uint8_t)old_owner, req, 0, 0);
+    if (a & DA_INV_SHARERS)
+        for (int c = 0; c < k->n; c++)
+            if (targets & (1ull << c))
+                dk_send(k, to, DM_INV, DIR_ID, (uint8_t)c, req, 0, 0);
+    if (a & DA_PUT_ACK)
+        dk_send(k, to, DM_PUT_ACK, DIR_ID, req, req, 0, 0);
+    if (a & DA_CLEAR_SHARERS)
+        dir_sharers_clear(&sh);
+    if (a & DA_ADD_REQ)
+        dir_sharers_add(&sh, req, k->pointers);
+    if ((a & DA_ADD_OWNER) && old_owner >= 0)
+        dir_sharers_add(&sh, old_owner, k->pointers);
+    if (a & DA_REMOVE_REQ)
+        dir_sharers_remove(&sh, req);
+    dk_set_sharers(to, sh);
+    if (a & DA_CLEAR_OWNER)
+        to->owner = -1;
+    if (a & DA_SET_OWNER)
+        to->owner = (int8_t)req;
+    if (a & DA_COPY_MEM) {
+        if (m->type != DM_PUTM && m->type != DM_DATA) {
+            dk_fault(k, CHECK_BUS, "directory: copy to memory from %s, which carries no data",
+                     dir_msg_names[m->type]);
+            return true;
+        }
+        to->mem_fresh = m->fresh;
+    }
+    to->dst = row->next;
+    return true;
+}
+
+/* A forward, Put-Ack, Data or Inv-Ack reaches cache m->dst. */
+static bool dk_cache_step(DCk *k, const DState *from, const DMsg *m, DState *to)
+{
+    const DirProtocol *p = k->p;
+    int c = m->dst, ev;
+    switch (m->type) {
+    case DM_FWD_GETS: ev = DCE_FWD_GETS; break;
+    case DM_FWD_GETM: ev = DCE_FWD_GETM; break;
+    case DM_INV: ev = DCE_INV; break;
+    case DM_PUT_ACK: ev = DCE_PUT_ACK; break;
+    case DM_DATA:
+        ev = m->src != DIR_ID ? DCE_DATA_OWNER
+             : m->excl ? DCE_DATA_DIR_EXCL
+             : from->acks[c] + m->acks == 0 ? DCE_DATA_DIR_ACK0 : DCE_DATA_DIR_ACKS;
+        break;
+    case DM_INV_ACK: ev = from->acks[c] - 1 == 0 ? DCE_LAST_INV_ACK : DCE_INV_ACK; break;
+    default:
+        dk_fault(k, CHECK_BUS, "C%d received %s", c, dir_msg_names[m->type]);
+        return true;
+    }
+    int r = k->ccell[from->st[c] * DCE_COUNT + ev];
+    if (r < 0) {
+        dk_fault(k, CHECK_MISSING_ROW, "C%d: no row for %s + %s", c, dk_cname(k, from->st[c]),
+                 dir_cache_event_names[ev]);
+        return true;
+    }
+    const DirRow *row = &p->crows[r];
+    uint32_t a = row->actions;
+    if (a & CA_STALL)
+        return false;
+    k->cfired[r]++;
+    uint8_t f = from->fresh[c];
+    if ((a & (CA_DATA_TO_REQ | CA_DATA_TO_DIR | CA_INV_ACK)) && m->req == c) {
+        dk_fault(k, CHECK_BUS, "C%d: %s + %s answers its own request", c,
+                 dk_cname(k, from->st[c]), dir_cache_event_names[ev]);
+        return true;
+    }
+    if (a & CA_DATA_TO_REQ)
+        dk_send(k, to, DM_DATA, (uint8_t)c, m->req, m->req, 0, f);
+    if (a & CA_DATA_TO_DIR)
+        dk_send(k, to, DM_DATA, (uint8_t)c, DIR_ID, m->req, 0, f);
+    if (a & CA_INV_ACK)
+        dk_send(k, to, DM_INV_ACK, (uint8_t)c, m->req, m->req, 0, 0);
+    if (a & CA_SEND_GETS)      /* IS_D_I: the data was not usable, ask again */
+        dk_send(k, to, DM_GETS, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (a & CA_SEND_GETM)
+        dk_send(k, to, DM_GETM, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
+    if (m->type == DM_DATA)
+        to->fresh[c] = m->fresh;
+    if (a & CA_COUNT_ACKS)
+        to->acks[c] = (int8_t)(to->acks[c] + (m->type == DM_DATA ? m->acks
+                                              : m->type == DM_INV_ACK ? -1 : 0));
+    to->st[c] = row->next;
+    if (a & CA_HIT)
+        dk_hit(k, to, c, to->op[c], true);
+    if (p->cstates[row->next].stable && to->acks[c] != 0)
+        dk_fault(k, CHECK_BUS, "C%d entered %s with an ack counter of %d", c,
+                 dk_cname(k, row->next), to->acks[c]);
+    return true;
 }
 
 /* One step; false when it is not enabled or changes nothing (stall). */
 static bool dk_step(DCk *k, const DState *from, const DStep *step, DState *to)
 {
     *to = *from;
-    const DirProtocol *p = k->p;
-    if (step->kind != STEP_DELIVER) {
-        int c = step->cache;
-        if (from->op[c] != OP_NONE)
-            return false;
-        int ev = step->kind == STEP_LOAD ? DCE_LOAD : step->kind == STEP_STORE ? DCE_STORE
-                                                                               : DCE_REPLACEMENT;
-        if (ev == DCE_REPLACEMENT && from->st[c] == p->cinitial)
-            return false;
-        int r = k->ccell[from->st[c] * DCE_COUNT + ev];
-        if (r < 0) {
-            dk_fault(k, CHECK_MISSING_ROW, "C%d: no row for %s + %s", c, dk_cname(k, from->st[c]),
-                     dir_cache_event_names[ev]);
-            return true;
-        }
-        const DirRow *row = &p->crows[r];
-        if (row->actions & CA_STALL)
-            return false;
-        k->cfired[r]++;
-        to->st[c] = row->next;
-        uint8_t f = from->fresh[c];
-        if (row->actions & CA_SEND_GETS)
-            dk_send(k, to, DM_GETS, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
-        if (row->actions & CA_SEND_GETM)
-            dk_send(k, to, DM_GETM, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
-        if (row->actions & CA_SEND_PUTS)
-            dk_send(k, to, DM_PUTS, (uint8_t)c, DIR_ID, (uint8_t)c, 0, 0);
-        if (row->actions & CA_SEND_PUTM)
-            dk_send(k, to, DM_PUTM, (uint8_t)c, DIR_ID, (uint8_t)c, 0, f);
-        if (ev != DCE_REPLACEMENT) {
-            to->op[c] = ev == DCE_LOAD ? OP_LOAD : OP_STORE;
-            if (row->actions & CA_HIT)
-                dk_hit(k, to, c, to->op[c]);
-        }
-        return true;
-    }
+    if (step->kind != STEP_DELIVER)
+        return dk_core_step(k, from, step, to);
     /* delivery: take the message out */
     const DMsg m = step->m;
     int idx = -1;
@@ -196,112 +385,9 @@ static bool dk_step(DCk *k, const DState *from, const DStep *step, DState *to)
         for (int i = 0; i < to->nmsg; i++)
             if (to->msg[i].ord && to->msg[i].src == m.src && to->msg[i].dst == m.dst)
                 to->msg[i].ord--;
-    if (m.dst == DIR_ID) {
-        int ev;
-        unsigned others = to->sharers & ~(1u << m.req);
-        switch (m.type) {
-        case DM_GETS: ev = DDE_GETS; break;
-        case DM_GETM: ev = DDE_GETM; break;
-        case DM_PUTS: ev = others == 0 ? DDE_PUTS_LAST : DDE_PUTS_NOTLAST; break;
-        case DM_PUTM: ev = from->owner == m.req ? DDE_PUTM_OWNER : DDE_PUTM_NONOWNER; break;
-        case DM_DATA: ev = DDE_DATA; break;
-        default:
-            dk_fault(k, CHECK_BUS, "the directory received %s", dir_msg_names[m.type]);
-            return true;
-        }
-        int r = k->dcell[from->dst * DDE_COUNT + ev];
-        if (r < 0) {
-            dk_fault(k, CHECK_MISSING_ROW, "directory: no row for %s + %s",
-                     dk_dname(k, from->dst), dir_dir_event_names[ev]);
-            return true;
-        }
-        const DirRow *row = &p->drows[r];
-        unsigned a = row->actions;
-        if (a & DA_STALL)
-            return false;
-        k->dfired[r]++;
-        uint8_t req = m.req;
-        int old_owner = from->owner;
-        if (a & DA_DATA_TO_REQ)
-            dk_send(k, to, DM_DATA, DIR_ID, req, req,
-                    m.type == DM_GETM ? __builtin_popcount(others) : 0, from->mem_fresh);
-        if ((a & (DA_FWD_GETS | DA_FWD_GETM)) && old_owner < 0) {
-            dk_fault(k, CHECK_BUS, "directory: forward with no owner (%s + %s)",
-                     dk_dname(k, from->dst), dir_dir_event_names[ev]);
-            return true;
-        }
-        if (a & DA_FWD_GETS)
-            dk_send(k, to, DM_FWD_GETS, DIR_ID, (uint8_t)old_owner, req, 0, 0);
-        if (a & DA_FWD_GETM)
-            dk_send(k, to, DM_FWD_GETM, DIR_ID, (uint8_t)old_owner, req, 0, 0);
-        if (a & DA_INV_SHARERS)
-            for (int c = 0; c < k->n; c++)
-                if (others & (1u << c))
-                    dk_send(k, to, DM_INV, DIR_ID, (uint8_t)c, req, 0, 0);
-        if (a & DA_PUT_ACK)
-            dk_send(k, to, DM_PUT_ACK, DIR_ID, req, req, 0, 0);
-        if (a & DA_CLEAR_SHARERS)
-            to->sharers = 0;
-        if (a & DA_ADD_REQ)
-            to->sharers |= (uint8_t)(1u << req);
-        if ((a & DA_ADD_OWNER) && old_owner >= 0)
-            to->sharers |= (uint8_t)(1u << old_owner);
-        if (a & DA_REMOVE_REQ)
-            to->sharers &= (uint8_t)~(1u << req);
-        if (a & DA_CLEAR_OWNER)
-            to->owner = -1;
-        if (a & DA_SET_OWNER)
-            to->owner = (int8_t)req;
-        if (a & DA_COPY_MEM)
-            to->mem_fresh = m.fresh;
-        to->dst = row->next;
-        return true;
-    }
-    int c = m.dst, ev;
-    switch (m.type) {
-    case DM_FWD_GETS: ev = DCE_FWD_GETS; break;
-    case DM_FWD_GETM: ev = DCE_FWD_GETM; break;
-    case DM_INV: ev = DCE_INV; break;
-    case DM_PUT_ACK: ev = DCE_PUT_ACK; break;
-    case DM_DATA:
-        ev = m.src != DIR_ID ? DCE_DATA_OWNER
-                             : from->acks[c] + m.acks == 0 ? DCE_DATA_DIR_ACK0 : DCE_DATA_DIR_ACKS;
-        break;
-    case DM_INV_ACK: ev = from->acks[c] - 1 == 0 ? DCE_LAST_INV_ACK : DCE_INV_ACK; break;
-    default:
-        dk_fault(k, CHECK_BUS, "C%d received %s", c, dir_msg_names[m.type]);
-        return true;
-    }
-    int r = k->ccell[from->st[c] * DCE_COUNT + ev];
-    if (r < 0) {
-        dk_fault(k, CHECK_MISSING_ROW, "C%d: no row for %s + %s", c, dk_cname(k, from->st[c]),
-                 dir_cache_event_names[ev]);
-        return true;
-    }
-    const DirRow *row = &p->crows[r];
-    unsigned a = row->actions;
-    if (a & CA_STALL)
-        return false;
-    k->cfired[r]++;
-    uint8_t f = from->fresh[c];
-    if (a & CA_DATA_TO_REQ)
-        dk_send(k, to, DM_DATA, (uint8_t)c, m.req, m.req, 0, f);
-    if (a & CA_DATA_TO_DIR)
-        dk_send(k, to, DM_DATA, (uint8_t)c, DIR_ID, m.req, 0, f);
-    if (a & CA_INV_ACK)
-        dk_send(k, to, DM_INV_ACK, (uint8_t)c, m.req, m.req, 0, 0);
-    if (m.type == DM_DATA)
-        to->fresh[c] = m.fresh;
-    if (a & CA_COUNT_ACKS)
-        to->acks[c] = (int8_t)(to->acks[c] + (m.type == DM_DATA ? m.acks
-                                              : m.type == DM_INV_ACK ? -1 : 0));
-    to->st[c] = row->next;
-    if (a & CA_HIT)
-        dk_hit(k, to, c, to->op[c]);
-    if (p->cstates[row->next].stable && to->acks[c] != 0)
-        dk_fault(k, CHECK_BUS, "C%d entered %s with an ack counter of %d", c,
-                 dk_cname(k, row->next), to->acks[c]);
-    return true;
+    if (m.dst == DIR_ID)
+        return dk_dir_step(k, from, &m, to);
+    return dk_cache_step(k, from, &m, to);
 }
 
 static void dk_check_state(DCk *k, const DState *s)
@@ -326,8 +412,28 @@ static void dk_check_state(DCk *k, const DState *s)
             }
     (void)owners;   /* MI_A may outlive its ownership (PutM taken, Put-Ack in flight): the
                        directory's owner field, not the flag, says who supplies */
-    if (k->p->dstates[s->dst].mem_current && !s->mem_fresh)
+    if (k->p->dstates[s->dst].mem_current && !s->mem_fresh) {
         dk_fault(k, CHECK_DATA_VALUE, "directory in %s but memory is stale", dk_dname(k, s->dst));
+        return;
+    }
+    /* A clean copy (valid, not an owner state: S, E, EI_A, ...) that holds the latest value is
+     * backed by memory, or by the data on its way to it (M + Fwd-GetS -> S). This is what makes
+     * E honest: E may be left with PutE (no data) only while no store happened; a store in E
+     * must move the line to an owner state (M), since it makes memory stale. */
+    if (s->mem_fresh)
+        return;
+    for (int i = 0; i < s->nmsg; i++)
+        if (s->msg[i].type == DM_DATA && s->msg[i].dst == DIR_ID && s->msg[i].fresh)
+            return;
+    for (int c = 0; c < k->n; c++) {
+        const ProtoState *ps = &k->p->cstates[s->st[c]];
+        if (ps->valid && !ps->owner && s->fresh[c]) {
+            dk_fault(k, CHECK_DATA_VALUE, "C%d in %s (clean: not an owner state) holds the "
+                     "latest value but memory is stale and no data is on its way to it", c,
+                     ps->name);
+            return;
+        }
+    }
 }
 
 static bool dk_quiescent(const DCk *k, const DState *s)
@@ -348,11 +454,16 @@ static void dk_append_state(const DCk *k, GString *out, const DState *s)
                                s->op[c] == OP_LOAD ? "[Load]" : s->op[c] == OP_STORE ? "[Store]"
                                                                                       : "",
                                s->acks[c] ? "{acks}" : "");
-    g_string_append_printf(out, "Dir=%s sharers={", dk_dname(k, s->dst));
-    for (int c = 0; c < k->n; c++)
-        if (s->sharers & (1u << c))
-            g_string_append_printf(out, "C%d", c);
-    g_string_append(out, "}");
+    g_string_append_printf(out, "Dir=%s sharers=", dk_dname(k, s->dst));
+    if (s->overflow) {
+        g_string_append(out, "all(overflow)");
+    } else {
+        g_string_append(out, "{");
+        for (int c = 0; c < k->n; c++)
+            if (s->sharers & (1u << c))
+                g_string_append_printf(out, "C%d", c);
+        g_string_append(out, "}");
+    }
     if (s->owner >= 0)
         g_string_append_printf(out, " owner=C%d", s->owner);
     g_string_append_printf(out, " mem=%s", s->mem_fresh ? "fresh" : "stale");
@@ -368,7 +479,7 @@ static void dk_append_state(const DCk *k, GString *out, const DState *s)
         else
             g_string_append_printf(out, "->C%d", m->dst);
         if (m->type == DM_DATA && m->src == DIR_ID)
-            g_string_append_printf(out, " ack=%d", m->acks);
+            g_string_append_printf(out, " %s%d", m->excl ? "excl, ack=" : "ack=", m->acks);
     }
 }
 
@@ -482,17 +593,29 @@ static gint64 dk_find_stuck(DCk *k)
     return bad;
 }
 
+/* The (state, event) -> row index, and the table's shape: indices in range, one row per pair, a
+ * stall that neither acts nor moves, no unknown action bits, `need` only with `with`. */
 static bool dk_build_cells(const DirRow *rows, int nrows, int nstates, int nev, int16_t *cell,
+                           uint32_t stall, uint32_t known, uint32_t need, uint32_t with,
                            const char *what, GString *why)
 {
     for (int i = 0; i < nstates * nev; i++)
         cell[i] = -1;
     for (int r = 0; r < nrows; r++) {
-        if (rows[r].state >= nstates || rows[r].next >= nstates || rows[r].event >= nev) {
+        const DirRow *row = &rows[r];
+        if (row->state >= nstates || row->next >= nstates || row->event >= nev) {
             g_string_printf(why, "%s row %d: index out of range", what, r);
             return false;
         }
-        int16_t *c = &cell[rows[r].state * nev + rows[r].event];
+        if ((row->actions & stall) && (row->actions != stall || row->next != row->state)) {
+            g_string_printf(why, "%s row %d: a stall that acts or moves", what, r);
+            return false;
+        }
+        if ((row->actions & ~known) || ((row->actions & need) && !(row->actions & with))) {
+            g_string_printf(why, "%s row %d: actions 0x%x mean nothing", what, r, row->actions);
+            return false;
+        }
+        int16_t *c = &cell[row->state * nev + row->event];
         if (*c >= 0) {
             g_string_printf(why, "%s rows %d and %d: same state and event", what, *c, r);
             return false;
@@ -530,14 +653,27 @@ static void dk_dead_rows(DCk *k, GString *out, int *dead_out)
                                    dk_dname(k, k->p->drows[r].next));
 }
 
-bool dirchecker_run(const DirProtocol *p, int ncaches, CheckerResult *out, GString *report)
+static void dk_append_sharers_model(GString *out, int pointers)
+{
+    if (pointers == 0)
+        g_string_append(out, "full bit vector");
+    else
+        g_string_append_printf(out, "%d pointer%s, broadcast on overflow", pointers,
+                               pointers == 1 ? "" : "s");
+}
+
+bool dirchecker_run(const DirProtocol *p, int ncaches, int pointers, CheckerResult *out,
+                    GString *report)
 {
     g_assert(ncaches >= 1 && ncaches <= DIRCK_MAX_CACHES);
-    DCk k = { .p = p, .n = ncaches, .why = g_string_new(NULL) };
+    g_assert(pointers >= 0);
+    DCk k = { .p = p, .n = ncaches, .pointers = pointers, .why = g_string_new(NULL) };
     CheckerResult res = { .verdict = CHECK_PASS, .ncaches = ncaches,
                           .rows = p->ncrows + p->ndrows };
     GString *rep = report != NULL ? report : g_string_new(NULL);
-    g_string_append_printf(rep, "%s with %d caches: ", p->name, ncaches);
+    g_string_append_printf(rep, "%s with %d caches (", p->name, ncaches);
+    dk_append_sharers_model(rep, pointers);
+    g_string_append(rep, "): ");
     k.ccell = g_new(int16_t, (size_t)p->ncstates * DCE_COUNT);
     k.dcell = g_new(int16_t, (size_t)p->ndstates * DDE_COUNT);
     k.cfired = g_new0(uint64_t, (size_t)p->ncrows + 1);
@@ -547,9 +683,10 @@ bool dirchecker_run(const DirProtocol *p, int ncaches, CheckerResult *out, GStri
     k.via = g_array_new(FALSE, FALSE, sizeof(DStep));
     k.edges = g_array_new(FALSE, FALSE, sizeof(guint32));
     k.seen = g_hash_table_new_full(dk_hash, dk_equal, g_free, NULL);
-    if (!dk_build_cells(p->crows, p->ncrows, p->ncstates, DCE_COUNT, k.ccell, "cache", k.why) ||
-        !dk_build_cells(p->drows, p->ndrows, p->ndstates, DDE_COUNT, k.dcell, "directory",
-                        k.why)) {
+    if (!dk_build_cells(p->crows, p->ncrows, p->ncstates, DCE_COUNT, k.ccell, CA_STALL,
+                        DK_CA_KNOWN, 0, 0, "cache", k.why) ||
+        !dk_build_cells(p->drows, p->ndrows, p->ndstates, DDE_COUNT, k.dcell, DA_STALL,
+                        DK_DA_KNOWN, DA_EXCL, DA_DATA_TO_REQ, "directory", k.why)) {
         res.verdict = k.fault = CHECK_MALFORMED;
         g_string_append_printf(rep, "FAIL: %s: %s\n", checker_verdict_names[k.fault], k.why->str);
         goto done;
@@ -626,8 +763,8 @@ bool dirchecker_run(const DirProtocol *p, int ncaches, CheckerResult *out, GStri
     }
     res.verdict = k.fault;
     if (k.fault == CHECK_PASS) {
-        g_string_append_printf(rep, "pass: %zu states, %zu transitions; SWMR, single owner, "
-                               "data value, permissions, ack counts, every row present, no "
+        g_string_append_printf(rep, "pass: %zu states, %zu transitions; SWMR, data value, "
+                               "permissions, ack counts, network rules, every row present, no "
                                "stuck state\n", res.states, res.transitions);
     } else {
         g_string_append_printf(rep, "FAIL: %s: %s\n", checker_verdict_names[k.fault],
@@ -658,27 +795,171 @@ done:
     return res.verdict == CHECK_PASS;
 }
 
-int dirchecker_cli(const char *name, int caches)
+/* ---- Markdown -------------------------------------------------------------------------------- */
+
+static const struct { uint32_t bit; const char *text; } dk_cache_action_text[] = {
+    { CA_SEND_GETS, "send GetS" }, { CA_SEND_GETM, "send GetM" }, { CA_SEND_PUTS, "send PutS" },
+    { CA_SEND_PUTM, "send PutM+data" }, { CA_SEND_PUTE, "send PutE" },
+    { CA_DATA_TO_REQ, "data to req" }, { CA_DATA_TO_DIR, "data to dir" },
+    { CA_INV_ACK, "Inv-Ack to req" }, { CA_COUNT_ACKS, "count acks" }, { CA_HIT, "hit" },
+    { CA_STALL, "stall" },
+};
+
+static const struct { uint32_t bit; const char *text; } dk_dir_action_text[] = {
+    { DA_DATA_TO_REQ, "data to req" }, { DA_FWD_GETS, "Fwd-GetS to owner" },
+    { DA_FWD_GETM, "Fwd-GetM to owner" }, { DA_INV_SHARERS, "Inv to sharers" },
+    { DA_PUT_ACK, "Put-Ack" }, { DA_CLEAR_SHARERS, "clear sharers" },
+    { DA_ADD_REQ, "add req to sharers" }, { DA_ADD_OWNER, "add owner to sharers" },
+    { DA_REMOVE_REQ, "remove req from sharers" }, { DA_CLEAR_OWNER, "clear owner" },
+    { DA_SET_OWNER, "owner = req" }, { DA_COPY_MEM, "copy data to memory" },
+    { DA_STALL, "stall" },
+};
+
+static void dk_md_cell(GString *out, const DirRow *row, const char *next, bool cache)
+{
+    bool any = false;
+    size_t n = cache ? G_N_ELEMENTS(dk_cache_action_text) : G_N_ELEMENTS(dk_dir_action_text);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bit = cache ? dk_cache_action_text[i].bit : dk_dir_action_text[i].bit;
+        if (!(row->actions & bit))
+            continue;
+        const char *text = cache ? dk_cache_action_text[i].text : dk_dir_action_text[i].text;
+        if (!cache && bit == DA_DATA_TO_REQ && (row->actions & DA_EXCL))
+            text = "Exclusive-Data to req";
+        g_string_append_printf(out, "%s%s", any ? ", " : "", text);
+        any = true;
+    }
+    if (!any)
+        g_string_append(out, "-");
+    if (row->next != row->state)
+        g_string_append_printf(out, " / %s", next);
+}
+
+/* One table: rows = states (with flag columns from `flags`), columns = the events that have at
+ * least one row. */
+static void dk_md_table(GString *out, const DirRow *rows, int nrows, int nstates, int nev,
+                        const char *const *evnames, bool cache, const DirProtocol *p)
+{
+    int16_t *cell = g_new(int16_t, (size_t)nstates * nev);
+    bool *used = g_new0(bool, (size_t)nev);
+    for (int i = 0; i < nstates * nev; i++)
+        cell[i] = -1;
+    for (int r = 0; r < nrows; r++) {
+        cell[rows[r].state * nev + rows[r].event] = (int16_t)r;
+        used[rows[r].event] = true;
+    }
+    g_string_append(out, cache ? "| State | Perm | Valid | Owner |" : "| State | Memory current |");
+    for (int e = 0; e < nev; e++)
+        if (used[e])
+            g_string_append_printf(out, " %s |", evnames[e]);
+    g_string_append(out, cache ? "\n|---|---|---|---|" : "\n|---|---|");
+    for (int e = 0; e < nev; e++)
+        if (used[e])
+            g_string_append(out, "---|");
+    g_string_append(out, "\n");
+    static const char *const perms[] = { "-", "R", "RW" };
+    for (int s = 0; s < nstates; s++) {
+        const char *name = cache ? p->cstates[s].name : p->dstates[s].name;
+        bool stable = cache ? p->cstates[s].stable : p->dstates[s].stable;
+        g_string_append_printf(out, "| %s%s%s |", stable ? "**" : "", name, stable ? "**" : "");
+        if (cache)
+            g_string_append_printf(out, " %s | %s | %s |", perms[p->cstates[s].perm],
+                                   p->cstates[s].valid ? "yes" : "",
+                                   p->cstates[s].owner ? "yes" : "");
+        else
+            g_string_append_printf(out, " %s |", p->dstates[s].mem_current ? "yes" : "");
+        for (int e = 0; e < nev; e++) {
+            if (!used[e])
+                continue;
+            int r = cell[s * nev + e];
+            if (r < 0) {
+                g_string_append(out, " |");
+                continue;
+            }
+            g_string_append(out, " ");
+            const DirRow *row = &rows[r];
+            dk_md_cell(out, row, cache ? p->cstates[row->next].name : p->dstates[row->next].name,
+                       cache);
+            g_string_append(out, " |");
+        }
+        g_string_append(out, "\n");
+    }
+    g_free(used);
+    g_free(cell);
+}
+
+void dirchecker_markdown(const DirProtocol *p, GString *out)
+{
+    int cstable = 0, dstable = 0;
+    for (int s = 0; s < p->ncstates; s++)
+        cstable += p->cstates[s].stable;
+    for (int s = 0; s < p->ndstates; s++)
+        dstable += p->dstates[s].stable;
+    char *upper = g_ascii_strup(p->name, -1);
+    char *file = g_strdelimit(g_strdup(p->name), "-", '_');
+    g_string_append_printf(out, "# %s\n\n%s.\n\n", upper, p->title);
+    g_string_append_printf(out,
+        "Generated by `archsim check-protocol --markdown %s` from `protocols/%s.c`; do not edit.\n"
+        "Cache controller: %d states (%d stable), %d rows; directory controller: %d states\n"
+        "(%d stable), %d rows. A cell reads *actions / next state* (`-`: no action; no `/` when\n"
+        "the state stays). A blank cell cannot happen under the network rules of\n"
+        "`protocols/dirproto.h` (the checker proves it for 2 and 3 caches, full bit vector and\n"
+        "one pointer with broadcast); reaching it is a simulator bug. Events that no row of this\n"
+        "protocol handles are left out. *req* is the requester named in the message; in a row,\n"
+        "sends happen first, with the sharers and owner as they were before it.\n\n",
+        p->name, file, p->ncstates, cstable, p->ncrows, p->ndstates, dstable, p->ndrows);
+    g_string_append(out, "## Cache controller\n\n"
+                    "Perm: `R` read, `RW` read and write. Valid: the line holds data (a copy\n"
+                    "the data-value invariant checks). Owner: the copy may be newer than memory;\n"
+                    "a valid copy that is not an owner's must match memory or the data on its\n"
+                    "way there.\n\n");
+    dk_md_table(out, p->crows, p->ncrows, p->ncstates, DCE_COUNT, dir_cache_event_names, true, p);
+    g_string_append(out, "\n## Directory controller\n\n"
+                    "Memory current: in this state memory holds the latest value (the checker\n"
+                    "asserts it).\n\n");
+    dk_md_table(out, p->drows, p->ndrows, p->ndstates, DDE_COUNT, dir_dir_event_names, false, p);
+    g_free(file);
+    g_free(upper);
+}
+
+/* ---- the command line ------------------------------------------------------------------------- */
+
+int dirchecker_cli(const char *name, int caches, int pointers, bool markdown)
 {
     const DirProtocol *p = dir_proto_find(name);
     if (p == NULL) {
+        const char *names[8];
+        size_t n = 0;
         GString *known = g_string_new(NULL);
-        for (const DirProtocol *const *q = dir_protocols; *q != NULL; q++)
+        for (const DirProtocol *const *q = dir_protocols; *q != NULL && n < G_N_ELEMENTS(names);
+             q++) {
+            names[n++] = (*q)->name;
             g_string_append_printf(known, "%s%s", known->len ? ", " : "", (*q)->name);
-        fprintf(stderr, "archsim check-protocol: unknown directory protocol '%s' (known: %s)\n"
-                "Try 'archsim check-protocol --help'.\n", name, known->str);
+        }
+        const char *hint = param_suggest(name, names, n);
+        if (hint != NULL)
+            fprintf(stderr, "archsim check-protocol: unknown directory protocol '%s'; did you "
+                    "mean '%s'? (known: %s)\n", name, hint, known->str);
+        else
+            fprintf(stderr, "archsim check-protocol: unknown directory protocol '%s' (known: "
+                    "%s)\n", name, known->str);
+        fprintf(stderr, "Try 'archsim check-protocol --help'.\n");
         g_string_free(known, TRUE);
         return ARCHSIM_EXIT_USAGE;
     }
     int rc = ARCHSIM_EXIT_OK;
     GString *text = g_string_new(NULL);
-    for (int n = 2; n <= 3; n++) {
-        if (caches != 0 && n != caches)
-            continue;
-        if (text->len)
-            g_string_append(text, "\n");
-        if (!dirchecker_run(p, n, NULL, text))
-            rc = ARCHSIM_EXIT_CHECK;
+    if (markdown) {
+        dirchecker_markdown(p, text);
+    } else {
+        for (int n = 2; n <= 3; n++) {
+            if (caches != 0 && n != caches)
+                continue;
+            if (text->len)
+                g_string_append(text, "\n");
+            if (!dirchecker_run(p, n, pointers, NULL, text))
+                rc = ARCHSIM_EXIT_CHECK;
+        }
     }
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
