@@ -48,6 +48,13 @@ void sim_destroy(Sim *sim)
         g_free(c);
     }
     g_ptr_array_free(sim->components, TRUE);
+    /* buffers of messages still in flight when the run stopped (freed messages have none) */
+    for (guint b = 0; b < sim->msg_blocks->len; b++) {
+        Msg *block = g_ptr_array_index(sim->msg_blocks, b);
+        for (int i = 0; i < MSG_BLOCK; i++)
+            if ((block[i].flags & MSG_F_OWNS_DATA) && block[i].data)
+                g_free(block[i].data);
+    }
     g_ptr_array_free(sim->msg_blocks, TRUE);
 }
 
@@ -131,8 +138,7 @@ bool sim_component_set_param(Component *c, const char *name, const char *text, G
         if (strcmp(s->name, name) != 0)
             continue;
         char *problem = NULL;
-        if (param_parse_value(s, text, NULL, (char *)sim_component_params(c) + s->offset,
-                              &problem))
+        if (param_parse_value(s, text, NULL, sim_component_params(c), &problem))
             return true;
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: %s", c->name, name,
                     problem);
@@ -283,6 +289,8 @@ Msg *sim_msg_alloc(Sim *sim)
 void sim_msg_free(Sim *sim, Msg *m)
 {
     g_assert(!sim_event_scheduled(&m->ev));
+    g_assert(!(m->flags & MSG_F_OWNS_DATA) || m->data == NULL);   /* its owner freed the data */
+    m->flags = 0;
     m->next_free = sim->free_msgs;
     sim->free_msgs = m;
 }

@@ -45,6 +45,8 @@ typedef enum {
 } MsgCmd;
 
 #define MSG_F_IFETCH 0x1u  /* read is an instruction fetch */
+#define MSG_F_OWNS_DATA 0x8000u  /* data is a g_malloc'd buffer owned by the message: freed with
+                                    it by its receiver, or by sim teardown if still in flight */
 
 struct Msg {
     SimEvent ev;         /* delivery event (embedded: no allocation per send) */
