@@ -23,6 +23,7 @@
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
 #include "../bus/busmsg.h"
+#include "cohshared.h"
 
 typedef struct {
     uint64_t size, assoc, line, hit_latency;
@@ -40,13 +41,6 @@ typedef struct {
     uint64_t coh_since;      /* oracle sequence when the line was taken away */
 } Frame;
 
-/* fully associative LRU shadow: block -> stamp, evict smallest (capacity vs conflict) */
-typedef struct {
-    GHashTable *map;         /* block -> GList node in order */
-    GQueue order;            /* most recent at head */
-    uint64_t cap;
-} Shadow;
-
 typedef struct {
     Component base;
     CohParams p;
@@ -60,15 +54,12 @@ typedef struct {
     Port *cpu, *bus;
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting;
-    GHashTable *seen;        /* blocks ever present here (cold misses) */
-    GHashTable *lost;        /* block -> oracle seq when another cache's GetM took it */
-    Shadow shadow;
+    CohMissClass mc;         /* miss classifier and its counters (cohshared.h) */
     uint64_t *trans;         /* nstates * EV_COUNT transition counts */
     uint64_t events[EV_COUNT];
     /* stats */
     uint64_t loads, stores, load_hits, store_hits, load_misses, store_misses, upgrade_misses;
     uint64_t stalls, replacements, supplied, invalidated, writebacks;
-    uint64_t m_cold, m_capacity, m_conflict, m_true, m_false;
     SimHist miss_lat;
 } Coh;
 
@@ -109,7 +100,10 @@ static double f_miss_rate(const Component *c)
 {
     return stats_ratio(f_misses(c), f_accesses(c));
 }
-static double f_coherence(const Component *c) { return (double)(K(c)->m_true + K(c)->m_false); }
+static double f_coherence(const Component *c)
+{
+    return (double)(K(c)->mc.true_sharing + K(c)->mc.false_sharing);
+}
 
 static const StatSpec coh_stats[] = {
     { "accesses", STAT_FORMULA_U64, "count", "loads + stores", 0, f_accesses },
@@ -128,19 +122,19 @@ static const StatSpec coh_stats[] = {
       f_misses },
     { "miss_rate", STAT_FORMULA, "ratio", "misses / accesses", 0, f_miss_rate },
     { "misses_cold", STAT_COUNTER, "count", "first access to the block by this cache",
-      offsetof(Coh, m_cold), NULL },
+      offsetof(Coh, mc.cold), NULL },
     { "misses_capacity", STAT_COUNTER, "count", "would miss in a fully associative LRU cache too",
-      offsetof(Coh, m_capacity), NULL },
+      offsetof(Coh, mc.capacity), NULL },
     { "misses_conflict", STAT_COUNTER, "count", "would hit in a fully associative LRU cache",
-      offsetof(Coh, m_conflict), NULL },
+      offsetof(Coh, mc.conflict), NULL },
     { "misses_coherence", STAT_FORMULA_U64, "count", "misses_true_sharing + misses_false_sharing",
       0, f_coherence },
     { "misses_true_sharing", STAT_COUNTER, "count",
       "line lost to another cache's write, and that cache wrote the word accessed since",
-      offsetof(Coh, m_true), NULL },
+      offsetof(Coh, mc.true_sharing), NULL },
     { "misses_false_sharing", STAT_COUNTER, "count",
       "line lost to another cache's write, but the word accessed was not written since",
-      offsetof(Coh, m_false), NULL },
+      offsetof(Coh, mc.false_sharing), NULL },
     { "stalls", STAT_COUNTER, "count", "core ops that waited on a line in a transient state",
       offsetof(Coh, stalls), NULL },
     { "replacements", STAT_COUNTER, "count", "valid lines evicted", offsetof(Coh, replacements),
@@ -225,90 +219,9 @@ static void bus_request(Coh *k, Frame *f, int kind, bool upgrade)
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
-    uint8_t *d = frame_data(k, f) + (m->addr - f->block);
-    uint32_t n = m->size ? m->size : 1;
-    Oracle *o = k->base.sim->oracle;
-    if (m->cmd == MSG_WRITE_REQ) {
-        for (uint32_t i = 0; i < n; i++)
-            d[i] = (uint8_t)(m->aux[0] >> (8 * (i % 8)));
-        if (o)
-            for (uint32_t i = 0; i < n; i += 8)
-                oracle_store(o, coh_id(k), m->addr + i, n - i < 8 ? n - i : 8, m->aux[0]);
-        m->cmd = MSG_WRITE_RESP;
-    } else {
-        uint64_t v = 0;
-        for (uint32_t i = 0; i < n && i < 8; i++)
-            v |= (uint64_t)d[i] << (8 * i);
-        char *msg = NULL;
-        if (o && !oracle_check_load(o, coh_id(k), m->addr, n < 8 ? n : 8, v, &msg)) {
-            sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
-                                              "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
-                                              sim_component_cycle(&k->base), k->base.name, msg,
-                                              k->proto->states[f->state].name));
-            g_free(msg);
-        }
-        m->aux[0] = v;
-        m->cmd = MSG_READ_RESP;
-    }
     f->stamp = ++k->clock;
-    sim_port_send(&k->base, k->cpu, m, delay);
-}
-
-static void shadow_touch(Coh *k, uint64_t block, bool *would_hit)
-{
-    Shadow *s = &k->shadow;
-    GList *node = g_hash_table_lookup(s->map, &block);
-    if (would_hit)
-        *would_hit = node != NULL;
-    if (node) {
-        g_queue_unlink(&s->order, node);
-        g_queue_push_head_link(&s->order, node);
-        return;
-    }
-    uint64_t *key = g_new(uint64_t, 1);
-    *key = block;
-    g_queue_push_head(&s->order, key);
-    g_hash_table_insert(s->map, key, s->order.head);
-    if (s->order.length > s->cap) {
-        uint64_t *old = g_queue_pop_tail(&s->order);
-        g_hash_table_remove(s->map, old);
-        g_free(old);
-    }
-}
-
-/* Cold, capacity and conflict are known at the miss; a coherence miss is split into true and
- * false sharing when its data arrives, because only then have the writes of the requests
- * ordered before it (the ones that took the line away) performed. */
-static void classify_miss(Coh *k, Frame *f, uint64_t block)
-{
-    bool fa_hit = false;
-    shadow_touch(k, block, &fa_hit);
-    uint64_t *since = g_hash_table_lookup(k->lost, &block);
-    if (!g_hash_table_contains(k->seen, &block)) {
-        k->m_cold++;
-        uint64_t *key = g_new(uint64_t, 1);
-        *key = block;
-        g_hash_table_add(k->seen, key);
-    } else if (since) {
-        f->coh_pending = true;
-        f->coh_since = *since;
-    } else if (fa_hit) {
-        k->m_conflict++;
-    } else {
-        k->m_capacity++;
-    }
-    if (since)
-        g_hash_table_remove(k->lost, &block);
-}
-
-static void push_op(Msg **head, Msg **tail, Msg *m)
-{
-    m->next_free = NULL;
-    if (*tail)
-        (*tail)->next_free = m;
-    else
-        *head = m;
-    *tail = m;
+    coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, coh_id(k),
+                k->proto->states[f->state].name);
 }
 
 /* Fires Load/Store for the op at the head of the frame; returns true if it completed (HIT). */
@@ -338,11 +251,11 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
             else
                 k->load_misses++;
             if (k->p.classify)
-                classify_miss(k, f, f->block);
+                f->coh_pending = coh_class_miss(&k->mc, f->block, &f->coh_since);
         }
     }
     if (k->p.classify && (r->actions & ACT_HIT))
-        shadow_touch(k, f->block, NULL);
+        coh_class_touch(&k->mc, f->block);
     f->state = r->next;
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
@@ -386,7 +299,7 @@ static void retry_waiters(Coh *k)
     while (list) {
         Msg *next = list->next_free;
         if (!try_access(k, list)) {
-            push_op(&k->wait_head, &k->wait_tail, list);
+            coh_op_push(&k->wait_head, &k->wait_tail, list);
             k->waiting++;
         }
         list = next;
@@ -401,7 +314,7 @@ static void frame_freed(Coh *k, Frame *f)
     f->issued = false;
     while (list) {
         Msg *next = list->next_free;
-        push_op(&k->wait_head, &k->wait_tail, list);
+        coh_op_push(&k->wait_head, &k->wait_tail, list);
         k->waiting++;
         list = next;
     }
@@ -449,13 +362,13 @@ static bool try_access(Coh *k, Msg *m)
         f->issued = false;
     }
     if (f->head) {                                  /* others wait already: keep order */
-        push_op(&f->head, &f->tail, m);
+        coh_op_push(&f->head, &f->tail, m);
         k->stalls++;
         return true;
     }
     if (fire_core_event(k, f, m, true))
         return true;
-    push_op(&f->head, &f->tail, m);                 /* waits for data or for the stall */
+    coh_op_push(&f->head, &f->tail, m);                 /* waits for data or for the stall */
     return true;
 }
 
@@ -493,13 +406,8 @@ static void on_snoop(Coh *k, Msg *s)
         s->flags |= SNOOP_INVALIDATED;
         if (kind == BUS_GETM) {
             k->invalidated++;
-            if (k->p.classify && k->base.sim->oracle) {
-                uint64_t *key = g_new(uint64_t, 1);
-                *key = f->block;
-                g_hash_table_replace(k->lost, key,
-                                     g_memdup2(&(uint64_t){ oracle_seq(k->base.sim->oracle) },
-                                               sizeof(uint64_t)));
-            }
+            if (k->p.classify && k->base.sim->oracle)
+                coh_class_lost(&k->mc, f->block, oracle_seq(k->base.sim->oracle));
         }
     }
     f->state = r->next;
@@ -530,13 +438,7 @@ static void on_data(Coh *k, Msg *m)
     set_perm(k, f->block, old, r->next);
     if (f->coh_pending) {
         f->coh_pending = false;
-        Oracle *o = k->base.sim->oracle;
-        const Msg *op = f->head;
-        if (o && op && oracle_written_by_other_since(o, coh_id(k), op->addr,
-                                                     op->size ? op->size : 1, f->coh_since))
-            k->m_true++;
-        else
-            k->m_false++;
+        coh_class_sharing(&k->mc, k->base.sim->oracle, coh_id(k), f->head, f->coh_since);
     }
     if ((r->actions & ACT_HIT) && f->head) {
         Msg *op = f->head;
@@ -544,7 +446,7 @@ static void on_data(Coh *k, Msg *m)
         if (!f->head)
             f->tail = NULL;
         if (k->p.classify)
-            shadow_touch(k, f->block, NULL);
+            coh_class_touch(&k->mc, f->block);
         perform(k, f, op, 1);
     }
     drain_frame(k, f);
@@ -564,7 +466,7 @@ static void coh_recv(Component *c, Port *port, Msg *m)
         else
             k->loads++;
         if (k->wait_head || !try_access(k, m)) {
-            push_op(&k->wait_head, &k->wait_tail, m);
+            coh_op_push(&k->wait_head, &k->wait_tail, m);
             k->waiting++;
         }
         return;
@@ -611,11 +513,7 @@ static bool coh_realize(Component *c, GError **error)
                     "cpu_side and bus must be connected");
         return false;
     }
-    k->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    k->lost = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-    k->shadow.map = g_hash_table_new(g_int64_hash, g_int64_equal);
-    g_queue_init(&k->shadow.order);
-    k->shadow.cap = lines;
+    coh_class_init(&k->mc, lines);
     return true;
 }
 
@@ -627,12 +525,7 @@ static void coh_finalize(Component *c)
     g_free(k->frames);
     g_free(k->data);
     g_free(k->trans);
-    if (k->seen) {
-        g_hash_table_destroy(k->seen);
-        g_hash_table_destroy(k->lost);
-        g_hash_table_destroy(k->shadow.map);
-        g_queue_clear_full(&k->shadow.order, g_free);
-    }
+    coh_class_free(&k->mc);
 }
 
 static void coh_dump(Component *c, GString *out)

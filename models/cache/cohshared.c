@@ -1,0 +1,124 @@
+/* cohshared.c: performing core accesses and classifying misses, for the private coherent cache
+ * controllers (coherent.c snooping, ../dir/dircache.c directory); see cohshared.h.
+ */
+#include "cohshared.h"
+
+#include "../../sim/error.h"
+
+void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
+                 int who, const char *state)
+{
+    uint8_t *d = line + (m->addr - block);
+    uint32_t n = m->size ? m->size : 1;
+    Oracle *o = c->sim->oracle;
+    if (m->cmd == MSG_WRITE_REQ) {
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = (uint8_t)(m->aux[0] >> (8 * (i % 8)));
+        if (o)
+            for (uint32_t i = 0; i < n; i += 8)
+                oracle_store(o, who, m->addr + i, n - i < 8 ? n - i : 8, m->aux[0]);
+        m->cmd = MSG_WRITE_RESP;
+    } else {
+        uint64_t v = 0;
+        for (uint32_t i = 0; i < n && i < 8; i++)
+            v |= (uint64_t)d[i] << (8 * i);
+        char *msg = NULL;
+        if (o && !oracle_check_load(o, who, m->addr, n < 8 ? n : 8, v, &msg)) {
+            sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                         "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
+                                         sim_component_cycle(c), c->name, msg, state));
+            g_free(msg);
+        }
+        m->aux[0] = v;
+        m->cmd = MSG_READ_RESP;
+    }
+    sim_port_send(c, cpu, m, delay);
+}
+
+void coh_class_init(CohMissClass *mc, uint64_t lines)
+{
+    mc->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    mc->lost = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    mc->map = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_queue_init(&mc->order);
+    mc->cap = lines;
+}
+
+void coh_class_free(CohMissClass *mc)
+{
+    if (!mc->seen)
+        return;
+    g_hash_table_destroy(mc->seen);
+    g_hash_table_destroy(mc->lost);
+    g_hash_table_destroy(mc->map);
+    g_queue_clear_full(&mc->order, g_free);
+    mc->seen = mc->lost = mc->map = NULL;
+}
+
+/* Fully associative LRU shadow of the cache's size: block -> stamp, evict the least recent. */
+static void shadow_touch(CohMissClass *mc, uint64_t block, bool *would_hit)
+{
+    GList *node = g_hash_table_lookup(mc->map, &block);
+    if (would_hit)
+        *would_hit = node != NULL;
+    if (node) {
+        g_queue_unlink(&mc->order, node);
+        g_queue_push_head_link(&mc->order, node);
+        return;
+    }
+    uint64_t *key = g_new(uint64_t, 1);
+    *key = block;
+    g_queue_push_head(&mc->order, key);
+    g_hash_table_insert(mc->map, key, mc->order.head);
+    if (mc->order.length > mc->cap) {
+        uint64_t *old = g_queue_pop_tail(&mc->order);
+        g_hash_table_remove(mc->map, old);
+        g_free(old);
+    }
+}
+
+void coh_class_touch(CohMissClass *mc, uint64_t block)
+{
+    shadow_touch(mc, block, NULL);
+}
+
+/* Cold, capacity and conflict are known at the miss; a coherence miss is split into true and
+ * false sharing when its data arrives, because only then have the writes of the requests
+ * ordered before it (the ones that took the line away) performed. */
+bool coh_class_miss(CohMissClass *mc, uint64_t block, uint64_t *since)
+{
+    bool fa_hit = false, coherence = false;
+    shadow_touch(mc, block, &fa_hit);
+    uint64_t *lost = g_hash_table_lookup(mc->lost, &block);
+    if (!g_hash_table_contains(mc->seen, &block)) {
+        mc->cold++;
+        uint64_t *key = g_new(uint64_t, 1);
+        *key = block;
+        g_hash_table_add(mc->seen, key);
+    } else if (lost) {
+        coherence = true;
+        *since = *lost;
+    } else if (fa_hit) {
+        mc->conflict++;
+    } else {
+        mc->capacity++;
+    }
+    if (lost)
+        g_hash_table_remove(mc->lost, &block);
+    return coherence;
+}
+
+void coh_class_lost(CohMissClass *mc, uint64_t block, uint64_t seq)
+{
+    uint64_t *key = g_new(uint64_t, 1);
+    *key = block;
+    g_hash_table_replace(mc->lost, key, g_memdup2(&seq, sizeof seq));
+}
+
+void coh_class_sharing(CohMissClass *mc, Oracle *o, int who, const Msg *op, uint64_t since)
+{
+    if (o && op && oracle_written_by_other_since(o, who, op->addr, op->size ? op->size : 1, since))
+        mc->true_sharing++;
+    else
+        mc->false_sharing++;
+}
