@@ -10,8 +10,11 @@
 #include "cpu/script.h"
 #include "cpu/thread_core.h"
 #include "cpu/trace_core.h"
+#include "dir/dircache.h"
+#include "dir/directory.h"
 #include "dram/dram.h"
 #include "noc/noc.h"
+#include "system/dirsmp.h"
 #include "system/smp.h"
 #include "system/uniproc.h"
 #include "../traces/atrace_cli.h"
@@ -24,6 +27,8 @@ const ComponentClass *const archsim_component_classes[] = {
     &coherent_cache_class,
     &bus_class,
     &noc_class,
+    &directory_class,
+    &dir_cache_class,
     &pattern_core_class,
     &random_tester_class,
     &script_core_class,
@@ -35,6 +40,7 @@ const ComponentClass *const archsim_component_classes[] = {
 const SystemClass *const archsim_system_classes[] = {
     &uniproc_system,
     &smp_system,
+    &dirsmp_system,
     NULL,
 };
 

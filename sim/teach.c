@@ -43,6 +43,7 @@ struct TraceTeach {
     const char *supply_cache;
     GArray *rows;            /* TeachRow */
     uint64_t dropped;
+    bool network;            /* a directory machine: requests travel a network, not a bus */
 };
 
 static gint teach_u64_cmp(gconstpointer a, gconstpointer b, gpointer unused)
@@ -202,6 +203,20 @@ static void teach_txn(TraceTeach *t, const char *kind, uint64_t block, const cha
     g_array_append_val(q, x);
 }
 
+/* The same for a requester known by id and a data source named outright. */
+static void teach_txn_from(TraceTeach *t, const char *kind, uint64_t block, uint32_t req,
+                           const char *source)
+{
+    GArray *q = g_ptr_array_index(t->pending, req);
+    if (q == NULL) {
+        q = g_array_new(FALSE, FALSE, sizeof(TeachTxn));
+        t->pending->pdata[req] = q;
+    }
+    TeachTxn x = { .kind = teach_intern(t, kind), .block = block,
+                   .source = source != NULL ? teach_intern(t, source) : NULL };
+    g_array_append_val(q, x);
+}
+
 static void teach_access(TraceTeach *t, uint32_t core, uint64_t done, bool store, uint64_t addr,
                          const TraceArg *value, const char *cache)
 {
@@ -270,7 +285,10 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
     }
     const TraceArg *to = teach_arg(args, nargs, "to");
     if (to != NULL && to->kind == TARG_ENUM) {
-        teach_state(t, id, addr, teach_text(teach_arg(args, nargs, "from")), to->name);
+        /* a directory shows its state with the owner or sharers ("view": S{0,2}, M(l1d1)) */
+        const char *view = teach_text(teach_arg(args, nargs, "view"));
+        teach_state(t, id, addr, teach_text(teach_arg(args, nargs, "from")),
+                    view != NULL ? view : to->name);
         return;
     }
     if (!has_addr)
@@ -282,6 +300,17 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
         t->supply_cycle = cycle;
     } else if (strcmp(event, "writeback") == 0) {
         g_hash_table_remove(t->stale, &addr);
+    } else if (strcmp(event, "miss") == 0) {
+        /* a directory cache's completed miss: its request, hop count and data source */
+        const char *req = teach_text(teach_arg(args, nargs, "req"));
+        const char *src = teach_text(teach_arg(args, nargs, "from"));
+        uint64_t hops = 0;
+        if (req != NULL && teach_number(teach_arg(args, nargs, "hops"), &hops)) {
+            char *kind = g_strdup_printf("%s %" G_GUINT64_FORMAT "-hop", req, hops);
+            t->network = true;
+            teach_txn_from(t, kind, addr, id, src);
+            g_free(kind);
+        }
     } else {
         const char *by = teach_text(teach_arg(args, nargs, "by"));
         if (by != NULL)
@@ -327,7 +356,7 @@ void teach_write(const TraceTeach *t, GString *out)
     char **cell = g_new0(char *, (size_t)ncol * nrow);
     static const char *const head[COL_FIXED] = { "cycle", "access", "value", "bus", "data from" };
     for (guint c = 0; c < COL_FIXED; c++)
-        cell[c] = g_strdup(head[c]);
+        cell[c] = g_strdup(c == COL_BUS && t->network ? "request" : head[c]);
     for (guint c = 0; c < cols->len; c++)
         cell[COL_FIXED + c] = g_strdup(g_ptr_array_index(t->paths, g_array_index(cols, uint32_t, c)));
     cell[ncol - 1] = g_strdup("memory");
@@ -366,8 +395,16 @@ void teach_write(const TraceTeach *t, GString *out)
                        c == COL_CYCLE || c == COL_VALUE, c == ncol - 1);
         g_string_append_c(out, '\n');
     }
-    g_string_append(out, "# cycle: when the access completed.  bus: the transactions its cache "
-                         "ordered for it.\n"
+    if (t->network)
+        g_string_append(out, "# cycle: when the access completed.  request: the miss its cache "
+                             "sent to the home directory, served in 2 hops (requester, home) or "
+                             "3 (the home forwards to the owner, which answers the requester).\n"
+                             "# dirN: the home directory's state with its owner or sharer "
+                             "set.\n");
+    else
+        g_string_append(out, "# cycle: when the access completed.  bus: the transactions its "
+                             "cache ordered for it.\n");
+    g_string_append(out, ""
                          "# data from: memory, the cache that supplied the line, or own copy (the "
                          "line was already here).\n"
                          "# memory: stale while a cache holds a newer value than memory (after a "

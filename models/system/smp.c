@@ -21,6 +21,8 @@ typedef struct {
     bool check;
 } SmpParams;
 
+#define SMP_BUS_HEADER 8u   /* bytes of an address phase, as the noc's default message header */
+
 static const char *const core_alts[] = { "pattern-core", "random-tester", "thread-core",
                                          "script-core", NULL };
 
@@ -64,7 +66,7 @@ static bool same_line(Component *a, Component *b, GError **error)
 }
 
 /* thread-core cores replay workload.trace: thread i on core i, synchronized by the workload. */
-static bool wire_threads(Sim *sim, const SmpParams *p, Component *wl, GError **error)
+bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error)
 {
     const char *dir = sim_component_param_str(wl, "trace");
     if (!dir || !*dir) {
@@ -74,7 +76,7 @@ static bool wire_threads(Sim *sim, const SmpParams *p, Component *wl, GError **e
         return false;
     }
     char *t0 = g_strdup_printf("%s/T0.trace", dir);
-    char *extra = g_strdup_printf("%s/T%" G_GUINT64_FORMAT ".trace", dir, p->cores);
+    char *extra = g_strdup_printf("%s/T%" G_GUINT64_FORMAT ".trace", dir, cores);
     bool ok = true;
     if (!g_file_test(t0, G_FILE_TEST_EXISTS)) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT,
@@ -83,12 +85,12 @@ static bool wire_threads(Sim *sim, const SmpParams *p, Component *wl, GError **e
     } else if (g_file_test(extra, G_FILE_TEST_EXISTS)) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "%s has more threads than system.cores (%" G_GUINT64_FORMAT
-                    "): one thread runs on each core; raise system.cores", dir, p->cores);
+                    "): one thread runs on each core; raise system.cores", dir, cores);
         ok = false;
     }
     g_free(t0);
     g_free(extra);
-    for (uint64_t i = 0; ok && i < p->cores; i++) {
+    for (uint64_t i = 0; ok && i < cores; i++) {
         char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
         Component *core = sim_component_find(sim, cn);
         g_free(cn);
@@ -105,7 +107,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
     Component *bus = sim_component_find(sim, "bus"), *dram = sim_component_find(sim, "dram");
     Component *core0 = sim_component_find(sim, "core0");
     if (strcmp(core0->cls->name, "thread-core") == 0 &&
-        !wire_threads(sim, p, sim_component_find(sim, "workload"), error))
+        !smp_wire_threads(sim, p->cores, sim_component_find(sim, "workload"), error))
         return false;
     for (uint64_t i = 0; i < p->cores; i++) {
         char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
@@ -144,9 +146,60 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
     return true;
 }
 
+static uint64_t stat_u(const StatSet *set, const char *name)
+{
+    const StatEntry *e = stats_find(set, name);
+    return e && e->is_int ? e->u : 0;
+}
+
+/* The figures that compare interconnects (docs/experiments/directory-vs-snooping.md): mean miss
+ * latency over every L1, and for the bus its traffic per miss (an address phase of `header` bytes
+ * per transaction, which every other cache snoops, plus the data it moves). */
+static void smp_traffic_stats(StatSet *set)
+{
+    double lat = 0, samples = 0;
+    guint n = set->entries->len;
+    for (guint i = 0; i < n; i++) {
+        const StatEntry *e = &g_array_index(set->entries, StatEntry, i);
+        if (!g_str_has_prefix(e->name, "l1d") || !g_str_has_suffix(e->name, ".miss_latency::samples"))
+            continue;
+        char *mean = g_strndup(e->name, strlen(e->name) - strlen("samples"));
+        char *mname = g_strconcat(mean, "mean", NULL);
+        const StatEntry *m = stats_find(set, mname);
+        if (m && !m->is_int) {
+            lat += m->d * (double)e->u;
+            samples += (double)e->u;
+        }
+        g_free(mean);
+        g_free(mname);
+    }
+    uint64_t misses = stat_u(set, "l1d.misses");
+    stats_add_double(set, "system.avg_miss_latency", stats_ratio(lat, samples), "cycle",
+                     "mean L1 miss latency over every L1 (request to data)");
+    if (!stats_find(set, "bus.transactions"))
+        return;
+    uint64_t txns = stat_u(set, "bus.transactions"), cores = 0;
+    for (guint i = 0; i < n; i++)
+        if (g_str_has_suffix(g_array_index(set->entries, StatEntry, i).name, ".accesses") &&
+            g_str_has_prefix(g_array_index(set->entries, StatEntry, i).name, "l1d") &&
+            g_ascii_isdigit(g_array_index(set->entries, StatEntry, i).name[3]))
+            cores++;
+    stats_add_double(set, "system.bus_transactions_per_miss",
+                     stats_ratio((double)txns, (double)misses), "count",
+                     "bus.transactions / l1d.misses (write-backs included)");
+    stats_add_double(set, "system.bus_bytes_per_miss",
+                     stats_ratio((double)(txns * SMP_BUS_HEADER + stat_u(set, "bus.data_bytes")),
+                                 (double)misses), "byte",
+                     "(8 B address phase per transaction + bus.data_bytes) / l1d.misses");
+    stats_add_double(set, "system.snoops_per_miss",
+                     stats_ratio((double)(txns * (cores ? cores - 1 : 0)), (double)misses),
+                     "count", "tag lookups in other caches per miss: transactions x (cores - 1) "
+                     "/ l1d.misses");
+}
+
 /* Totals over all L1s, under gem5's controller-type names (L1Cache_Controller.I.Load, ...), and
  * the miss classes: "l1d3.X" adds into "l1d.X" or, for controller counters, into "X". */
-static void smp_stats(Sim *sim, StatSet *set)
+void smp_stats(Sim *sim, StatSet *set)
 {
     (void)sim;
     GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
@@ -196,6 +249,7 @@ static void smp_stats(Sim *sim, StatSet *set)
     g_ptr_array_free(units, TRUE);
     g_array_free(vals, TRUE);
     g_hash_table_destroy(sum);
+    smp_traffic_stats(set);
 }
 
 const SystemClass smp_system = {

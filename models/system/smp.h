@@ -6,4 +6,9 @@
 
 extern const SystemClass smp_system;
 
+/* Shared with dirsmp: thread-core cores replay workload.trace (thread i on core i); and the
+ * system stats that sum the l1dN.* counters into l1d.* / L1Cache_Controller.*. */
+bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error);
+void smp_stats(Sim *sim, StatSet *set);
+
 #endif

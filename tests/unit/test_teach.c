@@ -355,6 +355,35 @@ static void test_configs_teach_rows(void)
     }
 }
 
+/* The directory machine: hop counts, data sources, the home's state with owner and sharers. */
+static void test_dir_teach_rows(void)
+{
+    static const char *const want[6][7] = {
+        { "GetS 2-hop", "memory", "E", "I", "I", "E(l1d0)", "fresh" },
+        { "-", "own copy", "M", "I", "I", "E(l1d0)", "stale" },     /* silent E -> M */
+        { "GetS 3-hop", "l1d0", "S", "S", "I", "S_D{0,1}", "stale" }, /* forwarded to the owner */
+        { "GetS 2-hop", "memory", "S", "S", "S", "S{0,1,2}", "fresh" },
+        { "GetM 3-hop", "memory", "I", "M", "I", "M(l1d1)", "stale" }, /* waits for Inv-Acks */
+        { "GetS 3-hop", "l1d1", "S", "S", "I", "S_D{0,1}", "stale" },
+    };
+    static const char *const cols[7] = { "request", "data from", "l1d0", "l1d1", "l1d2",
+                                         "dir1", "memory" };
+    char *text = teach_table("dir-mesi", NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    GPtrArray *rows = table_rows(text);
+    CU_ASSERT_EQUAL(rows->len, 7);
+    for (guint s = 1; s < rows->len && s <= 6; s++)
+        for (size_t c = 0; c < G_N_ELEMENTS(cols); c++) {
+            if (strcmp(cell(rows, s, cols[c]), want[s - 1][c]) != 0)
+                fprintf(stderr, "\n  dir-mesi step %u %s: '%s', expected '%s'", s, cols[c],
+                        cell(rows, s, cols[c]), want[s - 1][c]);
+            CU_ASSERT_STRING_EQUAL(cell(rows, s, cols[c]), want[s - 1][c]);
+        }
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "# dirN: the home directory's state"));
+    g_ptr_array_unref(rows);
+    g_free(text);
+}
+
 /* --trace-addr narrows the table too: another line's accesses leave no row. */
 static void test_teach_addr_filter(void)
 {
@@ -582,6 +611,7 @@ int main(void)
     CU_add_test(s, "configs/teach: bus statistics per protocol", test_configs_stats);
     CU_add_test(s, "configs/teach: --teach rows per protocol", test_configs_teach_rows);
     CU_add_test(s, "--teach honours the address range", test_teach_addr_filter);
+    CU_add_test(s, "configs/teach/dir-mesi.yaml: --teach rows", test_dir_teach_rows);
     CU_add_test(s, "teach table rules on a hand-made stream", test_teach_rules);
     CU_add_test(s, "text dump shows state and cache names", test_text_dump_names);
     CU_add_test(s, "vcd filters and gtkw name the states", test_vcd_filters);
