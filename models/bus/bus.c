@@ -18,8 +18,7 @@
 
 #include "../../sim/error.h"
 #include "busmsg.h"
-
-#define FM_PAGE 4096u
+#include "../mem/funcmem.h"
 
 typedef struct {
     uint64_t latency, width, c2c_latency, outstanding, line;
@@ -158,34 +157,6 @@ static const StatSpec bus_stats[] = {
     STAT_END,
 };
 
-/* ---- functional memory ---------------------------------------------------------------- */
-static uint8_t *fm_page(Bus *b, uint64_t addr, bool create)
-{
-    uint64_t pn = addr / FM_PAGE;
-    uint8_t *p = g_hash_table_lookup(b->mem_pages, &pn);
-    if (!p && create) {
-        p = g_malloc0(FM_PAGE);
-        uint64_t *k = g_new(uint64_t, 1);
-        *k = pn;
-        g_hash_table_insert(b->mem_pages, k, p);
-    }
-    return p;
-}
-
-static void fm_read(Bus *b, uint64_t addr, uint8_t *out, uint32_t n)
-{
-    uint8_t *p = fm_page(b, addr, false);   /* a line never crosses a page (line <= 4 KiB) */
-    if (p)
-        memcpy(out, p + addr % FM_PAGE, n);
-    else
-        memset(out, 0, n);
-}
-
-static void fm_write(Bus *b, uint64_t addr, const uint8_t *in, uint32_t n)
-{
-    memcpy(fm_page(b, addr, true) + addr % FM_PAGE, in, n);
-}
-
 /* ---- transactions ----------------------------------------------------------------------- */
 static uint64_t xfer_cycles(const Bus *b) { return (b->p.line + b->p.width - 1) / b->p.width; }
 
@@ -250,7 +221,7 @@ static void data_transfer(Bus *b, Txn *t, Tick ready)
 
 static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
 {
-    fm_write(b, block, data, (uint32_t)b->p.line);
+    funcmem_write(b->mem_pages, block, data, (uint32_t)b->p.line);
     SIM_TRACE(&b->base, "writeback", 0, TARG_X("addr", block));
     b->writebacks++;
     Msg *m = sim_msg_alloc(b->base.sim);
@@ -325,7 +296,7 @@ static void order_event(SimEvent *ev)
     } else {
         t->src = 0;
         b->mem_reads++;
-        fm_read(b, t->block, t->buf, (uint32_t)b->p.line);
+        funcmem_read(b->mem_pages, t->block, t->buf, (uint32_t)b->p.line);
         t->waiting_mem = true;
         Msg *m = sim_msg_alloc(b->base.sim);
         m->cmd = MSG_READ_REQ;
@@ -475,7 +446,7 @@ static bool bus_realize(Component *c, GError **error)
     sim_event_init(&b->order_ev, order_event, b);
     b->snoop = sim_msg_alloc(c->sim);
     b->line_shift = (uint32_t)__builtin_ctzll(b->p.line);
-    b->mem_pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    b->mem_pages = funcmem_new();
     return true;
 }
 

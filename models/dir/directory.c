@@ -21,8 +21,7 @@
 
 #include "../../sim/error.h"
 #include "dirmsg.h"
-
-#define FM_PAGE 4096u
+#include "../mem/funcmem.h"
 
 typedef struct {
     uint64_t line, latency, caches, banks, pointers;
@@ -135,29 +134,6 @@ static const StatSpec dir_stats[] = {
     STAT_END,
 };
 
-/* ---- functional memory ------------------------------------------------------------------ */
-static uint8_t *fm_page(Dir *k, uint64_t addr, bool create)
-{
-    uint64_t pn = addr / FM_PAGE;
-    uint8_t *p = g_hash_table_lookup(k->mem_pages, &pn);
-    if (!p && create) {
-        p = g_malloc0(FM_PAGE);
-        uint64_t *key = g_new(uint64_t, 1);
-        *key = pn;
-        g_hash_table_insert(k->mem_pages, key, p);
-    }
-    return p;
-}
-
-static void fm_read(Dir *k, uint64_t block, uint8_t *out)
-{
-    uint8_t *p = fm_page(k, block, false);      /* a line never crosses a page */
-    if (p)
-        memcpy(out, p + block % FM_PAGE, k->p.line);
-    else
-        memset(out, 0, k->p.line);
-}
-
 /* ---- sending ------------------------------------------------------------------------------ */
 static Msg *new_msg(Dir *k, int type, uint64_t block, uint32_t dst, unsigned flags, int req,
                     int acks, Tick issued)
@@ -190,7 +166,7 @@ static void send_mem_data(Dir *k, uint64_t block, int req, unsigned flags, int a
     Msg *d = new_msg(k, DM_DATA, block, (uint32_t)req, flags, req, acks, issued);
     d->size = (uint32_t)k->p.line;
     dir_data_new(d, (uint32_t)k->p.line);
-    fm_read(k, block, d->data);
+    funcmem_read(k->mem_pages, block, d->data, (uint32_t)k->p.line);
     uint64_t tag;
     if (k->pending_free->len) {
         tag = g_array_index(k->pending_free, uint64_t, k->pending_free->len - 1);
@@ -213,7 +189,7 @@ static void send_mem_data(Dir *k, uint64_t block, int req, unsigned flags, int a
 static void write_mem(Dir *k, uint64_t block, const uint8_t *data)
 {
     g_assert(data);
-    memcpy(fm_page(k, block, true) + block % FM_PAGE, data, k->p.line);
+    funcmem_write(k->mem_pages, block, data, (uint32_t)k->p.line);
     SIM_TRACE(&k->base, "writeback", 0, TARG_X("addr", block));
     Msg *w = sim_msg_alloc(k->base.sim);
     w->cmd = MSG_WRITEBACK;
@@ -464,7 +440,7 @@ static bool dir_realize(Component *c, GError **error)
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
     k->node = (uint32_t)(k->p.caches + (uint64_t)(c->index >= 0 ? c->index : 0));
     k->entries = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-    k->mem_pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    k->mem_pages = funcmem_new();
     k->pending = g_ptr_array_new();
     k->pending_free = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     return true;
