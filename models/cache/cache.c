@@ -25,6 +25,7 @@ typedef struct {
     uint64_t size, assoc, line;
     uint64_t hit_latency, response_latency;
     uint64_t mshrs, targets;
+    uint64_t interleave;
     int repl;
 } CacheParams;
 
@@ -81,6 +82,10 @@ static const ParamSpec cache_params[] = {
     { .name = "targets", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
       .max = 4096, .doc = "requests that can wait on one MSHR",
       .offset = offsetof(CacheParams, targets) },
+    { .name = "interleave", .type = PARAM_UINT, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 4096, .doc = "this cache is one of N banks interleaved by line (set by multi-bank "
+      "systems): sets are indexed by line / N, so every set of the bank is used",
+      .offset = offsetof(CacheParams, interleave) },
     { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_choices,
       .doc = "replacement policy", .offset = offsetof(CacheParams, repl) },
     PARAM_END,
@@ -193,10 +198,16 @@ static void cache_finalize(Component *c)
     g_free(k->mshr);
 }
 
+/* The set of a block: a bank of an N-way interleaved cache sees only every N-th line. */
+static inline uint64_t set_index(const Cache *k, uint64_t block)
+{
+    return (k->p.interleave == 1 ? block : block / k->p.interleave) & k->set_mask;
+}
+
 /* Returns the way holding block, or -1. */
 static inline int tag_find(const Cache *k, uint64_t block)
 {
-    uint64_t base = (block & k->set_mask) * k->assoc;
+    uint64_t base = set_index(k, block) * k->assoc;
     for (uint32_t w = 0; w < k->assoc; w++)
         if (k->valid[base + w] && k->tags[base + w] == block)
             return (int)w;
@@ -218,7 +229,7 @@ static void send_writeback(Cache *k, uint64_t block)
 /* Puts block into its set (choosing and evicting a victim if needed); returns the index. */
 static uint64_t tag_insert(Cache *k, uint64_t block, bool dirty)
 {
-    uint64_t base = (block & k->set_mask) * k->assoc;
+    uint64_t base = set_index(k, block) * k->assoc;
     uint32_t w;
     for (w = 0; w < k->assoc; w++)
         if (!k->valid[base + w])
@@ -259,7 +270,7 @@ static bool cache_access(Cache *k, Msg *m)
     bool write = m->cmd == MSG_WRITE_REQ;
     int w = tag_find(k, block);
     if (w >= 0) {
-        uint64_t base = (block & k->set_mask) * k->assoc;
+        uint64_t base = set_index(k, block) * k->assoc;
         k->policy->touch(&k->repl_st[base], (uint32_t)w, ++k->access_clock);
         if (write) {
             k->dirty[base + (uint32_t)w] = 1;
@@ -345,7 +356,7 @@ static void absorb_writeback(Cache *k, Msg *m)
     k->wb_received++;
     int w = tag_find(k, block);
     if (w >= 0) {
-        uint64_t base = (block & k->set_mask) * k->assoc;
+        uint64_t base = set_index(k, block) * k->assoc;
         k->dirty[base + (uint32_t)w] = 1;
         k->policy->touch(&k->repl_st[base], (uint32_t)w, ++k->access_clock);
     } else {

@@ -39,6 +39,7 @@ typedef struct {
     bool issued;             /* head op has a bus request outstanding */
     bool coh_pending;        /* the miss in flight is a coherence miss, classified at data */
     uint64_t coh_since;      /* oracle sequence when the line was taken away */
+    Tick miss_start;         /* when its GetS/GetM left for the bus (miss latency) */
 } Frame;
 
 typedef struct {
@@ -145,7 +146,8 @@ static const StatSpec coh_stats[] = {
       offsetof(Coh, supplied), NULL },
     { "invalidated", STAT_COUNTER, "count", "valid copies lost to another cache's GetM",
       offsetof(Coh, invalidated), NULL },
-    { "miss_latency", STAT_HIST, "cycle", "request issue to data", offsetof(Coh, miss_lat), NULL },
+    { "miss_latency", STAT_HIST, "cycle", "request sent to the bus to data (arbitration "
+      "included)", offsetof(Coh, miss_lat), NULL },
     STAT_END,
 };
 
@@ -263,10 +265,12 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
     if (r->actions & ACT_ISSUE_GETS) {
         bus_request(k, f, BUS_GETS, false);
         f->issued = true;
+        f->miss_start = k->base.eng->now;
     }
     if (r->actions & ACT_ISSUE_GETM) {
         bus_request(k, f, BUS_GETM, st[old].valid);
         f->issued = true;
+        f->miss_start = k->base.eng->now;
     }
     if (r->actions & ACT_HIT) {
         perform(k, f, m, k->p.hit_latency);
@@ -431,7 +435,7 @@ static void on_data(Coh *k, Msg *m)
     int old = f->state;
     const ProtoRow *r = row_for(k, old, ev, f->block);
     memcpy(frame_data(k, f), m->data, k->p.line);
-    sim_hist_add(&k->miss_lat, clock_cycle(k->base.clk, k->base.eng->now - m->issued));
+    sim_hist_add(&k->miss_lat, clock_cycle(k->base.clk, k->base.eng->now - f->miss_start));
     f->state = r->next;
     f->issued = false;
     trace_transition(k, f->block, old, r->next, ev);

@@ -64,21 +64,10 @@ static Component *nth(Sim *sim, const char *base, uint64_t i)
     return c;
 }
 
-/* Sets a parameter the system derives; the config may give it only with that same value (as a
- * resolved config does), since any other value would be overridden. */
 static bool sys_set(const CfgNode *root, Component *c, const char *section, const char *key,
                     const char *value, GError **error)
 {
-    const CfgNode *sec = cfg_map_get(root, section);
-    const CfgNode *v = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, key) : NULL;
-    if (v && (v->kind != CFG_SCALAR || strcmp(v->scalar, value) != 0)) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s:%d:%d: %s.%s is set by system dirsmp (from system.cores and "
-                    "system.protocol) to %s here; remove it",
-                    v->file ? v->file : "<config>", v->line, v->col, section, key, value);
-        return false;
-    }
-    return sim_component_set_param(c, key, value, error);
+    return smp_sys_set(root, c, "dirsmp", section, key, value, error);
 }
 
 static bool sys_set_u64(const CfgNode *root, Component *c, const char *section, const char *key,
@@ -152,7 +141,8 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         if (b == 0 && (!same_u64(l10, d, "line", "line", error) ||
                        !same_u64(d, llc, "line", "line", error)))
             return false;
-        if (!sys_set_u64(root, d, "dir", "caches", n, error) ||
+        if (!sys_set_u64(root, llc, "llc", "interleave", banks, error) ||
+            !sys_set_u64(root, d, "dir", "caches", n, error) ||
             !sys_set_u64(root, d, "dir", "banks", banks, error) ||
             !sys_set(root, d, "dir", "protocol", proto, error) ||
             !sim_connect(d, "net", noc, "node", 1, error) ||

@@ -100,9 +100,24 @@ bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error)
     return ok;
 }
 
+/* Sets a parameter the system derives; the config may give it only with that same value (as a
+ * resolved config does), since any other value would be overridden. */
+bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char *section,
+                 const char *key, const char *value, GError **error)
+{
+    const CfgNode *sec = cfg_map_get(root, section);
+    const CfgNode *v = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, key) : NULL;
+    if (v && (v->kind != CFG_SCALAR || strcmp(v->scalar, value) != 0)) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%s:%d:%d: %s.%s is set by system %s to %s here; remove it",
+                    v->file ? v->file : "<config>", v->line, v->col, section, key, sys, value);
+        return false;
+    }
+    return sim_component_set_param(c, key, value, error);
+}
+
 static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
-    (void)root;
     const SmpParams *p = params;
     Component *bus = sim_component_find(sim, "bus"), *dram = sim_component_find(sim, "dram");
     Component *core0 = sim_component_find(sim, "core0");
@@ -133,7 +148,10 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         char *bn = g_strdup_printf("llc%" G_GUINT64_FORMAT, i);
         Component *llc = sim_component_find(sim, bn);
         g_free(bn);
-        if ((i == 0 && !same_line(bus, llc, error)) ||
+        char *ilv = g_strdup_printf("%" G_GUINT64_FORMAT, p->llc_banks);
+        bool ok = smp_sys_set(root, llc, "smp", "llc", "interleave", ilv, error);
+        g_free(ilv);
+        if (!ok || (i == 0 && !same_line(bus, llc, error)) ||
             !sim_connect(bus, "mem_side", llc, "cpu_side", 1, error) ||
             !sim_connect(llc, "mem_side", dram, "port", 1, error))
             return false;

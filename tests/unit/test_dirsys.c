@@ -35,12 +35,12 @@ static void random_seeds(const char *protocol)
             "system:\n  type: dirsmp\n  cores: %d\n  protocol: %s\n"
             "core:\n  type: random-tester\n  ops: 300\n  lines: %d\n  stride: %s\n"
             "  outstanding: %d\n"
-            "l1d:\n  %s\n  hit_latency: %d\n"
+            "l1d:\n  %s\n  hit_latency: %d\n  writeback_buffer: %d\n"
             "dir:\n  pointers: %d\n  latency: %d\n"
             "noc:\n  topology: %s\n  buffer: %d\n  link_width: %s\n"
             "sim:\n  watchdog: 100000\n",
             cores, protocol, 1 + seed % 6, seed % 2 ? "4KiB" : "64B", 1 + seed % 4,
-            geom[seed % 4], 1 + seed % 3, seed % 3, 1 + seed % 4, topo[seed % 3],
+            geom[seed % 4], 1 + seed % 3, seed % 5 % 3, seed % 3, 1 + seed % 4, topo[seed % 3],
             2 + seed % 3, seed % 4 ? "16B" : "8B");
         GError *e = NULL;
         SystemRun *r = build_yaml(yaml, seed, &e);
@@ -253,9 +253,9 @@ static void expect_error(const char *yaml, const char *needle)
 static void test_config_rules(void)
 {
     expect_error("system: {type: dirsmp, cores: 4}\ncore: {type: pattern-core}\nnoc: {nodes: 8}\n",
-                 "t.yaml:3:14: noc.nodes is set by system dirsmp");
+                 "t.yaml:3:14: noc.nodes is set by system dirsmp to 4 here");
     expect_error("system: {type: dirsmp, cores: 4}\ncore: {type: pattern-core}\nl1d: {protocol: dir-msi}\n",
-                 "l1d.protocol is set by system dirsmp (from system.cores and system.protocol) "
+                 "l1d.protocol is set by system dirsmp "
                  "to dir-mesi here");
     expect_error("system: {type: dirsmp, cores: 4}\ncore: {type: pattern-core}\nl1d: {line: 32B}\n", "must be equal");
     /* the values the system would set are accepted (a resolved config reruns) */
