@@ -31,7 +31,7 @@ typedef struct {
     uint64_t size, assoc, line, hit_latency;
     int protocol;
     bool classify;
-    uint64_t caches, banks;
+    uint64_t caches, banks, wbuf;
 } DcParams;
 
 typedef struct {
@@ -61,10 +61,12 @@ typedef struct {
     int16_t *cell;           /* state * DCE_COUNT + event -> row index, -1 none */
     int inv;                 /* the initial state (I) */
     uint32_t sets, line_shift, id;
+    uint32_t lines, nframes;  /* frames [0, lines): the sets; [lines, nframes): write-back buffer */
+    uint32_t wb_used;         /* write-back buffer entries holding a line on its way out */
     DcFrame *frames;
     uint64_t *tag;           /* per frame: its block when valid here (state not I), else
                                 DC_NO_TAG; a set's tags share a host cache line (fast lookup) */
-    uint8_t *data;           /* sets * assoc * line */
+    uint8_t *data;           /* nframes * line */
     uint64_t clock;
     Port *cpu, *net;
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
@@ -99,6 +101,10 @@ static const ParamSpec dc_params[] = {
     { .name = "classify_misses", .type = PARAM_BOOL, .def = "true",
       .doc = "classify misses as cold/capacity/conflict/true/false sharing (costs speed)",
       .offset = offsetof(DcParams, classify) },
+    { .name = "writeback_buffer", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE,
+      .min = 0, .max = 64, .doc = "lines on their way out (Put sent, Put-Ack awaited) held "
+      "aside, so their frame serves the next miss at once; 0: the frame waits for the Put-Ack",
+      .offset = offsetof(DcParams, wbuf) },
     { .name = "caches", .type = PARAM_UINT, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
       .max = 65535, .doc = "number of caches on the network (set by the system)",
       .offset = offsetof(DcParams, caches) },
@@ -224,7 +230,31 @@ static DcFrame *frame_find(Dc *k, uint64_t block)
     for (uint32_t w = 0; w < k->p.assoc; w++)
         if (t[w] == block)
             return &k->frames[base + w];
+    for (uint32_t i = k->lines; k->wb_used && i < k->nframes; i++)
+        if (k->tag[i] == block)
+            return &k->frames[i];
     return NULL;
+}
+
+/* A victim whose replacement left it in a transient state (PutS/PutM/PutE sent) moves to a free
+ * write-back buffer entry with its data, freeing its frame; false if the buffer is full. */
+static bool wb_take(Dc *k, DcFrame *v)
+{
+    for (uint32_t i = k->lines; i < k->nframes; i++) {
+        DcFrame *b = &k->frames[i];
+        if (b->state != k->inv || b->head || b->dhead)
+            continue;
+        *b = *v;
+        memcpy(frame_data(k, b), frame_data(k, v), k->p.line);
+        k->tag[i] = v->block;
+        k->tag[v - k->frames] = DC_NO_TAG;
+        v->state = (uint8_t)k->inv;
+        v->issued = false;
+        v->acks = 0;
+        k->wb_used++;
+        return true;
+    }
+    return false;
 }
 
 static inline uint32_t home_of(const Dc *k, uint64_t block)
@@ -371,6 +401,8 @@ static void change_state(Dc *k, DcFrame *f, int next, int ev)
     int old = f->state;
     f->state = (uint8_t)next;
     k->tag[f - k->frames] = next == k->inv ? DC_NO_TAG : f->block;
+    if (next == k->inv && old != k->inv && (uint32_t)(f - k->frames) >= k->lines)
+        k->wb_used--;                               /* a write-back buffer entry is free */
     if (old != next)
         trace_transition(k, f->block, old, next, ev);
     set_perm(k, f->block, old, next);
@@ -489,7 +521,7 @@ static bool try_access(Dc *k, Msg *m)
             k->replacements++;
             do_sends(k, victim, victim->block, r->actions, NULL);
             change_state(k, victim, r->next, DCE_REPLACEMENT);
-            if (r->next != k->inv)
+            if (r->next != k->inv && !wb_take(k, victim))
                 return false;                       /* frame busy until Put-Ack */
             f = victim;
         }
@@ -787,13 +819,15 @@ static bool dc_realize(Component *c, GError **error)
     }
     k->sets = (uint32_t)(lines / k->p.assoc);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
-    k->frames = g_new0(DcFrame, lines);
-    k->tag = g_new(uint64_t, lines);
-    for (uint64_t i = 0; i < lines; i++) {
+    k->lines = (uint32_t)lines;
+    k->nframes = (uint32_t)(lines + k->p.wbuf);
+    k->frames = g_new0(DcFrame, k->nframes);
+    k->tag = g_new(uint64_t, k->nframes);
+    for (uint32_t i = 0; i < k->nframes; i++) {
         k->frames[i].state = (uint8_t)k->inv;
         k->tag[i] = DC_NO_TAG;
     }
-    k->data = g_malloc0(lines * k->p.line);
+    k->data = g_malloc0((size_t)k->nframes * k->p.line);
     k->trans = g_new0(uint64_t, (size_t)ns * DCE_COUNT);
     k->cpu = sim_port(c, "cpu_side", 0);
     k->net = sim_port(c, "net", 0);
@@ -810,8 +844,7 @@ static void dc_finalize(Component *c)
 {
     Dc *k = (Dc *)c;
     if (k->frames) {
-        uint64_t lines = k->p.size / k->p.line;
-        for (uint64_t i = 0; i < lines; i++)
+        for (uint32_t i = 0; i < k->nframes; i++)
             for (Msg *m = k->frames[i].dhead; m; m = m->next_free)
                 dir_data_free(m);       /* the messages themselves go with the pool */
     }
@@ -829,8 +862,7 @@ static void dc_dump(Component *c, GString *out)
     g_string_append_printf(out, "  protocol %s, cache %u, %u ops waiting for a frame, "
                            "%u messages deferred\n", k->proto->name, k->id, k->waiting,
                            k->deferred);
-    uint64_t lines = k->p.size / k->p.line;
-    for (uint64_t i = 0; i < lines; i++) {
+    for (uint32_t i = 0; i < k->nframes; i++) {
         DcFrame *f = &k->frames[i];
         if (f->state == k->inv || (k->proto->cstates[f->state].stable && !f->head && !f->dhead))
             continue;
@@ -856,8 +888,7 @@ static bool dc_busy(const Component *c)
     const Dc *k = (const Dc *)c;
     if (k->waiting || k->deferred)
         return true;
-    uint64_t lines = k->p.size / k->p.line;
-    for (uint64_t i = 0; i < lines; i++)
+    for (uint32_t i = 0; i < k->nframes; i++)
         if (k->frames[i].head)
             return true;
     return false;

@@ -87,13 +87,16 @@ static const ComponentClass net_class = { .name = "mock-net", .doc = "", .size =
 
 enum { A = 0x1000, B = 0x1040, C = 0x2000, D = 0x1080, E = 0x1100 };   /* A, D, E: set 0 */
 
+static int rig_wbuf = 0;     /* l1d.writeback_buffer of the next rig */
+
 static Rig *rig_new(const char *protocol)
 {
     Rig *g = g_new0(Rig, 1);
     sim_init(&g->sim, 1, 1000000000ull);   /* 1 GHz: 1 cycle = 1000 ticks */
     GError *e = NULL;
     char *yaml = g_strdup_printf("size: 256B\nassoc: 2\nline: 64B\nhit_latency: 2\n"
-                                 "caches: 4\nbanks: 2\nprotocol: %s\n", protocol);
+                                 "caches: 4\nbanks: 2\nprotocol: %s\nwriteback_buffer: %d\n",
+                                 protocol, rig_wbuf);
     CfgNode *cfg = cfg_load_string("l1d.yaml", yaml, NULL, &e);
     g_free(yaml);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
@@ -309,6 +312,37 @@ static void test_replacement_waits_for_put_ack(void)
     rig_free(g);
 }
 
+/* With a write-back buffer the victim leaves its frame at once: the GetS goes out in the same
+ * cycle as the PutM; a Fwd-GetM for the evicted line still finds it in the buffer (MI_A). */
+static void test_writeback_buffer(void)
+{
+    rig_wbuf = 1;
+    Rig *g = rig_new("dir-msi");
+    rig_wbuf = 0;
+    core_op(g, 0, true, A, 0xaaull);
+    net_msg(g, 5, DM_DATA, 0, 1, 0, A, 4, 0);
+    core_op(g, 10, true, D, 0xddull);
+    net_msg(g, 15, DM_DATA, 0, 1, 0, D, 4, 0);
+    run_to(g, 20);
+    core_op(g, 20, false, E, 0);
+    run_to(g, 30);
+    CU_ASSERT_EQUAL_FATAL(g->net->nsent, 4);
+    assert_sent(&g->net->sent[2], DM_PUTM, 4, A, 22);
+    assert_sent(&g->net->sent[3], DM_GETS, 4, E, 22);       /* no wait for the Put-Ack */
+    net_msg(g, 30, DM_FWD_GETM, 0, 2, 0, A, 4, 0);          /* raced the PutM at the home */
+    run_to(g, 35);
+    CU_ASSERT_EQUAL_FATAL(g->net->nsent, 5);
+    assert_sent(&g->net->sent[4], DM_DATA, 2, A, 32);       /* MI_A supplies from the buffer */
+    CU_ASSERT_EQUAL(g->net->sent[4].word, 0xaaull);
+    net_msg(g, 35, DM_PUT_ACK, 0, 1, 0, A, 4, 0);           /* II_A -> I: the entry is free */
+    net_msg(g, 36, DM_DATA, 0, 1, 0, E, 4, 0x1ee);
+    run_to(g, 45);
+    CU_ASSERT_EQUAL_FATAL(g->core->nresp, 3);
+    CU_ASSERT_EQUAL(g->core->resp[2].value, 0x1ee);
+    CU_ASSERT_FALSE(g->l1->cls->busy(g->l1));
+    rig_free(g);
+}
+
 /* MESI: the directory made this cache the owner (Exclusive-Data in flight) and forwarded the next
  * GetS to it: the Fwd-GetS waits for the data. A stale Inv behind it on the forward network waits
  * too (point-to-point order), although IS_D alone could take it. */
@@ -405,13 +439,15 @@ int main(void)
     CU_add_test(s, "stale Inv acked without a frame", test_stale_inv_without_frame);
     CU_add_test(s, "replacement: PutM, the op waits for Put-Ack",
                 test_replacement_waits_for_put_ack);
+    CU_add_test(s, "write-back buffer: the miss does not wait for the Put-Ack",
+                test_writeback_buffer);
     CU_add_test(s, "MESI: Fwd-GetS races Exclusive-Data; forward order kept",
                 test_mesi_forward_order);
     CU_add_test(s, "missing row aborts with state and event", test_missing_row_aborts);
     CU_add_test(s, "the tester catches a corrupted value", test_tester_catches_corruption);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
-    unsigned f = CU_get_number_of_failures();
+    unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
     return f ? 1 : 0;
 }
