@@ -15,9 +15,10 @@ for t in "$B"/tests/test_*; do
     fi
 done
 if [ "$only" != unit ]; then
-    for s in tests/regress/run.sh tests/errors/run.sh; do
+    for s in tests/regress/run.sh tests/regress/dirsnoop.sh tests/errors/run.sh; do
         [ -f "$s" ] || continue
         name=$(basename "$(dirname "$s")")
+        [ "$(basename "$s")" = run.sh ] || name="$name-$(basename "$s" .sh)"   # regress-dirsnoop
         if sh "$s" "$B" > "$B/tests/$name.log" 2>&1; then
             pass=$((pass + 1)); echo "PASS $name ($(tail -1 "$B/tests/$name.log"))"
         else
