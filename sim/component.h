@@ -45,6 +45,21 @@ typedef enum {
 } MsgCmd;
 
 #define MSG_F_IFETCH 0x1u  /* read is an instruction fetch */
+/* A MSG_WRITE_REQ with MSG_F_RMW is a locked read-modify-write (x86 XCHG, LOCK ADD/XADD,
+ * LOCK CMPXCHG) of `size` bytes: the coherent L1 performs it once the line is held with write
+ * permission, reading and writing in one step (no snoop can come between):
+ *   flags bits 2-3  the operation, MSG_RMW_OP(flags): MSG_RMW_XCHG, MSG_RMW_ADD, MSG_RMW_CMPXCHG
+ *   aux[0]          the operand: XCHG the new value, ADD the addend, CMPXCHG the new value
+ *   aux[1]          CMPXCHG only: the compare value (the core's EAX)
+ * The response is MSG_WRITE_RESP with aux[0] = the old value and aux[1] = 1 when the operation
+ * changed memory as asked (always for XCHG and ADD; for CMPXCHG when old == compare value), else
+ * 0. ADD wraps modulo 2^(8 size). A failed CMPXCHG writes the old value back, as x86 does. */
+#define MSG_F_RMW 0x2u
+#define MSG_RMW_XCHG 0u
+#define MSG_RMW_ADD 1u
+#define MSG_RMW_CMPXCHG 2u
+#define MSG_RMW_FLAGS(op) ((uint16_t)(MSG_F_RMW | ((unsigned)(op) << 2)))
+#define MSG_RMW_OP(flags) (((unsigned)(flags) >> 2) & 0x3u)
 #define MSG_F_OWNS_DATA 0x8000u  /* data is a g_malloc'd buffer owned by the message: freed with
                                     it by its receiver, or by sim teardown if still in flight */
 

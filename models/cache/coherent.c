@@ -7,6 +7,8 @@
  *                        ISSUE_*: BUS_REQ to the bus; the op waits until Data
  *   bus ==snoop==> Own_/Other_ events at the ordering point (SEND_DATA, WRITEBACK, SHARED)
  *   bus --data--> Data / Data_Exclusive event; the waiting op performs
+ * A locked read-modify-write (MSG_WRITE_REQ with MSG_F_RMW, component.h) is a Store event: it
+ * performs, read and write in one step, when the line is held with write permission.
  *
  * Per (state, event) it counts transitions with gem5's names (L1Cache_Controller.I.Load). Misses
  * are classified as cold, capacity, conflict (a fully associative LRU shadow of equal size), or
@@ -60,7 +62,7 @@ typedef struct {
     uint64_t events[EV_COUNT];
     /* stats */
     uint64_t loads, stores, load_hits, store_hits, load_misses, store_misses, upgrade_misses;
-    uint64_t stalls, replacements, supplied, invalidated, writebacks;
+    uint64_t stalls, replacements, supplied, invalidated, writebacks, rmws;
     SimHist miss_lat;
 } Coh;
 
@@ -148,6 +150,8 @@ static const StatSpec coh_stats[] = {
       offsetof(Coh, invalidated), NULL },
     { "miss_latency", STAT_HIST, "cycle", "request sent to the bus to data (arbitration "
       "included)", offsetof(Coh, miss_lat), NULL },
+    { "rmws", STAT_COUNTER, "count", "locked read-modify-writes (MSG_F_RMW; also counted in "
+      "stores)", offsetof(Coh, rmws), NULL },
     STAT_END,
 };
 
@@ -465,9 +469,10 @@ static void coh_recv(Component *c, Port *port, Msg *m)
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
         g_assert((m->addr & ~(k->p.line - 1)) ==
                  ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
-        if (m->cmd == MSG_WRITE_REQ)
+        if (m->cmd == MSG_WRITE_REQ) {
             k->stores++;
-        else
+            k->rmws += (m->flags & MSG_F_RMW) != 0;
+        } else
             k->loads++;
         if (k->wait_head || !try_access(k, m)) {
             coh_op_push(&k->wait_head, &k->wait_tail, m);

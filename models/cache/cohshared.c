@@ -5,13 +5,66 @@
 
 #include "../../sim/error.h"
 
+static void coh_check_load(Component *c, Oracle *o, int who, uint64_t addr, uint32_t n,
+                           uint64_t v, const char *state)
+{
+    char *msg = NULL;
+    if (o && !oracle_check_load(o, who, addr, n < 8 ? n : 8, v, &msg)) {
+        sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                     "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
+                                     sim_component_cycle(c), c->name, msg, state));
+        g_free(msg);
+    }
+}
+
+/* A locked read-modify-write (component.h, MSG_F_RMW) on the n <= 8 bytes at d: read, check the
+ * old value like a load, write the new one like a store, in one step. */
+static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int who,
+                            const char *state)
+{
+    g_assert(n <= 8);
+    Oracle *o = c->sim->oracle;
+    uint64_t old = 0;
+    for (uint32_t i = 0; i < n; i++)
+        old |= (uint64_t)d[i] << (8 * i);
+    coh_check_load(c, o, who, m->addr, n, old, state);
+    uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
+    uint64_t nv = m->aux[0];
+    bool done = true;
+    switch (MSG_RMW_OP(m->flags)) {
+    case MSG_RMW_XCHG:
+        break;
+    case MSG_RMW_ADD:
+        nv = old + m->aux[0];
+        break;
+    case MSG_RMW_CMPXCHG:
+        done = old == (m->aux[1] & mask);
+        if (!done)
+            nv = old;
+        break;
+    default:
+        g_error("%s: RMW operation %u is not defined (component.h MSG_RMW_*)", c->name,
+                MSG_RMW_OP(m->flags));
+    }
+    nv &= mask;
+    for (uint32_t i = 0; i < n; i++)
+        d[i] = (uint8_t)(nv >> (8 * i));
+    if (o)
+        oracle_store(o, who, m->addr, n, nv);
+    m->aux[0] = old;
+    m->aux[1] = done ? 1 : 0;
+}
+
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
                  int who, const char *state)
 {
     uint8_t *d = line + (m->addr - block);
     uint32_t n = m->size ? m->size : 1;
     Oracle *o = c->sim->oracle;
-    if (m->cmd == MSG_WRITE_REQ) {
+    if (m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW)) {
+        coh_perform_rmw(c, d, m, n, who, state);
+        m->cmd = MSG_WRITE_RESP;
+    } else if (m->cmd == MSG_WRITE_REQ) {
         for (uint32_t i = 0; i < n; i++)
             d[i] = (uint8_t)(m->aux[0] >> (8 * (i % 8)));
         if (o)
@@ -22,13 +75,7 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         uint64_t v = 0;
         for (uint32_t i = 0; i < n && i < 8; i++)
             v |= (uint64_t)d[i] << (8 * i);
-        char *msg = NULL;
-        if (o && !oracle_check_load(o, who, m->addr, n < 8 ? n : 8, v, &msg)) {
-            sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
-                                         "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
-                                         sim_component_cycle(c), c->name, msg, state));
-            g_free(msg);
-        }
+        coh_check_load(c, o, who, m->addr, n, v, state);
         m->aux[0] = v;
         m->cmd = MSG_READ_RESP;
     }

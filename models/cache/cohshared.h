@@ -35,7 +35,9 @@ static inline Msg *coh_op_pop(Msg **head, Msg **tail)
 /* Performs the core's op m (MSG_READ_REQ / MSG_WRITE_REQ, size <= 8 within the line) on the
  * line's bytes `line` (block address `block`) and sends the response on `cpu` after `delay`
  * cycles. A store writes aux[0] and tells the oracle (as cache `who`); a load reads aux[0] and is
- * checked against the oracle; a mismatch fails the run (exit 3) naming the line's `state`. */
+ * checked against the oracle; a mismatch fails the run (exit 3) naming the line's `state`. A store
+ * with MSG_F_RMW is a locked read-modify-write (component.h): the caller holds the line with write
+ * permission; the old value is checked like a load's and returned in aux[0]. */
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
                  int who, const char *state);
 
