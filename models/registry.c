@@ -6,6 +6,7 @@
 #include "bus/bus.h"
 #include "cache/cgsim.h"
 #include "cache/coherent.h"
+#include "cpu/mmcore.h"
 #include "cpu/pattern.h"
 #include "cpu/script.h"
 #include "cpu/thread_core.h"
@@ -13,6 +14,7 @@
 #include "dir/dircache.h"
 #include "dir/directory.h"
 #include "dram/dram.h"
+#include "litmus/litmus.h"
 #include "noc/noc.h"
 #include "system/dirsmp.h"
 #include "system/smp.h"
@@ -34,6 +36,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &script_core_class,
     &thread_core_class,
     &workload_class,
+    &mm_core_class,
     NULL,
 };
 
@@ -49,6 +52,8 @@ const CliCommand archsim_model_commands[] = {
       cgsim_cli_main },
     { "check-protocol", "explore a coherence protocol's states and check its invariants",
       checker_cli_main },
+    { "litmus", "run herd7 X86 litmus tests under a memory model (sc, tso, pso, weak)",
+      litmus_cli_main },
     { "trace", "archsim traces: trace record/info/dump/gaps (see archsim trace --help)", atrace_cli_main },
     { NULL, NULL, NULL },
 };

@@ -11,6 +11,9 @@
 #      MESI machine, decoding included, checks on; target >= 5 M references/s
 #   6. a 64-core MESI-directory machine on an 8 x 8 mesh over 10 M references
 #      (configs/bench/dir64-mesh.yaml); target >= 3 M references/s
+#   7. litmus random mode: SB (2 threads) under TSO, 100,000 runs on the simulated MESI machine
+#      (mm-core cores, checks on; machine built once, setup stores included); target >= 10,000
+#      runs/s (docs/experiments/litmus.md)
 set -eu
 B=${1:-build}
 mkdir -p "$B/bench"
@@ -51,6 +54,12 @@ t6, _ = median(["./archsim", "run", "configs/bench/dir64-mesh.yaml", "-q", "--fo
                 "-o", f"{B}/bench/run-dir64"])
 dr = refs / t6
 rows.append(("64-core MESI directory, 8x8 mesh, 10 M references", f"{dr/1e6:.1f} M refs/s", ">= 3 M refs/s", dr >= 3e6))
+lit = next(p for p in ("tests/litmus/herd/SB.litmus", "../shared/litmus/SB.litmus")
+           if os.path.exists(p))
+lruns = 100_000
+t7, _ = median(["./archsim", "litmus", "--model", "tso", "--runs", str(lruns), lit])
+lr = lruns / t7
+rows.append(("litmus random mode, SB, runs/s", f"{lr/1e3:.0f} k runs/s", ">= 10 k runs/s", lr >= 10e3))
 best = []
 for _ in range(3):
     o = subprocess.run([f"{B}/tools/bench_engine", "20000000", "256"], check=True, capture_output=True, text=True).stdout

@@ -1,0 +1,580 @@
+/* cli.c: `archsim litmus`: runs herd7 X86 litmus tests under a memory model and prints herd7-like
+ * results (litmus7's histogram with `*>` on the outcomes where the condition holds); with a
+ * manifest of expected verdicts (test,file,condition,SC,TSO,PSO,WEAK: allowed|forbidden) it says
+ * per test whether the model agrees and exits 3 on any disagreement.
+ */
+#include "litmus.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/config.h"
+#include "../../sim/error.h"
+
+#define LIT_DEFAULT_RUNS 10000
+#define LIT_DEFAULT_MAX_STATES 10000000
+
+static const char lit_cli_description[] =
+    "Runs each litmus FILE (herd7's X86 syntax) under the memory model and prints, per test, the\n"
+    "outcomes with their counts (`*>` marks those where the condition's proposition holds), then\n"
+    "`Observation NAME Never|Sometimes|Always POSITIVE NEGATIVE` as herd7 does.\n"
+    "\n"
+    "Random mode (default) runs each test --runs times on the simulated coherent machine (mm-core\n"
+    "cores with store buffers, MESI snooping L1s) with seeded random timing; --config and --set\n"
+    "change that machine. --exhaustive instead explores every interleaving of an abstract machine\n"
+    "with atomic memory that reorders exactly as the model's table allows: it finds every outcome\n"
+    "the model allows, and only those.\n"
+    "\n"
+    "With --manifest, each test is looked up (by file name, else by test name) in a CSV with the\n"
+    "columns test,file,condition,SC,TSO,PSO,WEAK (values allowed or forbidden) and gets a line\n"
+    "`NAME: expected allowed, observed Sometimes: ok` (or MISMATCH); the last line is\n"
+    "`N passed, N failed`.\n"
+    "\n"
+    "Examples:\n"
+    "  archsim litmus --model tso tests/litmus/herd/SB.litmus\n"
+    "  archsim litmus --model pso --exhaustive --manifest tests/litmus/herd/MANIFEST.csv \\\n"
+    "                 tests/litmus/herd/*.litmus\n"
+    "  archsim litmus --model weak --runs 100000 --seed 7 --set l1d.protocol=msi MP.litmus\n"
+    "\n"
+    "Exit status:\n"
+    "  0   every test ran (and, with --manifest, agreed with it)\n"
+    "  3   with --manifest: some test's verdict disagrees with the manifest; random mode: a\n"
+    "      checker of the simulated machine failed (deadlock watchdog, reference memory)\n"
+    "  64  bad command line (unknown model, bad --runs, --trace with several tests ...)\n"
+    "  65  a litmus file or the manifest is malformed (file:line:col), a test has no row in\n"
+    "      the manifest, or --exhaustive exceeds --max-states\n"
+    "  66  a file is missing or unreadable\n"
+    "  74  the output could not be written       78  bad --config/--set for the machine\n"
+    "\n"
+    "Documentation: docs/litmus.md.\n";
+
+static int lit_usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static int lit_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "archsim litmus: %s\nTry 'archsim litmus --help'.\n", msg);
+    g_free(msg);
+    return ARCHSIM_EXIT_USAGE;
+}
+
+static int lit_fail(GError *e)
+{
+    int code = archsim_exit_code(e);
+    fprintf(stderr, "%s\n", e->message);
+    g_error_free(e);
+    return code;
+}
+
+/* ---- the manifest -------------------------------------------------------------------------- */
+
+typedef struct {
+    char *test, *file, *cond;
+    bool allowed;
+    int line;
+} LitRow;
+
+typedef struct {
+    char *path;
+    GArray *rows;       /* LitRow */
+} LitManifest;
+
+static void manifest_free(LitManifest *m)
+{
+    if (m == NULL)
+        return;
+    for (guint k = 0; m->rows && k < m->rows->len; k++) {
+        LitRow *r = &g_array_index(m->rows, LitRow, k);
+        g_free(r->test);
+        g_free(r->file);
+        g_free(r->cond);
+    }
+    if (m->rows)
+        g_array_free(m->rows, TRUE);
+    g_free(m->path);
+    g_free(m);
+}
+
+/* Splits one CSV line (RFC 4180 quoting, no newlines inside fields) into fields and their
+ * columns; false with *bad_col on an unterminated quote. */
+static bool csv_split(const char *line, GPtrArray *fields, GArray *cols, int *bad_col)
+{
+    const char *p = line;
+    for (;;) {
+        int col = (int)(p - line) + 1;
+        GString *f = g_string_new(NULL);
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (*p == '\0') {
+                    g_string_free(f, TRUE);
+                    *bad_col = col;
+                    return false;
+                }
+                if (*p == '"' && p[1] == '"') {
+                    g_string_append_c(f, '"');
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    g_string_append_c(f, *p++);
+                }
+            }
+            while (*p && *p != ',')
+                g_string_append_c(f, *p++);
+        } else {
+            while (*p && *p != ',')
+                g_string_append_c(f, *p++);
+        }
+        g_ptr_array_add(fields, g_strstrip(g_string_free(f, FALSE)));
+        g_array_append_val(cols, col);
+        if (*p != ',')
+            return true;
+        p++;
+    }
+}
+
+static bool manifest_fail(GError **error, const char *path, int line, int col, const char *fmt,
+                          ...) G_GNUC_PRINTF(5, 6);
+static bool manifest_fail(GError **error, const char *path, int line, int col, const char *fmt,
+                          ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_DATAERR, "%s:%d:%d: %s", path, line, col, msg);
+    g_free(msg);
+    return false;
+}
+
+static LitManifest *manifest_load(const char *path, const MemModel *model, GError **error)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) {
+        g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
+                    g_strerror(errno));
+        return NULL;
+    }
+    GString *buf = g_string_new(NULL);
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        g_string_append_len(buf, chunk, (gssize)got);
+    int rerr = ferror(fp) ? errno : 0;
+    fclose(fp);
+    if (rerr != 0) {
+        g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
+                    g_strerror(rerr));
+        g_string_free(buf, TRUE);
+        return NULL;
+    }
+    gsize len = buf->len;
+    char *text = g_string_free(buf, FALSE);
+    LitManifest *m = g_new0(LitManifest, 1);
+    m->path = g_strdup(path);
+    m->rows = g_array_new(FALSE, TRUE, sizeof(LitRow));
+    bool ok = true;
+    if (memchr(text, '\0', len) != NULL) {
+        ok = manifest_fail(error, path, 1, 1, "NUL byte: not a CSV text file");
+        goto out;
+    }
+    char **lines = g_strsplit(text, "\n", -1);
+    int c_test = -1, c_file = -1, c_cond = -1, c_model = -1, nhead = 0;
+    bool have_header = false;
+    for (int ln = 0; ok && lines[ln]; ln++) {
+        char *l = lines[ln];
+        size_t ll = strlen(l);
+        if (ll > 0 && l[ll - 1] == '\r')
+            l[ll - 1] = '\0';
+        char *probe = g_strstrip(g_strdup(l));
+        bool blank = *probe == '\0';
+        g_free(probe);
+        if (blank)
+            continue;
+        GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
+        GArray *cols = g_array_new(FALSE, FALSE, sizeof(int));
+        int bad_col = 0;
+        if (!csv_split(l, f, cols, &bad_col)) {
+            ok = manifest_fail(error, path, ln + 1, bad_col, "unterminated quoted field");
+        } else if (!have_header) {
+            have_header = true;
+            nhead = (int)f->len;
+            for (int k = 0; k < (int)f->len; k++) {
+                const char *h = f->pdata[k];
+                if (g_ascii_strcasecmp(h, "test") == 0)
+                    c_test = k;
+                else if (g_ascii_strcasecmp(h, "file") == 0)
+                    c_file = k;
+                else if (g_ascii_strcasecmp(h, "condition") == 0)
+                    c_cond = k;
+                else if (g_ascii_strcasecmp(h, model->name) == 0)
+                    c_model = k;
+            }
+            if (c_test < 0 || c_file < 0)
+                ok = manifest_fail(error, path, ln + 1, 1, "the header needs the columns test "
+                                   "and file (expected test,file,condition,SC,TSO,PSO,WEAK)");
+            else if (c_model < 0)
+                ok = manifest_fail(error, path, ln + 1, 1, "no column for the model '%s' in the "
+                                   "header (expected test,file,condition,SC,TSO,PSO,WEAK)",
+                                   model->name);
+        } else if ((int)f->len != nhead) {
+            ok = manifest_fail(error, path, ln + 1, 1, "%u fields; the header has %d", f->len,
+                               nhead);
+        } else {
+            const char *v = f->pdata[c_model];
+            int vcol = g_array_index(cols, int, c_model);
+            LitRow r = { .line = ln + 1 };
+            if (g_ascii_strcasecmp(v, "allowed") == 0)
+                r.allowed = true;
+            else if (g_ascii_strcasecmp(v, "forbidden") == 0)
+                r.allowed = false;
+            else
+                ok = manifest_fail(error, path, ln + 1, vcol, "'%s': expected allowed or "
+                                   "forbidden in the %s column", v, model->name);
+            if (ok && *(const char *)f->pdata[c_test] == '\0' &&
+                *(const char *)f->pdata[c_file] == '\0')
+                ok = manifest_fail(error, path, ln + 1, 1, "the row names neither a test nor a "
+                                   "file");
+            if (ok) {
+                r.test = g_strdup(f->pdata[c_test]);
+                r.file = g_strdup(f->pdata[c_file]);
+                r.cond = c_cond >= 0 ? g_strdup(f->pdata[c_cond]) : g_strdup("");
+                g_array_append_val(m->rows, r);
+            }
+        }
+        g_array_free(cols, TRUE);
+        g_ptr_array_unref(f);
+    }
+    g_strfreev(lines);
+    if (ok && !have_header)
+        ok = manifest_fail(error, path, 1, 1, "empty manifest; expected the header "
+                           "test,file,condition,SC,TSO,PSO,WEAK");
+out:
+    g_free(text);
+    if (!ok) {
+        manifest_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* The row for a test: by file name first (the test's basename), else by test name. */
+static const LitRow *manifest_find(const LitManifest *m, const LitTest *t)
+{
+    char *base = g_path_get_basename(t->file);
+    const LitRow *hit = NULL;
+    for (guint k = 0; k < m->rows->len && hit == NULL; k++) {
+        const LitRow *r = &g_array_index(m->rows, LitRow, k);
+        char *rb = g_path_get_basename(r->file);
+        if (*r->file && strcmp(rb, base) == 0)
+            hit = r;
+        g_free(rb);
+    }
+    for (guint k = 0; k < m->rows->len && hit == NULL; k++) {
+        const LitRow *r = &g_array_index(m->rows, LitRow, k);
+        if (strcmp(r->test, t->name) == 0)
+            hit = r;
+    }
+    g_free(base);
+    return hit;
+}
+
+/* ---- one test's report --------------------------------------------------------------------- */
+
+static const char *lit_observation(uint64_t pos, uint64_t neg)
+{
+    return pos == 0 ? "Never" : neg == 0 ? "Always" : "Sometimes";
+}
+
+static void lit_print(const LitTest *t, const LitHist *h, double secs, GString *o)
+{
+    uint64_t pos, neg;
+    litmus_hist_totals(h, &pos, &neg);
+    bool ok = t->quant == LQ_EXISTS ? pos > 0 : t->quant == LQ_NOT_EXISTS ? pos == 0 : neg == 0;
+    g_string_append_printf(o, "Test %s %s\n", t->name,
+                           t->quant == LQ_EXISTS ? "Allowed"
+                           : t->quant == LQ_NOT_EXISTS ? "Forbidden" : "Required");
+    g_string_append_printf(o, "States %u\n", g_hash_table_size(h->counts));
+    GPtrArray *keys = litmus_hist_sorted(h);
+    int width = 1;
+    for (guint k = 0; k < keys->len; k++) {
+        uint64_t n = *(uint64_t *)g_hash_table_lookup(h->counts, keys->pdata[k]);
+        int w = g_snprintf(NULL, 0, "%" G_GUINT64_FORMAT, n);
+        width = MAX(width, w);
+    }
+    for (guint k = 0; k < keys->len; k++) {
+        uint64_t n = *(uint64_t *)g_hash_table_lookup(h->counts, keys->pdata[k]);
+        g_string_append_printf(o, "%*" G_GUINT64_FORMAT " %s %s\n", width, n,
+                               g_hash_table_contains(h->holds, keys->pdata[k]) ? "*>" : ":>",
+                               (const char *)keys->pdata[k]);
+    }
+    g_ptr_array_unref(keys);
+    g_string_append_printf(o, "%s\nWitnesses\nPositive: %" G_GUINT64_FORMAT " Negative: %"
+                           G_GUINT64_FORMAT "\n", ok ? "Ok" : "No", pos, neg);
+    g_string_append_printf(o, "Condition %s\n", t->cond_text);
+    g_string_append_printf(o, "Observation %s %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+                           t->name, lit_observation(pos, neg), pos, neg);
+    g_string_append_printf(o, "Time %s %.2f\n", t->name, secs);
+}
+
+/* The machine's YAML: --config (includes resolved) with every --set applied. */
+static bool lit_machine_yaml(const char *config, char **sets, char **yaml, GError **error)
+{
+    *yaml = NULL;
+    if (config == NULL && (sets == NULL || *sets == NULL))
+        return true;
+    CfgNode *root = config ? cfg_load_file(config, NULL, error)
+                           : cfg_node_new_map("--set", 0, 0);
+    if (root == NULL)
+        return false;
+    for (char **s = sets; s && *s; s++)
+        if (!cfg_apply_set(root, *s, error)) {
+            cfg_node_free(root);
+            return false;
+        }
+    GString *out = g_string_new(NULL);
+    cfg_node_emit_yaml(root, out, 0);
+    cfg_node_free(root);
+    *yaml = g_string_free(out, FALSE);
+    return true;
+}
+
+int litmus_cli_main(int argc, char **argv)
+{
+    char *model_name = NULL, *runs_text = NULL, *seed_text = NULL, *manifest_path = NULL;
+    char *config = NULL, *trace = NULL, *max_text = NULL;
+    char **sets = NULL;
+    gboolean exhaustive = FALSE, quiet = FALSE, help = FALSE;
+    GOptionEntry entries[] = {
+        { "model", 'm', 0, G_OPTION_ARG_STRING, &model_name,
+          "memory model: sc, tso, pso or weak (default tso)", "MODEL" },
+        { "exhaustive", 'x', 0, G_OPTION_ARG_NONE, &exhaustive,
+          "every outcome the model allows (abstract machine), instead of random runs", NULL },
+        { "runs", 'n', 0, G_OPTION_ARG_STRING, &runs_text,
+          "random mode: runs per test (default 10000)", "N" },
+        { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
+          "random mode: PRNG seed (default 1); each test starts from it", "S" },
+        { "manifest", 0, 0, G_OPTION_ARG_FILENAME, &manifest_path,
+          "CSV of expected verdicts: print ok/MISMATCH per test, exit 3 on a mismatch", "FILE" },
+        { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config,
+          "random mode: YAML overriding the litmus machine (caches, protocol, timing)", "FILE" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "random mode: override one machine parameter (repeatable)", "KEY=VALUE" },
+        { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
+          "random mode, one test: per-cycle dump of the core pipelines to FILE", "FILE" },
+        { "max-states", 0, 0, G_OPTION_ARG_STRING, &max_text,
+          "exhaustive mode: give up past N states (default 10000000)", "N" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+          "only the Observation line per test (the verdict lines with --manifest)", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("FILE...");
+    g_option_context_set_help_enabled(ctx, FALSE);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx, "Run herd7 X86 litmus tests under a memory model.");
+    g_option_context_set_description(ctx, lit_cli_description);
+    char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
+    for (int i = 0; i < argc; i++)
+        args[i] = g_strdup(argv[i]);
+    if (argc == 0)
+        args[0] = g_strdup("litmus");
+
+    int rc = ARCHSIM_EXIT_OK;
+    GError *err = NULL;
+    GPtrArray *tests = g_ptr_array_new_with_free_func((GDestroyNotify)litmus_free);
+    LitManifest *manifest = NULL;
+    char *yaml = NULL;
+    GString *o = g_string_new(NULL);
+    if (!g_option_context_parse_strv(ctx, &args, &err)) {
+        rc = lit_usage("%s", err->message);
+        goto out;
+    }
+    if (help) {
+        char *text = g_option_context_get_help(ctx, TRUE, NULL);
+        const char *body = strstr(text, "\n\n");
+        printf("Usage:\n  archsim litmus [--model sc|tso|pso|weak] [--exhaustive] [--runs N] "
+               "[--seed S]\n                 [--manifest FILE] [--config FILE] [--set KEY=VALUE]"
+               "... [--trace FILE] [-q]\n                 FILE...\n\n%s",
+               body != NULL ? body + 2 : text);
+        g_free(text);
+        goto out;
+    }
+    guint first = args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
+    guint nfiles = g_strv_length(args) - first;
+    const MemModel *model = mem_model_find(model_name ? model_name : "tso");
+    if (model == NULL) {
+        rc = lit_usage("--model '%s': expected one of sc, tso, pso, weak", model_name);
+        goto out;
+    }
+    if (nfiles == 0) {
+        rc = lit_usage("missing FILE (a herd7 X86 .litmus test)");
+        goto out;
+    }
+    guint64 runs = LIT_DEFAULT_RUNS, seed = 1, max_states = LIT_DEFAULT_MAX_STATES;
+    if (runs_text && (!g_ascii_string_to_unsigned(runs_text, 10, 1, G_MAXUINT32, &runs, NULL))) {
+        rc = lit_usage("--runs: expected a positive integer");
+        goto out;
+    }
+    if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXINT64, &seed, NULL)) {
+        rc = lit_usage("--seed: expected a non-negative integer");
+        goto out;
+    }
+    if (max_text && !g_ascii_string_to_unsigned(max_text, 10, 1, G_MAXUINT32 - 2, &max_states,
+                                                NULL)) {
+        rc = lit_usage("--max-states: expected a positive integer");
+        goto out;
+    }
+    if (exhaustive) {
+        const char *opt = runs_text ? "--runs" : seed_text ? "--seed" : config ? "--config"
+                          : sets ? "--set" : trace ? "--trace" : NULL;
+        if (opt != NULL) {
+            rc = lit_usage("%s applies to random mode (the simulated machine); --exhaustive "
+                           "explores the abstract machine", opt);
+            goto out;
+        }
+    } else if (max_text) {
+        rc = lit_usage("--max-states applies to --exhaustive");
+        goto out;
+    }
+    if (trace && nfiles > 1) {
+        rc = lit_usage("--trace takes one test FILE (got %u)", nfiles);
+        goto out;
+    }
+    if (!lit_machine_yaml(config, sets, &yaml, &err)) {
+        rc = lit_fail(err);
+        err = NULL;
+        goto out;
+    }
+    /* read everything first: a bad file or manifest stops before any long run */
+    for (guint k = first; args[k]; k++) {
+        LitTest *t = litmus_parse_file(args[k], &err);
+        if (t == NULL) {
+            rc = lit_fail(err);
+            err = NULL;
+            goto out;
+        }
+        g_ptr_array_add(tests, t);
+    }
+    if (manifest_path) {
+        manifest = manifest_load(manifest_path, model, &err);
+        if (manifest == NULL) {
+            rc = lit_fail(err);
+            err = NULL;
+            goto out;
+        }
+        for (guint k = 0; k < tests->len; k++) {
+            const LitTest *t = tests->pdata[k];
+            const LitRow *r = manifest_find(manifest, t);
+            if (r == NULL) {
+                fprintf(stderr, "%s: test %s has no row in the manifest %s (rows are matched "
+                        "by file name, then by test name)\n", t->file, t->name, manifest_path);
+                rc = ARCHSIM_EXIT_DATAERR;
+                goto out;
+            }
+            if (*r->cond) {
+                char *where = g_strdup_printf("%s:%d", manifest_path, r->line);
+                char *norm = litmus_cond_normalise(t, where, r->cond, NULL);
+                if (norm == NULL || strcmp(norm, t->cond_text) != 0)
+                    fprintf(stderr, "archsim litmus: warning: %s: the condition '%s' differs "
+                            "from the test's: %s\n", where, r->cond, t->cond_text);
+                g_free(norm);
+                g_free(where);
+            }
+        }
+    }
+    if (!quiet)
+        g_string_append_printf(o, exhaustive ? "# archsim litmus --model %s --exhaustive: every "
+                               "outcome of the abstract machine\n"
+                               : "# archsim litmus --model %s: %" G_GUINT64_FORMAT " runs per "
+                               "test on the simulated machine, seed %" G_GUINT64_FORMAT "\n",
+                               model->name, runs, seed);
+    int passed = 0, failed = 0;
+    for (guint k = 0; k < tests->len; k++) {
+        const LitTest *t = tests->pdata[k];
+        LitHist h;
+        litmus_hist_init(&h);
+        gint64 t0 = g_get_monotonic_time();
+        bool ran;
+        if (exhaustive) {
+            ran = litmus_enumerate(t, model, max_states, &h, &err);
+        } else {
+            LitSimOptions so = { .model = model, .runs = runs, .seed = seed,
+                                 .config_yaml = yaml, .trace_path = trace };
+            ran = litmus_simulate(t, &so, &h, &err);
+        }
+        double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
+        if (!ran) {
+            fputs(o->str, stdout);
+            g_string_truncate(o, 0);
+            litmus_hist_clear(&h);
+            rc = lit_fail(err);
+            err = NULL;
+            goto out;
+        }
+        uint64_t pos, neg;
+        litmus_hist_totals(&h, &pos, &neg);
+        if (!quiet) {
+            if (k > 0)
+                g_string_append_c(o, '\n');
+            lit_print(t, &h, secs, o);
+        } else if (manifest == NULL) {
+            g_string_append_printf(o, "Observation %s %s %" G_GUINT64_FORMAT " %"
+                                   G_GUINT64_FORMAT "\n", t->name, lit_observation(pos, neg),
+                                   pos, neg);
+        }
+        if (manifest) {
+            const LitRow *r = manifest_find(manifest, t);
+            bool good = r->allowed ? pos > 0 : pos == 0;
+            g_string_append_printf(o, "%s: expected %s, observed %s: %s\n", t->name,
+                                   r->allowed ? "allowed" : "forbidden",
+                                   lit_observation(pos, neg), good ? "ok" : "MISMATCH");
+            if (good)
+                passed++;
+            else
+                failed++;
+        }
+        litmus_hist_clear(&h);
+        fputs(o->str, stdout);      /* test by test, so a long run shows progress */
+        fflush(stdout);
+        g_string_truncate(o, 0);
+    }
+    if (manifest) {
+        g_string_append_printf(o, "%s%d passed, %d failed\n", quiet ? "" : "\n", passed, failed);
+        if (failed > 0)
+            rc = ARCHSIM_EXIT_CHECK;
+    }
+    fputs(o->str, stdout);
+    g_string_truncate(o, 0);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "archsim litmus: cannot write the output\n");
+        rc = ARCHSIM_EXIT_IOERR;
+    } else if (rc == ARCHSIM_EXIT_CHECK) {
+        fprintf(stderr, "archsim litmus: %d test%s disagree%s with %s under %s\n", failed,
+                failed == 1 ? "" : "s", failed == 1 ? "s" : "", manifest_path, model->name);
+    }
+out:
+    fputs(o->str, stdout);
+    g_string_free(o, TRUE);
+    g_clear_error(&err);
+    manifest_free(manifest);
+    g_ptr_array_unref(tests);
+    g_free(yaml);
+    g_strfreev(args);
+    g_strfreev(sets);
+    g_free(model_name);
+    g_free(runs_text);
+    g_free(seed_text);
+    g_free(manifest_path);
+    g_free(config);
+    g_free(trace);
+    g_free(max_text);
+    g_option_context_free(ctx);
+    return rc;
+}

@@ -1,0 +1,176 @@
+/* litmus.h: herd7 X86 litmus tests in archsim: the parsed test (LitTest), its final condition,
+ * outcomes, and the two ways of running it (models/litmus/):
+ *   parse.c      herd7's X86 (Intel syntax) .litmus files -> LitTest, errors as file:line:col
+ *   cond.c       the final condition (exists / ~exists / forall over P:REG=V and loc=V atoms)
+ *   enumerate.c  --exhaustive: every execution the memory model's reorderings allow
+ *                (models/cpu/memmodel.h), on an abstract machine with atomic memory
+ *   simrun.c     random mode: the test on the simulated coherent multiprocessor (smp: mmcore
+ *                cores with store buffers, coherent L1s, bus), N runs with seeded random timing
+ *   cli.c        `archsim litmus`: herd7-like output, manifests, verdicts
+ *
+ * A thread's program is a list of micro-ops over per-thread registers (EAX ... as indices into
+ * LitThread.regs) and shared locations (indices into LitTest.locs). Values are int64. */
+#ifndef ARCHSIM_LITMUS_H
+#define ARCHSIM_LITMUS_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../cpu/memmodel.h"
+
+#define LIT_MAX_THREADS 8
+#define LIT_MAX_REGS 16       /* per thread */
+#define LIT_MAX_LOCS 16
+#define LIT_MAX_OPS 64        /* per thread */
+
+typedef enum {
+    LOP_LOAD,       /* reg <- [loc] */
+    LOP_STORE,      /* [loc] <- src */
+    LOP_MFENCE,     /* full fence */
+    LOP_RMW,        /* locked read-modify-write of [loc] (rmw below); old value -> reg when
+                       reg >= 0; orders like MFENCE */
+    LOP_ALU,        /* reg <- alu(reg or src) : thread-local, no memory access */
+} LitOpKind;
+
+typedef enum {
+    LRMW_XCHG,      /* [loc] <- src, reg <- old */
+    LRMW_ADD,       /* [loc] <- old + src (LOCK ADD: reg = -1; LOCK XADD: reg <- old) */
+    LRMW_CMPXCHG,   /* if old == regs[cmp] then [loc] <- src; EAX (cmp) <- old */
+} LitRmwKind;
+
+typedef enum { LALU_MOV, LALU_ADD, LALU_SUB, LALU_XOR, LALU_AND, LALU_OR } LitAluKind;
+
+/* What an LOP_MFENCE orders. MFENCE (0, the default) is full. LFENCE orders earlier loads before
+ * every later load and store; SFENCE orders earlier stores before later stores (Intel SDM vol. 3
+ * 8.2.2); neither orders store->load, so under TSO both change nothing (as in herd's x86tso.cat).
+ * A runner that does not distinguish them may treat them as MFENCE: that only loses outcomes. */
+typedef enum { LFEN_FULL = 0, LFEN_LOAD, LFEN_STORE } LitFenceKind;
+
+/* An operand: an immediate, or a register of the same thread. */
+typedef struct {
+    bool is_reg;
+    int reg;
+    int64_t imm;
+} LitSrc;
+
+typedef struct {
+    LitOpKind kind;
+    int loc;            /* LOAD, STORE, RMW: location index; else -1 */
+    int reg;            /* LOAD: destination; RMW: gets the old value (-1: none); ALU: dest */
+    LitSrc src;         /* STORE: value stored; RMW: operand; ALU: second operand */
+    LitRmwKind rmw;
+    LitAluKind alu;
+    int cmp;            /* CMPXCHG: the register compared (EAX) */
+    LitFenceKind fence; /* MFENCE: which fence (MFENCE, LFENCE, SFENCE) */
+    int line, col;      /* position of the instruction in the file */
+    char *text;         /* the instruction as written (for traces) */
+} LitOp;
+
+typedef struct {
+    int nops;
+    LitOp ops[LIT_MAX_OPS];
+    int nregs;
+    char *regs[LIT_MAX_REGS];       /* register names used by this thread (EAX, EBX, ...) */
+    int64_t reg_init[LIT_MAX_REGS];
+} LitThread;
+
+/* Final condition: a small expression tree. */
+typedef enum { LC_TRUE, LC_FALSE, LC_REG, LC_LOC, LC_NOT, LC_AND, LC_OR } LitCondKind;
+typedef struct LitCond LitCond;
+struct LitCond {
+    LitCondKind kind;
+    int thread, reg;    /* LC_REG: thread:reg = value */
+    int loc;            /* LC_LOC: loc = value */
+    int64_t value;
+    LitCond *a, *b;     /* LC_NOT: a; LC_AND / LC_OR: a, b */
+};
+
+typedef enum { LQ_EXISTS, LQ_NOT_EXISTS, LQ_FORALL } LitQuantifier;
+
+typedef struct {
+    char *name;                     /* from the header line, e.g. "SB" */
+    char *file;
+    int nthreads;
+    LitThread t[LIT_MAX_THREADS];
+    int nlocs;
+    char *locs[LIT_MAX_LOCS];       /* location names (x, y, ...) */
+    int64_t loc_init[LIT_MAX_LOCS];
+    LitQuantifier quant;
+    LitCond *cond;
+    char *cond_text;                /* the condition as written, normalised to one line */
+    /* what an outcome records, in print order: the registers and locations the condition and a
+       `locations [...]` line name */
+    int nobs;
+    struct { bool is_loc; int thread, idx; } obs[LIT_MAX_THREADS * LIT_MAX_REGS + LIT_MAX_LOCS];
+} LitTest;
+
+/* Errors of the litmus front end and runners; codes are ArchsimExit values (sim/error.h). */
+#define LITMUS_ERROR (litmus_error_quark())
+GQuark litmus_error_quark(void);
+
+/* parse.c. Returns NULL with error (ARCHSIM_EXIT_DATAERR, "file:line:col: problem") on any
+ * input it cannot read; never crashes on bad input. */
+LitTest *litmus_parse_file(const char *path, GError **error);
+LitTest *litmus_parse_string(const char *name, const char *text, GError **error);
+void litmus_free(LitTest *t);
+/* A condition written elsewhere (a manifest's column), parsed against t and printed like
+ * t->cond_text, so that two spellings of one condition compare equal; NULL with an error
+ * ("name:line:col: problem") if it does not parse. */
+char *litmus_cond_normalise(const LitTest *t, const char *name, const char *text, GError **error);
+
+/* The arithmetic of the ops, shared by every runner. ALU: dest <- alu(a = dest, b = src)
+ * (LALU_MOV: b). RMW: the value written to memory given the old one, the operand (src) and, for
+ * CMPXCHG, the compared register's value (a failed CMPXCHG writes the old value back). */
+int64_t litmus_alu_eval(LitAluKind k, int64_t a, int64_t b);
+int64_t litmus_rmw_eval(const LitOp *op, int64_t old, int64_t src, int64_t cmp);
+
+/* An outcome: the final values of the observed registers and locations, in obs order. */
+typedef struct {
+    int n;
+    int64_t v[LIT_MAX_THREADS * LIT_MAX_REGS + LIT_MAX_LOCS];
+} LitOutcome;
+
+/* cond.c */
+bool litmus_cond_holds(const LitTest *t, const LitOutcome *o);   /* the bare expression */
+/* "0:EAX=1; 1:EAX=0; x=2;" in herd7's order (obs order). */
+char *litmus_outcome_text(const LitTest *t, const LitOutcome *o);
+/* A condition as herd7 prints it: "exists (0:EAX=0 /\ 1:EAX=0)" (with the quantifier). */
+char *litmus_cond_text(const LitTest *t, LitQuantifier q, const LitCond *c);
+void litmus_cond_free(LitCond *c);
+
+/* A histogram of outcomes: outcome text -> count, kept sorted for printing. */
+typedef struct {
+    GHashTable *counts;     /* char* -> uint64_t* */
+    GHashTable *holds;      /* char* -> GINT_TO_POINTER(1) when the expression holds */
+    uint64_t runs;
+} LitHist;
+void litmus_hist_init(LitHist *h);
+void litmus_hist_add(LitHist *h, const LitTest *t, const LitOutcome *o, uint64_t n);
+void litmus_hist_clear(LitHist *h);
+/* The outcome texts in print order (numbers compared as numbers); free with g_ptr_array_unref
+ * (the strings belong to h). pos/neg: runs where the condition's expression held / did not. */
+GPtrArray *litmus_hist_sorted(const LitHist *h);
+void litmus_hist_totals(const LitHist *h, uint64_t *pos, uint64_t *neg);
+
+/* enumerate.c: every final outcome the model allows (each counted once per distinct
+ * execution path class; only presence matters). Returns false with error on a state explosion
+ * past max_states. */
+bool litmus_enumerate(const LitTest *t, const MemModel *m, uint64_t max_states, LitHist *out,
+                      GError **error);
+
+/* simrun.c: `runs` runs on the simulated machine described by config (a YAML text overriding
+ * the litmus machine's defaults: e.g. "l1d: {protocol: moesi}"; may be NULL), seeded. */
+typedef struct {
+    const MemModel *model;
+    uint64_t runs;
+    uint64_t seed;
+    const char *config_yaml;        /* extra YAML merged over the default litmus machine */
+    const char *trace_path;         /* optional per-cycle dump of the first run(s) */
+} LitSimOptions;
+bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GError **error);
+
+/* cli.c */
+int litmus_cli_main(int argc, char **argv);
+
+#endif
