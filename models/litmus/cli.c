@@ -323,10 +323,11 @@ static void lit_print(const LitTest *t, const LitHist *h, double secs, GString *
     g_string_append_printf(o, "Time %s %.2f\n", t->name, secs);
 }
 
-/* The machine's YAML: --config (includes resolved) with every --set applied. */
-static bool lit_machine_yaml(const char *config, char **sets, char **yaml, GError **error)
+/* The machine's config: --config (includes resolved) with every --set applied; NULL if neither
+ * was given. Its nodes keep their positions (file:line:col, or --set) for error messages. */
+static bool lit_machine_config(const char *config, char **sets, CfgNode **out, GError **error)
 {
-    *yaml = NULL;
+    *out = NULL;
     if (config == NULL && (sets == NULL || *sets == NULL))
         return true;
     CfgNode *root = config ? cfg_load_file(config, NULL, error)
@@ -338,10 +339,7 @@ static bool lit_machine_yaml(const char *config, char **sets, char **yaml, GErro
             cfg_node_free(root);
             return false;
         }
-    GString *out = g_string_new(NULL);
-    cfg_node_emit_yaml(root, out, 0);
-    cfg_node_free(root);
-    *yaml = g_string_free(out, FALSE);
+    *out = root;
     return true;
 }
 
@@ -390,7 +388,7 @@ int litmus_cli_main(int argc, char **argv)
     GError *err = NULL;
     GPtrArray *tests = g_ptr_array_new_with_free_func((GDestroyNotify)litmus_free);
     LitManifest *manifest = NULL;
-    char *yaml = NULL;
+    CfgNode *machine = NULL;
     GString *o = g_string_new(NULL);
     if (!g_option_context_parse_strv(ctx, &args, &err)) {
         rc = lit_usage("%s", err->message);
@@ -447,7 +445,7 @@ int litmus_cli_main(int argc, char **argv)
         rc = lit_usage("--trace takes one test FILE (got %u)", nfiles);
         goto out;
     }
-    if (!lit_machine_yaml(config, sets, &yaml, &err)) {
+    if (!lit_machine_config(config, sets, &machine, &err)) {
         rc = lit_fail(err);
         err = NULL;
         goto out;
@@ -506,7 +504,7 @@ int litmus_cli_main(int argc, char **argv)
             ran = litmus_enumerate(t, model, max_states, &h, &err);
         } else {
             LitSimOptions so = { .model = model, .runs = runs, .seed = seed,
-                                 .config_yaml = yaml, .trace_path = trace };
+                                 .config = machine, .trace_path = trace };
             ran = litmus_simulate(t, &so, &h, &err);
         }
         double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
@@ -565,7 +563,7 @@ out:
     g_clear_error(&err);
     manifest_free(manifest);
     g_ptr_array_unref(tests);
-    g_free(yaml);
+    cfg_node_free(machine);
     g_strfreev(args);
     g_strfreev(sets);
     g_free(model_name);

@@ -166,6 +166,8 @@ typedef struct {
     uint64_t runs;
     uint64_t seed;
     const char *config_yaml;        /* extra YAML merged over the default litmus machine */
+    const struct CfgNode *config;   /* or a parsed config (--config/--set), merged likewise:
+                                       its nodes keep their file:line:col for errors */
     const char *trace_path;         /* optional per-cycle dump of the first run(s) */
 } LitSimOptions;
 bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GError **error);

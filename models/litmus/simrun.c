@@ -211,6 +211,8 @@ static SystemRun *lit_build(const LitTest *t, const LitSimOptions *o, TraceDump 
         }
         cfg_merge(root, extra);
     }
+    if (o->config)
+        cfg_merge(root, cfg_node_copy(o->config));
     char n[16];
     g_snprintf(n, sizeof n, "%d", t->nthreads);
     static const char *const fixed[][3] = { { "system", "type", "smp" },
