@@ -6,6 +6,7 @@
 #include "bus/bus.h"
 #include "cache/cgsim.h"
 #include "cache/coherent.h"
+#include "cpu/kernel.h"
 #include "cpu/mmcore.h"
 #include "cpu/pattern.h"
 #include "cpu/script.h"
@@ -37,6 +38,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &thread_core_class,
     &workload_class,
     &mm_core_class,
+    &kernel_core_class,
     NULL,
 };
 

@@ -60,6 +60,28 @@ typedef enum {
 #define MSG_RMW_CMPXCHG 2u
 #define MSG_RMW_FLAGS(op) ((uint16_t)(MSG_F_RMW | ((unsigned)(op) << 2)))
 #define MSG_RMW_OP(flags) (((unsigned)(flags) >> 2) & 0x3u)
+/* Test-and-set: with MSG_RMW_FLAGS(MSG_RMW_XCHG) and aux[0] = 1; performed as that XCHG, only
+ * counted apart (atomics.tas) by the coherent L1s. */
+#define MSG_F_TAS 0x10u
+/* Load-linked / store-conditional at the coherent L1 (models/cache/cohshared.h): each cache holds
+ * one reservation (a line), as a MIPS/ARM local monitor does.
+ *   MSG_F_LL  a MSG_READ_REQ that is a load and then sets the reservation on its line (if the
+ *             line is still readable here once the load performs)
+ *   MSG_F_SC  a MSG_WRITE_REQ of aux[0]: when the reservation is not held as it arrives, it
+ *             fails at once (no coherence action); else it is a store (obtains M) that writes
+ *             only if the reservation survived until it performs. Either way the reservation is
+ *             cleared. The response (MSG_WRITE_RESP) has aux[1] = 1 on success, 0 on failure.
+ * The reservation is lost when the line loses read permission here (another cache's GetM, an
+ * Inv or Fwd-GetM), when it is evicted, or by any SC. The core must wait for an LL's answer
+ * before it sends the SC (the SC is checked as it arrives). */
+#define MSG_F_LL 0x20u
+#define MSG_F_SC 0x40u
+/* A spin-wait watch (a core eliding a spin loop on a cached line, models/cpu/kernel.h): a
+ * MSG_READ_REQ that reads nothing and is answered (MSG_READ_RESP, aux[0] = 0) only when the
+ * line may hold a value other than aux[1]: at once if the line is not readable here or its
+ * `size` bytes differ, else once it loses read permission here or is evicted. Not counted as a
+ * load (spin_waits). One per cache at a time. */
+#define MSG_F_WATCH 0x80u
 #define MSG_F_OWNS_DATA 0x8000u  /* data is a g_malloc'd buffer owned by the message: freed with
                                     it by its receiver, or by sim teardown if still in flight */
 

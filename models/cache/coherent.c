@@ -8,7 +8,9 @@
  *   bus ==snoop==> Own_/Other_ events at the ordering point (SEND_DATA, WRITEBACK, SHARED)
  *   bus --data--> Data / Data_Exclusive event; the waiting op performs
  * A locked read-modify-write (MSG_WRITE_REQ with MSG_F_RMW, component.h) is a Store event: it
- * performs, read and write in one step, when the line is held with write permission.
+ * performs, read and write in one step, when the line is held with write permission. So is a
+ * store-conditional whose reservation is held as it arrives; the LL/SC reservation and spin-wait
+ * watches are cohshared.h's (CohAtomics), told of every loss of read permission and eviction.
  *
  * Per (state, event) it counts transitions with gem5's names (L1Cache_Controller.I.Load). Misses
  * are classified as cold, capacity, conflict (a fully associative LRU shadow of equal size), or
@@ -58,6 +60,7 @@ typedef struct {
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting;
     CohMissClass mc;         /* miss classifier and its counters (cohshared.h) */
+    CohAtomics at;           /* atomics counts, LL/SC reservation, spin-wait watch */
     uint64_t *trans;         /* nstates * EV_COUNT transition counts */
     uint64_t events[EV_COUNT];
     /* stats */
@@ -152,6 +155,22 @@ static const StatSpec coh_stats[] = {
       "included)", offsetof(Coh, miss_lat), NULL },
     { "rmws", STAT_COUNTER, "count", "locked read-modify-writes (MSG_F_RMW; also counted in "
       "stores)", offsetof(Coh, rmws), NULL },
+    { "atomics.tas", STAT_COUNTER, "count", "test-and-set requests (XCHG with 1; in rmws)",
+      offsetof(Coh, at.tas), NULL },
+    { "atomics.xchg", STAT_COUNTER, "count", "exchange requests other than test-and-set (in rmws)",
+      offsetof(Coh, at.xchg), NULL },
+    { "atomics.cas", STAT_COUNTER, "count", "compare-and-swap requests (in rmws)",
+      offsetof(Coh, at.cas), NULL },
+    { "atomics.faa", STAT_COUNTER, "count", "fetch-and-add requests (in rmws)",
+      offsetof(Coh, at.faa), NULL },
+    { "atomics.ll", STAT_COUNTER, "count", "load-linked requests (in loads)", offsetof(Coh, at.ll),
+      NULL },
+    { "atomics.sc_success", STAT_COUNTER, "count", "store-conditionals that wrote (in stores)",
+      offsetof(Coh, at.sc_success), NULL },
+    { "atomics.sc_fail", STAT_COUNTER, "count", "store-conditionals that failed (in stores unless "
+      "the reservation was already gone as they arrived)", offsetof(Coh, at.sc_fail), NULL },
+    { "spin_waits", STAT_COUNTER, "count", "spin-wait watches (a core sleeping on a cached line "
+      "instead of re-reading it; not loads)", offsetof(Coh, at.watches), NULL },
     STAT_END,
 };
 
@@ -175,6 +194,8 @@ static int coh_id(const Coh *k) { return k->base.index >= 0 ? k->base.index : 0;
 static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
 {
     const ProtoState *s = k->proto->states;
+    if (s[new_state].perm == PERM_NONE)
+        coh_line_lost(&k->base, k->cpu, &k->at, block);
     if (!k->base.sim->oracle || s[old_state].perm == s[new_state].perm)
         return;
     char *msg = NULL;
@@ -227,7 +248,8 @@ static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
     f->stamp = ++k->clock;
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, coh_id(k),
-                k->proto->states[f->state].name);
+                k->proto->states[f->state].name, &k->at,
+                k->proto->states[f->state].perm != PERM_NONE);
 }
 
 /* Fires Load/Store for the op at the head of the frame; returns true if it completed (HIT). */
@@ -353,6 +375,7 @@ static bool try_access(Coh *k, Msg *m)
             int old = victim->state;
             const ProtoRow *r = row_for(k, old, EV_REPLACEMENT, victim->block);
             k->replacements++;
+            coh_line_lost(&k->base, k->cpu, &k->at, victim->block);
             victim->state = r->next;
             trace_transition(k, victim->block, old, r->next, EV_REPLACEMENT);
             set_perm(k, victim->block, old, r->next);
@@ -469,6 +492,14 @@ static void coh_recv(Component *c, Port *port, Msg *m)
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
         g_assert((m->addr & ~(k->p.line - 1)) ==
                  ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
+        if (G_UNLIKELY(m->flags & (MSG_F_RMW | MSG_F_LL | MSG_F_SC | MSG_F_WATCH))) {
+            uint64_t block = m->addr & ~(k->p.line - 1);
+            Frame *f = frame_find(k, block);
+            bool readable = f && k->proto->states[f->state].perm != PERM_NONE;
+            if (coh_atomics_arrive(c, k->cpu, &k->at, m, block, readable ? frame_data(k, f) : NULL,
+                                   k->p.hit_latency))
+                return;
+        }
         if (m->cmd == MSG_WRITE_REQ) {
             k->stores++;
             k->rmws += (m->flags & MSG_F_RMW) != 0;
@@ -542,6 +573,7 @@ static void coh_dump(Component *c, GString *out)
     Coh *k = (Coh *)c;
     g_string_append_printf(out, "  protocol %s, %u ops waiting for a frame\n", k->proto->name,
                            k->waiting);
+    coh_atomics_dump(&k->at, out);
     uint64_t lines = k->p.size / k->p.line;
     for (uint64_t i = 0; i < lines; i++) {
         Frame *f = &k->frames[i];

@@ -55,13 +55,113 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
     m->aux[1] = done ? 1 : 0;
 }
 
+static uint64_t coh_read_bytes(const uint8_t *d, uint32_t n)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < n && i < 8; i++)
+        v |= (uint64_t)d[i] << (8 * i);
+    return v;
+}
+
+bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t block,
+                        const uint8_t *line, uint64_t delay)
+{
+    uint32_t n = m->size ? m->size : 1;
+    if (m->flags & MSG_F_WATCH) {
+        g_assert(m->cmd == MSG_READ_REQ && !a->watch);
+        a->watches++;
+        uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
+        if (line && coh_read_bytes(line + (m->addr - block), n) == (m->aux[1] & mask)) {
+            a->watch = m;                   /* nothing can change it while we keep the line */
+            a->watch_block = block;
+            return true;
+        }
+        m->cmd = MSG_READ_RESP;             /* a tag check: answered at once */
+        m->aux[0] = 0;
+        sim_port_send(c, cpu, m, 0);
+        return true;
+    }
+    if (m->flags & MSG_F_RMW) {
+        switch (MSG_RMW_OP(m->flags)) {
+        case MSG_RMW_XCHG:
+            if (m->flags & MSG_F_TAS)
+                a->tas++;
+            else
+                a->xchg++;
+            break;
+        case MSG_RMW_ADD:
+            a->faa++;
+            break;
+        case MSG_RMW_CMPXCHG:
+            a->cas++;
+            break;
+        default:
+            break;
+        }
+    } else if (m->flags & MSG_F_LL) {
+        a->ll++;
+    } else if (m->flags & MSG_F_SC) {
+        g_assert(m->cmd == MSG_WRITE_REQ);
+        if (!(a->resv && a->resv_block == block && line)) {
+            a->resv = false;                /* no reservation: fail without touching the line */
+            a->sc_fail++;
+            m->cmd = MSG_WRITE_RESP;
+            m->aux[0] = 0;
+            m->aux[1] = 0;
+            sim_port_send(c, cpu, m, delay);
+            return true;
+        }
+    }
+    return false;
+}
+
+void coh_line_lost_slow(Component *c, Port *cpu, CohAtomics *a, uint64_t block)
+{
+    if (a->resv && a->resv_block == block)
+        a->resv = false;
+    if (a->watch && a->watch_block == block) {
+        Msg *w = a->watch;
+        a->watch = NULL;
+        w->cmd = MSG_READ_RESP;
+        w->aux[0] = 0;
+        sim_port_send(c, cpu, w, 0);
+    }
+}
+
+void coh_atomics_dump(const CohAtomics *a, GString *out)
+{
+    if (a->resv)
+        g_string_append_printf(out, "  reservation (LL) on line 0x%" G_GINT64_MODIFIER "x\n",
+                               a->resv_block);
+    if (a->watch)
+        g_string_append_printf(out, "  spin-wait watch on 0x%" G_GINT64_MODIFIER "x (value %"
+                               G_GUINT64_FORMAT ")\n", a->watch->addr, a->watch->aux[1]);
+}
+
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
-                 int who, const char *state)
+                 int who, const char *state, CohAtomics *a, bool readable)
 {
     uint8_t *d = line + (m->addr - block);
     uint32_t n = m->size ? m->size : 1;
     Oracle *o = c->sim->oracle;
-    if (m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW)) {
+    if (G_UNLIKELY(m->flags & MSG_F_SC)) {
+        g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
+        bool ok = a->resv && a->resv_block == block;
+        a->resv = false;
+        uint64_t old = coh_read_bytes(d, n);
+        if (ok) {
+            for (uint32_t i = 0; i < n; i++)
+                d[i] = (uint8_t)(m->aux[0] >> (8 * i));
+            if (o)
+                oracle_store(o, who, m->addr, n, m->aux[0]);
+            a->sc_success++;
+        } else {
+            a->sc_fail++;
+        }
+        m->aux[0] = old;
+        m->aux[1] = ok ? 1 : 0;
+        m->cmd = MSG_WRITE_RESP;
+    } else if (m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW)) {
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
     } else if (m->cmd == MSG_WRITE_REQ) {
@@ -72,12 +172,14 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
                 oracle_store(o, who, m->addr + i, n - i < 8 ? n - i : 8, m->aux[0]);
         m->cmd = MSG_WRITE_RESP;
     } else {
-        uint64_t v = 0;
-        for (uint32_t i = 0; i < n && i < 8; i++)
-            v |= (uint64_t)d[i] << (8 * i);
+        uint64_t v = coh_read_bytes(d, n);
         coh_check_load(c, o, who, m->addr, n, v, state);
         m->aux[0] = v;
         m->cmd = MSG_READ_RESP;
+        if (G_UNLIKELY(m->flags & MSG_F_LL) && readable) {
+            a->resv = true;
+            a->resv_block = block;
+        }
     }
     sim_port_send(c, cpu, m, delay);
 }

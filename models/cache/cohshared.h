@@ -32,14 +32,48 @@ static inline Msg *coh_op_pop(Msg **head, Msg **tail)
     return m;
 }
 
+/* ---- atomics: per-type counts, the LL/SC reservation, the spin-wait watch ------------------
+ * One per cache. The controller calls coh_atomics_arrive for each core op as it arrives (it may
+ * answer the op itself: a watch, an SC without its reservation), coh_line_lost whenever a line
+ * loses read permission here or is chosen as a victim, and passes it to coh_perform. Costs
+ * nothing to a run without LL/SC or watches: two compares per permission change. */
+typedef struct {
+    bool resv;               /* the reservation (LL) is held ... */
+    uint64_t resv_block;     /* ... on this line */
+    Msg *watch;              /* the parked spin-wait watch (MSG_F_WATCH), or NULL */
+    uint64_t watch_block;
+    /* stats */
+    uint64_t tas, xchg, cas, faa, ll, sc_success, sc_fail, watches;
+} CohAtomics;
+
+/* A core op m arrives at cache c (answers go out on `cpu`): counts it by type; a watch
+ * (MSG_F_WATCH) is answered (at once) or parked, an SC whose reservation is not held fails after
+ * `delay` cycles (the hit latency); returns true when the op was consumed so, false when the controller serves it
+ * as usual. `line` is the line's bytes when the block is readable here, else NULL. */
+bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t block,
+                        const uint8_t *line, uint64_t delay);
+/* The block lost read permission here, or is being evicted: the reservation on it is lost and a
+ * watch on it is answered. */
+void coh_line_lost_slow(Component *c, Port *cpu, CohAtomics *a, uint64_t block);
+static inline void coh_line_lost(Component *c, Port *cpu, CohAtomics *a, uint64_t block)
+{
+    if (G_UNLIKELY((a->resv && a->resv_block == block) || (a->watch && a->watch_block == block)))
+        coh_line_lost_slow(c, cpu, a, block);
+}
+/* The atomics' part of a cache's dump (nothing when idle). */
+void coh_atomics_dump(const CohAtomics *a, GString *out);
+
 /* Performs the core's op m (MSG_READ_REQ / MSG_WRITE_REQ, size <= 8 within the line) on the
  * line's bytes `line` (block address `block`) and sends the response on `cpu` after `delay`
  * cycles. A store writes aux[0] and tells the oracle (as cache `who`); a load reads aux[0] and is
  * checked against the oracle; a mismatch fails the run (exit 3) naming the line's `state`. A store
  * with MSG_F_RMW is a locked read-modify-write (component.h): the caller holds the line with write
- * permission; the old value is checked like a load's and returned in aux[0]. */
+ * permission; the old value is checked like a load's and returned in aux[0]. An LL (MSG_F_LL)
+ * sets the reservation in `a` when `readable` (the line's state after this event lets the core
+ * read); an SC (MSG_F_SC, line held with write permission) writes only if the reservation is
+ * still held on the block, answers aux[1] = 1 or 0, and clears it. */
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
-                 int who, const char *state);
+                 int who, const char *state, CohAtomics *a, bool readable);
 
 /* ---- miss classifier ----------------------------------------------------------------------- */
 typedef struct {

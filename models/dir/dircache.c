@@ -10,6 +10,8 @@
  *        data installs first; DATA_TO_REQ/DIR, INV_ACK answer; COUNT_ACKS; HIT performs the
  *        waiting op (1 cycle)   STALL: the message waits in the frame's deferred FIFO
  *
+ * Atomics (locked RMWs, LL/SC) and spin-wait watches work as in coherent.c (cohshared.h's
+ * CohAtomics: told of every loss of read permission and every eviction).
  * After every state change of a frame its deferred messages are retried in arrival order (a
  * forward-network message never passes an earlier one: that network is ordered point to point),
  * then its waiting core ops. A (state, event) pair without a row is a protocol or simulator bug:
@@ -72,6 +74,7 @@ typedef struct {
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting, deferred;
     CohMissClass mc;
+    CohAtomics at;           /* atomics counts, LL/SC reservation, spin-wait watch */
     uint64_t *trans;         /* nstates * DCE_COUNT transition counts */
     uint64_t events[DCE_COUNT];
     uint64_t sent[DM_COUNT], received[DM_COUNT];
@@ -205,6 +208,22 @@ static const StatSpec dc_stats[] = {
       "network messages received (msgs_received.<type> each)", 0, f_received },
     { "miss_latency", STAT_HIST, "cycle", "request issue until the op performs (data, last ack)",
       offsetof(Dc, miss_lat), NULL },
+    { "atomics.tas", STAT_COUNTER, "count", "test-and-set requests (XCHG with 1; in stores)",
+      offsetof(Dc, at.tas), NULL },
+    { "atomics.xchg", STAT_COUNTER, "count",
+      "exchange requests other than test-and-set (in stores)", offsetof(Dc, at.xchg), NULL },
+    { "atomics.cas", STAT_COUNTER, "count", "compare-and-swap requests (in stores)",
+      offsetof(Dc, at.cas), NULL },
+    { "atomics.faa", STAT_COUNTER, "count", "fetch-and-add requests (in stores)",
+      offsetof(Dc, at.faa), NULL },
+    { "atomics.ll", STAT_COUNTER, "count", "load-linked requests (in loads)", offsetof(Dc, at.ll),
+      NULL },
+    { "atomics.sc_success", STAT_COUNTER, "count", "store-conditionals that wrote (in stores)",
+      offsetof(Dc, at.sc_success), NULL },
+    { "atomics.sc_fail", STAT_COUNTER, "count", "store-conditionals that failed (in stores unless "
+      "the reservation was already gone as they arrived)", offsetof(Dc, at.sc_fail), NULL },
+    { "spin_waits", STAT_COUNTER, "count", "spin-wait watches (a core sleeping on a cached line "
+      "instead of re-reading it; not loads)", offsetof(Dc, at.watches), NULL },
     STAT_END,
 };
 
@@ -267,6 +286,8 @@ static inline const char *sname(const Dc *k, int s) { return k->proto->cstates[s
 static void set_perm(Dc *k, uint64_t block, int old_state, int new_state)
 {
     const ProtoState *s = k->proto->cstates;
+    if (s[new_state].perm == PERM_NONE)
+        coh_line_lost(&k->base, k->cpu, &k->at, block);
     if (!k->base.sim->oracle || s[old_state].perm == s[new_state].perm)
         return;
     char *msg = NULL;
@@ -391,7 +412,7 @@ static void perform(Dc *k, DcFrame *f, Msg *m, uint64_t delay)
 {
     f->stamp = ++k->clock;
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, (int)k->id,
-                sname(k, f->state));
+                sname(k, f->state), &k->at, k->proto->cstates[f->state].perm != PERM_NONE);
 }
 
 /* Moves a frame to a new state (the only place a frame's state changes once allocated): tag,
@@ -519,6 +540,7 @@ static bool try_access(Dc *k, Msg *m)
                 DC_BUG(k, victim->block, victim->state, DCE_REPLACEMENT,
                        "a replacement's row answers a message or hits");
             k->replacements++;
+            coh_line_lost(&k->base, k->cpu, &k->at, victim->block);
             do_sends(k, victim, victim->block, r->actions, NULL);
             change_state(k, victim, r->next, DCE_REPLACEMENT);
             if (r->next != k->inv && !wb_take(k, victim))
@@ -762,6 +784,14 @@ static void dc_recv(Component *c, Port *port, Msg *m)
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
         g_assert((m->addr & ~(k->p.line - 1)) ==
                  ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
+        if (G_UNLIKELY(m->flags & (MSG_F_RMW | MSG_F_LL | MSG_F_SC | MSG_F_WATCH))) {
+            uint64_t block = m->addr & ~(k->p.line - 1);
+            DcFrame *f = frame_find(k, block);
+            bool readable = f && k->proto->cstates[f->state].perm != PERM_NONE;
+            if (coh_atomics_arrive(c, k->cpu, &k->at, m, block, readable ? frame_data(k, f) : NULL,
+                                   k->p.hit_latency))
+                return;
+        }
         if (m->cmd == MSG_WRITE_REQ)
             k->stores++;
         else
@@ -862,6 +892,7 @@ static void dc_dump(Component *c, GString *out)
     g_string_append_printf(out, "  protocol %s, cache %u, %u ops waiting for a frame, "
                            "%u messages deferred\n", k->proto->name, k->id, k->waiting,
                            k->deferred);
+    coh_atomics_dump(&k->at, out);
     for (uint32_t i = 0; i < k->nframes; i++) {
         DcFrame *f = &k->frames[i];
         if (f->state == k->inv || (k->proto->cstates[f->state].stable && !f->head && !f->dhead))

@@ -28,7 +28,7 @@ typedef struct {
 static const char *const proto_choices[] = { "dir-msi", "dir-mesi", NULL };
 
 static const char *const core_alts[] = { "pattern-core", "random-tester", "thread-core",
-                                         "script-core", NULL };
+                                         "script-core", "kernel-core", NULL };
 
 static const SystemSection dirsmp_sections[] = {
     { "core", "trace-core", "the cores (the section configures every core)", "cores", core_alts },

@@ -24,7 +24,7 @@ typedef struct {
 #define SMP_BUS_HEADER 8u   /* bytes of an address phase, as the noc's default message header */
 
 static const char *const core_alts[] = { "pattern-core", "random-tester", "thread-core",
-                                         "script-core", "mm-core", NULL };
+                                         "script-core", "mm-core", "kernel-core", NULL };
 
 static const SystemSection smp_sections[] = {
     { "core", "trace-core", "the cores (the section configures every core)", "cores", core_alts },
