@@ -2,17 +2,49 @@
  * on a core of the simulated multicore: thread i runs on core i.
  *
  *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown)
- *           --> loads and atomic loads wait for data; stores enter a store buffer; atomic
- *               read-modify-writes and successful CAS wait for their line in M
+ *           --> memory accesses, under `model` (below)
  *           --> create / join / barrier / mutex go through the workload's synchronization
  *               manager (models/sync/workload.c), so waits last what the SIMULATED machine
  *               makes them last
  *
+ * model none (the default; the core as it was before memory models, so existing experiments keep
+ * their numbers): loads and atomic loads wait for data; stores are sent to the L1 at once and
+ * only occupy `store_buffer` slots until it answers, so the L1 may perform stores to different
+ * lines out of order and loads pass them (PSO-like, without forwarding); atomic read-modify-
+ * writes and successful CAS are blocking writes; fences wait for the stores in flight; no other
+ * C11 order is enforced.
+ *
+ * model sc | tso | pso | weak: a memory pipeline that follows the model's row of memmodel.h
+ * (mm_may_bypass, the same table as the litmus core models/cpu/mmcore.c) plus the C11 orders of
+ * the trace (the Primer, 2nd ed., ch. 3-5; the C11 -> x86/Power mappings of Sewell et al.):
+ *
+ *   front end (records in order) --load/RMW: sent when the table allows, else stalls------> L1
+ *        |                                                                                  ^
+ *        +--store: retires into the store buffer --drains when the table allows------------+
+ *                  (a load of its bytes forwards from it, TSO/PSO/WEAK)
+ *
+ * Every access not yet performed (load in flight, buffered or draining store, RMW) is an op of a
+ * window in program order; an op performs when the L1 answers (multi-copy atomic, as in mmcore).
+ * A later access may perform before an earlier unperformed one only when the table lets its kind
+ * pass the earlier kind (an RMW is both a load and a store) and their bytes do not overlap; a load
+ * whose bytes the latest overlapping buffered store covers takes its value (forwarded). Loads
+ * block the front end unless the model relaxes ld->ld and ld->st (WEAK: up to `window` loads
+ * and RMWs in flight). On top, the C11 order recorded with each atomic:
+ *   release store/RMW (release, acq_rel)   performs only after every earlier access performed
+ *   acquire load/RMW (consume = acquire)   no later access starts until it performed
+ *   seq_cst access                         a full fence before it, and acquire after it
+ *   fence acquire | release | acq_rel      earlier loads before later accesses (the front end
+ *                                          waits) | later stores perform after every earlier
+ *                                          access | both
+ *   fence seq_cst                          full: waits until every earlier access performed
+ *   RMW                                    performed atomically at the L1 (MSG_F_RMW)
+ * create / join / barrier / mutex lock and unlock are full fences (pthread calls): the core waits
+ * until every earlier access performed, then talks to the workload.
+ *
  * Spin artefacts of the recording host are not replayed (shared/notes/tracing.md §7): a failed
  * CAS, an RMW that left the value unchanged (a failed test-and-set) and a repeated atomic load of
  * the same address from the same site are dropped and counted; the acquisition itself is
- * re-timed by the simulated machine. Fences drain the store buffer (a full fence: the memory
- * model issue refines this).
+ * re-timed by the simulated machine.
  *
  * Spin locks built from C11 atomics (TAS, TTAS, ticket) are re-timed like pthread mutexes. The
  * workload pre-scans the trace and sends the lock words (MSG_SYNC_LOCKWORD) before thread 0
@@ -22,7 +54,8 @@
  *                next record of its buffer: another atomic load, RMW or CAS of L continues the
  *                run): MSG_SYNC_LOCK(L), and the atomic / load is performed once granted
  *   release      the next release-or-stronger atomic store or RMW to L by the same thread:
- *                issued, then MSG_SYNC_UNLOCK(L)
+ *                issued, then MSG_SYNC_UNLOCK(L) (under a model: once that store or RMW has
+ *                performed, so the next holder finds every write of the critical section)
  * Counted in atomic_lock_acquisitions; the workload's lock statistics include them.
  */
 #include "thread_core.h"
@@ -32,16 +65,49 @@
 #include "../../sim/error.h"
 #include "../../traces/atrace.h"
 #include "../sync/syncmsg.h"
+#include "memmodel.h"
 
 #define TBUF 4096
+
+/* `model`: none, then the rows of memmodel.h by name (mem_model_find). */
+static const char *const tc_model_choices[] = { "none", "sc", "tso", "pso", "weak", NULL };
 
 typedef struct {
     char *trace;
     double cpi;
     uint64_t store_buffer, line;
+    int model;                  /* index into tc_model_choices; 0: none */
+    uint64_t window;
 } ThreadParams;
 
-typedef enum { TS_WAIT_START, TS_RUN, TS_WAIT_MEM, TS_WAIT_SYNC, TS_WAIT_SB, TS_DONE } TState;
+/* TS_WAIT_ORDER (models only): the front end waits for ops to perform, a record to retry */
+typedef enum { TS_WAIT_START, TS_RUN, TS_WAIT_MEM, TS_WAIT_SYNC, TS_WAIT_SB, TS_DONE,
+               TS_WAIT_ORDER } TState;
+
+/* ---- the memory pipeline of the models: one op per access not yet performed ---------------
+ * The window is a ring indexed by an op's sequence number (program order): [head, tail) holds
+ * every op from the oldest unperformed one on; ops that performed out of order stay, DONE, until
+ * the head passes them. */
+enum { TC_LD = 1, TC_ST = 2 };                           /* op kind bits; an RMW is both */
+enum { OPS_BUFFERED, OPS_SENT, OPS_DONE };
+enum { STALL_NONE, STALL_FENCE, STALL_RELEASE, STALL_ORDER };   /* why the front end waits */
+enum { LOCK_NONE, LOCK_ASK, LOCK_WAIT, LOCK_GRANTED };   /* an acquisition through the workload */
+
+typedef struct {
+    uint64_t addr;
+    uint64_t after;             /* sent only once every op with a smaller sequence performed */
+    uint64_t val;               /* value stored (the core's cookie), RMW operand */
+    Tick since;                 /* entered the window */
+    uint32_t size;
+    uint16_t out;               /* line pieces sent and not answered */
+    uint8_t kind;               /* TC_LD | TC_ST */
+    uint8_t st;                 /* OPS_* */
+    uint8_t rmw;                /* MSG_RMW_* + 1 for an atomic RMW, else 0 */
+    bool blocks;                /* the front end waits until it performed */
+    bool unlock;                /* performed: send MSG_SYNC_UNLOCK(addr) (a spin-lock release) */
+    bool release;               /* after = its own sequence: every earlier op performs first */
+    bool rel_waited;            /* a release that found earlier accesses unperformed */
+} TcOp;
 
 typedef struct {
     Component base;
@@ -69,6 +135,20 @@ typedef struct {
     uint64_t atomic_lock_acq;
     Tick sync_since;
     SimHist load_lat;
+    /* the models' pipeline (mm == NULL: model none) */
+    const MemModel *mm;
+    bool byp[4][4];             /* [earlier kind][later kind]: may later pass earlier (table) */
+    TcOp *ops;
+    uint64_t ops_cap, head, tail;
+    uint32_t n_sb, n_ld, n_block, n_unlock;  /* unperformed: stores, loads+RMWs, blocking, unlock */
+    uint64_t rel_fence;         /* a release fence: later stores wait for ops before this seq */
+    int cur_lock;               /* LOCK_*: cur is an acquisition through the lock manager */
+    bool cur_unlock;            /* cur is a spin-lock release */
+    int stall_why;              /* STALL_*: the current stall, counted once */
+    Tick stall_since;
+    uint64_t forwarded, fence_stalls, fence_stall_cycles, release_waits, release_wait_cycles;
+    uint64_t order_stall_cycles, sb_full_stalls;
+    SimHist sb_occ;
 } TCore;
 
 static const ParamSpec tcore_params[] = {
@@ -79,11 +159,20 @@ static const ParamSpec tcore_params[] = {
       .max = 1000, .doc = "cycles per instruction for the gaps between recorded accesses",
       .offset = offsetof(ThreadParams, cpi) },
     { .name = "store_buffer", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1024, .doc = "stores in flight before the core stalls",
-      .offset = offsetof(ThreadParams, store_buffer) },
+      .max = 1024, .doc = "store buffer entries: a store finding it full stalls the core "
+      "(model none: stores in flight to the L1)", .offset = offsetof(ThreadParams, store_buffer) },
     { .name = "line", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
       .min = 8, .max = 4096, .doc = "accesses crossing it are split (the caches' line)",
       .offset = offsetof(ThreadParams, line) },
+    { .name = "model", .type = PARAM_ENUM, .def = "none", .choices = tc_model_choices,
+      .doc = "memory model (models/cpu/memmodel.h) honouring the trace's C11 orders: sc, tso, "
+      "pso, weak (adding the stats sb_occupancy, forwarded, fence_stalls, fence_stall_cycles, "
+      "release_waits, release_wait_cycles, order_stall_cycles, sb_full_stalls); none: the core "
+      "before memory models (docs/tracing.md \"Memory models\")",
+      .offset = offsetof(ThreadParams, model) },
+    { .name = "window", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 256, .doc = "model weak: loads and RMWs in flight at once, performed out of order",
+      .offset = offsetof(ThreadParams, window) },
     PARAM_END,
 };
 
@@ -351,9 +440,554 @@ static uint64_t exec(TCore *k, const AtRecord *r)
     }
 }
 
+/* ---- the models' memory pipeline (sc, tso, pso, weak) -------------------------------------- */
+
+enum { MM_STALL, MM_BLOCK, MM_GO };   /* an access: not started, started and waited for, done */
+enum { CK_GO, CK_WAIT, CK_FWD };
+
+static inline TcOp *op_at(const TCore *k, uint64_t seq) { return &k->ops[seq & (k->ops_cap - 1)]; }
+
+static inline bool mo_acquires(int mo)
+{
+    return mo == AT_MO_CONSUME || mo == AT_MO_ACQUIRE || mo == AT_MO_ACQ_REL ||
+           mo == AT_MO_SEQ_CST;
+}
+
+static inline bool mo_releases(int mo)
+{
+    return mo == AT_MO_RELEASE || mo == AT_MO_ACQ_REL || mo == AT_MO_SEQ_CST;
+}
+
+static inline bool overlaps(const TcOp *o, uint64_t addr, uint32_t size)
+{
+    return o->addr < addr + size && addr < o->addr + o->size;
+}
+
+/* The front end must wait (why: STALL_*); each stall is counted once, its cycles at its end. */
+static int mm_stall(TCore *k, int why)
+{
+    if (k->stall_why == STALL_NONE) {
+        k->stall_why = why;
+        k->stall_since = k->base.eng->now;
+        if (why == STALL_FENCE)
+            k->fence_stalls++;
+        else if (why == STALL_RELEASE)
+            k->release_waits++;
+        static const char *const whys[] = { "", "fence", "release", "order" };
+        SIM_TRACE(&k->base, "stall", 0, TARG_S("why", whys[why]),
+                  TARG_U("unperformed", k->tail - k->head));
+    }
+    k->st = TS_WAIT_ORDER;
+    return MM_STALL;
+}
+
+static void mm_unstall(TCore *k)
+{
+    if (k->stall_why == STALL_NONE)
+        return;
+    uint64_t cyc = clock_cycle(k->base.clk, k->base.eng->now - k->stall_since);
+    if (k->stall_why == STALL_FENCE)
+        k->fence_stall_cycles += cyc;
+    else if (k->stall_why == STALL_RELEASE)
+        k->release_wait_cycles += cyc;
+    else
+        k->order_stall_cycles += cyc;
+    k->stall_why = STALL_NONE;
+}
+
+/* Is some op with a sequence number below `seq` unperformed? (The head is the oldest one.) */
+static inline bool mm_pending_before(const TCore *k, uint64_t seq)
+{
+    return k->head < k->tail && k->head < seq;
+}
+
+static uint64_t mm_new_op(TCore *k, unsigned kind, uint64_t addr, uint32_t size, bool blocks)
+{
+    g_assert(k->tail - k->head < k->ops_cap);
+    uint64_t s = k->tail++;
+    TcOp *o = op_at(k, s);
+    *o = (TcOp){ .addr = addr, .size = size ? size : 1, .kind = (uint8_t)kind,
+                 .st = OPS_BUFFERED, .blocks = blocks, .since = k->base.eng->now,
+                 .val = ((uint64_t)(k->base.index + 1) << 48) | (++k->seq & 0xffffffffffffull) };
+    k->n_ld += (kind & TC_LD) != 0;
+    k->n_sb += kind == TC_ST;
+    k->n_block += blocks;
+    return s;
+}
+
+/* Sends op s to the L1, split at line boundaries; an RMW of at most 8 bytes within a line goes
+ * as one MSG_F_RMW (performed atomically there), a larger one as plain write pieces. */
+static void mm_send(TCore *k, uint64_t s)
+{
+    TcOp *o = op_at(k, s);
+    /* a release (after = its own sequence) leaves only when every earlier op performed */
+    g_assert(o->st == OPS_BUFFERED && !mm_pending_before(k, o->after));
+    Component *c = &k->base;
+    if (o->rel_waited)
+        k->release_wait_cycles += clock_cycle(c->clk, c->eng->now - o->since);
+    o->st = OPS_SENT;
+    if (o->kind == TC_ST)
+        SIM_TRACE(c, "drain", 0, TARG_X("addr", o->addr), TARG_U("size", o->size),
+                  TARG_U("sb", k->n_sb), TARG_S("order", o->release ? "release" : "plain"));
+    uint64_t a = o->addr, end = o->addr + o->size;
+    uint64_t mask = ~(k->p.line - 1);
+    bool atomic = o->rmw && o->size <= 8 && (a & mask) == ((end - 1) & mask);
+    while (a < end) {
+        uint64_t lim = (a | (k->p.line - 1)) + 1;
+        uint64_t piece = (lim < end ? lim : end) - a;
+        Msg *m = sim_msg_alloc(c->sim);
+        m->cmd = (o->kind & TC_ST) ? MSG_WRITE_REQ : MSG_READ_REQ;
+        m->addr = a;
+        m->size = (uint32_t)piece;
+        m->tag = s;
+        m->aux[0] = o->val;
+        m->issued = c->eng->now;
+        if (atomic)
+            m->flags = MSG_RMW_FLAGS(o->rmw - 1);
+        sim_port_send(c, k->dc, m, 0);
+        o->out++;
+        a += piece;
+    }
+}
+
+/* May buffered store s drain now? Every earlier unperformed op lets it pass (the table, never
+ * overlapping bytes) and, for a release, none is left before its `after`. */
+static bool mm_may_send(const TCore *k, uint64_t s)
+{
+    const TcOp *o = op_at(k, s);
+    if (mm_pending_before(k, o->after))
+        return false;
+    for (uint64_t j = k->head; j < s; j++) {
+        const TcOp *e = op_at(k, j);
+        if (e->st != OPS_DONE && (!k->byp[e->kind][o->kind] || overlaps(e, o->addr, o->size)))
+            return false;
+    }
+    return true;
+}
+
+/* Drains what the model lets drain: TSO/SC the oldest store only (stores perform in program
+ * order), PSO/WEAK every store whose earlier ops allow it. */
+static void mm_drain(TCore *k)
+{
+    for (uint64_t s = k->head; s < k->tail; s++) {
+        TcOp *o = op_at(k, s);
+        if (o->st != OPS_BUFFERED)
+            continue;
+        if (mm_may_send(k, s))
+            mm_send(k, s);
+        else if (!k->mm->st_st)
+            break;
+    }
+}
+
+/* An access of kind `kind` the front end wants to start now, checked against every earlier op
+ * not yet performed (newest first): CK_GO, CK_WAIT, or CK_FWD for a load whose bytes the latest
+ * overlapping op, a buffered store, covers (older overlapping ops are then behind that store). */
+static int mm_check(const TCore *k, uint64_t addr, uint32_t size, unsigned kind)
+{
+    bool fwd = false;
+    size = size ? size : 1;
+    for (uint64_t s = k->tail; s-- > k->head;) {
+        const TcOp *o = op_at(k, s);
+        if (o->st == OPS_DONE)
+            continue;
+        if (overlaps(o, addr, size)) {
+            if (fwd)
+                continue;
+            if (kind == TC_LD && o->kind == TC_ST && k->mm->forward && o->addr <= addr &&
+                addr + size <= o->addr + o->size) {
+                fwd = true;
+                continue;
+            }
+            return CK_WAIT;
+        }
+        if (!k->byp[o->kind][kind])
+            return CK_WAIT;
+    }
+    return fwd ? CK_FWD : CK_GO;
+}
+
+static inline bool mm_full(const TCore *k) { return k->tail - k->head >= k->ops_cap; }
+
+static int mm_load(TCore *k, uint64_t addr, uint32_t size, int mo)
+{
+    if (mo == AT_MO_SEQ_CST && k->head < k->tail)
+        return mm_stall(k, STALL_FENCE);
+    int ck = mm_check(k, addr, size, TC_LD);
+    if (ck == CK_WAIT)
+        return mm_stall(k, STALL_ORDER);
+    if (ck == CK_FWD) {
+        mm_unstall(k);
+        k->forwarded++;
+        SIM_TRACE(&k->base, "forward", 0, TARG_X("addr", addr), TARG_U("size", size));
+        return MM_GO;
+    }
+    if (k->n_ld >= k->p.window || mm_full(k))
+        return mm_stall(k, STALL_ORDER);
+    mm_unstall(k);
+    bool blocks = mo_acquires(mo) || !k->byp[TC_LD][TC_LD | TC_ST];
+    mm_send(k, mm_new_op(k, TC_LD, addr, size, blocks));
+    return blocks ? MM_BLOCK : MM_GO;
+}
+
+static int mm_store(TCore *k, uint64_t addr, uint32_t size, int mo, bool unlock)
+{
+    if (mo == AT_MO_SEQ_CST && k->head < k->tail)
+        return mm_stall(k, STALL_FENCE);
+    if (k->n_sb >= k->p.store_buffer || mm_full(k)) {
+        if (k->stall_why == STALL_NONE)
+            k->sb_full_stalls++;
+        return mm_stall(k, STALL_ORDER);
+    }
+    mm_unstall(k);
+    uint64_t s = mm_new_op(k, TC_ST, addr, size, mo == AT_MO_SEQ_CST);
+    TcOp *o = op_at(k, s);
+    o->release = mo_releases(mo);
+    o->after = o->release ? s : k->rel_fence;
+    o->unlock = unlock;
+    k->n_unlock += unlock;
+    if (mm_pending_before(k, o->after)) {
+        o->rel_waited = true;          /* it waits in the buffer for earlier accesses */
+        k->release_waits++;
+    }
+    sim_hist_add(&k->sb_occ, k->n_sb);
+    mm_drain(k);
+    return mo == AT_MO_SEQ_CST ? MM_BLOCK : MM_GO;
+}
+
+/* An atomic read-modify-write (rmw: MSG_RMW_*), issued by the front end like a load. */
+static int mm_rmw(TCore *k, uint64_t addr, uint32_t size, unsigned rmw, uint64_t operand, int mo,
+                  bool unlock)
+{
+    if (mo == AT_MO_SEQ_CST && k->head < k->tail)
+        return mm_stall(k, STALL_FENCE);
+    if (mm_pending_before(k, mo_releases(mo) ? k->tail : k->rel_fence))
+        return mm_stall(k, STALL_RELEASE);
+    if (mm_check(k, addr, size, TC_LD | TC_ST) != CK_GO || k->n_ld >= k->p.window || mm_full(k))
+        return mm_stall(k, STALL_ORDER);
+    mm_unstall(k);
+    bool blocks = mo_acquires(mo) || !k->byp[TC_LD | TC_ST][TC_LD | TC_ST];
+    uint64_t s = mm_new_op(k, TC_LD | TC_ST, addr, size, blocks);
+    TcOp *o = op_at(k, s);
+    o->rmw = (uint8_t)(rmw + 1);
+    if (rmw != MSG_RMW_XCHG)
+        o->val = operand;
+    o->unlock = unlock;
+    k->n_unlock += unlock;
+    mm_send(k, s);
+    return blocks ? MM_BLOCK : MM_GO;
+}
+
+static int mm_fence(TCore *k, int mo)
+{
+    if (mo == AT_MO_SEQ_CST ? k->head < k->tail : mo_acquires(mo) && k->n_ld > 0)
+        return mm_stall(k, STALL_FENCE);
+    mm_unstall(k);
+    if (mo_releases(mo))
+        k->rel_fence = k->tail;
+    k->fences++;
+    return MM_GO;
+}
+
+/* A pthread call is a full fence: every earlier access performed first. */
+static bool mm_sync_ready(TCore *k)
+{
+    if (k->head < k->tail) {
+        mm_stall(k, STALL_FENCE);
+        return false;
+    }
+    mm_unstall(k);
+    return true;
+}
+
+static void mm_op_done(TCore *k, TcOp *o)
+{
+    o->st = OPS_DONE;
+    k->n_ld -= (o->kind & TC_LD) != 0;
+    k->n_sb -= o->kind == TC_ST;
+    k->n_block -= o->blocks;
+    if (o->unlock) {
+        /* the spin lock is free once its release performed, after everything before it */
+        g_assert(o == op_at(k, k->head));
+        k->n_unlock--;
+        sync_send(k, MSG_SYNC_UNLOCK, o->addr, 1);
+    }
+    while (k->head < k->tail && op_at(k, k->head)->st == OPS_DONE)
+        k->head++;
+}
+
+/* The outcome of an access for the record in cur: stalled (retried later), or done with it,
+ * perhaps waiting for the access to perform. Returns tcore_tick's wait (0: wait for a message). */
+static uint64_t mm_outcome(TCore *k, int res)
+{
+    if (res == MM_STALL)
+        return 0;
+    k->cur_active = false;
+    if (res == MM_BLOCK) {
+        k->st = TS_WAIT_ORDER;
+        return 0;
+    }
+    return 1;
+}
+
+/* The RMW operation the L1 performs for a recorded one (the replay does not follow data: the
+ * values are the core's cookies; what matters is the atomic access with the line held in M). */
+static unsigned mm_rmw_op(const AtRecord *r, uint64_t *operand)
+{
+    *operand = 0;
+    if (r->kind == AT_RMW && r->op == AT_OP_ADD) {
+        *operand = 1;
+        return MSG_RMW_ADD;
+    }
+    if (r->kind == AT_RMW && r->op == AT_OP_SUB) {
+        *operand = UINT64_MAX;
+        return MSG_RMW_ADD;
+    }
+    return MSG_RMW_XCHG;        /* xchg, the logical ops, a successful CAS: a new value */
+}
+
+/* Runs the record in cur as far as the model lets it: returns the cycles to wait before the next
+ * record, or 0 with the core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
+static uint64_t mm_step(TCore *k)
+{
+    const AtRecord *r = &k->cur;
+    if (k->cur_lock == LOCK_ASK) {
+        /* an acquisition goes through the lock manager; a pthread mutex is a full fence, a spin
+           lock waits only until its own earlier release (if still buffered) freed the lock */
+        if (r->kind == AT_LOCK_ACQ && !mm_sync_ready(k))
+            return 0;
+        if (k->n_unlock > 0) {
+            mm_stall(k, STALL_ORDER);
+            return 0;
+        }
+        mm_unstall(k);
+        k->cur_lock = LOCK_WAIT;
+        sync_send(k, MSG_SYNC_LOCK, r->addr, r->kind != AT_LOCK_ACQ);
+        wait_sync(k);
+        return 0;
+    }
+    uint64_t operand;
+    int res;
+    switch (r->kind) {
+    case AT_LOAD:
+    case AT_ALOAD:
+        res = mm_load(k, r->addr, r->size, r->kind == AT_ALOAD ? r->mo : AT_MO_RELAXED);
+        k->loads += res != MM_STALL;
+        return mm_outcome(k, res);
+    case AT_STORE:
+    case AT_ASTORE:
+        res = mm_store(k, r->addr, r->size, r->kind == AT_ASTORE ? r->mo : AT_MO_RELAXED,
+                       k->cur_unlock);
+        k->stores += res != MM_STALL;
+        return mm_outcome(k, res);
+    case AT_RMW:
+    case AT_CAS_OK: {
+        unsigned op = mm_rmw_op(r, &operand);
+        res = mm_rmw(k, r->addr, r->size, op, operand, r->mo, k->cur_unlock);
+        k->atomics += res != MM_STALL;
+        k->stores += res != MM_STALL;
+        return mm_outcome(k, res);
+    }
+    case AT_LOCK_ACQ:            /* granted: the lock word's update, an acquire exchange */
+        res = mm_rmw(k, r->addr, 8, MSG_RMW_XCHG, 0, AT_MO_ACQUIRE, false);
+        k->atomics += res != MM_STALL;
+        return mm_outcome(k, res);
+    case AT_LOCK_REL:            /* a full fence, the release store to the lock word, free */
+        if (!mm_sync_ready(k))
+            return 0;
+        k->stores++;
+        res = mm_store(k, r->addr, 8, AT_MO_RELEASE, false);
+        g_assert(res == MM_GO);
+        sync_send(k, MSG_SYNC_UNLOCK, r->addr, 0);
+        return mm_outcome(k, res);
+    case AT_CREATE:
+    case AT_JOIN:
+    case AT_BARRIER:
+        if (!mm_sync_ready(k))
+            return 0;
+        k->cur_active = false;
+        if (r->kind == AT_CREATE) {
+            sync_send(k, MSG_SYNC_CREATE, 0, r->arg);
+            return 1;
+        }
+        if (r->kind == AT_JOIN)
+            sync_send(k, MSG_SYNC_JOIN, 0, r->arg);
+        else
+            sync_send(k, MSG_SYNC_BARRIER, r->addr, r->arg);
+        wait_sync(k);
+        return 0;
+    case AT_FENCE:
+        return mm_outcome(k, mm_fence(k, r->mo));
+    case AT_RANGE_R:
+    case AT_RANGE_W:
+        /* line pieces: reads as plain loads, writes as plain stores through the buffer */
+        while (k->range_off < r->arg) {
+            uint64_t a = r->addr + k->range_off;
+            uint64_t lim = (a | (k->p.line - 1)) + 1;
+            uint64_t piece = lim - a < r->arg - k->range_off ? lim - a : r->arg - k->range_off;
+            res = r->kind == AT_RANGE_W ? mm_store(k, a, (uint32_t)piece, AT_MO_RELAXED, false)
+                                        : mm_load(k, a, (uint32_t)piece, AT_MO_RELAXED);
+            if (res == MM_STALL)
+                return 0;
+            k->range_off += piece;
+            if (res == MM_BLOCK) {
+                k->st = TS_WAIT_ORDER;   /* cur stays: the next piece once this one is in */
+                return 0;
+            }
+        }
+        return mm_outcome(k, MM_GO);
+    default:                     /* ROI, TX and condition-variable markers */
+        k->cur_active = false;
+        return 1;
+    }
+}
+
+/* Takes a new record (a copy: exec may peek ahead and refill the buffer); as exec. */
+static uint64_t mm_exec(TCore *k, const AtRecord *r)
+{
+    k->records++;
+    k->cur = *r;
+    k->cur_active = true;
+    k->cur_lock = LOCK_NONE;
+    k->cur_unlock = false;
+    k->range_off = 0;
+    if (g_hash_table_size(k->lockwords) && (AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) &&
+        r->kind != AT_FENCE && g_hash_table_contains(k->lockwords, &r->addr)) {
+        bool holding = g_hash_table_contains(k->held, &r->addr);
+        int cls = spin_classify(r, r->kind == AT_ALOAD ? peek_record(k) : NULL, holding);
+        if (cls == SPIN_ACQUIRE) {
+            uint64_t *key = g_new(uint64_t, 1);
+            *key = r->addr;
+            g_hash_table_add(k->held, key);
+            k->atomic_lock_acq++;
+            k->syncs++;
+            if (r->kind != AT_ALOAD)
+                k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+            k->cur_lock = LOCK_ASK;
+            return mm_step(k);
+        }
+        if (cls == SPIN_RELEASE) {
+            g_hash_table_remove(k->held, &r->addr);
+            k->syncs++;
+            k->cur_unlock = true;   /* MSG_SYNC_UNLOCK once the store / RMW performed */
+        }
+    }
+    if (r->kind != AT_ALOAD)
+        k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    switch (r->kind) {
+    case AT_ALOAD:
+        if (r->pc == k->last_aload_pc && r->addr == k->last_aload_addr) {
+            k->spin_dropped++;
+            k->cur_active = false;
+            return 1;
+        }
+        k->last_aload_pc = r->pc;
+        k->last_aload_addr = r->addr;
+        break;
+    case AT_CAS_FAIL:
+        k->cas_fail_dropped++;
+        k->cur_active = false;
+        return 1;
+    case AT_RMW:
+        if (r->flags & AT_F_UNCHANGED) {
+            k->tas_fail_dropped++;
+            k->cur_active = false;
+            return 1;
+        }
+        break;
+    case AT_RANGE_R:
+    case AT_RANGE_W:
+        k->ranges++;
+        break;
+    case AT_CREATE:
+    case AT_JOIN:
+    case AT_BARRIER:
+    case AT_LOCK_REL:
+        k->syncs++;
+        break;
+    case AT_LOCK_ACQ:
+        k->syncs++;
+        k->cur_lock = LOCK_ASK;
+        break;
+    default:
+        break;
+    }
+    return mm_step(k);
+}
+
+/* tick under a model: retry the record that waited, then run records until one has to wait. */
+static uint64_t mm_tick(TCore *k)
+{
+    Component *c = &k->base;
+    if (k->st == TS_WAIT_ORDER) {
+        if (k->n_block > 0)
+            return 0;
+        k->st = TS_RUN;
+        uint64_t wait = 0;
+        if (k->cur_active) {
+            wait = mm_step(k);
+            if (k->st != TS_RUN)
+                return 0;
+        }
+        /* the gaps owed since the wait began, before the next record (else a run of records
+           that each wait, e.g. stores finding the buffer full, would never pay them and come
+           bunched, their compute lumped after them) */
+        uint64_t gap = (uint64_t)k->credit;
+        k->credit -= (double)gap;
+        if (gap + wait > 1)
+            return gap > wait ? gap : wait;
+    }
+    if (k->st != TS_RUN)
+        return 0;
+    for (int budget = 0; budget < 64; budget++) {
+        const AtRecord *r = next_record(k);
+        if (!r) {
+            if (k->head < k->tail) {
+                k->st = TS_WAIT_ORDER;     /* the last accesses perform first */
+                return 0;
+            }
+            finish(k);
+            return 0;
+        }
+        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
+        k->instructions += insts;
+        k->credit += (double)insts * k->p.cpi;
+        AtRecord rec = *r;
+        uint64_t wait = mm_exec(k, &rec);
+        sim_progress(c->eng);
+        if (k->st != TS_RUN)
+            return 0;
+        uint64_t gap = (uint64_t)k->credit;
+        k->credit -= (double)gap;
+        if (gap + wait > 1)
+            return gap > wait ? gap : wait;
+    }
+    return 1;
+}
+
+/* An answer from the L1 under a model: one piece of op m->tag. */
+static void mm_recv_mem(TCore *k, Msg *m)
+{
+    Component *c = &k->base;
+    TcOp *o = op_at(k, m->tag);
+    g_assert(m->tag >= k->head && m->tag < k->tail && o->st == OPS_SENT && o->out > 0);
+    if (m->cmd == MSG_READ_RESP)
+        sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
+    sim_msg_free(c->sim, m);
+    sim_progress(c->eng);
+    if (--o->out == 0) {
+        mm_op_done(k, o);
+        mm_drain(k);
+    }
+    if (k->st == TS_WAIT_ORDER)
+        sim_component_wake(c);
+}
+
 static uint64_t tcore_tick(Component *c)
 {
     TCore *k = (TCore *)c;
+    if (k->mm)
+        return mm_tick(k);
     if (k->st != TS_RUN && k->st != TS_WAIT_SB)
         return 0;
     if (k->st == TS_WAIT_SB) {
@@ -425,7 +1059,19 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         } else {
             g_assert(m->cmd == MSG_SYNC_GO && k->st == TS_WAIT_SYNC);
             k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
-            if (k->cur_active && k->cur.kind == AT_LOCK_ACQ) {
+            if (k->mm) {
+                /* granted: an acquisition's access goes through the pipeline like any other;
+                   mm_tick resumes (paying the gaps owed first) */
+                if (k->cur_active && k->cur_lock == LOCK_WAIT) {
+                    k->cur_lock = LOCK_GRANTED;
+                    if (k->cur.kind == AT_ALOAD) {
+                        k->last_aload_pc = k->cur.pc;
+                        k->last_aload_addr = k->cur.addr;
+                    }
+                }
+                k->st = TS_WAIT_ORDER;
+                sim_component_wake(c);
+            } else if (k->cur_active && k->cur.kind == AT_LOCK_ACQ) {
                 /* acquired: the lock word's atomic update, through coherence */
                 k->cur_active = false;
                 k->atomics++;
@@ -449,6 +1095,10 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
             }
         }
         sim_msg_free(c->sim, m);
+        return;
+    }
+    if (k->mm) {
+        mm_recv_mem(k, m);
         return;
     }
     bool blocking = m->tag == 1;
@@ -506,6 +1156,26 @@ static bool tcore_realize(Component *c, GError **error)
     k->lockwords = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     k->held = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    if (k->p.model > 0) {
+        k->mm = mem_model_find(tc_model_choices[k->p.model]);
+        g_assert(k->mm);
+        static const MemAccessKind ma[] = { [TC_LD] = MA_LOAD, [TC_ST] = MA_STORE };
+        for (unsigned e = 1; e < 4; e++)
+            for (unsigned l = 1; l < 4; l++) {
+                bool ok = true;
+                for (unsigned eb = TC_LD; eb <= TC_ST; eb <<= 1)
+                    for (unsigned lb = TC_LD; lb <= TC_ST; lb <<= 1)
+                        if ((e & eb) && (l & lb))
+                            ok = ok && mm_may_bypass(k->mm, ma[eb], ma[lb]);
+                k->byp[e][l] = ok;
+            }
+        /* every unperformed op fits (stores + loads + a blocking one), and room for ops that
+           performed out of order while an older one is still out */
+        k->ops_cap = 16;
+        while (k->ops_cap < 2 * (k->p.store_buffer + k->p.window) + 2)
+            k->ops_cap *= 2;
+        k->ops = g_new0(TcOp, k->ops_cap);
+    }
     return true;
 }
 
@@ -521,6 +1191,7 @@ static void tcore_finalize(Component *c)
     if (k->rd)
         at_reader_close(k->rd);
     g_free(k->buf);
+    g_free(k->ops);
     if (k->lockwords) {
         g_hash_table_destroy(k->lockwords);
         g_hash_table_destroy(k->held);
@@ -543,10 +1214,62 @@ static void tcore_dump(Component *c, GString *out)
 {
     static const char *const names[] = { "waiting to be created", "running", "waiting for memory",
                                          "waiting at a join/barrier/mutex",
-                                         "waiting for the store buffer", "done" };
+                                         "waiting for the store buffer", "done",
+                                         "waiting for earlier accesses" };
     TCore *k = (TCore *)c;
-    g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, loads %u\n",
-                           names[k->st], k->records, k->sb_used, k->loads_out);
+    if (!k->mm) {
+        g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
+                               "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);
+        return;
+    }
+    static const char *const opst[] = { "buffered", "sent", "done" };
+    g_string_append_printf(out, "  model %s, %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
+                           "loads/RMWs %u, unperformed ops %" G_GUINT64_FORMAT "\n", k->mm->name,
+                           names[k->st], k->records, k->n_sb, k->n_ld, k->tail - k->head);
+    for (uint64_t s = k->head; s < k->tail; s++) {
+        const TcOp *o = op_at(k, s);
+        if (o->st != OPS_DONE)
+            g_string_append_printf(out, "    op %" G_GUINT64_FORMAT ": %s 0x%" G_GINT64_MODIFIER
+                                   "x+%u %s%s%s\n", s,
+                                   o->kind == TC_ST ? "store" : o->kind == TC_LD ? "load" : "RMW",
+                                   o->addr, o->size, opst[o->st], o->release ? " release" : "",
+                                   o->blocks ? " blocking" : "");
+    }
+}
+
+/* The pipeline's statistics, only under a model (model none's stats stay as they were). */
+static void tcore_extra_stats(const Component *c, StatSet *out)
+{
+    const TCore *k = (const TCore *)c;
+    if (!k->mm)
+        return;
+    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+        { "forwarded", "count", "loads served by a buffered store to their bytes",
+          offsetof(TCore, forwarded) },
+        { "fence_stalls", "count", "fences, seq_cst atomics and pthread calls that waited for "
+          "earlier accesses", offsetof(TCore, fence_stalls) },
+        { "fence_stall_cycles", "cycle", "cycles the core waited at them",
+          offsetof(TCore, fence_stall_cycles) },
+        { "release_waits", "count", "release stores and RMWs (and stores after a release fence) "
+          "that waited for earlier accesses to perform", offsetof(TCore, release_waits) },
+        { "release_wait_cycles", "cycle", "cycles they waited (in the store buffer, or the core "
+          "for an RMW)", offsetof(TCore, release_wait_cycles) },
+        { "order_stall_cycles", "cycle", "cycles the core waited for an access the model held "
+          "back (order, same address, full buffer or window)",
+          offsetof(TCore, order_stall_cycles) },
+        { "sb_full_stalls", "count", "stores that found the store buffer full",
+          offsetof(TCore, sb_full_stalls) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
+        char *n = g_strdup_printf("%s.%s", c->name, ctr[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
+                      ctr[i].desc);
+        g_free(n);
+    }
+    char *n = g_strdup_printf("%s.sb_occupancy", c->name);
+    stats_add_hist(out, n, &k->sb_occ, "count",
+                   "stores in the store buffer when a store enters it (itself included)");
+    g_free(n);
 }
 
 const ComponentClass thread_core_class = {
@@ -565,4 +1288,5 @@ const ComponentClass thread_core_class = {
     .busy = tcore_busy,
     .progress = tcore_progress,
     .finalize = tcore_finalize,
+    .extra_stats = tcore_extra_stats,
 };
