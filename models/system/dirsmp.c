@@ -158,27 +158,21 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
     return true;
 }
 
-static uint64_t stat_u(const StatSet *set, const char *name)
-{
-    const StatEntry *e = stats_find(set, name);
-    return e && e->is_int ? e->u : 0;
-}
-
 /* The L1 sums (as smp), then traffic per miss: what the experiment compares with snooping. */
 static void dirsmp_stats(Sim *sim, StatSet *set)
 {
     smp_stats(sim, set);
-    uint64_t misses = stat_u(set, "l1d.misses");
+    uint64_t misses = smp_stat_u(set, "l1d.misses");
     stats_add_double(set, "system.net_messages_per_miss",
-                     stats_ratio((double)stat_u(set, "noc.messages"), (double)misses), "count",
+                     stats_ratio((double)smp_stat_u(set, "noc.messages"), (double)misses), "count",
                      "network messages / L1 misses (all coherence traffic, write-backs included)");
     stats_add_double(set, "system.net_bytes_per_miss",
-                     stats_ratio((double)stat_u(set, "noc.bytes"), (double)misses), "byte",
+                     stats_ratio((double)smp_stat_u(set, "noc.bytes"), (double)misses), "byte",
                      "network bytes (headers + data) / L1 misses");
     stats_add_double(set, "system.three_hop_fraction",
-                     stats_ratio((double)stat_u(set, "l1d.misses_3hop"),
-                                 (double)(stat_u(set, "l1d.misses_2hop") +
-                                          stat_u(set, "l1d.misses_3hop"))),
+                     stats_ratio((double)smp_stat_u(set, "l1d.misses_3hop"),
+                                 (double)(smp_stat_u(set, "l1d.misses_2hop") +
+                                          smp_stat_u(set, "l1d.misses_3hop"))),
                      "ratio", "l1d.misses_3hop / (l1d.misses_2hop + l1d.misses_3hop): misses "
                      "served by the previous owner or waiting for sharers' Inv-Acks");
 }

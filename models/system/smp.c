@@ -164,7 +164,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
     return true;
 }
 
-static uint64_t stat_u(const StatSet *set, const char *name)
+uint64_t smp_stat_u(const StatSet *set, const char *name)
 {
     const StatEntry *e = stats_find(set, name);
     return e && e->is_int ? e->u : 0;
@@ -191,12 +191,12 @@ static void smp_traffic_stats(StatSet *set)
         g_free(mean);
         g_free(mname);
     }
-    uint64_t misses = stat_u(set, "l1d.misses");
+    uint64_t misses = smp_stat_u(set, "l1d.misses");
     stats_add_double(set, "system.avg_miss_latency", stats_ratio(lat, samples), "cycle",
                      "mean L1 miss latency over every L1 (request to data)");
     if (!stats_find(set, "bus.transactions"))
         return;
-    uint64_t txns = stat_u(set, "bus.transactions"), cores = 0;
+    uint64_t txns = smp_stat_u(set, "bus.transactions"), cores = 0;
     for (guint i = 0; i < n; i++)
         if (g_str_has_suffix(g_array_index(set->entries, StatEntry, i).name, ".accesses") &&
             g_str_has_prefix(g_array_index(set->entries, StatEntry, i).name, "l1d") &&
@@ -206,7 +206,7 @@ static void smp_traffic_stats(StatSet *set)
                      stats_ratio((double)txns, (double)misses), "count",
                      "bus.transactions / l1d.misses (write-backs included)");
     stats_add_double(set, "system.bus_bytes_per_miss",
-                     stats_ratio((double)(txns * SMP_BUS_HEADER + stat_u(set, "bus.data_bytes")),
+                     stats_ratio((double)(txns * SMP_BUS_HEADER + smp_stat_u(set, "bus.data_bytes")),
                                  (double)misses), "byte",
                      "(8 B address phase per transaction + bus.data_bytes) / l1d.misses");
     stats_add_double(set, "system.snoops_per_miss",

@@ -10,6 +10,8 @@ extern const SystemClass smp_system;
  * system stats that sum the l1dN.* counters into l1d.* / L1Cache_Controller.*. */
 bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error);
 void smp_stats(Sim *sim, StatSet *set);
+/* An integer statistic already in set, or 0. */
+uint64_t smp_stat_u(const StatSet *set, const char *name);
 bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char *section,
                  const char *key, const char *value, GError **error);
 

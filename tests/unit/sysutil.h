@@ -19,4 +19,17 @@ static inline uint64_t stat_u(SystemRun *r, const char *name)
     return v;
 }
 
+/* Threads of a recorded trace directory: how many of T0.trace, T1.trace, ... exist. */
+static inline int threads_of(const char *dir)
+{
+    int n = 0;
+    for (;; n++) {
+        char *p = g_strdup_printf("%s/T%d.trace", dir, n);
+        bool ok = g_file_test(p, G_FILE_TEST_EXISTS);
+        g_free(p);
+        if (!ok)
+            return n;
+    }
+}
+
 #endif

@@ -69,18 +69,6 @@ static void random_seeds(const char *protocol)
 static void test_random_dir_msi(void) { random_seeds("dir-msi"); }
 static void test_random_dir_mesi(void) { random_seeds("dir-mesi"); }
 
-static int threads_of(const char *dir)
-{
-    int n = 0;
-    for (;; n++) {
-        char *p = g_strdup_printf("%s/T%d.trace", dir, n);
-        bool ok = g_file_test(p, G_FILE_TEST_EXISTS);
-        g_free(p);
-        if (!ok)
-            return n;
-    }
-}
-
 static SystemRun *replay(const char *dir, int cores, const char *protocol, int pointers,
                          GError **e)
 {

@@ -14,18 +14,6 @@
 #include "sysutil.h"
 #include "../../traces/atrace.h"
 
-static int threads_of(const char *dir)
-{
-    int n = 0;
-    for (;; n++) {
-        char *p = g_strdup_printf("%s/T%d.trace", dir, n);
-        bool ok = g_file_test(p, G_FILE_TEST_EXISTS);
-        g_free(p);
-        if (!ok)
-            return n;
-    }
-}
-
 /* The replay machine with checks on; model NULL leaves core.model at its default (none). */
 static SystemRun *replay_model(const char *dir, int cores, const char *protocol, const char *model,
                                GError **e)
