@@ -15,7 +15,9 @@ for t in "$B"/tests/test_*; do
     fi
 done
 if [ "$only" != unit ]; then
-    for s in tests/regress/run.sh tests/regress/dirsnoop.sh tests/regress/locks.sh tests/errors/run.sh; do
+    # every tests/regress/*.sh except the golden updater, then the bad-input suite
+    for s in tests/regress/run.sh $(ls tests/regress/*.sh | grep -v -e '/run.sh$' -e '/update-golden.sh$') \
+             tests/errors/run.sh; do
         [ -f "$s" ] || continue
         name=$(basename "$(dirname "$s")")
         [ "$(basename "$s")" = run.sh ] || name="$name-$(basename "$s" .sh)"   # regress-dirsnoop
