@@ -57,6 +57,15 @@
  *                issued, then MSG_SYNC_UNLOCK(L) (under a model: once that store or RMW has
  *                performed, so the next holder finds every write of the critical section)
  * Counted in atomic_lock_acquisitions; the workload's lock statistics include them.
+ *
+ * `mutex` maps the trace's pthread mutex markers (not the spin locks above) to a lock algorithm
+ * (docs/tracing.md "Real traces: mapping pthread mutexes to a lock algorithm"): manager (the
+ * default) asks the workload as described above; tas, ttas, ttas-backoff, ticket, anderson, mcs,
+ * clh or llsc run that algorithm's accesses of locks.c with real values on the lock's words in a
+ * reserved region (tclocks.h), through the L1 like any access:
+ *   TS_LOCK  drain (every earlier access performed: a pthread call is a full fence) -->
+ *            tcl_step: one blocking access at a time, a watch while spinning --> next record
+ * The acquisition order, hand-off time and coherence traffic then come from the algorithm.
  */
 #include "thread_core.h"
 
@@ -66,6 +75,7 @@
 #include "../../traces/atrace.h"
 #include "../sync/syncmsg.h"
 #include "memmodel.h"
+#include "tclocks.h"
 
 #define TBUF 4096
 
@@ -78,11 +88,14 @@ typedef struct {
     uint64_t store_buffer, line;
     int model;                  /* index into tc_model_choices; 0: none */
     uint64_t window;
+    int mutex;                  /* TclAlgo: TCL_MANAGER, or the lock algorithm of mutexes */
+    uint64_t backoff_min, backoff_max;
 } ThreadParams;
 
 /* TS_WAIT_ORDER (models only): the front end waits for ops to perform, a record to retry */
+/* TS_LOCK (mutex != manager): a pthread mutex lock or unlock runs its lock algorithm */
 typedef enum { TS_WAIT_START, TS_RUN, TS_WAIT_MEM, TS_WAIT_SYNC, TS_WAIT_SB, TS_DONE,
-               TS_WAIT_ORDER } TState;
+               TS_WAIT_ORDER, TS_LOCK } TState;
 
 /* ---- the memory pipeline of the models: one op per access not yet performed ---------------
  * The window is a ring indexed by an op's sequence number (program order): [head, tail) holds
@@ -149,7 +162,14 @@ typedef struct {
     uint64_t forwarded, fence_stalls, fence_stall_cycles, release_waits, release_wait_cycles;
     uint64_t order_stall_cycles, sb_full_stalls;
     SimHist sb_occ;
+    /* mutex != manager: the lock algorithm (tclocks.h); the world is core 0's, shared */
+    TclWorld *tw;
+    TclThread *tl;
+    int lock_phase;             /* LP_* */
 } TCore;
+
+enum { LP_DRAIN, LP_RUN, LP_MEM };   /* TS_LOCK: earlier accesses, step, an access out */
+#define TC_LOCK_TAG 0xfffffffffffffff0ull   /* the tag of the lock algorithm's accesses */
 
 static const ParamSpec tcore_params[] = {
     { .name = "trace", .type = PARAM_STRING, .def = "",
@@ -173,6 +193,17 @@ static const ParamSpec tcore_params[] = {
     { .name = "window", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
       .max = 256, .doc = "model weak: loads and RMWs in flight at once, performed out of order",
       .offset = offsetof(ThreadParams, window) },
+    { .name = "mutex", .type = PARAM_ENUM, .def = "manager", .choices = tcl_algo_names,
+      .doc = "pthread mutexes of the trace: manager (granted by the workload, first come first "
+      "served) or a lock algorithm run with real accesses: tas, ttas, ttas-backoff, ticket, "
+      "anderson, mcs, clh, llsc (docs/tracing.md; adds the lock_* and locks.* stats)",
+      .offset = offsetof(ThreadParams, mutex) },
+    { .name = "backoff_min", .type = PARAM_CYCLES, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1e9, .doc = "mutex: ttas-backoff: the first backoff limit",
+      .offset = offsetof(ThreadParams, backoff_min) },
+    { .name = "backoff_max", .type = PARAM_CYCLES, .def = "1024", .flags = PARAM_F_RANGE,
+      .min = 1, .max = 1e9, .doc = "mutex: ttas-backoff: the largest backoff limit",
+      .offset = offsetof(ThreadParams, backoff_max) },
     PARAM_END,
 };
 
@@ -319,11 +350,98 @@ static void finish(TCore *k)
     sync_send(k, MSG_SYNC_DONE, 0, 0);
 }
 
+/* ---- pthread mutexes as a lock algorithm (mutex != manager, tclocks.h) --------------------- */
+
+/* A lock or unlock record: run from the next tick, in TS_LOCK. */
+static void tc_lock_start(TCore *k, const AtRecord *r)
+{
+    k->syncs++;
+    k->cur = *r;
+    k->cur_active = false;
+    k->st = TS_LOCK;
+    k->lock_phase = LP_DRAIN;
+}
+
+/* TS_LOCK: wait until every earlier access performed, then run the algorithm's steps. */
+static uint64_t tc_lock_tick(TCore *k)
+{
+    Component *c = &k->base;
+    if (k->lock_phase == LP_MEM)
+        return 0;
+    if (k->lock_phase == LP_DRAIN) {
+        if (k->mm ? k->head < k->tail : k->sb_used > 0 || k->loads_out > 0)
+            return 0;                       /* woken by their answers */
+        GError *e = NULL;
+        uint64_t now = sim_component_cycle(c);
+        int go = k->cur.kind == AT_LOCK_ACQ ? tcl_lock_begin(k->tl, k->cur.addr, now, &e)
+                                            : tcl_unlock_begin(k->tl, k->cur.addr, now);
+        if (go == TCL_FAIL) {
+            sim_fail(c->sim, e);
+            return 0;
+        }
+        if (go == TCL_SKIP) {
+            k->st = TS_RUN;
+            return 1;
+        }
+        k->lock_phase = LP_RUN;
+        k->sync_since = c->eng->now;
+    }
+    for (;;) {
+        TclAccess a;
+        uint64_t delay;
+        int step = tcl_step(k->tl, &c->rng, &a, &delay);
+        if (step == TCL_STEP_DELAY) {
+            if (delay == 0)
+                continue;
+            return delay;
+        }
+        if (step == TCL_STEP_DONE) {
+            sim_progress(c->eng);
+            k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
+            k->st = TS_RUN;
+            return 1;
+        }
+        Msg *m = sim_msg_alloc(c->sim);
+        m->cmd = a.cmd;
+        m->flags = a.flags;
+        m->addr = a.addr;
+        m->size = 8;
+        m->tag = TC_LOCK_TAG;
+        m->aux[0] = a.aux[0];
+        m->aux[1] = a.aux[1];
+        m->issued = c->eng->now;
+        sim_port_send(c, k->dc, m, 0);
+        k->lock_phase = LP_MEM;
+        return 0;
+    }
+}
+
+static void tc_lock_answer(TCore *k, Msg *m)
+{
+    Component *c = &k->base;
+    g_assert(k->st == TS_LOCK && k->lock_phase == LP_MEM);
+    GError *e = NULL;
+    bool ok = tcl_answer(k->tl, sim_component_cycle(c), m->aux[0], m->aux[1], &e);
+    sim_msg_free(c->sim, m);
+    /* no sim_progress here: a spin that never ends (its holder finished or waits elsewhere)
+       must let the watchdog see a livelock; progress is a completed lock or unlock */
+    if (!ok) {
+        sim_fail(c->sim, e);
+        return;
+    }
+    k->lock_phase = LP_RUN;
+    sim_component_wake(c);
+}
+
 /* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
  * message). */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
     k->records++;
+    if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
+        tc_lock_start(k, r);
+        return 0;
+    }
     if (g_hash_table_size(k->lockwords) && (AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) &&
         r->kind != AT_FENCE && g_hash_table_contains(k->lockwords, &r->addr)) {
         bool holding = g_hash_table_contains(k->held, &r->addr);
@@ -846,6 +964,10 @@ static uint64_t mm_step(TCore *k)
 static uint64_t mm_exec(TCore *k, const AtRecord *r)
 {
     k->records++;
+    if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
+        tc_lock_start(k, r);
+        return 0;
+    }
     k->cur = *r;
     k->cur_active = true;
     k->cur_lock = LOCK_NONE;
@@ -956,7 +1078,7 @@ static uint64_t mm_tick(TCore *k)
         uint64_t wait = mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
-            return 0;
+            return k->st == TS_LOCK;
         uint64_t gap = (uint64_t)k->credit;
         k->credit -= (double)gap;
         if (gap + wait > 1)
@@ -979,13 +1101,15 @@ static void mm_recv_mem(TCore *k, Msg *m)
         mm_op_done(k, o);
         mm_drain(k);
     }
-    if (k->st == TS_WAIT_ORDER)
+    if (k->st == TS_WAIT_ORDER || k->st == TS_LOCK)
         sim_component_wake(c);
 }
 
 static uint64_t tcore_tick(Component *c)
 {
     TCore *k = (TCore *)c;
+    if (k->st == TS_LOCK)
+        return tc_lock_tick(k);
     if (k->mm)
         return mm_tick(k);
     if (k->st != TS_RUN && k->st != TS_WAIT_SB)
@@ -1036,7 +1160,7 @@ static uint64_t tcore_tick(Component *c)
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
-            return 0;
+            return k->st == TS_LOCK;
         uint64_t gap = (uint64_t)k->credit;
         k->credit -= (double)gap;
         if (gap + wait > 1)
@@ -1097,6 +1221,10 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         sim_msg_free(c->sim, m);
         return;
     }
+    if (m->tag == TC_LOCK_TAG) {
+        tc_lock_answer(k, m);
+        return;
+    }
     if (k->mm) {
         mm_recv_mem(k, m);
         return;
@@ -1114,9 +1242,42 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         /* the blocking access completed; a range read goes on with its next line */
         k->st = k->cur_active && k->cur.kind == AT_RANGE_R ? TS_WAIT_SB : TS_RUN;
         sim_component_wake(c);
-    } else if (k->st == TS_WAIT_SB || (k->st == TS_RUN && k->eof)) {
+    } else if (k->st == TS_WAIT_SB || k->st == TS_LOCK || (k->st == TS_RUN && k->eof)) {
         sim_component_wake(c);
     }
+}
+
+/* mutex != manager: the first thread-core makes the run's lock world, the others join it. */
+static bool tc_lock_realize(TCore *k, GError **error)
+{
+    Component *c = &k->base;
+    if (k->p.backoff_min > k->p.backoff_max) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: backoff_min (%"
+                    G_GUINT64_FORMAT ") is above backoff_max (%" G_GUINT64_FORMAT ")", c->name,
+                    k->p.backoff_min, k->p.backoff_max);
+        return false;
+    }
+    TCore *owner = NULL;
+    int n = 0;
+    for (guint i = 0; i < c->sim->components->len; i++) {
+        Component *o = g_ptr_array_index(c->sim->components, i);
+        if (o->cls == &thread_core_class) {
+            owner = owner ? owner : (TCore *)o;
+            n++;
+        }
+    }
+    if (owner == k)
+        k->tw = tcl_world_new((TclAlgo)k->p.mutex, n, k->p.line, k->p.backoff_min,
+                              k->p.backoff_max);
+    else if (!owner->tw || owner->p.mutex != k->p.mutex || owner->p.line != k->p.line) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: mutex and line must "
+                    "be the same on every thread-core (%s has mutex: %s)", c->name,
+                    owner->base.name, tcl_algo_names[owner->p.mutex]);
+        return false;
+    }
+    k->tl = tcl_thread(owner->tw, c->index);
+    g_assert(k->tl);
+    return true;
 }
 
 static bool tcore_realize(Component *c, GError **error)
@@ -1156,6 +1317,8 @@ static bool tcore_realize(Component *c, GError **error)
     k->lockwords = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     k->held = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    if (k->p.mutex != TCL_MANAGER && !tc_lock_realize(k, error))
+        return false;
     if (k->p.model > 0) {
         k->mm = mem_model_find(tc_model_choices[k->p.model]);
         g_assert(k->mm);
@@ -1192,6 +1355,7 @@ static void tcore_finalize(Component *c)
         at_reader_close(k->rd);
     g_free(k->buf);
     g_free(k->ops);
+    tcl_world_free(k->tw);
     if (k->lockwords) {
         g_hash_table_destroy(k->lockwords);
         g_hash_table_destroy(k->held);
@@ -1215,8 +1379,11 @@ static void tcore_dump(Component *c, GString *out)
     static const char *const names[] = { "waiting to be created", "running", "waiting for memory",
                                          "waiting at a join/barrier/mutex",
                                          "waiting for the store buffer", "done",
-                                         "waiting for earlier accesses" };
+                                         "waiting for earlier accesses",
+                                         "in a mutex's lock algorithm" };
     TCore *k = (TCore *)c;
+    if (k->tl && k->st == TS_LOCK)
+        tcl_thread_dump(k->tl, out);
     if (!k->mm) {
         g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
                                "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);
@@ -1237,10 +1404,103 @@ static void tcore_dump(Component *c, GString *out)
     }
 }
 
+static bool tc_peek(Component *c, const char *name, double *out)
+{
+    for (const StatSpec *s = c ? c->cls->stats : NULL; s && s->name; s++) {
+        if (strcmp(s->name, name) != 0)
+            continue;
+        if (s->kind == STAT_COUNTER)
+            *out = (double)*(const uint64_t *)((const char *)c + s->offset);
+        else if (s->kind == STAT_FORMULA || s->kind == STAT_FORMULA_U64)
+            *out = s->formula(c);
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
+/* mutex != manager: per core lock_*, and once (core 0, the world's owner) the run's locks.* */
+static void tc_lock_stats(const TCore *k, StatSet *out)
+{
+    const Component *c = &k->base;
+    const TclStats *t = tcl_thread_stats(k->tl);
+    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+        { "lock_acquisitions", "count", "pthread mutex acquisitions by the lock algorithm",
+          offsetof(TclStats, acquisitions) },
+        { "lock_releases", "count", "their releases", offsetof(TclStats, releases) },
+        { "lock_acquire_cycles", "cycle", "cycles from a lock's start (earlier accesses "
+          "performed) to the acquisition, summed", offsetof(TclStats, acquire_cycles) },
+        { "lock_accesses", "count", "loads, stores and atomics of the lock algorithm (watches "
+          "not included)", offsetof(TclStats, accesses) },
+        { "lock_spin_waits", "count", "spin-wait watches parked on a lock word (MSG_F_WATCH)",
+          offsetof(TclStats, spin_waits) },
+        { "lock_failed_attempts", "count", "test-and-sets, SCs and CASes that failed",
+          offsetof(TclStats, failed_attempts) },
+        { "lock_order_conflicts", "count", "acquisitions granted at once because waiting would "
+          "close a wait cycle the recorded run never had", offsetof(TclStats, order_conflicts) },
+        { "lock_handoffs_in", "count", "acquisitions that waited for another thread's release",
+          offsetof(TclStats, handoffs_in) },
+        { "lock_unheld_unlocks", "count", "unlocks of a mutex the thread did not hold (skipped)",
+          offsetof(TclStats, unheld_unlocks) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
+        char *n = g_strdup_printf("%s.%s", c->name, ctr[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)t + ctr[i].off), ctr[i].unit,
+                      ctr[i].desc);
+        g_free(n);
+    }
+    if (!k->tw)
+        return;
+    TclTotals x = tcl_world_totals(k->tw);
+    double acq = (double)x.acquisitions, v = 0, acc = 0, cyc = 0, inval = 0, misses = 0;
+    for (guint i = 0; i < c->sim->components->len; i++) {
+        Component *o = g_ptr_array_index(c->sim->components, i);
+        if (o->cls == &thread_core_class && ((TCore *)o)->tl) {
+            const TclStats *s = tcl_thread_stats(((TCore *)o)->tl);
+            acc += (double)s->accesses;
+            cyc += (double)s->acquire_cycles;
+            double y = 0;
+            Component *l1 = ((TCore *)o)->dc->peer->owner;
+            if (tc_peek(l1, "misses", &y))
+                misses += y;
+        }
+    }
+    stats_add_u64(out, "locks.acquisitions", x.acquisitions, "count",
+                  "pthread mutex acquisitions by the lock algorithm (core.mutex), all threads");
+    stats_add_u64(out, "locks.mutexes", x.mutexes, "count", "distinct mutexes locked");
+    stats_add_u64(out, "locks.order_conflicts", x.order_conflicts, "count",
+                  "acquisitions granted at once to break a wait cycle the recorded run never had");
+    stats_add_u64(out, "locks.handoffs", x.handoffs, "count",
+                  "acquisitions that waited for another thread's release");
+    stats_add_double(out, "locks.handoff_cycles", stats_ratio((double)x.handoff_cycles,
+                                                              (double)x.handoffs),
+                     "cycle", "mean cycles from a release's start to the acquisition by a thread "
+                     "that was waiting");
+    stats_add_double(out, "locks.acquire_cycles", stats_ratio(cyc, acq), "cycle",
+                     "mean cycles from a lock's start to its acquisition");
+    stats_add_double(out, "locks.accesses_per_acquire", stats_ratio(acc, acq), "count",
+                     "lock-algorithm accesses (lock and unlock) / locks.acquisitions");
+    Component *bus = sim_component_find(c->sim, "bus"), *noc = sim_component_find(c->sim, "noc");
+    if (bus && tc_peek(bus, "transactions", &v))
+        stats_add_double(out, "locks.bus_transactions_per_acquire", stats_ratio(v, acq), "count",
+                         "bus.transactions / locks.acquisitions (all bus traffic of the run)");
+    if (bus && tc_peek(bus, "invalidations", &inval))
+        stats_add_double(out, "locks.invalidations_per_acquire", stats_ratio(inval, acq),
+                         "count", "bus.invalidations / locks.acquisitions (whole run)");
+    if (noc && tc_peek(noc, "messages", &v))
+        stats_add_double(out, "locks.net_messages_per_acquire", stats_ratio(v, acq), "count",
+                         "noc.messages / locks.acquisitions (all network traffic of the run)");
+    stats_add_double(out, "locks.misses_per_acquire", stats_ratio(misses, acq), "count",
+                     "L1 misses of the thread-cores (whole run) / locks.acquisitions");
+}
+
 /* The pipeline's statistics, only under a model (model none's stats stay as they were). */
 static void tcore_extra_stats(const Component *c, StatSet *out)
 {
     const TCore *k = (const TCore *)c;
+    if (k->tl)
+        tc_lock_stats(k, out);
     if (!k->mm)
         return;
     static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
