@@ -42,12 +42,13 @@ typedef enum {
     KOP_MOV, KOP_ADD, KOP_SUB, KOP_MUL, KOP_REM, KOP_AND, KOP_OR, KOP_XOR, KOP_SHL, KOP_SHR,
     KOP_MIN, KOP_MAX, KOP_RAND,
     KOP_DELAY, KOP_FENCE, KOP_ACQUIRED, KOP_RELEASED, KOP_HALT, KOP_NOP,
+    KOP_XBEGIN, KOP_XEND, KOP_XABORT, KOP_XTEST,      /* hardware transactions (docs/htm.md) */
     KOP_COUNT
 } KernelOpKind;
 
 /* The op table that drives the parser, the docs and the core: name, operand signature
- * (d destination register, v value, a address, l label; '?' makes the rest optional), usage,
- * what it does. */
+ * (d destination register, v value, a address, l label, f a fence kind; '?' makes the rest
+ * optional), usage, what it does. */
 typedef struct {
     const char *name;
     const char *sig;
@@ -55,6 +56,12 @@ typedef struct {
     const char *doc;
 } KernelOpInfo;
 extern const KernelOpInfo kernel_ops[KOP_COUNT];
+
+/* `fence [full|st|ld]` (the operand `f`): what a fence orders under kernel-core's `model`
+ * (docs/locks.md "Memory models"): everything (MFENCE-like, the default), earlier stores before
+ * later stores (SFENCE-like), earlier loads before later accesses (LFENCE-like). */
+typedef enum { KFENCE_FULL, KFENCE_ST, KFENCE_LD, KFENCE_COUNT } KernelFenceKind;
+extern const char *const kernel_fence_names[KFENCE_COUNT];   /* "full", "st", "ld" */
 
 /* A source operand: a value-file slot (register or read-only value) or an immediate. */
 typedef struct {
@@ -74,6 +81,7 @@ typedef struct {
     int8_t rd;                   /* destination register, -1: none */
     bool spin;                   /* a load heading a two-op spin loop (load rX; bCC rX, .., self):
                                     the core may sleep on the line instead of re-reading it */
+    uint8_t fence;               /* fence: KernelFenceKind */
     uint8_t nvals;
     KernelVal v[2];              /* value operands in order (store: value; cas: expected, new;
                                     branches: the two compared; delay: cycles, jitter) */

@@ -1,7 +1,10 @@
 /* kernel_core.c: kernel-core, an in-order core that executes a kernel-language program
- * (kernel.h) with real values against its coherent L1, one access at a time (so every access
- * is performed in program order: sequential consistency), plus the checks and statistics of the
- * lock experiment (Mellor-Crummey & Scott, ACM TOCS 1991, sec. 4).
+ * (kernel.h) with real values against its coherent L1, plus the checks and statistics of the
+ * lock experiment (Mellor-Crummey & Scott, ACM TOCS 1991, sec. 4). Under `model` sc (the
+ * default) it performs one access at a time, in program order: sequential consistency. Under
+ * tso, pso and weak (memmodel.h's rows, the vocabulary of mmcore.c) plain stores retire into a
+ * store buffer that drains in the background (below), so st->ld (and st->st but for tso) is
+ * relaxed.
  *
  *   RUN --ALU/branch/delay: cycles accumulate--> memory op or marker: sleep until their cycle,
  *        then MEM (one access at the L1) --answer--> RUN ...
@@ -22,6 +25,8 @@
 
 #include "../../sim/error.h"
 #include "kernel.h"
+#include "../cache/htm.h"
+#include "memmodel.h"
 
 typedef struct {
     int kernel;                  /* index into kernel_builtin_names; 0: none */
@@ -30,6 +35,8 @@ typedef struct {
     uint64_t iterations, duration, cs, outside, jitter, backoff_min, backoff_max;
     uint64_t base, alu_latency;
     bool spin_elision;
+    int model;                   /* MemModelId: index into mem_model_choices */
+    uint64_t store_buffer, drain;
 } KcParams;
 
 typedef struct {
@@ -49,15 +56,38 @@ typedef struct {
     SimHist handoff_hist;
 } KcWorld;
 
-enum { KS_IDLE, KS_RUN, KS_MEM, KS_WATCH, KS_INIT, KS_WAIT_INIT, KS_CHECK, KS_HALTED };
+enum { KS_IDLE, KS_RUN, KS_MEM, KS_WATCH, KS_INIT, KS_WAIT_INIT, KS_CHECK, KS_HALTED,
+       KS_SB_WAIT, KS_TX };
 static const char *const kc_state_names[] = {
     [KS_IDLE] = "idle", [KS_RUN] = "running", [KS_MEM] = "waiting for its L1",
     [KS_WATCH] = "sleeping on a spin-wait watch", [KS_INIT] = "storing initial data",
     [KS_WAIT_INIT] = "waiting for core 0's initial data", [KS_CHECK] = "checking .expect values",
-    [KS_HALTED] = "halted",
+    [KS_HALTED] = "halted", [KS_SB_WAIT] = "waiting for its store buffer",
+    [KS_TX] = "waiting for its L1 to begin, commit or abort a transaction",
 };
 
 #define KC_STACK 8
+
+/* ---- the store buffer (model tso, pso, weak) ---------------------------------------------
+ *   store --retires (alu_latency)--> sb[0..n_sb) oldest first --one drain at a time--> L1
+ *   load  --youngest entry to its word? forwarded (alu_latency) : to the L1 past the buffer
+ * An entry may drain `drain` random cycles after it entered (0 .. drain, seeded) and only after
+ * every older entry of an earlier `fence st` epoch; tso drains the oldest entry only (FIFO),
+ * pso and weak a random one among those ready with no older entry to the same word. An entry
+ * stays (and forwards) until the L1 answers its write: then it is visible to every core. Full
+ * fences, atomics, LL/SC, `acquired`, `released` and `halt` wait until the buffer is empty. */
+#define KC_SB_MAX 64
+#define KC_TAG_DRAIN 1           /* Msg.tag of a drain (core ops have tag 0) */
+enum { KC_SBW_FULL, KC_SBW_FENCE, KC_SBW_DRAIN };   /* why the core is in KS_SB_WAIT */
+
+typedef struct {
+    uint64_t addr;
+    int64_t val;
+    uint64_t ready_at;           /* cycle from which it may drain */
+    uint64_t epoch;              /* `fence st` epochs before it */
+    int op;                      /* the store op (messages) */
+    bool sent;                   /* its drain is in flight */
+} KcSbEntry;
 
 typedef struct {
     Component base;
@@ -83,7 +113,29 @@ typedef struct {
     uint64_t ops, loads, stores, atomics, cas_fail, sc_fail, spin_waits, spin_elided;
     uint64_t delay_cycles, mem_cycles, acquisitions, handoffs_in, handoff_cycles, hold_cycles;
     uint64_t halt_cycle;
+    /* the store buffer (mm NULL under model sc: no buffer, the code paths of before) */
+    const MemModel *mm;
+    KcSbEntry sb[KC_SB_MAX];
+    int n_sb;
+    bool sb_busy;                /* a drain in flight */
+    uint64_t sb_epoch, sb_sent_at;
+    int sb_wait;                 /* KC_SBW_*, in KS_SB_WAIT */
+    uint64_t sb_wait_since;
+    uint64_t run_at;             /* KS_RUN: the cycle kc_run resumes (ticks may come earlier) */
+    uint64_t forwarded, sb_full_cycles, fence_wait_cycles, drain_wait_cycles, drains_reordered;
+    SimHist sb_occ;
+    /* hardware transactions (models/cache/htm.h): the checkpoint taken at the outermost xbegin */
+    int tx_depth;                /* 0: none; inner xbegin / xend only count (flat nesting) */
+    uint64_t tx_num;             /* the current or last transaction's number */
+    int tx_label, tx_rd;
+    int64_t tx_regs[KERNEL_NREGS];
+    int tx_stack[KC_STACK], tx_sp;
+    uint64_t tx_iter, tx_start;
+    bool tx_after_abort;         /* the last transaction aborted: the next begin is a retry */
+    uint64_t tx_begins, tx_commits, tx_aborts, tx_retries, tx_wasted, tx_useful;
 } KCore;
+
+#define KC_TAG_TX (1ull << 62)   /* Msg.tag of transactional messages: KC_TAG_TX | number */
 
 static const ParamSpec kc_params[] = {
     { .name = "kernel", .type = PARAM_ENUM, .def = "none", .choices = kernel_builtin_names,
@@ -125,6 +177,20 @@ static const ParamSpec kc_params[] = {
     { .name = "spin_elision", .type = PARAM_BOOL, .def = "true",
       .doc = "sleep on a spinning load's line instead of re-reading it (same traffic, far "
       "fewer events)", .offset = offsetof(KcParams, spin_elision) },
+    { .name = "model", .type = PARAM_ENUM, .def = "sc", .choices = mem_model_choices,
+      .doc = "memory model (models/cpu/memmodel.h): sc, one access at a time; tso, pso, weak: "
+      "plain stores go through a store buffer with forwarding (tso FIFO; pso, weak: any order "
+      "to different words; loads stay in order), fences, atomics and LL/SC drain it first "
+      "(docs/locks.md \"Memory models\"; adds the stats forwarded_loads, "
+      "store_buffer_full_cycles, fence_wait_cycles, drain_wait_cycles, drains_reordered, "
+      "sb_occupancy)", .offset = offsetof(KcParams, model) },
+    { .name = "store_buffer", .type = PARAM_UINT, .def = "8", .flags = PARAM_F_RANGE, .min = 1,
+      .max = KC_SB_MAX, .doc = "model tso, pso, weak: store buffer entries (a store that finds "
+      "it full waits)", .offset = offsetof(KcParams, store_buffer) },
+    { .name = "drain", .type = PARAM_CYCLES, .def = "32", .flags = PARAM_F_RANGE, .min = 0,
+      .max = 1000000, .doc = "model tso, pso, weak: a buffered store may drain 0 .. this many "
+      "cycles after it entered (random, seeded), so reorderings show up",
+      .offset = offsetof(KcParams, drain) },
     PARAM_END,
 };
 
@@ -300,8 +366,127 @@ static void kc_issue(KCore *k, const KernelOp *op)
     default:
         g_assert_not_reached();
     }
+    if (k->tx_depth) {
+        if (op->kind == KOP_LL || op->kind == KOP_SC) {
+            sim_msg_free(k->base.sim, m);
+            kc_fail(k, ARCHSIM_EXIT_DATAERR, k->pc, "%s inside a transaction: use loads, stores "
+                    "and atomics there", kernel_ops[op->kind].name);
+            return;
+        }
+        m->flags |= MSG_F_TX;
+        m->tag = KC_TAG_TX | k->tx_num;
+    }
     k->mem_val = a;
     kc_send(k, m, KS_MEM, k->pc, 0);
+}
+
+/* ---- hardware transactions ---------------------------------------------------------------- */
+
+static void kc_tx_send(KCore *k, uint16_t cmd, uint64_t aux)
+{
+    Msg *m = kc_msg(k, cmd, 0);
+    m->size = 0;
+    m->tag = KC_TAG_TX | k->tx_num;
+    m->aux[0] = aux;
+    kc_send(k, m, KS_TX, k->pc, 0);
+}
+
+/* xbegin, xend, xabort at pc: true when the core goes on at once, false when it waits. */
+static bool kc_tx_op(KCore *k, const KernelOp *op, uint64_t now)
+{
+    k->ops++;
+    switch (op->kind) {
+    case KOP_XBEGIN:
+        if (k->tx_depth) {                          /* flat nesting */
+            if (k->tx_depth == 255) {
+                kc_fail(k, ARCHSIM_EXIT_DATAERR, k->pc, "transactions nest deeper than 255");
+                return false;
+            }
+            k->tx_depth++;
+            k->val[op->rd] = -1;
+            k->pc++;
+            return true;
+        }
+        memcpy(k->tx_regs, k->val, sizeof k->tx_regs);
+        memcpy(k->tx_stack, k->stack, sizeof k->tx_stack);
+        k->tx_sp = k->sp;
+        k->tx_iter = k->iter;
+        k->tx_label = op->target;
+        k->tx_rd = op->rd;
+        k->tx_num++;
+        k->tx_start = now;
+        k->tx_begins++;
+        k->tx_retries += k->tx_after_abort;
+        k->tx_depth = 1;
+        kc_tx_send(k, MSG_TX_BEGIN, 0);
+        return false;
+    case KOP_XEND:
+        if (!k->tx_depth) {
+            kc_fail(k, ARCHSIM_EXIT_DATAERR, k->pc, "xend outside a transaction");
+            return false;
+        }
+        if (k->tx_depth > 1) {
+            k->tx_depth--;
+            k->pc++;
+            return true;
+        }
+        kc_tx_send(k, MSG_TX_END, 0);
+        return false;
+    default:                                        /* KOP_XABORT */
+        if (!k->tx_depth) {                         /* a no-op outside a transaction (RTM) */
+            k->pc++;
+            return true;
+        }
+        kc_tx_send(k, MSG_TX_ABORT, (uint64_t)kv(k, &op->v[0]) & 0xff);
+        return false;
+    }
+}
+
+/* A transactional answer from the L1: begun, committed, aborted (with its status), or stale (of
+ * a transaction that has aborted: dropped, the abort notice follows). True when the core runs
+ * from k->pc now. */
+static bool kc_tx_answer(KCore *k, const Msg *m, uint64_t now)
+{
+    bool current = k->tx_depth && m->tag == (KC_TAG_TX | k->tx_num);
+    if ((m->flags & MSG_F_TX_STALE) || !current)
+        return false;
+    switch (m->cmd) {
+    case MSG_TX_BEGIN:
+        g_assert(k->state == KS_TX);
+        k->val[k->tx_rd] = -1;
+        SIM_TRACE(&k->base, "xbegin", 0, TARG_U("tx", k->tx_num));
+        break;
+    case MSG_TX_END:
+        g_assert(k->state == KS_TX);
+        k->tx_depth = 0;
+        k->tx_commits++;
+        k->tx_useful += now - k->tx_start;
+        k->tx_after_abort = false;
+        SIM_TRACE(&k->base, "xend", 0, TARG_U("tx", k->tx_num));
+        break;
+    case MSG_TX_ABORTED:
+        memcpy(k->val, k->tx_regs, sizeof k->tx_regs);
+        memcpy(k->stack, k->tx_stack, sizeof k->stack);
+        k->sp = k->tx_sp;
+        k->iter = k->tx_iter;
+        k->val[k->tx_rd] = (int64_t)m->aux[0];
+        k->tx_depth = 0;
+        k->tx_aborts++;
+        k->tx_wasted += now - k->tx_start;
+        k->tx_after_abort = true;
+        SIM_TRACE(&k->base, "xabort", 0, TARG_U("tx", k->tx_num), TARG_X("status", m->aux[0]));
+        /* whatever the core was doing (an access, a delay) is void: run the abort path now */
+        if (sim_event_scheduled(&k->base.tick_ev))
+            sim_deschedule(k->base.eng, &k->base.tick_ev);
+        k->pc = k->tx_label;
+        k->state = KS_RUN;
+        return true;
+    default:
+        g_assert_not_reached();
+    }
+    k->pc++;
+    k->state = KS_RUN;
+    return true;
 }
 
 static int64_t kc_alu(KCore *k, int kind, int64_t a, int64_t b, bool *ok)
@@ -358,6 +543,166 @@ static bool kc_branch_taken(int kind, int64_t a, int64_t b)
     default:
         return true;
     }
+}
+
+/* ---- the store buffer (model tso, pso, weak; the diagram above KcSbEntry) ------------------ */
+
+enum { KC_SB_ISSUE, KC_SB_DONE, KC_SB_WAIT };   /* kc_sb_access: to the L1, handled, wait */
+
+static void kc_sb_trace(KCore *k)
+{
+    if (G_LIKELY(k->base.trace_track < 0))
+        return;
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < k->n_sb; i++)
+        g_string_append_printf(s, "%s0x%" G_GINT64_MODIFIER "x=%" G_GINT64_FORMAT,
+                               s->len ? " " : "", k->sb[i].addr, k->sb[i].val);
+    SIM_TRACE(&k->base, "sb", 0, TARG_S("entries", s->len ? s->str : "(empty)"),
+              TARG_U("n", (uint64_t)k->n_sb));
+    g_string_free(s, TRUE);
+}
+
+/* The core waits in KS_SB_WAIT until the buffer has room (full) or is empty (else). */
+static void kc_sb_wait(KCore *k, int why, uint64_t now)
+{
+    static const char *const whys[] = { [KC_SBW_FULL] = "full", [KC_SBW_FENCE] = "fence",
+                                        [KC_SBW_DRAIN] = "drain" };
+    k->state = KS_SB_WAIT;
+    k->sb_wait = why;
+    k->sb_wait_since = now;
+    SIM_TRACE(&k->base, "sb_wait", 0, TARG_S("why", whys[why]), TARG_U("n", (uint64_t)k->n_sb));
+}
+
+/* Is entry i allowed to drain now (ready, same-word and `fence st` order kept)? */
+static bool kc_sb_eligible(const KCore *k, int i, uint64_t now)
+{
+    const KcSbEntry *e = &k->sb[i];
+    if (e->sent || e->ready_at > now)
+        return false;
+    if (!k->mm->st_st)
+        return i == 0;                              /* tso: FIFO */
+    for (int j = 0; j < i; j++)
+        if (k->sb[j].addr == e->addr || k->sb[j].epoch < e->epoch)
+            return false;
+    return true;
+}
+
+/* Starts a drain if none is in flight and an entry may go; returns the cycles until an entry
+ * not yet ready becomes ready (0: none, or a drain in flight). */
+static uint64_t kc_sb_pump(KCore *k, uint64_t now)
+{
+    if (k->sb_busy || k->n_sb == 0)
+        return 0;
+    int cand[KC_SB_MAX], nc = 0;
+    uint64_t next = UINT64_MAX;
+    for (int i = 0; i < k->n_sb; i++) {
+        if (kc_sb_eligible(k, i, now))
+            cand[nc++] = i;
+        else if (!k->sb[i].sent && k->sb[i].ready_at > now && k->sb[i].ready_at < next)
+            next = k->sb[i].ready_at;
+        if (!k->mm->st_st)
+            break;
+    }
+    if (nc == 0)
+        return next == UINT64_MAX ? 0 : next - now;
+    int i = cand[nc > 1 ? sim_rng_below(&k->base.rng, (uint64_t)nc) : 0];
+    KcSbEntry *e = &k->sb[i];
+    e->sent = true;
+    k->sb_busy = true;
+    k->sb_sent_at = now;
+    k->drains_reordered += i > 0;
+    k->stores++;
+    Msg *m = kc_msg(k, MSG_WRITE_REQ, e->addr);
+    m->aux[0] = (uint64_t)e->val;
+    m->tag = KC_TAG_DRAIN;
+    sim_port_send(&k->base, k->dc, m, 0);
+    return 0;
+}
+
+/* The L1 answered the drain in flight: the store is visible to every core now. */
+static void kc_sb_drained(KCore *k, uint64_t now)
+{
+    int i = 0;
+    while (i < k->n_sb && !k->sb[i].sent)
+        i++;
+    g_assert(k->sb_busy && i < k->n_sb);
+    KcSbEntry e = k->sb[i];
+    memmove(&k->sb[i], &k->sb[i + 1], (size_t)(k->n_sb - i - 1) * sizeof e);
+    k->n_sb--;
+    k->sb_busy = false;
+    SIM_TRACE_AT(&k->base, k->sb_sent_at, "store", now - k->sb_sent_at, TARG_X("addr", e.addr),
+                 TARG_I("value", e.val), TARG_S("cache", k->dc->peer->owner->name));
+    SIM_TRACE(&k->base, "drain", 0, TARG_X("addr", e.addr), TARG_I("value", e.val),
+              TARG_U("sb", (uint64_t)k->n_sb));
+    if (k->state == KS_SB_WAIT &&
+        (k->sb_wait == KC_SBW_FULL ? (uint64_t)k->n_sb < k->p.store_buffer : k->n_sb == 0)) {
+        uint64_t waited = now - k->sb_wait_since;
+        if (k->sb_wait == KC_SBW_FULL)
+            k->sb_full_cycles += waited;
+        else if (k->sb_wait == KC_SBW_FENCE)
+            k->fence_wait_cycles += waited;
+        else
+            k->drain_wait_cycles += waited;
+        k->state = KS_RUN;
+        k->run_at = now;
+    }
+}
+
+/* A memory op under a model, at its exact cycle: a store retires into the buffer, a load takes
+ * the youngest buffered store to its word, an atomic or LL/SC waits for an empty buffer. */
+static int kc_sb_access(KCore *k, const KernelOp *op, uint64_t now, uint64_t *acc)
+{
+    uint64_t addr;
+    switch (op->kind) {
+    case KOP_STORE: {
+        if ((uint64_t)k->n_sb >= k->p.store_buffer) {
+            kc_sb_wait(k, KC_SBW_FULL, now);
+            return KC_SB_WAIT;
+        }
+        if (!kc_addr(k, op, &addr))
+            return KC_SB_WAIT;                      /* failed: halted */
+        uint64_t d = k->p.drain ? sim_rng_below(&k->base.rng, k->p.drain + 1) : 0;
+        k->sb[k->n_sb++] = (KcSbEntry){ .addr = addr, .val = kv(k, &op->v[0]),
+                                        .ready_at = now + d, .epoch = k->sb_epoch, .op = k->pc };
+        sim_hist_add(&k->sb_occ, (uint64_t)k->n_sb);
+        kc_sb_trace(k);
+        break;
+    }
+    case KOP_LOAD: {
+        if (!kc_addr(k, op, &addr))
+            return KC_SB_WAIT;
+        int i = k->n_sb - 1;
+        while (i >= 0 && k->sb[i].addr != addr)
+            i--;
+        if (i < 0)
+            return KC_SB_ISSUE;
+        k->val[op->rd] = k->sb[i].val;
+        k->forwarded++;
+        SIM_TRACE(&k->base, "forward", 0, TARG_X("addr", addr), TARG_I("value", k->sb[i].val));
+        break;
+    }
+    default:                                        /* atomics, LL/SC: locked, a full fence */
+        if (k->n_sb == 0)
+            return KC_SB_ISSUE;
+        kc_sb_wait(k, KC_SBW_DRAIN, now);
+        return KC_SB_WAIT;
+    }
+    k->ops++;
+    k->pc++;
+    *acc += k->p.alu_latency;
+    return KC_SB_DONE;
+}
+
+/* `fence` under a model: false when the core must wait for the buffer to empty first. */
+static bool kc_sb_fence(KCore *k, const KernelOp *op, uint64_t now)
+{
+    if (op->fence == KFENCE_FULL && k->n_sb > 0) {
+        kc_sb_wait(k, KC_SBW_FENCE, now);
+        return false;
+    }
+    if (op->fence == KFENCE_ST)
+        k->sb_epoch++;                              /* later stores drain after these */
+    return true;                                    /* ld: loads are already in order */
 }
 
 /* ---- the lock checker ------------------------------------------------------------------------ */
@@ -453,15 +798,40 @@ static uint64_t kc_run(KCore *k)
         case KOP_SC:
             if (acc)
                 return acc;
+            if (k->mm && !k->tx_depth) {            /* tso, pso, weak: the store buffer (a
+                                                       transaction's accesses go to the L1) */
+                int r = kc_sb_access(k, op, now, &acc);
+                if (r == KC_SB_DONE)
+                    continue;
+                if (r == KC_SB_WAIT)
+                    return 0;
+            }
             k->ops++;
             kc_issue(k, op);
             return 0;
+        case KOP_FENCE:
+            if (!k->mm)
+                break;                              /* sc: one cycle, below */
+            if (acc && op->fence == KFENCE_FULL)
+                return acc;
+            if (!kc_sb_fence(k, op, now))
+                return 0;
+            break;
         case KOP_ACQUIRED:
         case KOP_RELEASED:
         case KOP_LOOP:
         case KOP_HALT:
             if (acc)
                 return acc;                         /* these happen at their exact cycle */
+            if (G_UNLIKELY(k->tx_depth) && op->kind != KOP_LOOP) {
+                kc_fail(k, ARCHSIM_EXIT_DATAERR, k->pc, "%s inside a transaction",
+                        kernel_ops[op->kind].name);
+                return 0;
+            }
+            if (k->mm && k->n_sb > 0 && op->kind != KOP_LOOP) {
+                kc_sb_wait(k, KC_SBW_DRAIN, now);   /* they see this core's stores performed */
+                return 0;
+            }
             k->ops++;
             if (op->kind == KOP_ACQUIRED)
                 kc_acquired(k, now);
@@ -481,6 +851,18 @@ static uint64_t kc_run(KCore *k)
             }
             k->pc++;
             continue;
+        case KOP_XBEGIN:
+        case KOP_XEND:
+        case KOP_XABORT:
+            if (acc)
+                return acc;                         /* at their exact cycle */
+            if (k->mm && k->n_sb > 0 && !k->tx_depth) {
+                kc_sb_wait(k, KC_SBW_DRAIN, now);   /* xbegin is a full fence */
+                return 0;
+            }
+            if (kc_tx_op(k, op, now))
+                continue;
+            return 0;
         case KOP_DELAY: {
             int64_t d = kv(k, &op->v[0]), j = op->nvals > 1 ? kv(k, &op->v[1]) : 0;
             uint64_t cyc = (d > 0 ? (uint64_t)d : 0) +
@@ -506,6 +888,10 @@ static uint64_t kc_run(KCore *k)
             break;
         case KOP_JMP:
             k->pc = op->target;
+            break;
+        case KOP_XTEST:
+            k->val[op->rd] = k->tx_depth > 0;
+            k->pc++;
             break;
         case KOP_CALL:
             if (k->sp == KC_STACK) {
@@ -548,6 +934,7 @@ static void kc_begin(KCore *k)
 {
     k->state = KS_RUN;
     k->pc = k->w->prog->entry;
+    k->run_at = kc_now(k);
     sim_component_wake(&k->base);
 }
 
@@ -653,7 +1040,7 @@ static void kc_done(KCore *k, Msg *m, uint64_t now)
     k->state = KS_RUN;
     k->pc = k->mem_op + 1;
     /* a spinning load that will loop again: sleep on the line */
-    if (op->spin && k->p.spin_elision) {
+    if (op->spin && k->p.spin_elision && k->n_sb == 0 && !k->tx_depth) {   /* (a buffered store may drain) */
         const KernelOp *b = &K->ops[k->pc];
         if (kc_branch_taken(b->kind, kv(k, &b->v[0]), kv(k, &b->v[1]))) {
             k->ops++;                               /* the branch */
@@ -681,9 +1068,27 @@ static uint64_t kc_woken(KCore *k, uint64_t now)
     return next > now ? next - now : 0;
 }
 
+/* Under a model the one tick serves two clocks: the core's (run_at) and the drains' (entries
+ * that become ready); returns the cycles until the earlier of them, 0 for none. */
+static uint64_t kc_sb_step(KCore *k)
+{
+    uint64_t now = kc_now(k), next = 0;
+    kc_sb_pump(k, now);                             /* drains first: same cycle, before loads */
+    if (k->state == KS_RUN && now >= k->run_at) {
+        next = kc_run(k);
+        k->run_at = now + next;
+    } else if (k->state == KS_RUN) {
+        next = k->run_at - now;
+    }
+    uint64_t d = kc_sb_pump(k, now);
+    return d && (!next || d < next) ? d : next;
+}
+
 static uint64_t kc_tick(Component *c)
 {
     KCore *k = (KCore *)c;
+    if (k->mm)
+        return kc_sb_step(k);
     if (k->state != KS_RUN)
         return 0;
     return kc_run(k);
@@ -695,6 +1100,26 @@ static void kc_recv(Component *c, Port *port, Msg *m)
     (void)port;
     uint64_t now = kc_now(k);
     uint64_t wait = 0;
+    if (k->mm && m->tag == KC_TAG_DRAIN) {
+        sim_msg_free(c->sim, m);
+        kc_sb_drained(k, now);
+        uint64_t next = kc_sb_step(k);
+        if (next)
+            sim_component_wake_in(c, next);
+        return;
+    }
+    if (G_UNLIKELY(m->tag & KC_TAG_TX)) {
+        bool access = m->cmd == MSG_READ_RESP || m->cmd == MSG_WRITE_RESP;
+        bool current = k->tx_depth && m->tag == (KC_TAG_TX | k->tx_num) &&
+                       !(m->flags & MSG_F_TX_STALE);
+        if (!access || !current) {                  /* begun, committed, aborted, or stale */
+            bool go = kc_tx_answer(k, m, now);
+            sim_msg_free(c->sim, m);
+            if (!go)
+                return;
+            goto resume;
+        }
+    }
     switch (k->state) {
     case KS_MEM:
         kc_done(k, m, now);
@@ -717,6 +1142,14 @@ static void kc_recv(Component *c, Port *port, Msg *m)
         g_error("%s: an answer from the L1 while %s", c->name, kc_state_names[k->state]);
     }
     sim_msg_free(c->sim, m);
+resume:
+    if (k->mm) {
+        k->run_at = now + wait;
+        uint64_t next = kc_sb_step(k);
+        if (next)
+            sim_component_wake_in(c, next);
+        return;
+    }
     if (k->state != KS_RUN)
         return;
     if (wait) {
@@ -837,6 +1270,7 @@ static bool kc_realize(Component *c, GError **error)
         k->val[KERNEL_NREGS + i] = k->w->prog->env[i];
     k->val[KERNEL_NREGS + KN_ID] = k->id;
     k->mem_op = -1;
+    k->mm = k->p.model != MM_SC ? &mem_models[k->p.model] : NULL;
     if (!sim_component_param_u64(k->dc->peer->owner, "hit_latency", &k->hit_latency))
         k->hit_latency = 1;
     return true;
@@ -886,6 +1320,15 @@ static void kc_dump(Component *c, GString *out)
         k->state == KS_CHECK)
         g_string_append_printf(out, "  access to 0x%" G_GINT64_MODIFIER "x sent at cycle %"
                                G_GUINT64_FORMAT "\n", k->mem_addr, k->issued_at);
+    if (k->mm) {
+        g_string_append_printf(out, "  model %s, store buffer %d/%" G_GUINT64_FORMAT ":",
+                               k->mm->name, k->n_sb, k->p.store_buffer);
+        for (int i = 0; i < k->n_sb; i++)
+            g_string_append_printf(out, " 0x%" G_GINT64_MODIFIER "x=%" G_GINT64_FORMAT "%s",
+                                   k->sb[i].addr, k->sb[i].val, k->sb[i].sent ? " (draining)"
+                                                                              : "");
+        g_string_append_c(out, '\n');
+    }
     g_string_append(out, "  registers:");
     for (int r = 0; r < KERNEL_NREGS; r++)
         if (k->val[r])
@@ -925,11 +1368,71 @@ static bool kc_peek(Component *c, const char *name, double *out)
     return false;
 }
 
+/* The store buffer's statistics, only under a model (model sc's stats stay as they were). */
+static void kc_sb_stats(const KCore *k, StatSet *out)
+{
+    if (!k->mm)
+        return;
+    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+        { "forwarded_loads", "count", "loads served by the youngest buffered store to their word",
+          offsetof(KCore, forwarded) },
+        { "store_buffer_full_cycles", "cycle", "cycles stores waited for a free entry",
+          offsetof(KCore, sb_full_cycles) },
+        { "fence_wait_cycles", "cycle", "cycles full fences waited for the buffer to drain",
+          offsetof(KCore, fence_wait_cycles) },
+        { "drain_wait_cycles", "cycle", "cycles atomics, LL/SC, acquired, released and halt "
+          "waited for the buffer to drain", offsetof(KCore, drain_wait_cycles) },
+        { "drains_reordered", "count", "stores drained while an older one was still buffered "
+          "(pso, weak)", offsetof(KCore, drains_reordered) },
+    };
+    const char *name = k->base.name;
+    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
+        char *n = g_strdup_printf("%s.%s", name, ctr[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
+                      ctr[i].desc);
+        g_free(n);
+    }
+    char *n = g_strdup_printf("%s.sb_occupancy", name);
+    stats_add_hist(out, n, &k->sb_occ, "count",
+                   "stores in the store buffer when a store enters it (itself included)");
+    g_free(n);
+}
+
 /* The lock experiment's system-wide figures (once, from core 0): locks.* */
+/* Transaction counts, only for cores that began one (runs without HTM keep their stats). */
+static void kc_tx_stats(const KCore *k, StatSet *out)
+{
+    if (!k->tx_begins)
+        return;
+    static const struct {
+        const char *name, *unit, *desc;
+        size_t off;
+    } t[] = {
+        { "tx_begins", "count", "transactions begun (outermost xbegin)", offsetof(KCore, tx_begins) },
+        { "tx_commits", "count", "transactions committed", offsetof(KCore, tx_commits) },
+        { "tx_aborts", "count", "transactions aborted (the L1 counts them by reason)",
+          offsetof(KCore, tx_aborts) },
+        { "tx_retries", "count", "transactions begun right after an abort",
+          offsetof(KCore, tx_retries) },
+        { "tx_wasted_cycles", "cycle", "cycles from xbegin to the abort, summed",
+          offsetof(KCore, tx_wasted) },
+        { "tx_committed_cycles", "cycle", "cycles from xbegin to the commit, summed",
+          offsetof(KCore, tx_useful) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
+        char *n = g_strdup_printf("%s.%s", k->base.name, t[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + t[i].off), t[i].unit,
+                      t[i].desc);
+        g_free(n);
+    }
+}
+
 static void kc_extra_stats(const Component *c, StatSet *out)
 {
     const KCore *k = KC(c);
     const KcWorld *w = k->w;
+    kc_sb_stats(k, out);
+    kc_tx_stats(k, out);
     if (k->id != 0 || !w || !w->prog->markers)
         return;
     double acq = (double)w->acquisitions;

@@ -56,14 +56,26 @@ const KernelOpInfo kernel_ops[KOP_COUNT] = {
                    "rD = a random number in 0 .. V (the core's seeded generator)" },
     [KOP_DELAY] = { "delay", "v?v", "delay V[, J]",
                     "compute for V cycles, plus 0 .. J more at random" },
-    [KOP_FENCE] = { "fence", "", "fence",
-                    "order memory accesses (every access of this core is already performed in "
-                    "order: costs one cycle)" },
+    [KOP_FENCE] = { "fence", "?f", "fence [full|st|ld]",
+                    "order memory accesses: full (the default) waits until the store buffer "
+                    "is empty, st keeps earlier stores draining before later ones, ld orders "
+                    "earlier loads (model sc, or loads, already in order: one cycle)" },
     [KOP_ACQUIRED] = { "acquired", "", "acquired",
                        "marker: this core now holds the lock (checked: at most one core)" },
     [KOP_RELEASED] = { "released", "", "released", "marker: this core gives the lock up" },
     [KOP_HALT] = { "halt", "", "halt", "this core is done" },
     [KOP_NOP] = { "nop", "", "nop", "one cycle, nothing else" },
+    [KOP_XBEGIN] = { "xbegin", "dl", "xbegin rD, LABEL",
+                     "start a hardware transaction: rD = -1; on an abort every register is "
+                     "restored, rD = the abort status and the core jumps to LABEL" },
+    [KOP_XEND] = { "xend", "", "xend", "commit the transaction (its writes appear at once)" },
+    [KOP_XABORT] = { "xabort", "v", "xabort V",
+                     "abort the transaction: status = explicit, code V (0-255)" },
+    [KOP_XTEST] = { "xtest", "d", "xtest rD", "rD = 1 inside a transaction, else 0" },
+};
+
+const char *const kernel_fence_names[KFENCE_COUNT] = {
+    [KFENCE_FULL] = "full", [KFENCE_ST] = "st", [KFENCE_LD] = "ld",
 };
 
 /* ---- the parser's state ------------------------------------------------------------------- */
@@ -764,6 +776,25 @@ static bool kp_op(Kp *P)
             *r = (KpRef){ .op = (int)P->ops->len, .name = l, .src = P->src, .line = P->lineno,
                           .col = KP_COL(P, lat) };
             g_ptr_array_add(P->refs, r);
+            break;
+        }
+        case 'f': {
+            kp_ws(P);
+            const char *fat = P->p;
+            char *f = kp_ident(P);
+            int fk = -1;
+            for (int i = 0; f && i < KFENCE_COUNT && fk < 0; i++)
+                if (strcmp(f, kernel_fence_names[i]) == 0)
+                    fk = i;
+            if (fk < 0) {
+                char *t = f ? f : kp_token_text(fat);
+                ok = kp_fail(P, fat, "unknown fence kind '%s': full, st or ld (%s)", t,
+                             info->usage);
+                g_free(t);
+                break;
+            }
+            g_free(f);
+            op.fence = (uint8_t)fk;
             break;
         }
         default:
