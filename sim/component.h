@@ -172,6 +172,8 @@ struct Sim {
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
     struct Oracle *oracle;       /* reference checks (golden memory, SWMR), or NULL */
+    int htm_nackers;             /* L1s running a transaction that may refuse requests (HTM
+                                    responder wins): the bus asks before ordering while > 0 */
 };
 
 void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz);

@@ -40,6 +40,7 @@ typedef struct {
     uint64_t block;     /* block address (line aligned) */
     uint64_t tag;
     uint16_t req_flags;
+    uint64_t tx_age;    /* the requester's transaction age (BUS_REQ aux[1]), 0: none */
     bool excl;
     int src;            /* 0 memory, 1 cache, 2 requester */
     Tick granted, ordered;
@@ -65,6 +66,7 @@ struct Bus {
     /* stats */
     uint64_t txns, by_kind[BUS_KINDS], upgrades, putm_nodata, c2c, mem_reads, self_supplied;
     uint64_t writebacks, invalidations, addr_busy, data_busy, exclusive_grants;
+    uint64_t nacks;             /* requests refused (HTM responder wins); a stat only when > 0 */
     SimHist wait, latency;
 };
 
@@ -231,6 +233,44 @@ static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
     sim_port_send(&b->base, bank_port(b, block), m, 0);
 }
 
+/* HTM responder wins (models/cache/htm.h): before ordering, asks every other cache whether it
+ * refuses the request; if one does, nothing is ordered and the requester gets BUS_NACKED and
+ * sends the request again. */
+static bool refused(Bus *b, Txn *t)
+{
+    Msg *s = b->snoop;
+    for (int i = 0; i < b->nports; i++) {
+        if (i == t->req)
+            continue;
+        s->cmd = MSG_BUS_SNOOP;
+        s->addr = t->block;
+        s->aux[0] = (uint64_t)t->kind;
+        s->aux[1] = (uint64_t)t->req;
+        s->flags = SNOOP_PROBE;
+        s->tag = t->tx_age;
+        s->data = NULL;
+        sim_port_call(&b->base, b->cpu[i], s);
+        if (!(s->flags & SNOOP_NACK))
+            continue;
+        b->nacks++;
+        SIM_TRACE(&b->base, "nack", 0, TARG_X("addr", t->block),
+                  TARG_E("by", t->req, b->cpu[t->req]->peer->owner->name),
+                  TARG_E("refused_by", i, b->cpu[i]->peer->owner->name));
+        Msg *m = sim_msg_alloc(b->base.sim);
+        m->cmd = MSG_BUS_DATA;
+        m->addr = t->block;
+        m->tag = t->tag;
+        m->aux[0] = 0;
+        m->aux[1] = BUS_NACKED;
+        m->data = NULL;
+        m->issued = t->ordered;
+        sim_port_send(&b->base, b->cpu[t->req], m, 1);
+        txn_finish(b, t);
+        return true;
+    }
+    return false;
+}
+
 static void order_event(SimEvent *ev)
 {
     Bus *b = ev->ctx;
@@ -238,6 +278,8 @@ static void order_event(SimEvent *ev)
     b->ordering = -1;
     sim_component_wake(&b->base);     /* the address bus is free for the next request */
     t->ordered = b->base.eng->now;
+    if (G_UNLIKELY(b->base.sim->htm_nackers > 0) && t->kind != BUS_PUTM && refused(b, t))
+        return;
     b->txns++;
     b->by_kind[t->kind]++;
     if (t->req_flags & BUSF_UPGRADE)
@@ -376,6 +418,7 @@ static uint64_t bus_tick(Component *c)
     t->block = m->addr;
     t->tag = m->tag;
     t->req_flags = m->flags;
+    t->tx_age = m->aux[1];
     t->granted = now;
     b->inflight++;
     sim_hist_add(&b->wait, clock_cycle(c->clk, now - m->issued));
@@ -482,7 +525,21 @@ static bool bus_busy(const Component *c)
     return b->queued > 0 || b->inflight > 0;
 }
 
+/* bus.nacks appears only in runs where a cache refused a request, so runs without HTM keep
+ * their stats. */
+static void bus_extra_stats(const Component *c, StatSet *out)
+{
+    const Bus *b = (const Bus *)c;
+    if (!b->nacks)
+        return;
+    char *n = g_strdup_printf("%s.nacks", c->name);
+    stats_add_u64(out, n, b->nacks, "count", "requests refused by a cache in a transaction "
+                  "(HTM responder wins) and sent again");
+    g_free(n);
+}
+
 const ComponentClass bus_class = {
+    .extra_stats = bus_extra_stats,
     .name = "snoop-bus",
     .doc = "snooping bus: round-robin/FIFO arbitration, atomic or split transactions",
     .size = sizeof(Bus),

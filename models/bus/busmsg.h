@@ -19,7 +19,9 @@ enum {
 
 typedef enum { BUS_GETS = 0, BUS_GETM = 1, BUS_PUTM = 2, BUS_KINDS } BusKind;
 
-/* BUS_REQ flags */
+/* BUS_REQ: aux[0] = kind, aux[1] = the requester's transaction age (1 + its first begin cycle
+ * x 256 + its cache index; 0 when the access is not transactional), tag = the cache's cookie.
+ * Flags: */
 #define BUSF_UPGRADE 0x1u        /* a GetM from a cache that holds a valid copy */
 
 /* BUS_SNOOP: aux[0] = kind, aux[1] = requester's bus port slot; flags carry the answers */
@@ -30,8 +32,14 @@ typedef enum { BUS_GETS = 0, BUS_GETM = 1, BUS_PUTM = 2, BUS_KINDS } BusKind;
 #define SNOOP_REQ_OWNER 0x10u    /* the requester owns the line: data comes from itself */
 #define SNOOP_INVALIDATED 0x20u  /* a snooper lost a valid copy */
 #define SNOOP_NODATA 0x40u       /* own PutM from a cache that lost ownership: nothing to write */
+#define SNOOP_PROBE 0x80u        /* set by the bus: only asking whether this cache refuses the
+                                    request (HTM responder wins, models/cache/htm.h); change
+                                    nothing; tag = the requester's transaction age (BUS_REQ) */
+#define SNOOP_NACK 0x100u        /* answer to a probe: refused; the request is not ordered */
 
 /* BUS_DATA: aux[0] = 1 if exclusive (no other copy), aux[1] = where the data came from
- * (0 memory, 1 another cache, 2 the requester itself); tag = the request's tag */
+ * (0 memory, 1 another cache, 2 the requester itself, BUS_NACKED: refused, no data: send the
+ * request again); tag = the request's tag */
+#define BUS_NACKED 3u
 
 #endif

@@ -28,11 +28,14 @@
 #include "../../sim/oracle.h"
 #include "../bus/busmsg.h"
 #include "cohshared.h"
+#include "htm.h"
 
 typedef struct {
     uint64_t size, assoc, line, hit_latency;
     int protocol;
     bool classify;
+    int htm_conflict, htm_versioning;
+    uint64_t htm_abort_latency, htm_undo_latency, htm_log_latency, htm_nack_backoff;
 } CohParams;
 
 typedef struct {
@@ -44,6 +47,9 @@ typedef struct {
     bool coh_pending;        /* the miss in flight is a coherence miss, classified at data */
     uint64_t coh_since;      /* oracle sequence when the line was taken away */
     Tick miss_start;         /* when its GetS/GetM left for the bus (miss latency) */
+    uint8_t txbits;          /* HTM_R / HTM_W of the running transaction (htm.h) */
+    uint8_t req_kind;        /* the request on the bus (sent again when refused) */
+    bool req_upgrade;
 } Frame;
 
 typedef struct {
@@ -61,6 +67,7 @@ typedef struct {
     uint32_t waiting;
     CohMissClass mc;         /* miss classifier and its counters (cohshared.h) */
     CohAtomics at;           /* atomics counts, LL/SC reservation, spin-wait watch */
+    Htm htm;                 /* the transaction, if any (htm.h) */
     uint64_t *trans;         /* nstates * EV_COUNT transition counts */
     uint64_t events[EV_COUNT];
     /* stats */
@@ -87,6 +94,28 @@ static const ParamSpec coh_params[] = {
     { .name = "classify_misses", .type = PARAM_BOOL, .def = "true",
       .doc = "classify misses as cold/capacity/conflict/true/false sharing (costs speed)",
       .offset = offsetof(CohParams, classify) },
+    { .name = "htm_conflict", .type = PARAM_ENUM, .def = "requester",
+      .choices = htm_conflict_choices, .doc = "HTM conflict resolution: requester (the "
+      "transaction whose line is requested aborts) or responder (it refuses the request, the "
+      "requester retries and aborts if transactional); none: no detection, to show that the "
+      "serializability check catches it (testing only)",
+      .offset = offsetof(CohParams, htm_conflict) },
+    { .name = "htm_versioning", .type = PARAM_ENUM, .def = "lazy",
+      .choices = htm_versioning_choices, .doc = "HTM versioning: lazy (speculative writes "
+      "held in the L1) or eager (written in place, undo log)",
+      .offset = offsetof(CohParams, htm_versioning) },
+    { .name = "htm_abort_latency", .type = PARAM_CYCLES, .def = "20", .flags = PARAM_F_RANGE,
+      .min = 0, .max = 1e6, .doc = "cycles from an abort until the core runs its abort path",
+      .offset = offsetof(CohParams, htm_abort_latency) },
+    { .name = "htm_undo_latency", .type = PARAM_CYCLES, .def = "10", .flags = PARAM_F_RANGE,
+      .min = 0, .max = 1e6, .doc = "eager: extra abort cycles per undo-log record (line) "
+      "written back", .offset = offsetof(CohParams, htm_undo_latency) },
+    { .name = "htm_log_latency", .type = PARAM_CYCLES, .def = "4", .flags = PARAM_F_RANGE,
+      .min = 0, .max = 1e6, .doc = "eager: extra cycles of a transaction's first write to a "
+      "line (the undo-log record)", .offset = offsetof(CohParams, htm_log_latency) },
+    { .name = "htm_nack_backoff", .type = PARAM_CYCLES, .def = "16", .flags = PARAM_F_RANGE,
+      .min = 1, .max = 1e6, .doc = "a refused request is sent again after 1 .. this many "
+      "cycles (random)", .offset = offsetof(CohParams, htm_nack_backoff) },
     PARAM_END,
 };
 
@@ -231,22 +260,240 @@ static void trace_transition(Coh *k, uint64_t block, int from, int to, int event
               TARG_E("on", event, proto_event_names[event]));
 }
 
-static void bus_request(Coh *k, Frame *f, int kind, bool upgrade)
+/* The age a request carries (busmsg.h): the transaction's, if `op` is its access. */
+static uint64_t tx_age_of(const Coh *k, const Msg *op)
 {
+    const Htm *h = &k->htm;
+    return h->active && op && (op->flags & MSG_F_TX) && op->tag == h->id ? h->age : 0;
+}
+
+static void bus_request_in(Coh *k, Frame *f, int kind, bool upgrade, uint64_t delay,
+                           uint64_t age)
+{
+    f->req_kind = (uint8_t)kind;
+    f->req_upgrade = upgrade;
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_BUS_REQ;
     m->addr = f->block;
     m->aux[0] = (uint64_t)kind;
+    m->aux[1] = age;                          /* the transaction's age (responder wins) */
     m->tag = (uint64_t)(f - k->frames);
     m->flags = upgrade ? BUSF_UPGRADE : 0;
     m->issued = k->base.eng->now;
-    sim_port_send(&k->base, k->bus, m, 0);
+    sim_port_send(&k->base, k->bus, m, delay);
+}
+
+static void bus_request(Coh *k, Frame *f, int kind, bool upgrade)
+{
+    bus_request_in(k, f, kind, upgrade, 0, 0);
+}
+
+/* ---- hardware transactions (htm.h) ----------------------------------------------------------- */
+
+static void htm_mark(Coh *k, Frame *f, uint8_t bits)
+{
+    if (!f->txbits) {
+        uint32_t i = (uint32_t)(f - k->frames);
+        g_array_append_val(k->htm.marked, i);
+    }
+    f->txbits |= bits;
+}
+
+/* Ends the transaction's hold on its lines: clears every R/W bit; counts the set sizes. */
+static void htm_unmark(Coh *k, bool committed)
+{
+    Htm *h = &k->htm;
+    uint64_t r = 0, w = 0;
+    for (guint i = 0; i < h->marked->len; i++) {
+        Frame *f = &k->frames[g_array_index(h->marked, uint32_t, i)];
+        r += (f->txbits & HTM_R) != 0;
+        w += (f->txbits & HTM_W) != 0;
+        f->txbits = 0;
+    }
+    if (committed) {
+        sim_hist_add(&h->rset, r);
+        sim_hist_add(&h->wset, w);
+    }
+    if (h->conflict == HTM_RESPONDER_WINS)
+        k->base.sim->htm_nackers--;
+}
+
+static const char *const htm_reason_names[] = { "conflict", "capacity", "explicit" };
+
+/* Aborts the running transaction: committed bytes back into its written lines, bits cleared,
+ * the core told after the abort latency (+ the undo-log walk when eager). */
+static void htm_abort(Coh *k, uint32_t status, int reason, uint64_t block)
+{
+    Htm *h = &k->htm;
+    g_assert(h->active);
+    uint32_t nsaved = h->saved_blocks->len;
+    for (uint32_t i = 0; i < nsaved; i++) {
+        Frame *f = frame_find(k, g_array_index(h->saved_blocks, uint64_t, i));
+        g_assert(f || h->conflict == HTM_NO_DETECTION);  /* else never leaves while marked */
+        if (f)
+            memcpy(frame_data(k, f), h->saved->data + (size_t)i * k->p.line, k->p.line);
+    }
+    htm_unmark(k, false);
+    h->aborts[reason]++;
+    uint64_t cost = h->abort_latency + (h->versioning == HTM_EAGER ? h->undo_latency * nsaved : 0);
+    SIM_TRACE(&k->base, "tx_abort", 0, TARG_U("tx", h->id),
+              TARG_E("why", reason, htm_reason_names[reason]), TARG_X("addr", block),
+              TARG_U("restored", nsaved));
+    Msg *m = sim_msg_alloc(k->base.sim);
+    m->cmd = MSG_TX_ABORTED;
+    m->tag = h->id;
+    m->aux[0] = status;
+    m->issued = k->base.eng->now;
+    sim_port_send(&k->base, k->cpu, m, cost ? cost : 1);
+    htm_clear(h);
+}
+
+/* Does another cache's request of `kind` conflict with the line's bits? */
+static bool htm_conflicts(const Coh *k, const Frame *f, int kind)
+{
+    return k->htm.conflict != HTM_NO_DETECTION && f->txbits && kind != BUS_PUTM && ((f->txbits & HTM_W) || kind == BUS_GETM);
+}
+
+/* TX_BEGIN / TX_END / TX_ABORT from the core. */
+static void htm_command(Coh *k, Msg *m)
+{
+    Htm *h = &k->htm;
+    bool mine = h->active && m->tag == h->id;
+    switch (m->cmd) {
+    case MSG_TX_BEGIN:
+        if (h->active) {
+            sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                                              "%s: transaction %" G_GUINT64_FORMAT " begun inside "
+                                              "transaction %" G_GUINT64_FORMAT, k->base.name,
+                                              m->tag, h->id));
+            sim_msg_free(k->base.sim, m);
+            return;
+        }
+        h->active = true;
+        h->id = m->tag;
+        h->begin = sim_component_cycle(&k->base);
+        if (!h->keep_age)
+            h->age = 1 + (h->begin << 8) + ((uint64_t)coh_id(k) & 0xff);
+        h->keep_age = true;
+        h->begins++;
+        if (h->conflict == HTM_RESPONDER_WINS)
+            k->base.sim->htm_nackers++;
+        SIM_TRACE(&k->base, "tx_begin", 0, TARG_U("tx", h->id));
+        sim_port_send(&k->base, k->cpu, m, 1);
+        return;
+    case MSG_TX_END:
+        if (!mine) {
+            m->flags |= MSG_F_TX_STALE;
+            sim_port_send(&k->base, k->cpu, m, 1);
+            return;
+        }
+        {
+            char *problem = NULL;
+            if (!htm_commit_check(h, &k->base, coh_id(k), &problem)) {
+                sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                                  "cycle %" G_GUINT64_FORMAT ": %s: %s",
+                                                  sim_component_cycle(&k->base), k->base.name,
+                                                  problem));
+                g_free(problem);
+            }
+        }
+        htm_unmark(k, true);
+        h->commits++;
+        h->keep_age = false;
+        SIM_TRACE(&k->base, "tx_commit", 0, TARG_U("tx", h->id),
+                  TARG_U("reads", h->reads->len), TARG_U("writes", h->writes->len));
+        htm_clear(h);
+        m->aux[0] = 1;
+        sim_port_send(&k->base, k->cpu, m, 1);
+        return;
+    case MSG_TX_ABORT:
+        if (!mine) {
+            m->flags |= MSG_F_TX_STALE;
+            sim_port_send(&k->base, k->cpu, m, 1);
+            return;
+        }
+        htm_abort(k, HTM_EXPLICIT | ((uint32_t)(m->aux[0] & 0xff) << 24), HTM_AB_EXPLICIT, 0);
+        sim_msg_free(k->base.sim, m);
+        return;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* A transactional access performed on the line (the frame has the permission it needs). */
+static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
+{
+    Htm *h = &k->htm;
+    bool write = m->cmd == MSG_WRITE_REQ;
+    m->cmd = write ? MSG_WRITE_RESP : MSG_READ_RESP;
+    if (!h->active || m->tag != h->id) {
+        h->stale_ops++;
+        m->flags |= MSG_F_TX_STALE;
+        sim_port_send(&k->base, k->cpu, m, delay);
+        return;
+    }
+    uint32_t n = m->size ? m->size : 1;
+    g_assert(n <= 8);
+    uint8_t *line = frame_data(k, f), *d = line + (m->addr - f->block);
+    uint64_t old = 0, mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
+    for (uint32_t i = 0; i < n; i++)
+        old |= (uint64_t)d[i] << (8 * i);
+    bool reads = !write || (m->flags & MSG_F_RMW);
+    if (reads) {
+        if (!htm_wrote(h, m->addr, n)) {
+            char *msg = NULL;
+            Oracle *o = k->base.sim->oracle;
+            if (o && !oracle_check_load(o, coh_id(k), m->addr, n, old, &msg)) {
+                sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
+                                                  "cycle %" G_GUINT64_FORMAT ": %s: %s "
+                                                  "(transactional, state %s)",
+                                                  sim_component_cycle(&k->base), k->base.name,
+                                                  msg, k->proto->states[f->state].name));
+                g_free(msg);
+            }
+            htm_log_read(h, m->addr, n, old);
+        }
+        htm_mark(k, f, HTM_R);
+    }
+    if (write) {
+        uint64_t nv = m->aux[0];
+        bool done = true;
+        if (m->flags & MSG_F_RMW) {
+            if (MSG_RMW_OP(m->flags) == MSG_RMW_ADD)
+                nv = old + m->aux[0];
+            else if (MSG_RMW_OP(m->flags) == MSG_RMW_CMPXCHG) {
+                done = old == (m->aux[1] & mask);
+                nv = done ? m->aux[0] : old;
+            }
+        }
+        nv &= mask;
+        if (!(f->txbits & HTM_W) && htm_save_line(h, f->block, line, (uint32_t)k->p.line)) {
+            h->logged_lines++;
+            if (h->versioning == HTM_EAGER)
+                delay += h->log_latency;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = (uint8_t)(nv >> (8 * i));
+        htm_log_write(h, m->addr, n, nv);
+        htm_mark(k, f, HTM_W);
+        h->tx_stores++;
+        m->aux[0] = old;
+        m->aux[1] = done ? 1 : 0;
+    } else {
+        h->tx_loads++;
+        m->aux[0] = old;
+    }
+    sim_port_send(&k->base, k->cpu, m, delay);
 }
 
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
     f->stamp = ++k->clock;
+    if (G_UNLIKELY(m->flags & MSG_F_TX)) {
+        htm_perform(k, f, m, delay);
+        return;
+    }
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, coh_id(k),
                 k->proto->states[f->state].name, &k->at,
                 k->proto->states[f->state].perm != PERM_NONE);
@@ -289,12 +536,12 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
         trace_transition(k, f->block, old, r->next, ev);
     set_perm(k, f->block, old, r->next);
     if (r->actions & ACT_ISSUE_GETS) {
-        bus_request(k, f, BUS_GETS, false);
+        bus_request_in(k, f, BUS_GETS, false, 0, tx_age_of(k, m));
         f->issued = true;
         f->miss_start = k->base.eng->now;
     }
     if (r->actions & ACT_ISSUE_GETM) {
-        bus_request(k, f, BUS_GETM, st[old].valid);
+        bus_request_in(k, f, BUS_GETM, st[old].valid, 0, tx_age_of(k, m));
         f->issued = true;
         f->miss_start = k->base.eng->now;
     }
@@ -373,6 +620,8 @@ static bool try_access(Coh *k, Msg *m)
             if (!victim)
                 return false;                       /* every way is busy: wait */
             int old = victim->state;
+            if (G_UNLIKELY(victim->txbits))     /* a line of the transaction must go */
+                htm_abort(k, HTM_CAPACITY, HTM_AB_CAPACITY, victim->block);
             const ProtoRow *r = row_for(k, old, EV_REPLACEMENT, victim->block);
             k->replacements++;
             coh_line_lost(&k->base, k->cpu, &k->at, victim->block);
@@ -409,6 +658,16 @@ static void on_snoop(Coh *k, Msg *s)
     int kind = (int)s->aux[0];
     int ev = (own ? EV_OWN_GETS : EV_OTHER_GETS) + kind;
     Frame *f = frame_find(k, s->addr);
+    if (G_UNLIKELY(s->flags & SNOOP_PROBE)) {       /* the bus asks: would we refuse it? */
+        if (f && k->htm.conflict == HTM_RESPONDER_WINS && htm_conflicts(k, f, kind) &&
+            (s->tag == 0 || k->htm.age < s->tag)) {  /* refuse plain accesses, younger txs */
+            s->flags |= SNOOP_NACK;
+            k->htm.nacks_sent++;
+        }
+        return;
+    }
+    if (G_UNLIKELY(f && !own && htm_conflicts(k, f, kind)))   /* requester wins */
+        htm_abort(k, HTM_CONFLICT | HTM_RETRY, HTM_AB_CONFLICT, f->block);
     int old = f ? f->state : k->inv;
     g_assert(f || !own);
     const ProtoRow *r = row_for(k, old, ev, s->addr);
@@ -445,6 +704,9 @@ static void on_snoop(Coh *k, Msg *s)
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
     set_perm(k, f->block, old, r->next);
+    /* a line read by the transaction while its eviction was under way has now left */
+    if (G_UNLIKELY(f->txbits) && st[r->next].perm == PERM_NONE)
+        htm_abort(k, HTM_CAPACITY, HTM_AB_CAPACITY, f->block);
     if (r->next == k->inv) {
         frame_freed(k, f);
     } else {
@@ -458,6 +720,20 @@ static void on_data(Coh *k, Msg *m)
 {
     Frame *f = &k->frames[m->tag];
     g_assert(f->issued && f->block == m->addr);
+    if (G_UNLIKELY(m->aux[1] == BUS_NACKED)) {      /* refused by a transaction: ask again */
+        Htm *h = &k->htm;
+        h->nacks_got++;
+        if (h->active && f->head && (f->head->flags & MSG_F_TX) && f->head->tag == h->id)
+            htm_abort(k, HTM_CONFLICT | HTM_RETRY, HTM_AB_CONFLICT, f->block);
+        /* the request carries the transaction's age if any op it serves is the
+         * transaction's (the head may be a void access of an aborted one) */
+        uint64_t age = 0;
+        for (Msg *o = f->head; o && !age; o = o->next_free)
+            age = tx_age_of(k, o);
+        bus_request_in(k, f, f->req_kind, f->req_upgrade,
+                       1 + sim_rng_below(&k->base.rng, h->nack_backoff), age);
+        return;
+    }
     int ev = m->aux[0] ? EV_DATA_EXCL : EV_DATA;
     int old = f->state;
     const ProtoRow *r = row_for(k, old, ev, f->block);
@@ -489,6 +765,17 @@ static void coh_recv(Component *c, Port *port, Msg *m)
 {
     Coh *k = (Coh *)c;
     if (port == k->cpu) {
+        if (G_UNLIKELY(m->cmd >= MSG_TX_BEGIN && m->cmd <= MSG_TX_ABORT)) {
+            htm_command(k, m);
+            return;
+        }
+        if (G_UNLIKELY((m->flags & MSG_F_TX) && (!k->htm.active || m->tag != k->htm.id))) {
+            k->htm.stale_ops++;                     /* its transaction already aborted */
+            m->cmd = m->cmd == MSG_WRITE_REQ ? MSG_WRITE_RESP : MSG_READ_RESP;
+            m->flags |= MSG_F_TX_STALE;
+            sim_port_send(c, k->cpu, m, 1);
+            return;
+        }
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
         g_assert((m->addr & ~(k->p.line - 1)) ==
                  ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
@@ -554,6 +841,13 @@ static bool coh_realize(Component *c, GError **error)
         return false;
     }
     coh_class_init(&k->mc, lines);
+    htm_init(&k->htm);
+    k->htm.conflict = k->p.htm_conflict;
+    k->htm.versioning = k->p.htm_versioning;
+    k->htm.abort_latency = k->p.htm_abort_latency;
+    k->htm.undo_latency = k->p.htm_undo_latency;
+    k->htm.log_latency = k->p.htm_log_latency;
+    k->htm.nack_backoff = k->p.htm_nack_backoff;
     return true;
 }
 
@@ -566,6 +860,7 @@ static void coh_finalize(Component *c)
     g_free(k->data);
     g_free(k->trans);
     coh_class_free(&k->mc);
+    htm_free(&k->htm);
 }
 
 static void coh_dump(Component *c, GString *out)
@@ -574,6 +869,7 @@ static void coh_dump(Component *c, GString *out)
     g_string_append_printf(out, "  protocol %s, %u ops waiting for a frame\n", k->proto->name,
                            k->waiting);
     coh_atomics_dump(&k->at, out);
+    htm_dump(&k->htm, out);
     uint64_t lines = k->p.size / k->p.line;
     for (uint64_t i = 0; i < lines; i++) {
         Frame *f = &k->frames[i];
@@ -602,6 +898,8 @@ static void coh_extra_stats(const Component *c, StatSet *out)
 {
     const Coh *k = (const Coh *)c;
     const ProtoTable *t = k->proto;
+    if (k->htm.begins || k->htm.nacks_got)  /* only in runs with transactions */
+        htm_stats(&k->htm, c->name, out);
     for (int e = 0; e < EV_COUNT; e++) {
         bool used = false;
         for (int r = 0; r < t->nrows; r++)

@@ -21,6 +21,7 @@
  * msg, state) and "miss" (addr, req, hops, from, latency) when a miss's op performs.
  */
 #include "dircache.h"
+#include "../cache/htm.h"
 
 #include <string.h>
 
@@ -781,6 +782,15 @@ static void dc_recv(Component *c, Port *port, Msg *m)
 {
     Dc *k = (Dc *)c;
     if (port == k->cpu) {
+        if (G_UNLIKELY((m->cmd >= MSG_TX_BEGIN && m->cmd <= MSG_TX_ABORT) ||
+                       (m->flags & MSG_F_TX))) {
+            sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CONFIG,
+                                         "cycle %" G_GUINT64_FORMAT ": %s: hardware transactions "
+                                         "need the snooping L1 (system.type: smp); the directory "
+                                         "L1 has no R/W bits", sim_component_cycle(c), c->name));
+            sim_msg_free(c->sim, m);
+            return;
+        }
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
         g_assert((m->addr & ~(k->p.line - 1)) ==
                  ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
