@@ -12,7 +12,8 @@
  *       ret
  *
  * Registers r0..r15 (64-bit, start at 0) per core, plus read-only values: id (core index), n
- * (cores) and the core's parameters iterations, cs, outside, jitter, backoff_min, backoff_max.
+ * (cores) and the core's parameters iterations, cs, outside, jitter, backoff_min, backoff_max,
+ * size (a free number for the program: a table size, a key range).
  * A program that defines `acquire` and `release` (and no `main`) is a lock kernel: the harness
  * (kernel_harness_text) runs it in the lock experiment's loop.
  * kernel_lang.c parses and lays out; kernel_core.c executes; locks.c holds the built-in kernels.
@@ -31,6 +32,7 @@
 /* Read-only values, after the registers in a core's value file (index KERNEL_NREGS + name). */
 typedef enum {
     KN_ID, KN_N, KN_ITERATIONS, KN_CS, KN_OUTSIDE, KN_JITTER, KN_BACKOFF_MIN, KN_BACKOFF_MAX,
+    KN_SIZE,
     KN_COUNT
 } KernelName;
 #define KERNEL_NVALS (KERNEL_NREGS + KN_COUNT)

@@ -32,7 +32,7 @@ typedef struct {
     int kernel;                  /* index into kernel_builtin_names; 0: none */
     char *kernel_file;
     char *program;
-    uint64_t iterations, duration, cs, outside, jitter, backoff_min, backoff_max;
+    uint64_t iterations, duration, cs, outside, jitter, backoff_min, backoff_max, size;
     uint64_t base, alu_latency;
     bool spin_elision;
     int model;                   /* MemModelId: index into mem_model_choices */
@@ -168,6 +168,9 @@ static const ParamSpec kc_params[] = {
     { .name = "backoff_max", .type = PARAM_CYCLES, .def = "1024", .flags = PARAM_F_RANGE,
       .min = 1, .max = 1e9, .doc = "largest backoff limit (the value `backoff_max`)",
       .offset = offsetof(KcParams, backoff_max) },
+    { .name = "size", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .min = 0,
+      .max = 1e12, .doc = "a number for the program (the value `size`): a table size, a key "
+      "range", .offset = offsetof(KcParams, size) },
     { .name = "base", .type = PARAM_UINT, .def = "0x100000", .flags = PARAM_F_RANGE, .min = 0,
       .max = 1e15, .doc = "address of the kernel's first symbol (line aligned)",
       .offset = offsetof(KcParams, base) },
@@ -1224,6 +1227,7 @@ static bool kc_make_world(KCore *k, GError **error)
         [KN_N] = n, [KN_ITERATIONS] = (int64_t)p->iterations, [KN_CS] = (int64_t)p->cs,
         [KN_OUTSIDE] = (int64_t)p->outside, [KN_JITTER] = (int64_t)p->jitter,
         [KN_BACKOFF_MIN] = (int64_t)p->backoff_min, [KN_BACKOFF_MAX] = (int64_t)p->backoff_max,
+        [KN_SIZE] = (int64_t)p->size,
     };
     Kernel *prog = kernel_parse(&src, 1, env, (p->base + line - 1) & ~(line - 1), line, error);
     g_free(text);

@@ -15,7 +15,7 @@
 const char *const kernel_name_text[KN_COUNT] = {
     [KN_ID] = "id", [KN_N] = "n", [KN_ITERATIONS] = "iterations", [KN_CS] = "cs",
     [KN_OUTSIDE] = "outside", [KN_JITTER] = "jitter", [KN_BACKOFF_MIN] = "backoff_min",
-    [KN_BACKOFF_MAX] = "backoff_max",
+    [KN_BACKOFF_MAX] = "backoff_max", [KN_SIZE] = "size",
 };
 
 const KernelOpInfo kernel_ops[KOP_COUNT] = {
