@@ -32,7 +32,8 @@ matmul_mt matmul_mt/matmul_mt.c
 spmv spmv/spmv.c
 rbgs rbgs/rbgs.c
 kmeans kmeans/kmeans.c
-list_hoh list_hoh/list_hoh.c"
+list_hoh list_hoh/list_hoh.c
+htm_counter htm_counter/htm_counter.c"
 
 echo "$BUILDS" | while read -r name src extra; do
     # shellcheck disable=SC2086
@@ -65,7 +66,8 @@ matmul_mt matmul_mt 4 64
 spmv spmv 4 4096 8 2
 rbgs rbgs 4 64 20
 kmeans kmeans 4 4096 4 8
-list_hoh list_hoh 4 1000 128"
+list_hoh list_hoh 4 1000 128
+htm_counter htm_counter 4 1500 16"
 
 if [ -x ./archsim ] && ./archsim trace record --help > /dev/null 2>&1; then
     record="./archsim trace record"
