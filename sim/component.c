@@ -124,6 +124,22 @@ bool sim_component_param_u64(Component *c, const char *name, uint64_t *out)
     return false;
 }
 
+bool sim_component_stat(Component *c, const char *name, double *out)
+{
+    for (const StatSpec *s = c ? c->cls->stats : NULL; s && s->name; s++) {
+        if (strcmp(s->name, name) != 0)
+            continue;
+        if (s->kind == STAT_COUNTER)
+            *out = (double)*(const uint64_t *)((const char *)c + s->offset);
+        else if (s->kind == STAT_FORMULA || s->kind == STAT_FORMULA_U64)
+            *out = s->formula(c);
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
 const char *sim_component_param_str(Component *c, const char *name)
 {
     for (const ParamSpec *s = c->cls->params; s && s->name; s++)

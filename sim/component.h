@@ -194,6 +194,9 @@ Component *sim_component_find(Sim *sim, const char *name);
 /* Reads a numeric parameter (uint, size, freq, cycles, time) by name from the class table, so
  * builders can check how neighbours fit together without knowing their structs. */
 bool sim_component_param_u64(Component *c, const char *name, uint64_t *out);
+/* A counter or formula statistic of c (may be NULL) by its name in c's table (no prefix), so a
+ * model can read its neighbours' traffic; false if c has no such counter or formula. */
+bool sim_component_stat(Component *c, const char *name, double *out);
 /* A string or path parameter by name (NULL if absent or unset). */
 const char *sim_component_param_str(Component *c, const char *name);
 /* Sets a parameter from text, exactly as if the config had said it (builders use it to hand a

@@ -1358,18 +1358,7 @@ static void kc_finalize(Component *c)
  * formulas): the traffic of the run, whichever interconnect it has. */
 static bool kc_peek(Component *c, const char *name, double *out)
 {
-    for (const StatSpec *s = c ? c->cls->stats : NULL; s && s->name; s++) {
-        if (strcmp(s->name, name) != 0)
-            continue;
-        if (s->kind == STAT_COUNTER)
-            *out = (double)*(const uint64_t *)((const char *)c + s->offset);
-        else if (s->kind == STAT_FORMULA || s->kind == STAT_FORMULA_U64)
-            *out = s->formula(c);
-        else
-            return false;
-        return true;
-    }
-    return false;
+    return sim_component_stat(c, name, out);
 }
 
 /* The store buffer's statistics, only under a model (model sc's stats stay as they were). */
