@@ -20,6 +20,7 @@
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
 #include "../../sim/system.h"
+#include "kernutil.h"
 #include "sysutil.h"
 
 static bool quiet;
@@ -58,22 +59,6 @@ static SystemRun *run_prog(int cores, const char *program, const char *core, con
     return r;
 }
 
-static Component *core_of(SystemRun *r, int i)
-{
-    char *n = g_strdup_printf("core%d", i);
-    Component *c = sim_component_find(&r->sim, n);
-    g_free(n);
-    g_assert(c);
-    return c;
-}
-
-static int64_t word(SystemRun *r, const char *sym, uint64_t i)
-{
-    uint64_t a = kernel_core_addr(core_of(r, 0), sym, i);
-    g_assert(a != UINT64_MAX && r->sim.oracle);
-    return (int64_t)oracle_value(r->sim.oracle, a, 8);
-}
-
 /* ---- crafted interleavings ---------------------------------------------------------------- */
 
 /* Core 0 reads x in a transaction, waits, then writes y; core 1 writes x meanwhile. */
@@ -107,8 +92,8 @@ static void test_requester_wins(void)
         g_free(l1);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         /* the writer's GetM aborted the reader; the retry read 5 */
-        CU_ASSERT_EQUAL(word(r, "y", 0), 15);
-        CU_ASSERT_EQUAL(word(r, "tries", 0), 2);
+        CU_ASSERT_EQUAL(mem_word(r, "y", 0), 15);
+        CU_ASSERT_EQUAL(mem_word(r, "tries", 0), 2);
         CU_ASSERT_EQUAL(kernel_core_reg(core_of(r, 0), 8), (int64_t)(HTM_CONFLICT | HTM_RETRY));
         CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.aborts.conflict"), 1);
         CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.commits"), 1);
@@ -126,9 +111,9 @@ static void test_responder_wins(void)
     SystemRun *r = run_prog(2, conflict_prog, NULL, "  htm_conflict: responder\n", 1, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     /* the writer waits (refused, retried) until the reader commits: y = 0 + 10 */
-    CU_ASSERT_EQUAL(word(r, "y", 0), 10);
-    CU_ASSERT_EQUAL(word(r, "x", 0), 5);
-    CU_ASSERT_EQUAL(word(r, "tries", 0), 1);
+    CU_ASSERT_EQUAL(mem_word(r, "y", 0), 10);
+    CU_ASSERT_EQUAL(mem_word(r, "x", 0), 5);
+    CU_ASSERT_EQUAL(mem_word(r, "tries", 0), 1);
     CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.aborts.conflict"), 0);
     CU_ASSERT_TRUE(stat_u(r, "l1d0.htm.nacks_sent") > 0);
     CU_ASSERT_EQUAL(stat_u(r, "l1d1.htm.nacks_received"), stat_u(r, "l1d0.htm.nacks_sent"));
@@ -159,7 +144,7 @@ static void test_two_writers(void)
                                 NULL, l1, 1, &e);
         g_free(l1);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-        int64_t a = word(r, "a", 0), b = word(r, "b", 0);
+        int64_t a = mem_word(r, "a", 0), b = mem_word(r, "b", 0);
         /* 0 then 1: b = 1, a = 101; 1 then 0: a = 100, b = 101 */
         CU_ASSERT_TRUE((a == 101 && b == 1) || (a == 100 && b == 101));
         system_free(r);
@@ -187,7 +172,7 @@ static void test_capacity_abort(void)
     CU_ASSERT_EQUAL(kernel_core_reg(core_of(r, 0), 2), 0);   /* r1 restored at the abort */
     CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.aborts.capacity"), 1);
     for (int i = 0; i < 9; i++)
-        CU_ASSERT_EQUAL(word(r, "a", (uint64_t)i), 3);
+        CU_ASSERT_EQUAL(mem_word(r, "a", (uint64_t)i), 3);
     system_free(r);
 }
 
@@ -221,7 +206,7 @@ static void test_explicit_nested_and_costs(void)
         CU_ASSERT_EQUAL(kernel_core_reg(c, 5), 0);   /* restored: xtest ran inside */
         CU_ASSERT_EQUAL(kernel_core_reg(c, 6), 0);
         for (int i = 0; i < 4; i++)
-            CU_ASSERT_EQUAL(word(r, "a", (uint64_t)i), i == 0 ? 1 : 0);
+            CU_ASSERT_EQUAL(mem_word(r, "a", (uint64_t)i), i == 0 ? 1 : 0);
         CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.aborts.explicit"), 1);
         CU_ASSERT_EQUAL(stat_u(r, "l1d0.htm.logged_lines"), 4);
         cyc[v] = stat_u(r, "core0.cycles");

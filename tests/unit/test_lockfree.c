@@ -13,6 +13,7 @@
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
 #include "../../sim/system.h"
+#include "kernutil.h"
 #include "sysutil.h"
 
 static const char *const models[] = { "sc", "tso", "pso", "weak" };
@@ -67,22 +68,6 @@ static SystemRun *run_config(const char *file, const char *set1, const char *set
         return NULL;
     }
     return r;
-}
-
-static Component *core_of(SystemRun *r, int i)
-{
-    char *n = g_strdup_printf("core%d", i);
-    Component *c = sim_component_find(&r->sim, n);
-    g_free(n);
-    g_assert(c);
-    return c;
-}
-
-static int64_t mem_word(SystemRun *r, const char *sym, uint64_t index)
-{
-    uint64_t a = kernel_core_addr(core_of(r, 0), sym, index);
-    g_assert(a != UINT64_MAX && r->sim.oracle);
-    return (int64_t)oracle_value(r->sim.oracle, a, 8);
 }
 
 /* ---- the store buffer ----------------------------------------------------------------------- */
