@@ -463,6 +463,7 @@ static bool kc_tx_answer(KCore *k, const Msg *m, uint64_t now)
         g_assert(k->state == KS_TX);
         k->tx_depth = 0;
         k->tx_commits++;
+        sim_progress(k->base.eng);
         k->tx_useful += now - k->tx_start;
         k->tx_after_abort = false;
         SIM_TRACE(&k->base, "xend", 0, TARG_U("tx", k->tx_num));
@@ -845,6 +846,7 @@ static uint64_t kc_run(KCore *k)
                 return 0;
             } else {
                 k->iter++;
+                sim_progress(k->base.eng);          /* an iteration done: the watchdog's progress */
                 bool more = (k->p.iterations == 0 || k->iter < k->p.iterations) &&
                             (k->p.duration == 0 || now < k->p.duration);
                 if (more) {

@@ -602,7 +602,6 @@ static void deliver(Noc *k, NocLink *l, int32_t i, uint64_t now)
               TARG_U("vnet", pk->vnet), TARG_U("hops", pk->hops));
     pkt_release(k, i);
     k->in_flight--;
-    sim_progress(k->base.eng);
     sim_port_send(&k->base, k->port[l->node], m, done - now);
 }
 
