@@ -66,6 +66,11 @@
  *   TS_LOCK  drain (every earlier access performed: a pthread call is a full fence) -->
  *            tcl_step: one blocking access at a time, a watch while spinning --> next record
  * The acquisition order, hand-off time and coherence traffic then come from the algorithm.
+ *
+ * `htm: on` runs the trace's transaction markers (AT_TX_BEGIN/END/ABORT) as hardware
+ * transactions of the L1 (models/cache/htm.h), retried from a copy of the region's records, then
+ * run under a fallback lock: the section "transactions of the trace" below, docs/tracing.md
+ * "Transactions in traces". Off (the default), the markers are ignored.
  */
 #include "thread_core.h"
 
@@ -73,6 +78,7 @@
 
 #include "../../sim/error.h"
 #include "../../traces/atrace.h"
+#include "../cache/htm.h"
 #include "../sync/syncmsg.h"
 #include "memmodel.h"
 #include "tclocks.h"
@@ -81,6 +87,9 @@
 
 /* `model`: none, then the rows of memmodel.h by name (mem_model_find). */
 static const char *const tc_model_choices[] = { "none", "sc", "tso", "pso", "weak", NULL };
+/* `htm_mutex` */
+enum { TXM_ELIDE, TXM_FALLBACK };
+static const char *const tc_htm_mutex_choices[] = { "elide", "fallback", NULL };
 
 typedef struct {
     char *trace;
@@ -90,12 +99,17 @@ typedef struct {
     uint64_t window;
     int mutex;                  /* TclAlgo: TCL_MANAGER, or the lock algorithm of mutexes */
     uint64_t backoff_min, backoff_max;
+    bool htm;                   /* the trace's transactions as hardware transactions (tctx) */
+    uint64_t htm_retries, htm_max_records;
+    int htm_mutex;              /* TXM_ELIDE, TXM_FALLBACK: a pthread mutex inside a transaction */
 } ThreadParams;
 
 /* TS_WAIT_ORDER (models only): the front end waits for ops to perform, a record to retry */
 /* TS_LOCK (mutex != manager): a pthread mutex lock or unlock runs its lock algorithm */
+/* TS_TX (htm on): a transaction region's begin, transactional records, commit, abort, or the
+   fallback lock (the section "transactions of the trace" below) */
 typedef enum { TS_WAIT_START, TS_RUN, TS_WAIT_MEM, TS_WAIT_SYNC, TS_WAIT_SB, TS_DONE,
-               TS_WAIT_ORDER, TS_LOCK } TState;
+               TS_WAIT_ORDER, TS_LOCK, TS_TX } TState;
 
 /* ---- the memory pipeline of the models: one op per access not yet performed ---------------
  * The window is a ring indexed by an op's sequence number (program order): [head, tail) holds
@@ -166,6 +180,23 @@ typedef struct {
     TclWorld *tw;
     TclThread *tl;
     int lock_phase;             /* LP_* */
+    /* htm on: the region of the trace between AT_TX_BEGIN and AT_TX_END in progress */
+    int tx_region;              /* TXR_NONE, TXR_TX (hardware transaction), TXR_FALLBACK */
+    int txs, tx_goal, tx_next, fb_op;   /* TXS_*, TXG_*, TXN_*, FB_* */
+    uint64_t tx_num;            /* the attempt's number: tag TC_TAG_TX | tx_num */
+    bool tx_live;               /* begun at the L1, not aborted: its answers count */
+    bool tx_replay, tx_record, tx_from_buf, tx_overflow, tx_cur_active;
+    GArray *tx_buf;             /* AtRecord: the region's records after its AT_TX_BEGIN */
+    guint tx_rpos;              /* the next record replayed from tx_buf */
+    uint64_t tx_depth, tx_attempt, tx_range_off;
+    uint32_t tx_ld_out, tx_st_out;   /* transactional pieces in flight: blocking, posted */
+    AtRecord tx_cur;            /* a store, range or fence of the transaction waiting */
+    uint64_t tx_elided[8];      /* mutexes elided by the attempt, not yet unlocked */
+    int n_elided;
+    Tick tx_start;
+    uint64_t tx_begins, tx_commits, tx_aborts, tx_ab_conflict, tx_ab_capacity, tx_ab_explicit;
+    uint64_t tx_ab_held, tx_ab_unsupported, tx_retries, tx_fallbacks, tx_wasted, tx_committed;
+    uint64_t tx_replayed, tx_elided_locks, tx_program_aborts;
 } TCore;
 
 enum { LP_DRAIN, LP_RUN, LP_MEM };   /* TS_LOCK: earlier accesses, step, an access out */
@@ -204,6 +235,23 @@ static const ParamSpec tcore_params[] = {
     { .name = "backoff_max", .type = PARAM_CYCLES, .def = "1024", .flags = PARAM_F_RANGE,
       .min = 1, .max = 1e9, .doc = "mutex: ttas-backoff: the largest backoff limit",
       .offset = offsetof(ThreadParams, backoff_max) },
+    { .name = "htm", .type = PARAM_BOOL, .def = "off",
+      .doc = "run the trace's transactions (archsim_tx_begin/end/abort markers) as hardware "
+      "transactions of the L1 (smp only), retried, then under a fallback lock (docs/tracing.md "
+      "\"Transactions in traces\"; adds the tx_* stats); off: the markers are ignored",
+      .offset = offsetof(ThreadParams, htm) },
+    { .name = "htm_retries", .type = PARAM_UINT, .def = "3", .flags = PARAM_F_RANGE, .min = 0,
+      .max = 1000, .doc = "htm: retries of an aborted transaction that may succeed on retry "
+      "(conflict, fallback lock held) before its region runs under the fallback lock",
+      .offset = offsetof(ThreadParams, htm_retries) },
+    { .name = "htm_max_records", .type = PARAM_UINT, .def = "4096", .flags = PARAM_F_RANGE,
+      .min = 1, .max = 1e7, .doc = "htm: trace records a transaction may hold (the core keeps "
+      "them to replay it); a longer one aborts as a capacity abort and runs under the fallback "
+      "lock", .offset = offsetof(ThreadParams, htm_max_records) },
+    { .name = "htm_mutex", .type = PARAM_ENUM, .def = "elide", .choices = tc_htm_mutex_choices,
+      .doc = "htm: a pthread mutex lock/unlock inside a transaction: elide (the transaction "
+      "replaces the lock; it reads the mutex word) or fallback (the transaction aborts and its "
+      "region runs under the fallback lock)", .offset = offsetof(ThreadParams, htm_mutex) },
     PARAM_END,
 };
 
@@ -292,8 +340,12 @@ static void sync_send(TCore *k, uint16_t cmd, uint64_t addr, uint64_t aux)
     sim_port_send(&k->base, k->sync, m, 0);
 }
 
+static const AtRecord *tctx_next_record(TCore *k);
+
 static const AtRecord *next_record(TCore *k)
 {
+    if (G_UNLIKELY(k->tx_region))
+        return tctx_next_record(k);   /* a transaction region: its copy first, then the trace */
     if (k->pos == k->len) {
         if (k->eof)
             return NULL;
@@ -317,6 +369,8 @@ static const AtRecord *next_record(TCore *k)
  * buffer overwrites the records already taken: exec works on a copy. */
 static const AtRecord *peek_record(TCore *k)
 {
+    if (G_UNLIKELY(k->tx_replay) && k->tx_rpos < k->tx_buf->len)
+        return &g_array_index(k->tx_buf, AtRecord, k->tx_rpos);
     if (k->pos == k->len) {
         if (k->eof)
             return NULL;
@@ -433,11 +487,16 @@ static void tc_lock_answer(TCore *k, Msg *m)
     sim_component_wake(c);
 }
 
+static bool tctx_claims(const TCore *k, const AtRecord *r);
+static uint64_t tctx_marker(TCore *k, const AtRecord *r);
+
 /* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
  * message). */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
-    k->records++;
+    k->records += !k->tx_from_buf;
+    if (k->p.htm && tctx_claims(k, r))
+        return tctx_marker(k, r);
     if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
         tc_lock_start(k, r);
         return 0;
@@ -963,7 +1022,11 @@ static uint64_t mm_step(TCore *k)
 /* Takes a new record (a copy: exec may peek ahead and refill the buffer); as exec. */
 static uint64_t mm_exec(TCore *k, const AtRecord *r)
 {
-    k->records++;
+    k->records += !k->tx_from_buf;
+    if (k->p.htm && tctx_claims(k, r)) {
+        k->cur_active = false;
+        return tctx_marker(k, r);
+    }
     if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
         tc_lock_start(k, r);
         return 0;
@@ -1072,13 +1135,13 @@ static uint64_t mm_tick(TCore *k)
             return 0;
         }
         uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += insts;
+        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
         k->credit += (double)insts * k->p.cpi;
         AtRecord rec = *r;
         uint64_t wait = mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
-            return k->st == TS_LOCK;
+            return k->st == TS_LOCK || k->st == TS_TX;
         uint64_t gap = (uint64_t)k->credit;
         k->credit -= (double)gap;
         if (gap + wait > 1)
@@ -1101,8 +1164,630 @@ static void mm_recv_mem(TCore *k, Msg *m)
         mm_op_done(k, o);
         mm_drain(k);
     }
-    if (k->st == TS_WAIT_ORDER || k->st == TS_LOCK)
+    if (k->st == TS_WAIT_ORDER || k->st == TS_LOCK || k->st == TS_TX)
         sim_component_wake(c);
+}
+
+/* ---- transactions of the trace (htm on; docs/tracing.md "Transactions in traces") ----------
+ * A region runs from an AT_TX_BEGIN to its AT_TX_END (inner pairs only count: flat nesting).
+ * The core keeps a copy of the region's records (tx_buf, at most htm_max_records): the trace
+ * reader cannot rewind, and an aborted transaction runs them again.
+ *
+ *   TX_BEGIN --drain (a full fence)--> MSG_TX_BEGIN --echo--> tx load of the fallback word
+ *     (held: MSG_TX_ABORT 0xff) --> records as MSG_F_TX accesses (loads and RMWs wait, stores
+ *     post up to store_buffer; pieces of <= 8 bytes) --> TX_END: every piece answered, then
+ *     MSG_TX_END --echo--> committed (a full fence: the next record starts after it)
+ *   MSG_TX_ABORTED --status may succeed on retry (conflict, 0xff) and retries left--> the same
+ *     records again (0xff: once the fallback word reads 0); else the fallback:
+ *   fallback: test-and-test-and-set of the fallback word (load, watch, xchg 1) --> the region's
+ *     records as ordinary ones (mutexes, barriers and all) --> TX_END: drain, store 0
+ * Inside a transaction: a pthread mutex lock is elided (a tx load of the mutex; htm_mutex:
+ * fallback aborts instead) and its unlock dropped; create, join, barrier and condition
+ * variables abort it (code 0xfe) and the region runs under the fallback lock at once, as does a
+ * region longer than htm_max_records (0xfd, counted as capacity). AT_TX_ABORT (the program's
+ * archsim_tx_abort): MSG_TX_ABORT code 0; the records before it were the transaction, rolled
+ * back, never retried; the records after it up to AT_TX_END are the program's abort path and
+ * run under the fallback lock (an unlock of a mutex the transaction elided is dropped). */
+
+#define TC_TAG_TX (1ull << 62)            /* tag of transactional messages: TC_TAG_TX | tx_num */
+#define TC_FB_TAG (TC_LOCK_TAG - 1)       /* the fallback lock's accesses */
+/* The fallback lock word: in tclocks.h's reserved region, above its mutex areas and queue nodes
+ * (TCL_NODE_BASE + 2^44 x ... ends far below TCL_BASE + 2^45) */
+#define TC_FB_WORD (TCL_BASE + (1ull << 45))
+enum { TXC_PROGRAM = 0x00, TXC_OVERFLOW = 0xfd, TXC_UNSUPPORTED = 0xfe, TXC_HELD = 0xff };
+enum { TXR_NONE, TXR_TX, TXR_FALLBACK };
+/* TXS_DRAIN: earlier accesses performing, then tx_goal; TXS_BEGIN, TXS_SUB: begin and the
+   fallback word's tx load answered; TXS_RUN, TXS_WAIT: records, a blocking piece or room;
+   TXS_COMMIT_DRAIN, TXS_COMMIT: pieces answered, then the commit; TXS_ABORTING: waiting for
+   MSG_TX_ABORTED; TXS_FB: an access of the fallback word (fb_op) out */
+enum { TXS_DRAIN, TXS_BEGIN, TXS_SUB, TXS_RUN, TXS_WAIT, TXS_COMMIT_DRAIN, TXS_COMMIT,
+       TXS_ABORTING, TXS_FB };
+enum { TXG_TX, TXG_ACQUIRE, TXG_WAIT_FREE, TXG_RELEASE };   /* after the drain / fb accesses */
+enum { TXN_STATUS, TXN_FALLBACK_ALL, TXN_FALLBACK_REST };     /* after the abort notice */
+enum { FB_TEST, FB_WATCH, FB_XCHG, FB_STORE };
+static const AtRecord tctx_end_record = { .kind = AT_TX_END };
+
+static inline bool tctx_drained(const TCore *k)
+{
+    return k->mm ? k->head == k->tail : k->sb_used == 0 && k->loads_out == 0;
+}
+
+/* next_record in a region: the copy from tx_rpos on, then the trace (appended to the copy while
+ * recording). The trace's end inside a region ends it (an AT_TX_END at depth 0). */
+static const AtRecord *tctx_next_record(TCore *k)
+{
+    k->tx_from_buf = false;
+    if (k->tx_replay && k->tx_rpos < k->tx_buf->len) {
+        k->tx_from_buf = true;
+        k->tx_replayed++;
+        return &g_array_index(k->tx_buf, AtRecord, k->tx_rpos++);
+    }
+    bool rec = k->tx_record;
+    int region = k->tx_region;
+    k->tx_region = TXR_NONE;
+    const AtRecord *r = next_record(k);
+    k->tx_region = region;
+    if (!r) {
+        if (k->tx_region == TXR_NONE)
+            return NULL;
+        k->tx_depth = 0;
+        return &tctx_end_record;
+    }
+    if (rec) {
+        g_array_append_val(k->tx_buf, *r);
+        k->tx_rpos = k->tx_buf->len;
+        if (k->tx_buf->len > k->p.htm_max_records)
+            k->tx_overflow = true;
+        return &g_array_index(k->tx_buf, AtRecord, k->tx_buf->len - 1);
+    }
+    return r;
+}
+
+static void tctx_send(TCore *k, uint16_t cmd, uint16_t flags, uint64_t addr, uint32_t size,
+                      uint64_t tag, uint64_t aux0, uint64_t aux1)
+{
+    Msg *m = sim_msg_alloc(k->base.sim);
+    m->cmd = cmd;
+    m->flags = flags;
+    m->addr = addr;
+    m->size = size;
+    m->tag = tag;
+    m->aux[0] = aux0;
+    m->aux[1] = aux1;
+    m->issued = k->base.eng->now;
+    sim_port_send(&k->base, k->dc, m, 0);
+}
+
+static inline uint64_t tctx_cookie(TCore *k)
+{
+    return ((uint64_t)(k->base.index + 1) << 48) | (++k->seq & 0xffffffffffffull);
+}
+
+/* One access of the transaction, in pieces of at most 8 aligned bytes (the L1 logs words);
+ * reads and RMWs are waited for (tx_ld_out), plain stores posted (tx_st_out). */
+static void tctx_access(TCore *k, bool write, uint16_t rmw_flags, uint64_t operand,
+                        uint64_t addr, uint32_t size)
+{
+    uint64_t end = addr + (size ? size : 1);
+    bool one = rmw_flags && size <= 8 && (addr >> 3) == ((end - 1) >> 3);
+    while (addr < end) {
+        uint64_t lim = (addr | 7) + 1;
+        uint32_t piece = (uint32_t)((lim < end ? lim : end) - addr);
+        bool blocks = !write || rmw_flags;
+        tctx_send(k, write ? MSG_WRITE_REQ : MSG_READ_REQ,
+                  (uint16_t)(MSG_F_TX | (one ? rmw_flags : 0)), addr, piece,
+                  TC_TAG_TX | k->tx_num, one ? operand : tctx_cookie(k), 0);
+        if (blocks)
+            k->tx_ld_out++;
+        else
+            k->tx_st_out++;
+        addr += piece;
+    }
+}
+
+static void tctx_fb_send(TCore *k, int op, uint64_t watch)
+{
+    k->fb_op = op;
+    k->txs = TXS_FB;
+    switch (op) {
+    case FB_TEST:
+        tctx_send(k, MSG_READ_REQ, 0, TC_FB_WORD, 8, TC_FB_TAG, 0, 0);
+        break;
+    case FB_WATCH:
+        tctx_send(k, MSG_READ_REQ, MSG_F_WATCH, TC_FB_WORD, 8, TC_FB_TAG, 0, watch);
+        break;
+    case FB_XCHG:
+        tctx_send(k, MSG_WRITE_REQ, MSG_RMW_FLAGS(MSG_RMW_XCHG) | MSG_F_TAS, TC_FB_WORD, 8,
+                  TC_FB_TAG, 1, 0);
+        break;
+    default:
+        tctx_send(k, MSG_WRITE_REQ, 0, TC_FB_WORD, 8, TC_FB_TAG, 0, 0);
+        break;
+    }
+}
+
+/* The transaction aborts itself (code: TXC_*); `next` says what follows the abort notice. */
+static uint64_t tctx_self_abort(TCore *k, uint64_t code, int next)
+{
+    k->tx_next = next;
+    k->txs = TXS_ABORTING;
+    tctx_send(k, MSG_TX_ABORT, 0, 0, 0, TC_TAG_TX | k->tx_num, code, 0);
+    return 0;
+}
+
+/* Starts an attempt (after a drain): a new number, the copy replayed from its start. */
+static void tctx_begin(TCore *k)
+{
+    k->tx_num++;
+    k->tx_live = false;
+    k->tx_begins++;
+    k->tx_retries += k->tx_attempt > 0;
+    k->tx_attempt++;
+    k->tx_start = k->base.eng->now;
+    k->tx_depth = 0;
+    k->n_elided = 0;
+    k->tx_ld_out = k->tx_st_out = 0;
+    k->tx_cur_active = false;
+    k->tx_rpos = 0;
+    k->tx_replay = k->tx_buf->len > 0;
+    k->tx_record = true;
+    k->tx_next = TXN_STATUS;
+    k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    k->txs = TXS_BEGIN;
+    tctx_send(k, MSG_TX_BEGIN, 0, 0, 0, TC_TAG_TX | k->tx_num, 0, 0);
+}
+
+/* The region goes on under the fallback lock: from its start (all), or after the program's
+ * abort marker (rest). */
+static void tctx_fallback(TCore *k, bool all)
+{
+    k->tx_fallbacks++;
+    k->tx_region = TXR_FALLBACK;
+    k->tx_record = false;
+    k->tx_depth = 0;
+    if (all) {
+        k->tx_replay = k->tx_buf->len > 0;
+        k->tx_rpos = 0;
+        k->n_elided = 0;
+    }
+    k->tx_goal = TXG_ACQUIRE;
+    k->txs = TXS_DRAIN;
+}
+
+static void tctx_region_end(TCore *k)
+{
+    k->tx_region = TXR_NONE;
+    k->tx_replay = k->tx_record = k->tx_from_buf = k->tx_overflow = false;
+    g_array_set_size(k->tx_buf, 0);
+    k->tx_rpos = 0;
+    k->tx_attempt = 0;
+    k->n_elided = 0;
+    k->st = TS_RUN;
+    sim_progress(k->base.eng);
+}
+
+static bool tctx_kind(int kind)
+{
+    return kind == AT_TX_BEGIN || kind == AT_TX_END || kind == AT_TX_ABORT;
+}
+
+static int tctx_elided_find(const TCore *k, uint64_t addr)
+{
+    for (int i = 0; i < k->n_elided; i++)
+        if (k->tx_elided[i] == addr)
+            return i;
+    return -1;
+}
+
+/* Outside a transaction, the records thread-core's exec leaves to this section. */
+static bool tctx_claims(const TCore *k, const AtRecord *r)
+{
+    return tctx_kind(r->kind) ||
+           (r->kind == AT_LOCK_REL && k->n_elided && tctx_elided_find(k, r->addr) >= 0);
+}
+
+/* A marker outside a hardware transaction (or an elided mutex's unlock in the abort path). */
+static uint64_t tctx_marker(TCore *k, const AtRecord *r)
+{
+    if (r->kind == AT_LOCK_REL) {                 /* its lock was elided: nothing to release */
+        int i = tctx_elided_find(k, r->addr);
+        k->tx_elided[i] = k->tx_elided[--k->n_elided];
+        return 1;
+    }
+    if (k->tx_region == TXR_NONE) {
+        if (r->kind != AT_TX_BEGIN)
+            return 1;                             /* a stray end or abort: nothing to do */
+        k->tx_region = TXR_TX;
+        g_array_set_size(k->tx_buf, 0);
+        k->tx_overflow = false;
+        k->tx_attempt = 0;
+        k->tx_goal = TXG_TX;
+        k->txs = TXS_DRAIN;
+        k->st = TS_TX;
+        return 0;
+    }
+    /* the fallback path */
+    if (r->kind == AT_TX_BEGIN)
+        k->tx_depth++;
+    else if (r->kind == AT_TX_END && k->tx_depth > 0)
+        k->tx_depth--;
+    else if (r->kind == AT_TX_END) {
+        k->tx_goal = TXG_RELEASE;
+        k->txs = TXS_DRAIN;
+        k->st = TS_TX;
+        return 0;
+    }
+    return 1;                                     /* AT_TX_ABORT outside a transaction: none */
+}
+
+/* One record inside the transaction: the cycles to wait, or 0 with txs a waiting state. */
+static uint64_t tctx_exec(TCore *k, const AtRecord *r)
+{
+    if (k->tx_overflow) {
+        k->tx_ab_capacity++;
+        return tctx_self_abort(k, TXC_OVERFLOW, TXN_FALLBACK_ALL);
+    }
+    if (r->kind != AT_ALOAD)
+        k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    uint64_t operand;
+    switch (r->kind) {
+    case AT_ALOAD:
+        if (r->pc == k->last_aload_pc && r->addr == k->last_aload_addr) {
+            k->spin_dropped++;
+            return 1;
+        }
+        k->last_aload_pc = r->pc;
+        k->last_aload_addr = r->addr;
+        /* fall through */
+    case AT_LOAD:
+        k->loads++;
+        tctx_access(k, false, 0, 0, r->addr, r->size);
+        k->txs = TXS_WAIT;
+        return 0;
+    case AT_STORE:
+    case AT_ASTORE:
+    case AT_FENCE:
+    case AT_RANGE_R:
+    case AT_RANGE_W:
+        k->tx_cur = *r;
+        k->tx_cur_active = true;
+        k->tx_range_off = 0;
+        k->stores += r->kind == AT_STORE || r->kind == AT_ASTORE;
+        k->fences += r->kind == AT_FENCE;
+        k->ranges += r->kind == AT_RANGE_R || r->kind == AT_RANGE_W;
+        k->txs = TXS_WAIT;
+        return 0;
+    case AT_CAS_FAIL:
+        k->cas_fail_dropped++;
+        return 1;
+    case AT_RMW:
+        if (r->flags & AT_F_UNCHANGED) {
+            k->tas_fail_dropped++;
+            return 1;
+        }
+        /* fall through */
+    case AT_CAS_OK: {
+        unsigned op = mm_rmw_op(r, &operand);
+        if (op == MSG_RMW_XCHG)
+            operand = tctx_cookie(k);
+        k->atomics++;
+        k->stores++;
+        tctx_access(k, true, MSG_RMW_FLAGS(op), operand, r->addr, r->size);
+        k->txs = TXS_WAIT;
+        return 0;
+    }
+    case AT_LOCK_ACQ:
+        if (k->p.htm_mutex == TXM_FALLBACK || k->n_elided == (int)G_N_ELEMENTS(k->tx_elided)) {
+            k->tx_ab_unsupported++;
+            return tctx_self_abort(k, TXC_UNSUPPORTED, TXN_FALLBACK_ALL);
+        }
+        k->tx_elided[k->n_elided++] = r->addr;
+        k->tx_elided_locks++;
+        k->loads++;
+        tctx_access(k, false, 0, 0, r->addr, 8);   /* the lock word joins the read set */
+        k->txs = TXS_WAIT;
+        return 0;
+    case AT_LOCK_REL: {
+        int i = tctx_elided_find(k, r->addr);
+        if (i >= 0)
+            k->tx_elided[i] = k->tx_elided[--k->n_elided];
+        return 1;
+    }
+    case AT_CREATE:
+    case AT_JOIN:
+    case AT_BARRIER:
+    case AT_COND_WAIT:
+    case AT_COND_SIGNAL:
+        k->tx_ab_unsupported++;
+        return tctx_self_abort(k, TXC_UNSUPPORTED, TXN_FALLBACK_ALL);
+    case AT_TX_BEGIN:
+        k->tx_depth++;
+        return 1;
+    case AT_TX_END:
+        if (k->tx_depth > 0) {
+            k->tx_depth--;
+            return 1;
+        }
+        k->txs = TXS_COMMIT_DRAIN;
+        return 0;
+    case AT_TX_ABORT:
+        k->tx_program_aborts++;
+        k->tx_ab_explicit++;
+        return tctx_self_abort(k, TXC_PROGRAM, TXN_FALLBACK_REST);
+    default:                                      /* ROI markers */
+        return 1;
+    }
+}
+
+/* TXS_WAIT: the waiting store, fence or range goes on when the pieces in flight allow; true
+ * when the record is done. */
+static bool tctx_resume(TCore *k)
+{
+    if (k->tx_ld_out > 0)
+        return false;
+    if (!k->tx_cur_active)
+        return true;
+    const AtRecord *r = &k->tx_cur;
+    switch (r->kind) {
+    case AT_FENCE:
+        if (k->tx_st_out > 0)
+            return false;
+        break;
+    case AT_STORE:
+    case AT_ASTORE:
+        if (k->tx_st_out >= k->p.store_buffer)
+            return false;
+        tctx_access(k, true, 0, 0, r->addr, r->size);
+        break;
+    default: {                                    /* a range: one line at a time */
+        bool w = r->kind == AT_RANGE_W;
+        if (k->tx_range_off >= r->arg)
+            break;
+        if (w && k->tx_st_out >= k->p.store_buffer)
+            return false;
+        uint64_t a = r->addr + k->tx_range_off;
+        uint64_t lim = (a | (k->p.line - 1)) + 1;
+        uint64_t piece = lim - a < r->arg - k->tx_range_off ? lim - a : r->arg - k->tx_range_off;
+        tctx_access(k, w, 0, 0, a, (uint32_t)piece);
+        k->tx_range_off += piece;
+        if (k->tx_range_off < r->arg || k->tx_ld_out > 0)
+            return false;
+        break;
+    }
+    }
+    k->tx_cur_active = false;
+    return true;
+}
+
+static uint64_t tctx_tick(TCore *k)
+{
+    Component *c = &k->base;
+    switch (k->txs) {
+    case TXS_DRAIN:
+        if (!tctx_drained(k))
+            return 0;                             /* woken by their answers */
+        if (k->tx_goal == TXG_TX)
+            tctx_begin(k);
+        else if (k->tx_goal == TXG_RELEASE)
+            tctx_fb_send(k, FB_STORE, 0);
+        else
+            tctx_fb_send(k, FB_TEST, 0);
+        return 0;
+    case TXS_COMMIT_DRAIN:
+        if (k->tx_ld_out > 0 || k->tx_st_out > 0)
+            return 0;
+        k->txs = TXS_COMMIT;
+        tctx_send(k, MSG_TX_END, 0, 0, 0, TC_TAG_TX | k->tx_num, 0, 0);
+        return 0;
+    case TXS_WAIT:
+        if (!tctx_resume(k))
+            return 0;
+        k->txs = TXS_RUN;
+        break;
+    case TXS_RUN:
+        break;
+    default:
+        return 0;
+    }
+    for (int budget = 0; budget < 64; budget++) {
+        const AtRecord *r = tctx_next_record(k);
+        g_assert(r);                              /* the trace's end is an AT_TX_END here */
+        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
+        if (!k->tx_from_buf) {
+            k->records++;
+            k->instructions += insts;
+        }
+        k->credit += (double)insts * k->p.cpi;
+        AtRecord rec = *r;
+        uint64_t wait = tctx_exec(k, &rec);
+        sim_progress(c->eng);
+        if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
+            return 1;
+        if (k->txs != TXS_RUN)
+            return 0;
+        uint64_t gap = (uint64_t)k->credit;
+        k->credit -= (double)gap;
+        if (gap + wait > 1)
+            return gap > wait ? gap : wait;
+    }
+    return 1;
+}
+
+/* MSG_TX_ABORTED of the running attempt: retry, or the fallback. */
+static void tctx_aborted(TCore *k, uint64_t status)
+{
+    Component *c = &k->base;
+    k->tx_live = false;
+    k->tx_aborts++;
+    k->tx_wasted += clock_cycle(c->clk, c->eng->now - k->tx_start);
+    if (k->tx_next == TXN_STATUS) {
+        if (status & HTM_CONFLICT)
+            k->tx_ab_conflict++;
+        else if (status & HTM_CAPACITY)
+            k->tx_ab_capacity++;
+        else if (HTM_CODE(status) == TXC_HELD)
+            k->tx_ab_held++;
+        else
+            k->tx_ab_explicit++;
+    }
+    SIM_TRACE(c, "tx_aborted", 0, TARG_U("tx", k->tx_num), TARG_X("status", status));
+    k->tx_ld_out = k->tx_st_out = 0;
+    k->tx_cur_active = false;
+    /* whatever the core was doing (a gap, a wait) is void: the abort path runs now */
+    if (sim_event_scheduled(&c->tick_ev))
+        sim_deschedule(c->eng, &c->tick_ev);
+    bool held = (status & HTM_EXPLICIT) && HTM_CODE(status) == TXC_HELD;
+    if (k->tx_next == TXN_FALLBACK_REST)
+        tctx_fallback(k, false);
+    else if (k->tx_next == TXN_STATUS && (held || (status & HTM_RETRY)) &&
+             k->tx_attempt <= k->p.htm_retries) {
+        k->tx_goal = held ? TXG_WAIT_FREE : TXG_TX;
+        k->txs = TXS_DRAIN;
+    } else {
+        tctx_fallback(k, true);
+    }
+    sim_component_wake(c);
+}
+
+/* An answer for the transaction (tag TC_TAG_TX | number) or the fallback word. */
+static void tctx_recv(TCore *k, Msg *m)
+{
+    Component *c = &k->base;
+    uint16_t cmd = m->cmd, flags = m->flags;
+    uint64_t aux0 = m->aux[0];
+    bool current = m->tag == (TC_TAG_TX | k->tx_num) && k->tx_region == TXR_TX;
+    if (cmd == MSG_READ_RESP && !(flags & MSG_F_TX_STALE))
+        sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
+    bool fb = m->tag == TC_FB_TAG;
+    sim_msg_free(c->sim, m);
+    if (fb) {
+        g_assert(k->st == TS_TX && k->txs == TXS_FB);
+        switch (k->fb_op) {
+        case FB_TEST:
+            if (aux0 != 0)
+                tctx_fb_send(k, FB_WATCH, aux0);
+            else if (k->tx_goal == TXG_WAIT_FREE) {
+                k->tx_goal = TXG_TX;
+                k->txs = TXS_DRAIN;
+                sim_component_wake(c);
+            } else
+                tctx_fb_send(k, FB_XCHG, 0);
+            return;
+        case FB_WATCH:
+            tctx_fb_send(k, FB_TEST, 0);
+            return;
+        case FB_XCHG:
+            if (aux0 != 0) {
+                tctx_fb_send(k, FB_TEST, 0);
+                return;
+            }
+            k->st = TS_RUN;                       /* acquired: the region's records */
+            sim_progress(c->eng);
+            sim_component_wake(c);
+            return;
+        default:                                  /* released */
+            tctx_region_end(k);
+            sim_component_wake(c);
+            return;
+        }
+    }
+    if (!current || (flags & MSG_F_TX_STALE))
+        return;                                   /* of an aborted attempt: dropped */
+    switch (cmd) {
+    case MSG_TX_BEGIN:
+        g_assert(k->txs == TXS_BEGIN);
+        k->tx_live = true;
+        k->txs = TXS_SUB;
+        tctx_send(k, MSG_READ_REQ, MSG_F_TX, TC_FB_WORD, 8, TC_TAG_TX | k->tx_num, 0, 0);
+        return;
+    case MSG_TX_END:
+        g_assert(k->txs == TXS_COMMIT);
+        k->tx_live = false;
+        k->tx_commits++;
+        k->tx_committed += clock_cycle(c->clk, c->eng->now - k->tx_start);
+        tctx_region_end(k);
+        sim_component_wake(c);
+        return;
+    case MSG_TX_ABORT:
+        return;                                   /* answered only when already aborted */
+    case MSG_TX_ABORTED:
+        tctx_aborted(k, aux0);
+        return;
+    default:
+        break;
+    }
+    if (!k->tx_live)
+        return;
+    if (k->txs == TXS_SUB) {
+        if (aux0 != 0)
+            tctx_self_abort(k, TXC_HELD, TXN_STATUS);   /* the fallback lock is held */
+        else {
+            k->txs = TXS_RUN;
+            sim_component_wake(c);
+        }
+        return;
+    }
+    if (cmd == MSG_READ_RESP || (flags & MSG_F_RMW)) {
+        g_assert(k->tx_ld_out > 0);
+        k->tx_ld_out--;
+    } else {
+        g_assert(k->tx_st_out > 0);
+        k->tx_st_out--;
+    }
+    if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
+        sim_component_wake(c);
+}
+
+static void tctx_stats(const TCore *k, StatSet *out)
+{
+    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+        { "tx_begins", "count", "transaction attempts begun (MSG_TX_BEGIN)",
+          offsetof(TCore, tx_begins) },
+        { "tx_commits", "count", "transactions committed", offsetof(TCore, tx_commits) },
+        { "tx_aborts", "count", "attempts aborted (any reason)", offsetof(TCore, tx_aborts) },
+        { "tx_aborts_conflict", "count", "aborted by a conflict", offsetof(TCore, tx_ab_conflict) },
+        { "tx_aborts_capacity", "count", "aborted by capacity (the L1's, or more records than "
+          "htm_max_records)", offsetof(TCore, tx_ab_capacity) },
+        { "tx_aborts_fallback_held", "count", "aborted because the fallback lock was held at "
+          "the begin", offsetof(TCore, tx_ab_held) },
+        { "tx_aborts_explicit", "count", "aborted by the program's archsim_tx_abort (or another "
+          "explicit abort the core did not ask for)",
+          offsetof(TCore, tx_ab_explicit) },
+        { "tx_aborts_unsupported", "count", "aborted by a create, join, barrier, condition "
+          "variable (or, htm_mutex: fallback, a mutex) inside", offsetof(TCore, tx_ab_unsupported) },
+        { "tx_retries", "count", "attempts begun again after an abort", offsetof(TCore, tx_retries) },
+        { "tx_fallbacks", "count", "regions run under the fallback lock",
+          offsetof(TCore, tx_fallbacks) },
+        { "tx_wasted_cycles", "cycle", "cycles from a begin to its abort, summed",
+          offsetof(TCore, tx_wasted) },
+        { "tx_committed_cycles", "cycle", "cycles from a begin to its commit, summed",
+          offsetof(TCore, tx_committed) },
+        { "tx_records_replayed", "count", "records run again from the core's copy (retries and "
+          "fallbacks)", offsetof(TCore, tx_replayed) },
+        { "tx_elided_locks", "count", "pthread mutex locks elided inside transactions",
+          offsetof(TCore, tx_elided_locks) },
+        { "tx_program_aborts", "count", "AT_TX_ABORT markers met inside a transaction",
+          offsetof(TCore, tx_program_aborts) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
+        char *n = g_strdup_printf("%s.%s", k->base.name, ctr[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
+                      ctr[i].desc);
+        g_free(n);
+    }
+}
+
+static void tctx_dump(const TCore *k, GString *out)
+{
+    static const char *const regions[] = { "none", "transaction", "fallback" };
+    static const char *const states[] = { "drain", "begin", "subscribe", "run", "wait",
+                                          "commit drain", "commit", "aborting", "fallback word" };
+    if (k->tx_region == TXR_NONE)
+        return;
+    g_string_append_printf(out, "  htm: region %s, %s, transaction %" G_GUINT64_FORMAT
+                           " attempt %" G_GUINT64_FORMAT ", %u records kept, pieces out %u+%u\n",
+                           regions[k->tx_region], states[k->txs], k->tx_num, k->tx_attempt,
+                           k->tx_buf->len, k->tx_ld_out, k->tx_st_out);
 }
 
 static uint64_t tcore_tick(Component *c)
@@ -1110,6 +1795,8 @@ static uint64_t tcore_tick(Component *c)
     TCore *k = (TCore *)c;
     if (k->st == TS_LOCK)
         return tc_lock_tick(k);
+    if (k->st == TS_TX)
+        return tctx_tick(k);
     if (k->mm)
         return mm_tick(k);
     if (k->st != TS_RUN && k->st != TS_WAIT_SB)
@@ -1152,7 +1839,7 @@ static uint64_t tcore_tick(Component *c)
             return 0;
         }
         uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += insts;
+        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
         k->credit += (double)insts * k->p.cpi;
         AtRecord rec = *r;   /* exec may peek ahead and refill the buffer */
         uint64_t wait = exec(k, &rec);
@@ -1160,7 +1847,7 @@ static uint64_t tcore_tick(Component *c)
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
-            return k->st == TS_LOCK;
+            return k->st == TS_LOCK || k->st == TS_TX;
         uint64_t gap = (uint64_t)k->credit;
         k->credit -= (double)gap;
         if (gap + wait > 1)
@@ -1225,6 +1912,10 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         tc_lock_answer(k, m);
         return;
     }
+    if (G_UNLIKELY(k->p.htm) && ((m->tag >> 62) == 1 || m->tag == TC_FB_TAG)) {
+        tctx_recv(k, m);
+        return;
+    }
     if (k->mm) {
         mm_recv_mem(k, m);
         return;
@@ -1242,7 +1933,8 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         /* the blocking access completed; a range read goes on with its next line */
         k->st = k->cur_active && k->cur.kind == AT_RANGE_R ? TS_WAIT_SB : TS_RUN;
         sim_component_wake(c);
-    } else if (k->st == TS_WAIT_SB || k->st == TS_LOCK || (k->st == TS_RUN && k->eof)) {
+    } else if (k->st == TS_WAIT_SB || k->st == TS_LOCK || k->st == TS_TX ||
+               (k->st == TS_RUN && k->eof)) {
         sim_component_wake(c);
     }
 }
@@ -1319,6 +2011,8 @@ static bool tcore_realize(Component *c, GError **error)
     k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
     if (k->p.mutex != TCL_MANAGER && !tc_lock_realize(k, error))
         return false;
+    if (k->p.htm)
+        k->tx_buf = g_array_new(FALSE, FALSE, sizeof(AtRecord));
     if (k->p.model > 0) {
         k->mm = mem_model_find(tc_model_choices[k->p.model]);
         g_assert(k->mm);
@@ -1356,6 +2050,8 @@ static void tcore_finalize(Component *c)
     g_free(k->buf);
     g_free(k->ops);
     tcl_world_free(k->tw);
+    if (k->tx_buf)
+        g_array_free(k->tx_buf, TRUE);
     if (k->lockwords) {
         g_hash_table_destroy(k->lockwords);
         g_hash_table_destroy(k->held);
@@ -1380,10 +2076,13 @@ static void tcore_dump(Component *c, GString *out)
                                          "waiting at a join/barrier/mutex",
                                          "waiting for the store buffer", "done",
                                          "waiting for earlier accesses",
-                                         "in a mutex's lock algorithm" };
+                                         "in a mutex's lock algorithm",
+                                         "in a transaction region (htm)" };
     TCore *k = (TCore *)c;
     if (k->tl && k->st == TS_LOCK)
         tcl_thread_dump(k->tl, out);
+    if (k->p.htm)
+        tctx_dump(k, out);
     if (!k->mm) {
         g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
                                "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);
@@ -1406,18 +2105,7 @@ static void tcore_dump(Component *c, GString *out)
 
 static bool tc_peek(Component *c, const char *name, double *out)
 {
-    for (const StatSpec *s = c ? c->cls->stats : NULL; s && s->name; s++) {
-        if (strcmp(s->name, name) != 0)
-            continue;
-        if (s->kind == STAT_COUNTER)
-            *out = (double)*(const uint64_t *)((const char *)c + s->offset);
-        else if (s->kind == STAT_FORMULA || s->kind == STAT_FORMULA_U64)
-            *out = s->formula(c);
-        else
-            return false;
-        return true;
-    }
-    return false;
+    return sim_component_stat(c, name, out);
 }
 
 /* mutex != manager: per core lock_*, and once (core 0, the world's owner) the run's locks.* */
@@ -1501,6 +2189,8 @@ static void tcore_extra_stats(const Component *c, StatSet *out)
     const TCore *k = (const TCore *)c;
     if (k->tl)
         tc_lock_stats(k, out);
+    if (k->p.htm)
+        tctx_stats(k, out);
     if (!k->mm)
         return;
     static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
