@@ -5,14 +5,24 @@
 # runs), and again with a short critical section (cs 50), with `archsim sweep`; writes one CSV row
 # per run and draws the figure with gnuplot (tools/locks.gp, SVG and PNG) from the cs 1000 rows.
 # Deterministic (seeded points). A few seconds on 2 cores.
+# SYSTEM=dirsmp runs the same experiment on the directory machine (tiles on a mesh, MESI
+# directory: configs/locks/experiment-dirsmp.yaml); its CSV has the same columns except that
+# net_messages_per_acquire (network messages) replaces bus_transactions_per_acquire.
 #   sh tools/locks.sh          -> docs/experiments/locks.{csv,svg,png}
+#   SYSTEM=dirsmp sh tools/locks.sh -> docs/experiments/locks-dirsmp.{csv,svg,png}
 #   JOBS=4 sh tools/locks.sh   -> the same files, 4 runs at a time
 #   KEEP=1 sh tools/locks.sh   -> also keeps every run directory (the path is printed)
 set -eu
 OUT=${1:-docs/experiments}
 JOBS=${JOBS:-2}
 A=./archsim
-CFG=configs/locks/experiment.yaml
+case ${SYSTEM:-smp} in
+    smp) CFG=configs/locks/experiment.yaml NAME=locks
+        TRAFFIC=bus_transactions_per_acquire ;;
+    dirsmp) CFG=configs/locks/experiment-dirsmp.yaml NAME=locks-dirsmp
+        TRAFFIC=net_messages_per_acquire ;;
+    *) echo "locks.sh: SYSTEM must be smp or dirsmp, not '$SYSTEM'" >&2; exit 64 ;;
+esac
 [ -x "$A" ] || { echo "locks.sh: build archsim first (make)" >&2; exit 66; }
 mkdir -p "$OUT"
 T=$(mktemp -d)
@@ -25,20 +35,21 @@ for cs in 1000 50; do
     "$A" sweep "$CFG" -j "$JOBS" -q -o "$T/cs$cs" --set core.cs="$cs" > /dev/null
 done
 
-CSV="$OUT/locks.csv"
-python3 - "$T/cs1000" "$T/cs50" > "$T/csv" <<'PY'
+CSV="$OUT/$NAME.csv"
+python3 - "$TRAFFIC" "$T/cs1000" "$T/cs50" > "$T/csv" <<'PY'
 # One row per run: the cs 1000 runs (lock by lock, cores ascending), then the cs 50 runs.
+# argv[1]: the traffic column (bus transactions on smp, network messages on dirsmp).
 import csv, json, os, sys
 
 COLS = ["lock", "cores", "cs", "outside", "cycles", "acquisitions", "acquisitions_per_kcycle",
-        "handoff_cycles", "bus_transactions_per_acquire", "invalidations_per_acquire",
+        "handoff_cycles", sys.argv[1], "invalidations_per_acquire",
         "misses_per_acquire", "acquisitions_min", "acquisitions_max", "fairness"]
-DIGITS = {"acquisitions_per_kcycle": 3, "handoff_cycles": 1, "bus_transactions_per_acquire": 2,
+DIGITS = {"acquisitions_per_kcycle": 3, "handoff_cycles": 1, sys.argv[1]: 2,
           "invalidations_per_acquire": 2, "misses_per_acquire": 2, "fairness": 3}
 
 w = csv.writer(sys.stdout, lineterminator="\n")
 w.writerow(COLS)
-for sdir in sys.argv[1:]:
+for sdir in sys.argv[2:]:
     sw = json.load(open(os.path.join(sdir, "sweep.json")))
     for res in sw["results"]:
         if res["status"] != "ok":
@@ -60,8 +71,12 @@ PY
 mv "$T/csv" "$CSV"
 echo "wrote $CSV ($(($(wc -l < "$CSV") - 1)) runs)"
 if command -v gnuplot > /dev/null; then
-    gnuplot -e "csv='$CSV'; out='$OUT/locks'" tools/locks.gp
-    echo "wrote $OUT/locks.svg and $OUT/locks.png"
+    if [ "$NAME" = locks ]; then
+        gnuplot -e "csv='$CSV'; out='$OUT/locks'" tools/locks.gp
+    else
+        gnuplot -e "csv='$CSV'; out='$OUT/$NAME'; machine='dirsmp'" tools/locks.gp
+    fi
+    echo "wrote $OUT/$NAME.svg and $OUT/$NAME.png"
 else
     echo "locks.sh: gnuplot not found; apt-get install gnuplot-nox to draw the figure" >&2
 fi
