@@ -20,6 +20,7 @@
 #include "system/dirsmp.h"
 #include "system/smp.h"
 #include "system/uniproc.h"
+#include "tpu/tpu.h"
 #include "../traces/atrace_cli.h"
 #include "sync/workload.h"
 
@@ -56,6 +57,8 @@ const CliCommand archsim_model_commands[] = {
       checker_cli_main },
     { "litmus", "run herd7 X86 litmus tests under a memory model (sc, tso, pso, weak)",
       litmus_cli_main },
+    { "tpu", "run a SCALE-Sim topology on the systolic-array (TPU) model; SCALE-Sim's reports",
+      tpu_main },
     { "trace", "archsim traces: trace record/info/dump/gaps (see archsim trace --help)", atrace_cli_main },
     { NULL, NULL, NULL },
 };

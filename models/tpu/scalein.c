@@ -1,0 +1,980 @@
+/* scalein.c: SCALE-Sim v2's inputs, the architecture .cfg and the topology CSVs (conv and GEMM).
+ *
+ * The .cfg is read the way Python's configparser reads it (scale-sim-v2 scalesim/scale_config.py:
+ * sections, `key = value` or `key: value`, keys case-insensitive, whole-line # and ; comments,
+ * indented continuation lines, %-interpolation); the CSVs the way scalesim/topology_utils.py reads
+ * the well-formed ones, plus the evident meaning of the shipped files it chokes on (missing trailing
+ * comma, tab separated, extra empty columns; shared/notes/scalesim.md §2.2). Every problem is one
+ * "FILE:LINE:COL: problem" GError, never a crash: this is the only code that sees the raw bytes.
+ */
+#include "tpu.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "../../sim/param.h"
+
+/* A DP (depthwise) row becomes one layer per channel; a typo in its channel count must not ask
+ * for billions of layers. ResNet-50 has 54 layers, MLPERF.csv (the largest shipped) about 1100. */
+#define TPU_MAX_LAYERS (1u << 20)
+/* configparser's MAX_INTERPOLATION_DEPTH */
+#define TPU_CFG_MAX_INTERP_DEPTH 10
+
+/* ------------------------------------------------------------------------------------------ */
+/* Text: reading, checking and walking lines (shared by both loaders) */
+
+typedef struct {
+    const char *file;   /* as named in messages */
+    GQuark domain;
+    int code;           /* for problems in the text: EXIT_CONFIG or EXIT_DATAERR */
+    char *text;         /* the whole file, NUL-terminated, BOM removed */
+    const char *start;  /* text, after a UTF-8 BOM */
+} ScaleinText;
+
+/* One line: [p, end) without its line break; `no` counts from 1. */
+typedef struct {
+    const char *p, *end;
+    uint32_t no;
+} ScaleinLine;
+
+/* The 1-based column of q inside line l, counted in characters (the text is valid UTF-8). */
+static uint32_t scalein_col(const ScaleinLine *l, const char *q)
+{
+    return (uint32_t)g_utf8_strlen(l->p, q - l->p) + 1;
+}
+
+G_GNUC_PRINTF(5, 6)
+static void scalein_err(const ScaleinText *t, GError **error, uint32_t line, uint32_t col,
+                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, t->domain, t->code, "%s:%" PRIu32 ":%" PRIu32 ": %s", t->file, line, col,
+                msg);
+    g_free(msg);
+}
+
+/* Reads path whole; refuses NUL bytes and invalid UTF-8 (Python would not decode them either). */
+static bool scalein_read(ScaleinText *t, const char *path, GError **error)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        int e = errno;
+        g_set_error(error, t->domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
+                    g_strerror(e));
+        return false;
+    }
+    GString *s = g_string_new(NULL);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        g_string_append_len(s, buf, (gssize)n);
+    bool ok = !ferror(f);
+    int e = errno;
+    fclose(f);
+    if (!ok) {
+        g_set_error(error, t->domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
+                    g_strerror(e));
+        g_string_free(s, TRUE);
+        return false;
+    }
+    size_t len = s->len;
+    t->text = g_string_free(s, FALSE);
+    t->start = t->text;
+    if (len >= 3 && memcmp(t->text, "\xEF\xBB\xBF", 3) == 0)
+        t->start += 3;
+    /* the first bad byte, for the message: a NUL (strlen stops short of what was read) or a byte
+     * that is not UTF-8 */
+    const char *bad = NULL;
+    const char *what = NULL;
+    if (strlen(t->text) != len) {
+        bad = t->text + strlen(t->text);
+        what = "NUL byte; a .cfg or .csv file is text";
+    } else if (!g_utf8_validate(t->start, -1, &bad)) {
+        what = "not valid UTF-8";
+    } else {
+        bad = NULL;
+    }
+    if (bad != NULL) {
+        ScaleinLine l = {t->start, bad, 1};
+        for (const char *q = t->start; q < bad; q++)
+            if (*q == '\n' || (*q == '\r' && q[1] != '\n')) {
+                l.no++;
+                l.p = q + 1;
+            }
+        scalein_err(t, error, l.no, (uint32_t)(bad - l.p) + 1, "%s", what);
+        return false;
+    }
+    return true;
+}
+
+/* The next line at *pos (universal newlines: \n, \r\n, \r); false at the end of the text. */
+static bool scalein_next_line(const char **pos, ScaleinLine *l)
+{
+    const char *p = *pos;
+    if (*p == '\0')
+        return false;
+    const char *e = p;
+    while (*e != '\0' && *e != '\n' && *e != '\r')
+        e++;
+    l->p = p;
+    l->end = e;
+    l->no++;
+    if (*e == '\r' && e[1] == '\n')
+        *pos = e + 2;
+    else if (*e != '\0')
+        *pos = e + 1;
+    else
+        *pos = e;
+    return true;
+}
+
+/* Python's str.strip() whitespace, ASCII part (the text is UTF-8; non-ASCII spaces are kept). */
+static bool scalein_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n';
+}
+
+static void scalein_strip(const char **p, const char **e)
+{
+    while (*p < *e && scalein_space(**p))
+        (*p)++;
+    while (*e > *p && scalein_space((*e)[-1]))
+        (*e)--;
+}
+
+/* Python int() of an already stripped text: [+-] digits with single '_' between digits. */
+typedef enum { SCALEIN_INT_OK, SCALEIN_INT_BAD, SCALEIN_INT_RANGE } ScaleinIntStatus;
+
+static ScaleinIntStatus scalein_int(const char *p, const char *e, bool *neg, uint64_t *mag)
+{
+    *neg = false;
+    *mag = 0;
+    if (p < e && (*p == '+' || *p == '-')) {
+        *neg = *p == '-';
+        p++;
+    }
+    if (p == e || !g_ascii_isdigit(*p))
+        return SCALEIN_INT_BAD;
+    bool range = false;
+    for (; p < e; p++) {
+        if (*p == '_' && p + 1 < e && g_ascii_isdigit(p[1]) && g_ascii_isdigit(p[-1]))
+            continue;
+        if (!g_ascii_isdigit(*p))
+            return SCALEIN_INT_BAD;
+        unsigned d = (unsigned)(*p - '0');
+        if (*mag > (UINT64_MAX - d) / 10)
+            range = true;
+        else
+            *mag = *mag * 10 + d;
+    }
+    return range ? SCALEIN_INT_RANGE : SCALEIN_INT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* .cfg: configparser's reading */
+
+typedef struct {
+    char *key;         /* as written */
+    char *lkey;        /* lower-cased: configparser's optionxform */
+    char *value;       /* stripped; continuation lines joined with '\n' */
+    uint32_t line, key_col, val_col;
+    uint32_t cont_line;  /* first continuation line, 0 if none */
+} CfgOpt;
+
+typedef struct {
+    char *name;
+    uint32_t line;
+    GPtrArray *opts;  /* CfgOpt* */
+} CfgSect;
+
+static void cfg_opt_free(gpointer p)
+{
+    CfgOpt *o = p;
+    g_free(o->key);
+    g_free(o->lkey);
+    g_free(o->value);
+    g_free(o);
+}
+
+static void cfg_sect_free(gpointer p)
+{
+    CfgSect *s = p;
+    g_free(s->name);
+    g_ptr_array_free(s->opts, TRUE);
+    g_free(s);
+}
+
+static CfgSect *cfg_sect_find(GPtrArray *sects, const char *name)
+{
+    for (guint i = 0; i < sects->len; i++) {
+        CfgSect *s = g_ptr_array_index(sects, i);
+        if (strcmp(s->name, name) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+static CfgOpt *cfg_opt_find(const CfgSect *s, const char *lkey)
+{
+    if (s == NULL)
+        return NULL;
+    for (guint i = 0; i < s->opts->len; i++) {
+        CfgOpt *o = g_ptr_array_index(s->opts, i);
+        if (strcmp(o->lkey, lkey) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+/* The keys this reader knows, by section (SCALE-Sim v2's; MemoryBanks is read and ignored). */
+typedef struct {
+    const char *section, *key;
+} CfgKnown;
+
+static const CfgKnown cfg_known[] = {
+    {"general", "run_name"},
+    {"architecture_presets", "ArrayHeight"},
+    {"architecture_presets", "ArrayWidth"},
+    {"architecture_presets", "IfmapSramSzkB"},
+    {"architecture_presets", "FilterSramSzkB"},
+    {"architecture_presets", "OfmapSramSzkB"},
+    {"architecture_presets", "IfmapOffset"},
+    {"architecture_presets", "FilterOffset"},
+    {"architecture_presets", "OfmapOffset"},
+    {"architecture_presets", "Dataflow"},
+    {"architecture_presets", "Bandwidth"},
+    {"architecture_presets", "MemoryBanks"},
+    {"run_presets", "InterfaceBandwidth"},
+};
+
+static const CfgKnown *cfg_known_key(const char *lkey)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(cfg_known); i++)
+        if (g_ascii_strcasecmp(cfg_known[i].key, lkey) == 0)
+            return &cfg_known[i];
+    return NULL;
+}
+
+/* Splits the text into sections and options as configparser._read does, stopping at the first
+ * problem (configparser collects them and raises at the end; the first is enough to fix). */
+static bool cfg_parse(const ScaleinText *t, GPtrArray *sects, GError **error)
+{
+    const char *pos = t->start;
+    ScaleinLine l = {NULL, NULL, 0};
+    CfgSect *cur = NULL;
+    CfgOpt *opt = NULL;       /* the option a continuation line would extend */
+    size_t indent_level = 0;  /* indentation of the last key or section line */
+    while (scalein_next_line(&pos, &l)) {
+        const char *p = l.p, *e = l.end;
+        scalein_strip(&p, &e);
+        if (p == e || *p == '#' || *p == ';')
+            continue;  /* blank lines and whole-line comments; inline comments are not comments */
+        size_t indent = (size_t)(p - l.p);
+        if (cur != NULL && opt != NULL && indent > indent_level) {
+            /* an indented line continues the value above it (a configparser multi-line value) */
+            char *v = g_strdup_printf("%s\n%.*s", opt->value, (int)(e - p), p);
+            g_free(opt->value);
+            opt->value = v;
+            if (opt->cont_line == 0)
+                opt->cont_line = l.no;
+            continue;
+        }
+        indent_level = indent;
+        if (*p == '[') {
+            const char *close = e - 1;
+            while (close > p && *close != ']')
+                close--;
+            if (close == p) {
+                scalein_err(t, error, l.no, scalein_col(&l, p),
+                            "'%.*s': unterminated section header; expected [name]", (int)(e - p),
+                            p);
+                return false;
+            }
+            if (close == p + 1) {
+                scalein_err(t, error, l.no, scalein_col(&l, p), "empty section name '[]'");
+                return false;
+            }
+            if (close + 1 != e) {
+                scalein_err(t, error, l.no, scalein_col(&l, close + 1),
+                            "'%.*s': text after the section header", (int)(e - close - 1),
+                            close + 1);
+                return false;
+            }
+            char *name = g_strndup(p + 1, (gsize)(close - p - 1));
+            CfgSect *dup = cfg_sect_find(sects, name);
+            if (dup != NULL) {
+                scalein_err(t, error, l.no, scalein_col(&l, p),
+                            "duplicate section [%s]; first on line %" PRIu32, name, dup->line);
+                g_free(name);
+                return false;
+            }
+            cur = g_new0(CfgSect, 1);
+            cur->name = name;
+            cur->line = l.no;
+            cur->opts = g_ptr_array_new_with_free_func(cfg_opt_free);
+            g_ptr_array_add(sects, cur);
+            opt = NULL;
+            continue;
+        }
+        const char *sep = p;
+        while (sep < e && *sep != '=' && *sep != ':')
+            sep++;
+        if (cur == NULL) {
+            const char *k = p, *ke = sep;
+            scalein_strip(&k, &ke);
+            char *key = g_strndup(k, (gsize)(ke - k));
+            const CfgKnown *kn = sep < e ? cfg_known_key(key) : NULL;
+            char *hint = kn != NULL ? g_strdup_printf("; %s belongs in [%s]", kn->key, kn->section)
+                                    : g_strdup("");
+            scalein_err(t, error, l.no, scalein_col(&l, p),
+                        "'%.*s' is outside any section; a .cfg file starts with a [section] line%s",
+                        (int)(e - p), p, hint);
+            g_free(hint);
+            g_free(key);
+            return false;
+        }
+        if (sep == e) {
+            scalein_err(t, error, l.no, scalein_col(&l, p),
+                        "'%.*s' has no '=' or ':'; expected KEY = VALUE or KEY: VALUE",
+                        (int)(e - p), p);
+            return false;
+        }
+        const char *k = p, *ke = sep;
+        scalein_strip(&k, &ke);
+        if (k == ke) {
+            scalein_err(t, error, l.no, scalein_col(&l, sep), "no key before '%c'", *sep);
+            return false;
+        }
+        const char *v = sep + 1, *ve = e;
+        scalein_strip(&v, &ve);
+        CfgOpt *o = g_new0(CfgOpt, 1);
+        o->key = g_strndup(k, (gsize)(ke - k));
+        o->lkey = g_utf8_strdown(o->key, -1);
+        o->value = g_strndup(v, (gsize)(ve - v));
+        o->line = l.no;
+        o->key_col = scalein_col(&l, k);
+        o->val_col = scalein_col(&l, v);
+        CfgOpt *dup = cfg_opt_find(cur, o->lkey);
+        if (dup != NULL) {
+            scalein_err(t, error, l.no, o->key_col,
+                        "duplicate key '%s' in [%s]; first on line %" PRIu32, o->key, cur->name,
+                        dup->line);
+            cfg_opt_free(o);
+            return false;
+        }
+        g_ptr_array_add(cur->opts, o);
+        opt = o;
+    }
+    return true;
+}
+
+typedef struct {
+    const ScaleinText *t;
+    GPtrArray *sects;
+} CfgFile;
+
+/* "FILE: [section] Key is missing" with the most useful hint: the key in another section, a near
+ * miss among the section's unknown keys, or a near miss among the section names. */
+static void cfg_missing(const CfgFile *c, const char *section, const char *key, GError **error)
+{
+    const ScaleinText *t = c->t;
+    CfgSect *s = cfg_sect_find(c->sects, section);
+    char *lkey = g_ascii_strdown(key, -1);
+    char *hint = NULL;
+    if (s == NULL) {
+        /* near misses among the section names that are not ours */
+        GPtrArray *names = g_ptr_array_new();
+        for (guint i = 0; i < c->sects->len; i++) {
+            CfgSect *o = g_ptr_array_index(c->sects, i);
+            if (strcmp(o->name, "general") != 0 && strcmp(o->name, "architecture_presets") != 0 &&
+                strcmp(o->name, "run_presets") != 0)
+                g_ptr_array_add(names, o->name);
+        }
+        const char *near = param_suggest(section, (const char *const *)names->pdata, names->len);
+        if (near != NULL)
+            hint = g_strdup_printf(": there is no [%s] section; did you mean [%s] (line %" PRIu32
+                                   ")?",
+                                   section, near, cfg_sect_find(c->sects, near)->line);
+        else
+            hint = g_strdup_printf(": there is no [%s] section", section);
+        g_ptr_array_free(names, TRUE);
+    }
+    for (guint i = 0; hint == NULL && i < c->sects->len; i++) {
+        CfgSect *o = g_ptr_array_index(c->sects, i);
+        CfgOpt *there = o != s ? cfg_opt_find(o, lkey) : NULL;
+        if (there != NULL)
+            hint = g_strdup_printf(" (it is in [%s] on line %" PRIu32 ")", o->name, there->line);
+    }
+    if (hint == NULL) {
+        GPtrArray *keys = g_ptr_array_new();
+        for (guint i = 0; i < s->opts->len; i++) {
+            CfgOpt *o = g_ptr_array_index(s->opts, i);
+            if (cfg_known_key(o->lkey) == NULL)
+                g_ptr_array_add(keys, o->key);
+        }
+        const char *near = param_suggest(key, (const char *const *)keys->pdata, keys->len);
+        if (near != NULL) {
+            char *lnear = g_utf8_strdown(near, -1);
+            hint = g_strdup_printf("; line %" PRIu32 " has '%s': did you mean '%s'?",
+                                   cfg_opt_find(s, lnear)->line, near, key);
+            g_free(lnear);
+        }
+        g_ptr_array_free(keys, TRUE);
+    }
+    g_set_error(error, t->domain, t->code, "%s: [%s] %s is missing%s", t->file, section, key,
+                hint != NULL ? hint : "");
+    g_free(hint);
+    g_free(lkey);
+}
+
+/* configparser's BasicInterpolation of one value: %% -> %, %(name)s -> that option's value (same
+ * section, then [DEFAULT]), anything else after % is an error. */
+static bool cfg_interpolate(const CfgFile *c, const CfgSect *s, const CfgOpt *o, const char *key,
+                            const char *raw, int depth, GString *out, GError **error)
+{
+    const ScaleinText *t = c->t;
+    if (depth > TPU_CFG_MAX_INTERP_DEPTH) {
+        scalein_err(t, error, o->line, o->val_col,
+                    "%s: %%(...)s references nest deeper than %d (a cycle?)", key,
+                    TPU_CFG_MAX_INTERP_DEPTH);
+        return false;
+    }
+    for (const char *p = raw; *p != '\0'; p++) {
+        if (*p != '%') {
+            g_string_append_c(out, *p);
+            continue;
+        }
+        if (p[1] == '%') {
+            g_string_append_c(out, '%');
+            p++;
+            continue;
+        }
+        const char *close = p[1] == '(' ? strchr(p + 2, ')') : NULL;
+        if (close == NULL || close[1] != 's') {
+            scalein_err(t, error, o->line, o->val_col,
+                        "%s: '%s': '%%' must be followed by '%%' or '(name)s' (write %%%% for a "
+                        "percent sign)",
+                        key, raw);
+            return false;
+        }
+        char *name = g_strndup(p + 2, (gsize)(close - p - 2));
+        char *lname = g_utf8_strdown(name, -1);
+        const CfgOpt *ref = cfg_opt_find(s, lname);
+        const CfgSect *defs = cfg_sect_find(c->sects, "DEFAULT");
+        if (ref == NULL)
+            ref = cfg_opt_find(defs, lname);
+        if (ref == NULL) {
+            scalein_err(t, error, o->line, o->val_col, "%s: '%s': %%(%s)s names no key of [%s]",
+                        key, raw, name, s->name);
+            g_free(name);
+            g_free(lname);
+            return false;
+        }
+        g_free(name);
+        g_free(lname);
+        if (!cfg_interpolate(c, s, o, key, ref->value, depth + 1, out, error))
+            return false;
+        p = close + 1;
+    }
+    return true;
+}
+
+/* The value of a key SCALE-Sim reads with config.get(): interpolated, one line. NULL (and no
+ * error) when the key is absent and optional. */
+static char *cfg_get(const CfgFile *c, const char *section, const char *key, bool required,
+                     const CfgOpt **where, GError **error)
+{
+    CfgSect *s = cfg_sect_find(c->sects, section);
+    char *lkey = g_ascii_strdown(key, -1);
+    const CfgOpt *o = cfg_opt_find(s, lkey);
+    if (o == NULL && s != NULL)
+        o = cfg_opt_find(cfg_sect_find(c->sects, "DEFAULT"), lkey);
+    g_free(lkey);
+    *where = o;
+    if (o == NULL) {
+        if (required)
+            cfg_missing(c, section, key, error);
+        return NULL;
+    }
+    if (o->cont_line != 0) {
+        scalein_err(c->t, error, o->cont_line, 1,
+                    "%s: an indented line continues the value of %s (line %" PRIu32
+                    "); remove the indentation",
+                    key, key, o->line);
+        return NULL;
+    }
+    GString *v = g_string_new(NULL);
+    if (!cfg_interpolate(c, s, o, key, o->value, 1, v, error)) {
+        g_string_free(v, TRUE);
+        return NULL;
+    }
+    return g_string_free(v, FALSE);
+}
+
+/* configparser keeps "os  # weight stationary" whole: only whole lines are comments. */
+static const char *cfg_comment_hint(const char *v)
+{
+    for (const char *p = v; *p != '\0'; p++)
+        if ((*p == '#' || *p == ';') && p > v && scalein_space(p[-1]))
+            return " (a comment must be on a line of its own)";
+    return "";
+}
+
+/* An integer key. min: the smallest allowed value (0 or 1); is_signed: int64 (offsets). */
+static bool cfg_get_int(const CfgFile *c, const char *section, const char *key, bool is_signed,
+                        uint64_t min, const char *why_min, void *dst, GError **error)
+{
+    const CfgOpt *o;
+    char *v = cfg_get(c, section, key, true, &o, error);
+    if (v == NULL)
+        return false;
+    bool neg;
+    uint64_t mag;
+    ScaleinIntStatus st = scalein_int(v, v + strlen(v), &neg, &mag);
+    bool ok = false;
+    if (st == SCALEIN_INT_BAD)
+        scalein_err(c->t, error, o->line, o->val_col, "%s: '%s': expected %s integer%s", key, v,
+                    is_signed ? "an" : "an unsigned", cfg_comment_hint(v));
+    else if (is_signed && (st == SCALEIN_INT_RANGE || mag > (uint64_t)INT64_MAX + neg))
+        scalein_err(c->t, error, o->line, o->val_col,
+                    "%s: '%s' is out of range [%" PRId64 ", %" PRId64 "]", key, v, INT64_MIN,
+                    INT64_MAX);
+    else if (!is_signed && neg && mag != 0)
+        scalein_err(c->t, error, o->line, o->val_col, "%s: '%s': must not be negative", key, v);
+    else if (!is_signed && st == SCALEIN_INT_RANGE)
+        scalein_err(c->t, error, o->line, o->val_col, "%s: '%s' is too large (at most %" PRIu64
+                    ")", key, v, UINT64_MAX);
+    else if (!is_signed && mag < min)
+        scalein_err(c->t, error, o->line, o->val_col, "%s: %" PRIu64 ": must be at least %" PRIu64
+                    " (%s)", key, mag, min, why_min);
+    else {
+        ok = true;
+        if (is_signed)
+            *(int64_t *)dst = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+        else
+            *(uint64_t *)dst = mag;
+    }
+    g_free(v);
+    return ok;
+}
+
+/* A key with a fixed set of spellings (SCALE-Sim compares them exactly). */
+static bool cfg_get_choice(const CfgFile *c, const char *section, const char *key,
+                           const char *const *choices, const char *expected, int *dst,
+                           GError **error)
+{
+    const CfgOpt *o;
+    char *v = cfg_get(c, section, key, true, &o, error);
+    if (v == NULL)
+        return false;
+    size_t n = 0;
+    while (choices[n] != NULL)
+        n++;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v, choices[i]) == 0) {
+            *dst = (int)i;
+            g_free(v);
+            return true;
+        }
+    const char *near = param_suggest(v, choices, n);
+    char *hint = near != NULL ? g_strdup_printf("; did you mean '%s'?", near) : g_strdup("");
+    scalein_err(c->t, error, o->line, o->val_col, "%s: unknown value '%s'; expected %s%s%s", key,
+                v, expected, hint, cfg_comment_hint(v));
+    g_free(hint);
+    g_free(v);
+    return false;
+}
+
+static const char *const cfg_dataflows[] = {"os", "ws", "is", NULL};
+static const char *const cfg_bw_modes[] = {"CALC", "USER", NULL};
+
+static bool cfg_fill(const CfgFile *c, TpuArch *a, GError **error)
+{
+    const char *ap = "architecture_presets";
+    const CfgOpt *o;
+    a->run_name = cfg_get(c, "general", "run_name", true, &o, error);
+    if (a->run_name == NULL)
+        return false;
+    if (a->run_name[0] == '\0') {
+        scalein_err(c->t, error, o->line, o->val_col,
+                    "run_name: empty; it names the output directory");
+        return false;
+    }
+    int df = 0, mode = 0;
+    if (!cfg_get_int(c, ap, "ArrayHeight", false, 1, "the array needs a row of PEs", &a->rows,
+                     error) ||
+        !cfg_get_int(c, ap, "ArrayWidth", false, 1, "the array needs a column of PEs", &a->cols,
+                     error) ||
+        !cfg_get_int(c, ap, "IfmapSramSzkB", false, 1, "an SRAM must hold something",
+                     &a->ifmap_kb, error) ||
+        !cfg_get_int(c, ap, "FilterSramSzkB", false, 1, "an SRAM must hold something",
+                     &a->filter_kb, error) ||
+        !cfg_get_int(c, ap, "OfmapSramSzkB", false, 1, "an SRAM must hold something",
+                     &a->ofmap_kb, error) ||
+        !cfg_get_int(c, ap, "IfmapOffset", true, 0, NULL, &a->ifmap_offset, error) ||
+        !cfg_get_int(c, ap, "FilterOffset", true, 0, NULL, &a->filter_offset, error) ||
+        !cfg_get_int(c, ap, "OfmapOffset", true, 0, NULL, &a->ofmap_offset, error) ||
+        !cfg_get_choice(c, ap, "Dataflow", cfg_dataflows, "os, ws or is", &df, error) ||
+        !cfg_get_choice(c, "run_presets", "InterfaceBandwidth", cfg_bw_modes, "CALC or USER",
+                        &mode, error))
+        return false;
+    a->dataflow = (TpuDataflow)df;
+    a->bw_mode = (TpuBwMode)mode;
+    if (a->bw_mode != TPU_BW_USER)
+        return true;  /* SCALE-Sim reads Bandwidth only in USER mode */
+    char *v = cfg_get(c, ap, "Bandwidth", true, &o, error);
+    if (v == NULL)
+        return false;
+    /* a comma list (one per memory bank in SCALE-Sim); the first value is used */
+    bool ok = true;
+    const char *item = v;
+    for (int i = 0; ok; i++) {
+        const char *ie = strchr(item, ',');
+        if (ie == NULL)
+            ie = item + strlen(item);
+        const char *ip = item, *iq = ie;
+        scalein_strip(&ip, &iq);
+        uint32_t col = o->val_col + (uint32_t)g_utf8_strlen(v, ip - v);
+        bool neg;
+        uint64_t mag;
+        ScaleinIntStatus st = scalein_int(ip, iq, &neg, &mag);
+        if (st == SCALEIN_INT_BAD) {
+            scalein_err(c->t, error, o->line, col,
+                        "Bandwidth: '%.*s': expected an unsigned integer (words per cycle; a "
+                        "comma list is allowed)",
+                        (int)(iq - ip), ip);
+            ok = false;
+        } else if (st == SCALEIN_INT_RANGE) {
+            scalein_err(c->t, error, o->line, col, "Bandwidth: '%.*s' is too large",
+                        (int)(iq - ip), ip);
+            ok = false;
+        } else if (neg || mag == 0) {
+            scalein_err(c->t, error, o->line, col,
+                        "Bandwidth: %.*s: must be at least 1 (words per cycle)", (int)(iq - ip),
+                        ip);
+            ok = false;
+        } else if (i == 0) {
+            a->bandwidth = mag;
+        }
+        if (*ie == '\0')
+            break;
+        item = ie + 1;
+    }
+    g_free(v);
+    return ok;
+}
+
+bool tpu_arch_load(const char *path, TpuArch *out, GError **error)
+{
+    g_return_val_if_fail(path != NULL && out != NULL, false);
+    memset(out, 0, sizeof *out);
+    ScaleinText t = {path, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, NULL, NULL};
+    if (!scalein_read(&t, path, error)) {
+        g_free(t.text);
+        return false;
+    }
+    CfgFile c = {&t, g_ptr_array_new_with_free_func(cfg_sect_free)};
+    bool ok = cfg_parse(&t, c.sects, error) && cfg_fill(&c, out, error);
+    g_ptr_array_free(c.sects, TRUE);
+    g_free(t.text);
+    if (!ok) {
+        tpu_arch_clear(out);
+        return false;
+    }
+    out->file = g_strdup(path);
+    return true;
+}
+
+void tpu_arch_clear(TpuArch *a)
+{
+    if (a == NULL)
+        return;
+    g_free(a->run_name);
+    g_free(a->file);
+    memset(a, 0, sizeof *a);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Topology CSVs */
+
+typedef struct {
+    const char *p, *e;  /* stripped text */
+    uint32_t col;       /* where it starts (its stripped text, or the separator if empty) */
+} CsvField;
+
+/* Splits one line. '#' starts a comment (mobilnet_4k.csv ends rows with ",#dw", which SCALE-Sim
+ * drops only because it is the last field). Comma separated, or tab separated when the line has
+ * no comma (UNet_maestro.csv). The empty field after a trailing separator is dropped, which is
+ * SCALE-Sim's `split(',')[:-1]` for every row that has one, and keeps the last value of a row
+ * that lacks it instead of losing it. */
+static GArray *csv_split(const ScaleinLine *l)
+{
+    GArray *f = g_array_new(FALSE, FALSE, sizeof(CsvField));
+    const char *end = memchr(l->p, '#', (size_t)(l->end - l->p));
+    if (end == NULL)
+        end = l->end;
+    char sep = memchr(l->p, ',', (size_t)(end - l->p)) != NULL ? ',' : '\t';
+    const char *p = l->p;
+    for (;;) {
+        const char *q = p;
+        while (q < end && *q != sep)
+            q++;
+        CsvField x = {p, q, 0};
+        scalein_strip(&x.p, &x.e);
+        x.col = scalein_col(l, x.p);
+        g_array_append_val(f, x);
+        if (q == end)
+            break;
+        p = q + 1;
+    }
+    if (f->len > 1 && g_array_index(f, CsvField, f->len - 1).p ==
+                          g_array_index(f, CsvField, f->len - 1).e)
+        g_array_set_size(f, f->len - 1);
+    return f;
+}
+
+static bool csv_all_empty(const GArray *f)
+{
+    for (guint i = 0; i < f->len; i++)
+        if (g_array_index(f, CsvField, i).p != g_array_index(f, CsvField, i).e)
+            return false;
+    return true;
+}
+
+static const char *const csv_conv_names[] = {
+    "Layer name", "IFMAP Height", "IFMAP Width", "Filter Height", "Filter Width",
+    "Channels",   "Num Filter",   "Strides",     "Stride Width",
+};
+static const char *const csv_gemm_names[] = {"Layer", "M", "N", "K"};
+
+/* One numeric field: a positive integer (every dimension and stride must be at least 1). */
+static bool csv_uint(const ScaleinText *t, const ScaleinLine *l, const CsvField *x,
+                     const char *what, uint64_t *dst, GError **error)
+{
+    int len = (int)(x->e - x->p);
+    if (len == 0) {
+        scalein_err(t, error, l->no, x->col, "%s: empty field; expected a positive integer",
+                    what);
+        return false;
+    }
+    bool neg;
+    uint64_t mag;
+    switch (scalein_int(x->p, x->e, &neg, &mag)) {
+    case SCALEIN_INT_BAD:
+        scalein_err(t, error, l->no, x->col, "%s: '%.*s': expected a positive integer", what,
+                    len, x->p);
+        return false;
+    case SCALEIN_INT_RANGE:
+        scalein_err(t, error, l->no, x->col, "%s: '%.*s' is too large (at most %" PRIu64 ")",
+                    what, len, x->p, UINT64_MAX);
+        return false;
+    case SCALEIN_INT_OK:
+        break;
+    }
+    if (neg && mag != 0) {
+        scalein_err(t, error, l->no, x->col, "%s: '%.*s': must not be negative", what, len, x->p);
+        return false;
+    }
+    if (mag == 0) {
+        scalein_err(t, error, l->no, x->col, "%s: 0: must be at least 1", what);
+        return false;
+    }
+    *dst = mag;
+    return true;
+}
+
+typedef struct {
+    const ScaleinText *t;
+    bool gemm;
+    GArray *layers;       /* TpuLayer */
+    char *header_hint;    /* said after "too few fields" when the header suggests the other form */
+    char *col9_name;      /* the header's name for column 9, if it is not a stride */
+} CsvState;
+
+static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_field,
+                    const TpuLayer *base, GError **error)
+{
+    if (s->layers->len >= TPU_MAX_LAYERS) {
+        scalein_err(s->t, error, l->no, name_field->col, "more than %u layers", TPU_MAX_LAYERS);
+        return false;
+    }
+    g_array_append_val(s->layers, *base);
+    return true;
+}
+
+static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error)
+{
+    const ScaleinText *t = s->t;
+    const CsvField *x = (const CsvField *)f->data;
+    guint need = s->gemm ? 4 : 8;
+    const char *const *names = s->gemm ? csv_gemm_names : csv_conv_names;
+    if (f->len < need) {
+        GString *list = g_string_new(NULL);
+        for (guint i = 0; i < need; i++)
+            g_string_append_printf(list, "%s%s", i ? ", " : "", names[i]);
+        const char *hint = s->header_hint != NULL ? s->header_hint
+                           : f->len == 1 ? "; a row with a name only (a title?) is not a layer"
+                                         : "";
+        scalein_err(t, error, l->no, scalein_col(l, l->end),
+                    "too few fields: %u of %u (%s); %s is missing%s", f->len, need, list->str,
+                    names[f->len], hint);
+        g_string_free(list, TRUE);
+        return false;
+    }
+    TpuLayer y = {0};
+    y.line = l->no;
+    if (s->gemm) {
+        uint64_t m, n, k;
+        if (!csv_uint(t, l, &x[1], "M", &m, error) || !csv_uint(t, l, &x[2], "N", &n, error) ||
+            !csv_uint(t, l, &x[3], "K", &k, error))
+            return false;
+        /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; columns after K are ignored as there */
+        y.ifmap_h = m;
+        y.ifmap_w = k;
+        y.filter_h = 1;
+        y.filter_w = k;
+        y.channels = 1;
+        y.filters = n;
+        y.stride_h = y.stride_w = 1;
+        y.name = g_strndup(x[0].p, (gsize)(x[0].e - x[0].p));
+        if (!csv_add(s, l, &x[0], &y, error)) {
+            g_free(y.name);
+            return false;
+        }
+        return true;
+    }
+    uint64_t v[9];
+    for (guint i = 1; i <= 7; i++)
+        if (!csv_uint(t, l, &x[i], csv_conv_names[i], &v[i], error))
+            return false;
+    v[8] = v[7];
+    if (f->len > 8 && x[8].p != x[8].e) {
+        /* a ninth value is the column stride (SCALE-Sim); an empty one defaults to Strides */
+        if (!csv_uint(t, l, &x[8], csv_conv_names[8], &v[8], error)) {
+            if (s->col9_name != NULL && error != NULL && *error != NULL) {
+                char *m = g_strdup_printf("%s (column 9 is read as the column stride; the header "
+                                          "calls it '%s', which this reader does not support)",
+                                          (*error)->message, s->col9_name);
+                g_free((*error)->message);
+                (*error)->message = m;
+            }
+            return false;
+        }
+    }
+    /* columns after the ninth are ignored (Resnet50.csv annotates rows there) */
+    for (int d = 0; d < 2; d++) {
+        uint64_t fi = v[3 + d], im = v[1 + d];
+        if (fi > im) {
+            scalein_err(t, error, l->no, x[3 + d].col,
+                        "%s %" PRIu64 " is larger than the %s %" PRIu64 " (no padding is modelled)",
+                        csv_conv_names[3 + d], fi, csv_conv_names[1 + d], im);
+            return false;
+        }
+    }
+    y.ifmap_h = v[1];
+    y.ifmap_w = v[2];
+    y.filter_h = v[3];
+    y.filter_w = v[4];
+    y.channels = v[5];
+    y.filters = v[6];
+    y.stride_h = v[7];
+    y.stride_w = v[8];
+    char *name = g_strndup(x[0].p, (gsize)(x[0].e - x[0].p));
+    if (strstr(name, "DP") == NULL) {
+        y.name = name;
+        if (!csv_add(s, l, &x[0], &y, error)) {
+            g_free(name);
+            return false;
+        }
+        return true;
+    }
+    /* depthwise: one single-channel layer per channel, NAME"Channel_"i (SCALE-Sim's naming) */
+    if (v[5] > TPU_MAX_LAYERS - s->layers->len) {
+        scalein_err(t, error, l->no, x[5].col,
+                    "Channels: %" PRIu64 ": a DP (depthwise) layer becomes one layer per channel, "
+                    "and the topology may have at most %u layers",
+                    v[5], TPU_MAX_LAYERS);
+        g_free(name);
+        return false;
+    }
+    y.channels = 1;
+    for (uint64_t i = 0; i < v[5]; i++) {
+        y.name = g_strdup_printf("%sChannel_%" PRIu64, name, i);
+        g_array_append_val(s->layers, y);
+    }
+    g_free(name);
+    return true;
+}
+
+bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **error)
+{
+    g_return_val_if_fail(path != NULL && out != NULL, false);
+    memset(out, 0, sizeof *out);
+    ScaleinText t = {path, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, NULL, NULL};
+    if (!scalein_read(&t, path, error)) {
+        g_free(t.text);
+        return false;
+    }
+    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL};
+    const char *pos = t.start;
+    ScaleinLine l = {NULL, NULL, 0};
+    bool ok = true;
+    if (!scalein_next_line(&pos, &l)) {
+        scalein_err(&t, error, 1, 1,
+                    "empty file; expected a header line, then one layer per line");
+        ok = false;
+    } else {
+        /* the header: skipped as SCALE-Sim does, but it explains some mistakes */
+        GArray *h = csv_split(&l);
+        const CsvField *hx = (const CsvField *)h->data;
+        bool says_gemm = h->len >= 2 && hx[1].e - hx[1].p == 1 && g_ascii_toupper(*hx[1].p) == 'M';
+        if (says_gemm && !gemm)
+            s.header_hint = g_strdup("; the header reads like a GEMM topology (Layer, M, N, K): "
+                                     "load it as gemm (-i gemm)");
+        if (h->len >= 9 && !gemm) {
+            char *n9 = g_ascii_strdown(hx[8].p, hx[8].e - hx[8].p);
+            if (hx[8].p != hx[8].e && strstr(n9, "stride") == NULL)
+                s.col9_name = g_strndup(hx[8].p, (gsize)(hx[8].e - hx[8].p));
+            g_free(n9);
+        }
+        g_array_free(h, TRUE);
+    }
+    while (ok && scalein_next_line(&pos, &l)) {
+        GArray *f = csv_split(&l);
+        if (!csv_all_empty(f))  /* blank lines, comments, rows of bare commas (",,,,,,,,") */
+            ok = csv_row(&s, &l, f, error);
+        g_array_free(f, TRUE);
+    }
+    if (ok && s.layers->len == 0 && l.no > 0) {
+        scalein_err(&t, error, l.no, 1, "no layers: nothing but a header line and blank lines");
+        ok = false;
+    }
+    g_free(s.header_hint);
+    g_free(s.col9_name);
+    g_free(t.text);
+    out->nlayers = (int)s.layers->len;
+    out->layers = (TpuLayer *)(void *)g_array_free(s.layers, FALSE);
+    if (!ok) {
+        tpu_topology_clear(out);
+        return false;
+    }
+    out->file = g_strdup(path);
+    return true;
+}
+
+void tpu_topology_clear(TpuTopology *t)
+{
+    if (t == NULL)
+        return;
+    for (int i = 0; i < t->nlayers; i++)
+        g_free(t->layers[i].name);
+    g_free(t->layers);
+    g_free(t->file);
+    memset(t, 0, sizeof *t);
+}

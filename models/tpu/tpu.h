@@ -1,0 +1,107 @@
+/* tpu.h: the systolic-array accelerator (TPU) model and its SCALE-Sim inputs.
+ *
+ * An R x C array of multiply-accumulate PEs runs one layer at a time as a GEMM
+ * (M = ofmap pixels, N = filters, K = filter window), in one of three stationary dataflows, fed by
+ * double-buffered IFMAP / filter SRAMs and drained into an OFMAP SRAM backed by DRAM (Samajdar et
+ * al., "SCALE-Sim: Systolic CNN Accelerator Simulator", arXiv 1811.02883; Kung, "Why systolic
+ * architectures?", IEEE Computer 1982; Jouppi et al., ISCA 2017 for the TPU). The inputs are
+ * SCALE-Sim v2's: a `.cfg` file and a topology CSV (shared/scalesim/README.md describes both).
+ *
+ *   scalein.c   reading .cfg and topology CSVs (conv and GEMM forms), with file:line:col errors
+ *   tpumodel.c  per layer: folds, cycles, utilizations, SRAM and DRAM traffic, stalls
+ *   tpureport.c COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv
+ *   tpucli.c    `archsim tpu -c CFG -t TOPOLOGY [-i conv|gemm] [--scalesim-compat] -o DIR`
+ */
+#ifndef ARCHSIM_TPU_H
+#define ARCHSIM_TPU_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { TPU_OS = 0, TPU_WS, TPU_IS } TpuDataflow;
+typedef enum { TPU_BW_CALC = 0, TPU_BW_USER } TpuBwMode;
+
+/* The architecture: SCALE-Sim's [general], [architecture_presets] and [run_presets]. */
+typedef struct {
+    char *run_name;
+    uint64_t rows, cols;                     /* ArrayHeight (R), ArrayWidth (C) */
+    uint64_t ifmap_kb, filter_kb, ofmap_kb;  /* SRAM sizes in KiB (word = 1 byte) */
+    int64_t ifmap_offset, filter_offset, ofmap_offset;   /* address spaces */
+    TpuDataflow dataflow;
+    TpuBwMode bw_mode;                       /* InterfaceBandwidth */
+    uint64_t bandwidth;                      /* words/cycle, USER mode (first value of the list) */
+    char *file;                              /* where it came from, for messages */
+} TpuArch;
+
+/* One layer as SCALE-Sim holds it (a depthwise `DP` row is already expanded). */
+typedef struct {
+    char *name;
+    uint64_t ifmap_h, ifmap_w, filter_h, filter_w, channels, filters, stride_h, stride_w;
+    uint32_t line;                           /* its line in the topology file */
+} TpuLayer;
+
+typedef struct {
+    char *file;
+    TpuLayer *layers;
+    int nlayers;
+} TpuTopology;
+
+/* ---- scalein.c ---------------------------------------------------------------------------- */
+/* Reads a SCALE-Sim .cfg (INI as Python's configparser reads it: `key = value` or `key: value`,
+ * case-insensitive keys, # and ; comments). Errors (ARCHSIM_CONFIG_ERROR domain, code ARCHSIM_EXIT_CONFIG, exit 78; a missing
+ * file ARCHSIM_EXIT_NOINPUT):
+ * "FILE:LINE:COL: problem" with a hint where one helps, "FILE: [section] Key is missing" for an
+ * absent key. */
+bool tpu_arch_load(const char *path, TpuArch *out, GError **error);
+void tpu_arch_clear(TpuArch *a);
+/* Reads a topology CSV: conv rows `name, ifmap_h, ifmap_w, filter_h, filter_w, channels,
+ * filters, stride[, stride_w],` or, with gemm, `name, M, N, K,` (turned into ifmap M x K, filter
+ * 1 x K, 1 channel, N filters, stride 1). Reads the evident meaning where SCALE-Sim chokes: the
+ * trailing comma optional, tabs or spaces around fields, extra empty columns; a name containing
+ * "DP" expands into `channels` one-channel layers named NAME"Channel_"i. Errors (ARCHSIM_TRACE_ERROR
+ * domain, code ARCHSIM_EXIT_DATAERR, exit 65): "FILE:LINE:COL: problem" (a non-number, a zero, a filter larger than the ifmap, too
+ * few fields, an empty file). */
+bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **error);
+void tpu_topology_clear(TpuTopology *t);
+
+/* ---- tpumodel.c --------------------------------------------------------------------------- */
+/* Per-layer results with SCALE-Sim's meanings (its report columns). Cycles that SCALE-Sim prints
+ * as floats (DRAM start/stop) are kept as doubles so the reports can print them the same way. */
+typedef struct {
+    uint64_t total_cycles, stall_cycles;
+    double overall_util, mapping_eff, compute_util;          /* percent */
+    uint64_t sram_ifmap_reads, sram_filter_reads, sram_ofmap_writes;
+    int64_t sram_ifmap_start, sram_ifmap_stop, sram_filter_start, sram_filter_stop;
+    int64_t sram_ofmap_start, sram_ofmap_stop;
+    double dram_ifmap_start, dram_ifmap_stop, dram_filter_start, dram_filter_stop;
+    double dram_ofmap_start, dram_ofmap_stop;
+    uint64_t dram_ifmap_reads, dram_filter_reads, dram_ofmap_writes;
+    double bw_sram_ifmap, bw_sram_filter, bw_sram_ofmap;     /* words/cycle */
+    double bw_dram_ifmap, bw_dram_filter, bw_dram_ofmap;
+    /* the GEMM and its mapping */
+    uint64_t M, N, K, Sr, Sc, T, row_folds, col_folds;
+    uint64_t macs;
+} TpuLayerResult;
+
+/* Simulates one layer. compat: SCALE-Sim v2's numbers, quirks included (docs/experiments/
+ * systolic.md); otherwise the corrected model. */
+bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
+                   GError **error);
+
+/* ---- tpureport.c -------------------------------------------------------------------------- */
+/* Formats a double as Python's str() / repr() does (shortest round trip; "1.0", "1e-05",
+ * "12345678901234567.0" -> "1.2345678901234568e+16"). */
+void tpu_py_float(GString *out, double v);
+/* Opens the three report files in dir (created), writes their headers. */
+typedef struct TpuReports TpuReports;
+TpuReports *tpu_reports_open(const char *dir, GError **error);
+void tpu_reports_add(TpuReports *r, int layer_id, const TpuLayerResult *res);
+bool tpu_reports_close(TpuReports *r, GError **error);
+/* Discards the partial reports (a layer failed). */
+void tpu_reports_abort(TpuReports *r);
+
+/* ---- tpucli.c ----------------------------------------------------------------------------- */
+int tpu_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,163 @@
+/* tpucli.c: `archsim tpu`: runs a SCALE-Sim topology under a SCALE-Sim config on the systolic
+ * array model and writes SCALE-Sim's three reports (tpu.h). One layer is simulated at a time and
+ * its result written at once: memory does not grow with the number of layers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../sim/error.h"
+#include "tpu.h"
+
+static const char tpu_cli_description[] =
+    "Reads SCALE-Sim v2's inputs: the architecture .cfg (array size, SRAM sizes in KiB, offsets,\n"
+    "dataflow os|ws|is, InterfaceBandwidth CALC) and a topology CSV (conv rows by default; -i gemm\n"
+    "for `name, M, N, K` rows). Writes COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and\n"
+    "DETAILED_ACCESS_REPORT.csv into DIR with SCALE-Sim's columns, one row per layer.\n"
+    "\n"
+    "--scalesim-compat gives SCALE-Sim v2's numbers, quirks included (reported cycles one fewer\n"
+    "than simulated, os folds R cycles short, os ofmap writes over-counted, ws/is compute\n"
+    "utilization understated, every fold's partial sums written to DRAM). Without it the model\n"
+    "fixes each of these (docs/experiments/systolic.md).\n"
+    "\n"
+    "Examples:\n"
+    "  archsim tpu -c ../shared/scalesim/v2/configs/scale.cfg \\\n"
+    "              -t ../shared/scalesim/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
+    "  archsim tpu -c google.cfg -t GEMM_mnk/gemm.csv -i gemm --scalesim-compat -o runs/gemm\n"
+    "\n"
+    "Exit status:\n"
+    "  0   every layer ran and the reports are written\n"
+    "  64  bad command line                    65  a topology line cannot be read (file:line:col)\n"
+    "  66  an input file is missing            73  DIR exists (use --force) or cannot be made\n"
+    "  74  a report could not be written       78  bad .cfg (file:line:col)\n"
+    "\n"
+    "Documentation: docs/tpu.md.\n";
+
+static int tpu_usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static int tpu_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "archsim tpu: %s\nTry 'archsim tpu --help'.\n", msg);
+    g_free(msg);
+    return ARCHSIM_EXIT_USAGE;
+}
+
+int tpu_main(int argc, char **argv)
+{
+    char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
+    gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE;
+    GOptionEntry entries[] = {
+        { "config", 'c', 0, G_OPTION_ARG_FILENAME, &cfg, "SCALE-Sim architecture .cfg", "CFG" },
+        { "topology", 't', 0, G_OPTION_ARG_FILENAME, &topo, "SCALE-Sim topology CSV", "CSV" },
+        { "input-type", 'i', 0, G_OPTION_ARG_STRING, &input,
+          "conv (default) or gemm: the topology's form", "conv|gemm" },
+        { "scalesim-compat", 0, 0, G_OPTION_ARG_NONE, &compat,
+          "SCALE-Sim v2's numbers, quirks included", NULL },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &outdir, "directory for the reports", "DIR" },
+        { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "write into an existing DIR", NULL },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no per-layer lines on stdout", NULL },
+        { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new("");
+    g_option_context_set_help_enabled(ctx, FALSE);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx, "Run a DNN topology on the systolic-array model.");
+    g_option_context_set_description(ctx, tpu_cli_description);
+    char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
+    for (int i = 0; i < argc; i++)
+        args[i] = g_strdup(argv[i]);
+    if (argc == 0)
+        args[0] = g_strdup("tpu");
+    int rc = ARCHSIM_EXIT_OK;
+    GError *err = NULL;
+    TpuArch arch = { 0 };
+    TpuTopology tp = { 0 };
+    bool have_arch = false, have_topo = false;
+    if (!g_option_context_parse_strv(ctx, &args, &err)) {
+        rc = tpu_usage("%s", err->message);
+        goto out;
+    }
+    if (help) {
+        char *text = g_option_context_get_help(ctx, TRUE, NULL);
+        const char *body = strstr(text, "\n\n");
+        printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
+               "-o DIR [--force] [-q]\n\n%s", body ? body + 2 : text);
+        g_free(text);
+        goto out;
+    }
+    if (g_strv_length(args) > 1) {
+        rc = tpu_usage("unexpected argument '%s'", args[1]);
+        goto out;
+    }
+    if (!cfg || !topo || !outdir) {
+        rc = tpu_usage("missing %s", !cfg ? "-c CFG" : !topo ? "-t TOPOLOGY" : "-o DIR");
+        goto out;
+    }
+    bool gemm = false;
+    if (input && strcmp(input, "gemm") == 0)
+        gemm = true;
+    else if (input && strcmp(input, "conv") != 0) {
+        rc = tpu_usage("-i '%s': expected conv or gemm", input);
+        goto out;
+    }
+    if (g_file_test(outdir, G_FILE_TEST_EXISTS) && !force) {
+        fprintf(stderr, "archsim tpu: %s exists; use --force to write into it\n", outdir);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
+    if (!(have_arch = tpu_arch_load(cfg, &arch, &err)) ||
+        !(have_topo = tpu_topology_load(topo, gemm, &tp, &err))) {
+        fprintf(stderr, "%s\n", err->message);
+        rc = err->code;
+        goto out;
+    }
+    TpuReports *rep = tpu_reports_open(outdir, &err);
+    if (!rep) {
+        fprintf(stderr, "archsim tpu: %s\n", err->message);
+        rc = err->code;
+        goto out;
+    }
+    uint64_t total = 0;
+    clock_t t0 = clock();
+    for (int i = 0; i < tp.nlayers; i++) {
+        TpuLayerResult res;
+        if (!tpu_run_layer(&arch, &tp.layers[i], compat, &res, &err)) {
+            fprintf(stderr, "%s\n", err->message);
+            rc = err->code;
+            tpu_reports_abort(rep);     /* no report that looks complete */
+            goto out;
+        }
+        tpu_reports_add(rep, i, &res);
+        total += res.total_cycles;
+        if (!quiet)
+            printf("layer %d %s: %" G_GUINT64_FORMAT " cycles, %" G_GUINT64_FORMAT " stalls, "
+                   "%.2f%% utilization\n", i, tp.layers[i].name, res.total_cycles,
+                   res.stall_cycles, res.overall_util);
+    }
+    if (!tpu_reports_close(rep, &err)) {
+        fprintf(stderr, "archsim tpu: %s\n", err->message);
+        rc = err->code;
+        goto out;
+    }
+    if (!quiet)
+        printf("%d layers, %" G_GUINT64_FORMAT " cycles in all (%.3f s); reports in %s\n",
+               tp.nlayers, total, (double)(clock() - t0) / CLOCKS_PER_SEC, outdir);
+out:
+    if (have_arch)
+        tpu_arch_clear(&arch);
+    if (have_topo)
+        tpu_topology_clear(&tp);
+    g_clear_error(&err);
+    g_option_context_free(ctx);
+    g_strfreev(args);
+    g_free(cfg);
+    g_free(topo);
+    g_free(input);
+    g_free(outdir);
+    return rc;
+}

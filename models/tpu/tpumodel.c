@@ -1,0 +1,861 @@
+/* tpumodel.c: one layer on the systolic array, cycle by cycle at the array's edge (tpu.h).
+ *
+ * The layer is the GEMM ofmap[M][N] = ifmap[M][K] x filter[K][N] (M ofmap pixels, N filters,
+ * K = filter window x channels; im2col addresses as SCALE-Sim lays them out). A dataflow maps two
+ * of M, N, K onto the R x C array (Sr rows, Sc columns, folded into ceil(Sr/R) x ceil(Sc/C)
+ * folds, column folds outer) and streams the third over T cycles (Samajdar et al., arXiv
+ * 1811.02883, sec. III):
+ *
+ *   os  Sr = M, Sc = N, T = K   outputs stay in the PEs; ifmap rows enter from the left, filter
+ *                               columns from the top, both skewed one cycle per port
+ *   ws  Sr = K, Sc = N, T = M   weights are loaded first (R cycles), ifmap streams, partial sums
+ *                               leave at the bottom, skewed
+ *   is  Sr = K, Sc = M, T = N   the same with the ifmap stationary and the filter streamed
+ *
+ * Each fold is P cycles (rows of "demand"): os T + R + C - 2 (SCALE-Sim's count; the paper and the
+ * default model: 2R + C + T - 2, the outputs also drain over R rows), ws/is 2R + C + T - 2. For
+ * every cycle the model produces the address each edge port reads or writes (one operand row of
+ * up to R or C words) from closed forms, without building matrices, and feeds them to the memory
+ * model, so memory is constant in the layer size:
+ *
+ *   ifmap / filter SRAM (double buffered)  CALC: never stall; DRAM traffic estimated the way
+ *       SCALE-Sim's estimate mode does: unique addresses gathered into 100 sets per SRAM, a
+ *       window of 50 sets active, each new half prefetched over the previous fill interval
+ *   ofmap SRAM  a write buffer drained to DRAM at C words/cycle (CALC) in lines; the array stalls
+ *       when the buffer is full while a drain is in flight
+ *
+ * compat = SCALE-Sim v2's numbers (shared/notes/scalesim.md §3-4, quirks included): reported
+ * cycles are the index of the last cycle (one fewer than simulated), os folds are R cycles short,
+ * os counts folds x (R + C) extra ofmap writes, ws/is compute utilization divides by one C too
+ * many per fold, every fold's partial sums go to DRAM. The default mode fixes each one
+ * (docs/experiments/systolic.md).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "tpu.h"
+
+/* ---- the GEMM's operand addresses (SCALE-Sim's layout; -1: no element, e.g. past the edge) -- */
+typedef struct {
+    uint64_t H, W, fh, fw, ch, sh, sw, Eh, Ew;   /* ifmap, filter, strides, ofmap dims */
+    uint64_t M, N, K;
+    int64_t ioff, foff, ooff;
+} Gemm;
+
+static inline int64_t ifmap_addr(const Gemm *g, uint64_t m, uint64_t k)
+{
+    uint64_t orow = m / g->Ew, ocol = m % g->Ew;
+    uint64_t irow = orow * g->sh, icol = ocol * g->sw;
+    uint64_t crow = k / (g->fw * g->ch), kk = k % (g->fw * g->ch);
+    uint64_t ccol = kk / g->ch, cch = kk % g->ch;
+    if (crow + irow >= g->H || ccol + icol >= g->W)
+        return -1;
+    return (int64_t)(((crow * g->W + ccol) * g->ch + cch) + (irow * g->W + icol) * g->ch) + g->ioff;
+}
+
+static inline int64_t filter_addr(const Gemm *g, uint64_t k, uint64_t n)
+{
+    return (int64_t)(n * g->fh * g->fw * g->ch + k) + g->foff;
+}
+
+static inline int64_t ofmap_addr(const Gemm *g, uint64_t m, uint64_t n)
+{
+    return (int64_t)(g->N * m + n) + g->ooff;
+}
+
+/* ---- demand rows --------------------------------------------------------------------------
+ * One operand's edge traffic in a fold: a block of `prefix` idle rows, `body` rows of data, then
+ * `suffix` idle rows, W ports wide; `skew` delays port c by c rows (the wavefront); `flip` sends
+ * the body's rows last first (stationary operands are shifted in from the far edge). */
+enum { OP_IFMAP, OP_FILTER, OP_OFMAP };
+enum { EL_IF_MK, EL_IF_KM, EL_FI_TN, EL_FI_KN, EL_FI_KT, EL_OF_MN, EL_OF_TN, EL_OF_MT };
+
+typedef struct {
+    uint64_t W, prefix, body, suffix;
+    bool skew, flip;
+    int elem;                    /* how (body row b, port c) maps to an address */
+} Demand;
+
+typedef struct {
+    const Gemm *g;
+    TpuDataflow df;
+    uint64_t R, C, Sr, Sc, T, row_folds, col_folds, P;
+    Demand d[3];
+    /* the current fold */
+    uint64_t fr, fc, r0, c0, rows_used, cols_used;
+} Sched;
+
+/* The address at body row b, port c of operand op in the current fold, or -1. */
+static inline int64_t body_elem(const Sched *s, const Demand *d, uint64_t b, uint64_t c)
+{
+    const Gemm *g = s->g;
+    switch (d->elem) {
+    case EL_IF_MK:   /* os ifmap: port c = ofmap pixel r0 + c, time b = window element */
+        return c < s->rows_used ? ifmap_addr(g, s->r0 + c, b) : -1;
+    case EL_IF_KM:   /* ws ifmap: time b = pixel, port c = window element r0 + c; is ifmap
+                        (stationary): row b = window element r0 + b, port c = pixel c0 + c */
+        if (s->df == TPU_WS)
+            return c < s->rows_used ? ifmap_addr(g, b, s->r0 + c) : -1;
+        return b < s->rows_used && c < s->cols_used ? ifmap_addr(g, s->c0 + c, s->r0 + b) : -1;
+    case EL_FI_TN:   /* os filter: time b = window element, port c = filter c0 + c */
+        return c < s->cols_used ? filter_addr(g, b, s->c0 + c) : -1;
+    case EL_FI_KN:   /* ws filter (stationary): row b = window element r0 + b, port = filter */
+        return b < s->rows_used && c < s->cols_used ? filter_addr(g, s->r0 + b, s->c0 + c) : -1;
+    case EL_FI_KT:   /* is filter: time b = filter, port c = window element r0 + c */
+        return c < s->rows_used ? filter_addr(g, s->r0 + c, b) : -1;
+    case EL_OF_MN:   /* os ofmap: row b = pixel r0 + b, port c = filter c0 + c */
+        return b < s->rows_used && c < s->cols_used ? ofmap_addr(g, s->r0 + b, s->c0 + c) : -1;
+    case EL_OF_TN:   /* ws ofmap: time b = pixel, port c = filter c0 + c */
+        return c < s->cols_used ? ofmap_addr(g, b, s->c0 + c) : -1;
+    default:         /* EL_OF_MT, is ofmap: time b = filter, port c = pixel c0 + c */
+        return c < s->cols_used ? ofmap_addr(g, s->c0 + c, b) : -1;
+    }
+}
+
+/* Row i (0 .. P-1) of operand op in the current fold: the valid addresses, in port order, into
+ * out; returns how many. Only the ports the wavefront reaches in this row are visited. */
+static uint64_t demand_row(const Sched *s, int op, uint64_t i, int64_t *out)
+{
+    const Demand *d = &s->d[op];
+    uint64_t n = 0, lo, hi;                      /* ports [lo, hi] may hold data */
+    if (d->skew) {
+        if (i < d->prefix)
+            return 0;
+        uint64_t top = i - d->prefix;            /* pre-skew row of port 0 */
+        lo = top >= d->body ? top - d->body + 1 : 0;
+        hi = MIN(top, d->W - 1);
+    } else {
+        if (i < d->prefix || i >= d->prefix + d->body)
+            return 0;
+        lo = 0;
+        hi = d->W - 1;
+    }
+    for (uint64_t c = lo; c <= hi && lo <= hi; c++) {
+        uint64_t b = (d->skew ? i - c : i) - d->prefix;
+        int64_t a = body_elem(s, d, d->flip ? d->body - 1 - b : b, c);
+        if (a >= 0)
+            out[n++] = a;
+    }
+    return n;
+}
+
+static void sched_fold(Sched *s, uint64_t fc, uint64_t fr)
+{
+    s->fc = fc;
+    s->fr = fr;
+    s->r0 = fr * s->R;
+    s->c0 = fc * s->C;
+    s->rows_used = MIN(s->R, s->Sr - s->r0);
+    s->cols_used = MIN(s->C, s->Sc - s->c0);
+}
+
+/* Sets the mapping and each operand's demand shape. `drain_os`: the default model's os folds
+ * also drain the outputs over R rows (2R + C + T - 2). */
+static void sched_init(Sched *s, const Gemm *g, const TpuArch *a, bool drain_os)
+{
+    memset(s, 0, sizeof *s);
+    s->g = g;
+    s->df = a->dataflow;
+    s->R = a->rows;
+    s->C = a->cols;
+    uint64_t R = s->R, C = s->C;
+    switch (a->dataflow) {
+    case TPU_OS:
+        s->Sr = g->M, s->Sc = g->N, s->T = g->K;
+        break;
+    case TPU_WS:
+        s->Sr = g->K, s->Sc = g->N, s->T = g->M;
+        break;
+    default:
+        s->Sr = g->K, s->Sc = g->M, s->T = g->N;
+        break;
+    }
+    uint64_t T = s->T;
+    s->row_folds = (s->Sr + R - 1) / R;
+    s->col_folds = (s->Sc + C - 1) / C;
+    if (a->dataflow == TPU_OS) {
+        uint64_t x = drain_os ? R : 0;
+        s->d[OP_IFMAP] = (Demand){ R, 0, T, C - 1 + x, true, false, EL_IF_MK };
+        s->d[OP_FILTER] = (Demand){ C, 0, T, R - 1 + x, true, false, EL_FI_TN };
+        s->d[OP_OFMAP] = (Demand){ C, T - 1 + x, R, 0, true, true, EL_OF_MN };
+        s->P = T + R + C - 2 + x;
+    } else if (a->dataflow == TPU_WS) {
+        s->d[OP_IFMAP] = (Demand){ R, R, T, C - 1, true, false, EL_IF_KM };
+        s->d[OP_FILTER] = (Demand){ C, 0, R, R + C + T - 2, false, true, EL_FI_KN };
+        s->d[OP_OFMAP] = (Demand){ C, 2 * R - 1, T, 0, true, false, EL_OF_TN };
+        s->P = 2 * R + C + T - 2;
+    } else {
+        s->d[OP_IFMAP] = (Demand){ C, 0, R, R + C + T - 2, false, true, EL_IF_KM };
+        s->d[OP_FILTER] = (Demand){ R, R, T, C - 1, true, false, EL_FI_KT };
+        s->d[OP_OFMAP] = (Demand){ C, 2 * R - 1, T, 0, true, false, EL_OF_MT };
+        s->P = 2 * R + C + T - 2;
+    }
+}
+
+/* ---- CALC read buffer: the DRAM traffic a stall-free run needs -----------------------------
+ * Unique addresses are gathered, in demand order, into sets of size/100 words; the SRAM holds
+ * 100 sets, 50 active and 50 being prefetched. When the active window's last set is complete the
+ * next 50 are due: they are fetched over the previous fill interval at the bandwidth that takes
+ * (the first fill: 10 words/cycle, ending one cycle before the first request plus the port
+ * latency). An address found in the active window is a hit; one already in the set being filled
+ * is not counted twice. */
+typedef struct {
+    int64_t base;                 /* the operand's lowest address */
+    uint64_t span;
+    int32_t *latest;              /* address - base -> the last set it joined, -1 none */
+    uint64_t items;               /* words per set */
+    int64_t cur;                  /* the set being filled */
+    uint64_t in_cur;
+    int64_t read_start, read_end, pf_start, pf_end;
+    int64_t last_start, last_end, first_cycle;
+    bool first_seen, active_done;
+    uint64_t sets_active, sets_prefetch;
+    uint64_t bw;                  /* words/cycle of the current prefetch */
+    /* results */
+    uint64_t accesses;
+    bool any;
+    int64_t dram_start, dram_stop;   /* response cycles of the first and last prefetch rows */
+    uint64_t full_sets;              /* sets completed */
+} EstBuf;
+
+static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span)
+{
+    memset(b, 0, sizeof *b);
+    uint64_t elems = kb * 1024;
+    b->items = elems / 100;
+    if (b->items == 0)
+        b->items = 1;
+    b->sets_active = 50;
+    b->sets_prefetch = 50;
+    b->read_start = 0;
+    b->read_end = (int64_t)b->sets_active - 1;
+    b->last_start = -2;
+    b->last_end = -1;
+    b->bw = 10;
+    b->base = base;
+    b->span = span ? span : 1;
+    b->latest = g_new(int32_t, b->span);
+    memset(b->latest, 0xff, sizeof(int32_t) * b->span);
+}
+
+/* One prefetch of `words` words over [last_start, last_end]; the port answers a cycle later. */
+static void est_prefetch(EstBuf *b, uint64_t words)
+{
+    b->accesses += words;
+    if (!b->any) {
+        b->dram_start = b->last_start + 1;
+        b->any = true;
+    }
+    b->dram_stop = b->last_end + 1;
+}
+
+static uint64_t ceil_div_u(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static void est_request(EstBuf *b, int64_t cycle, int64_t addr)
+{
+    uint64_t i = (uint64_t)(addr - b->base);
+    int32_t l = i < b->span ? b->latest[i] : -1;
+    if (l >= b->read_start && l < b->cur)                 /* in the active window: a hit */
+        return;
+    if (l == b->cur)                                       /* already in the set being filled */
+        return;
+    if (i < b->span)
+        b->latest[i] = (int32_t)b->cur;
+    if (++b->in_cur < b->items)
+        return;
+    b->in_cur = 0;
+    b->cur++;
+    b->full_sets++;
+    if (b->cur != b->read_end + 1)
+        return;
+    if (!b->active_done) {                                  /* the first fill, before cycle 0 */
+        b->bw = 10;
+        b->last_end = b->first_cycle - 1 - 1;
+        uint64_t cyc = ceil_div_u(b->sets_prefetch * b->items, b->bw);
+        b->last_start = b->last_end - (int64_t)cyc + 1;
+        est_prefetch(b, b->sets_active * b->items);
+        b->pf_start = b->read_end + 1;
+        b->pf_end = b->pf_start + (int64_t)b->sets_prefetch - 1;
+        b->active_done = true;
+    } else {
+        uint64_t cyc = (uint64_t)(b->last_end - b->last_start + 1);
+        b->bw = ceil_div_u(b->sets_prefetch * b->items, cyc);
+        est_prefetch(b, (uint64_t)(b->pf_end - b->pf_start + 1) * b->items);
+        b->pf_start += (int64_t)b->sets_prefetch;
+        b->pf_end += (int64_t)b->sets_prefetch;
+    }
+    b->read_start += (int64_t)b->sets_prefetch;
+    b->read_end += (int64_t)b->sets_prefetch;
+    b->last_start = b->last_end + 1;
+    b->last_end = cycle;
+}
+
+static void est_row(EstBuf *b, int64_t cycle, const int64_t *addrs, uint64_t n)
+{
+    for (uint64_t c = 0; c < n; c++) {
+        if (!b->first_seen) {
+            b->first_cycle = cycle;
+            b->first_seen = true;
+        }
+        est_request(b, cycle, addrs[c]);
+    }
+}
+
+/* The end of the layer: fetch what the last (partial) sets hold. */
+static void est_finish(EstBuf *b)
+{
+    uint64_t partial = b->in_cur;
+    if (partial == 0)
+        b->cur--;
+    if (!b->active_done) {
+        b->last_end = -1 - 1;
+        uint64_t nsets = (uint64_t)(b->cur + 1);
+        uint64_t cyc = ceil_div_u(nsets * b->items, b->bw ? b->bw : 10);
+        b->last_start = b->last_end - (int64_t)cyc + 1;
+        /* every set so far: the full ones and the partial one */
+        est_prefetch(b, b->full_sets * b->items + partial);
+        b->active_done = true;
+    } else {
+        int64_t nsets = b->cur - b->pf_start + 1;
+        uint64_t words = 0;
+        if (nsets > 0)
+            words = (uint64_t)(nsets - (partial ? 1 : 0)) * b->items + partial;
+        est_prefetch(b, words);
+    }
+    g_free(b->latest);
+    b->latest = NULL;
+}
+
+/* ---- USER read buffer: a fixed DRAM bandwidth, stalls when data is late -------------------
+ * The SRAM's contents follow a fetch order (the operand's folds stacked, read along
+ * anti-diagonals where the wavefront needs them so, else row by row). That order is cut into
+ * sets of ceil(size/100) elements; a window of ceil(active half / set) sets is resident, the
+ * next ceil(prefetch half / set) sets follow (both wrap around the whole order). Before cycle 0
+ * the active half is fetched (ceil(active / bw) lines of bw words). A request for an address not
+ * in the window slides it by the prefetch sets, which costs ceil(prefetch half / bw) lines, one
+ * per cycle after the previous fetch ended; the request waits for it, and the array with it. */
+typedef struct {
+    uint64_t bw, active_size, pf_size, eps;
+    uint64_t nsets, n_active, n_pf, fetch_lines;
+    int64_t base;
+    uint64_t span;
+    uint32_t *off;               /* address - base -> first index into ids (span + 1 entries) */
+    uint32_t *ids;               /* the sets holding each address, ascending */
+    uint64_t a_start, a_end;
+    double last_pf;
+    uint64_t accesses;
+    double dram_start, dram_stop;
+} UserBuf;
+
+/* The operand's fetch order: `blocks` blocks of `tb` rows x `wb` columns stacked, read along
+ * anti-diagonals (diag) or row by row; elem gives the address (or -1) at (block, t, c). */
+typedef struct {
+    const Sched *s;
+    int op;                      /* OP_IFMAP, OP_FILTER */
+    uint64_t blocks, tb, wb;
+    bool diag;
+} Fetch;
+
+static int64_t fetch_elem(const Fetch *f, uint64_t row, uint64_t c)
+{
+    const Sched *s = f->s;
+    const Gemm *g = s->g;
+    uint64_t blk = row / f->tb, t = row % f->tb;
+    switch (s->df) {
+    case TPU_OS:
+        if (f->op == OP_IFMAP) {
+            uint64_t m = blk * s->R + c;
+            return m < g->M ? ifmap_addr(g, m, t) : -1;
+        } else {
+            uint64_t n = blk * s->C + c;
+            return n < g->N ? filter_addr(g, t, n) : -1;
+        }
+    case TPU_WS:
+        if (f->op == OP_IFMAP) {
+            uint64_t k = blk * s->R + c;
+            return k < g->K ? ifmap_addr(g, t, k) : -1;
+        } else {
+            uint64_t n = blk * s->C + c;
+            return n < g->N ? filter_addr(g, t, n) : -1;
+        }
+    default:
+        if (f->op == OP_IFMAP) {
+            uint64_t m = blk * s->C + c;
+            return m < g->M ? ifmap_addr(g, m, t) : -1;
+        } else {
+            uint64_t k = blk * s->R + c;
+            return k < g->K ? filter_addr(g, k, t) : -1;
+        }
+    }
+}
+
+static Fetch fetch_of(const Sched *s, int op)
+{
+    Fetch f = { .s = s, .op = op };
+    bool os = s->df == TPU_OS, ws = s->df == TPU_WS;
+    if (op == OP_IFMAP) {
+        f.blocks = os || ws ? s->row_folds : s->col_folds;
+        f.tb = os ? s->g->K : ws ? s->g->M : s->g->K;
+        f.wb = os || ws ? s->R : s->C;
+        f.diag = os || ws;
+    } else {
+        f.blocks = os || ws ? s->col_folds : s->row_folds;
+        f.tb = os || ws ? s->g->K : s->g->N;
+        f.wb = os || ws ? s->C : s->R;
+        f.diag = !ws;
+    }
+    return f;
+}
+
+/* Calls visit(ctx, address) for every element in fetch order (-1 included). */
+static void fetch_walk(const Fetch *f, void (*visit)(void *, int64_t), void *ctx)
+{
+    uint64_t M = f->blocks * f->tb, N = f->wb;
+    if (!f->diag) {
+        for (uint64_t r = 0; r < M; r++)
+            for (uint64_t c = 0; c < N; c++)
+                visit(ctx, fetch_elem(f, r, c));
+        return;
+    }
+    for (uint64_t d = 0; d < M + N; d++) {
+        uint64_t hi = MIN(d, M - 1), lo = d >= N - 1 ? d - (N - 1) : 0;
+        for (uint64_t r = hi + 1; r-- > lo;)
+            visit(ctx, fetch_elem(f, r, d - r));
+    }
+}
+
+typedef struct {
+    UserBuf *u;
+    uint64_t valid, n;           /* valid elements seen, all elements seen */
+    bool fill;
+    uint32_t *cursor;
+} UbWalk;
+
+static void ub_visit(void *p, int64_t a)
+{
+    UbWalk *w = p;
+    UserBuf *u = w->u;
+    w->n++;
+    if (a < 0)
+        return;
+    uint64_t set = w->valid++ / u->eps;
+    uint64_t i = (uint64_t)(a - u->base);
+    g_assert(i < u->span);
+    if (!w->fill) {
+        /* count a set once per address: sets arrive in order, so compare with the last */
+        if (u->ids[i] != (uint32_t)set + 1) {
+            u->ids[i] = (uint32_t)set + 1;
+            u->off[i + 1]++;
+        }
+        return;
+    }
+    uint32_t *c = &w->cursor[i];
+    if (*c > u->off[i] && u->ids[*c - 1] == (uint32_t)set)
+        return;
+    u->ids[(*c)++] = (uint32_t)set;
+}
+
+static void ub_init(UserBuf *u, const Sched *s, int op, uint64_t kb, uint64_t bw, int64_t base,
+                    uint64_t span)
+{
+    memset(u, 0, sizeof *u);
+    uint64_t total = kb * 1024;
+    u->bw = bw ? bw : 1;
+    u->active_size = (uint64_t)ceil((double)total * 0.5);
+    u->pf_size = total - u->active_size;
+    u->eps = ceil_div_u(total, 100);
+    u->base = base;
+    u->span = span ? span : 1;
+    Fetch f = fetch_of(s, op);
+    /* pass 1: sets per address (ids doubles as "last set seen + 1" scratch) */
+    u->off = g_new0(uint32_t, u->span + 1);
+    u->ids = g_new0(uint32_t, u->span);
+    UbWalk w = { .u = u };
+    fetch_walk(&f, ub_visit, &w);
+    uint64_t nelems = w.n, nvalid = w.valid;
+    for (uint64_t i = 0; i < u->span; i++)
+        u->off[i + 1] += u->off[i];
+    g_free(u->ids);
+    u->ids = g_new(uint32_t, MAX(u->off[u->span], 1));
+    uint32_t *cursor = g_new(uint32_t, u->span);
+    memcpy(cursor, u->off, sizeof(uint32_t) * u->span);
+    w = (UbWalk){ .u = u, .fill = true, .cursor = cursor };
+    fetch_walk(&f, ub_visit, &w);
+    g_free(cursor);
+    u->nsets = nvalid / u->eps + 1;              /* the last (partial, maybe empty) set too */
+    u->fetch_lines = ceil_div_u(nelems, u->bw);
+    u->n_active = MIN(ceil_div_u(u->active_size, u->eps), u->nsets);
+    u->n_pf = MIN(ceil_div_u(u->pf_size, u->eps), u->nsets - u->n_active);
+    /* the active half, before cycle 0 */
+    uint64_t lines = MIN(ceil_div_u(u->active_size, u->bw), u->fetch_lines);
+    u->accesses = lines * u->bw;
+    u->dram_start = -(double)lines;
+    u->last_pf = -1;
+    u->dram_stop = -1;
+    u->a_start = 0;
+    u->a_end = u->n_active;
+}
+
+static void ub_free(UserBuf *u)
+{
+    g_free(u->off);
+    g_free(u->ids);
+    u->off = u->ids = NULL;
+}
+
+static bool ub_hit(const UserBuf *u, int64_t a)
+{
+    uint64_t i = (uint64_t)(a - u->base);
+    if (i >= u->span)
+        return false;
+    const uint32_t *lo = u->ids + u->off[i], *hi = u->ids + u->off[i + 1];
+    if (lo == hi)
+        return false;
+    uint64_t s0 = u->a_start, s1 = u->a_end;
+    if (s0 < s1) {
+        /* any id in [s0, s1): the first id >= s0 */
+        const uint32_t *p = lo;
+        uint64_t n = (uint64_t)(hi - lo);
+        while (n > 0) {
+            uint64_t h = n / 2;
+            if (p[h] < s0)
+                p += h + 1, n -= h + 1;
+            else
+                n = h;
+        }
+        return p < hi && *p < s1;
+    }
+    return hi[-1] >= s0 || lo[0] < s1;           /* [s0, nsets) or [0, s1) */
+}
+
+static void ub_slide(UserBuf *u)
+{
+    u->a_start = (u->a_start + u->n_pf) % u->nsets;
+    u->a_end = (u->a_start + u->n_active) % u->nsets;
+    uint64_t lines = ceil_div_u(u->pf_size, u->bw);
+    u->accesses += lines * u->bw;
+    u->last_pf += (double)lines + 1;
+    u->dram_stop = u->last_pf;
+}
+
+/* One row of requests at `cycle`: the cycle its data is there (cycle + 1 without stalls). */
+static double ub_row(UserBuf *u, double cycle, const int64_t *addrs, uint64_t n)
+{
+    double offset = 1;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t guard = 0;
+        while (!ub_hit(u, addrs[k])) {
+            ub_slide(u);
+            double late = u->last_pf - (cycle + offset);
+            if (late > 0)
+                offset += late;
+            g_assert(++guard <= u->nsets + 1);   /* every address is in some set */
+        }
+    }
+    return cycle + offset;
+}
+
+/* ---- the ofmap write buffer ---------------------------------------------------------------
+ * Words are packed into lines of `bw` (the DRAM port's words per cycle) as they are written; a
+ * drain sends ceil(drain half / bw) lines, one line per cycle. Lines only become drainable when
+ * flushed from a 1024-line staging cache (or at a drain, which also closes a partial line). In
+ * compat mode only the last drained line's empty slots are not counted as written (SCALE-Sim's
+ * rule: a partial line closed mid-drain counts as full); the default counts the words. */
+typedef struct {
+    uint64_t bw, total, drain_size;
+    int64_t free_space;
+    GArray *lines;               /* uint32_t valid words per line (staged and flushed) */
+    uint64_t flushed;            /* lines visible to a drain */
+    uint64_t staged;             /* lines in the staging cache */
+    uint64_t line_fill;
+    uint64_t drain_start_line;
+    double drain_end;            /* cycle the running drain ends */
+    bool drained_any, flushed_any;
+    bool exact;                  /* count the words drained (default), not SCALE-Sim's lines */
+    uint64_t accesses;
+    double dram_start, dram_stop;
+} WrBuf;
+
+static void wb_init(WrBuf *w, uint64_t kb, uint64_t bw)
+{
+    memset(w, 0, sizeof *w);
+    w->total = kb * 1024;
+    uint64_t active = (uint64_t)ceil((double)w->total * 0.5);
+    w->drain_size = w->total - active;
+    w->free_space = (int64_t)w->total;
+    w->bw = bw ? bw : 1;
+    w->lines = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+}
+
+static void wb_flush(WrBuf *w, bool force)
+{
+    if (force && w->line_fill) {
+        uint32_t n = (uint32_t)w->line_fill;
+        g_array_append_val(w->lines, n);
+        w->staged++;
+        w->line_fill = 0;
+    }
+    if (!w->staged)
+        return;
+    if (!w->flushed_any) {
+        w->drain_start_line = 0;
+        w->flushed_any = true;
+    }
+    w->flushed += w->staged;
+    w->staged = 0;
+}
+
+static void wb_store(WrBuf *w)
+{
+    w->line_fill++;
+    w->free_space--;
+    if (w->line_fill < w->bw)
+        return;
+    uint32_t n = (uint32_t)w->line_fill;
+    g_array_append_val(w->lines, n);
+    w->staged++;
+    w->line_fill = 0;
+    if (w->staged >= 1024)
+        wb_flush(w, false);
+}
+
+/* Drains the next lines from `start`; returns the cycle of the last one. */
+static double wb_drain(WrBuf *w, double start)
+{
+    uint64_t nl = ceil_div_u(w->drain_size, w->bw);
+    uint64_t end = MIN(w->drain_start_line + nl, w->flushed);
+    uint64_t n = end - w->drain_start_line;
+    if (n == 0)
+        return start - 1;       /* nothing flushed (does not happen with a non-empty drain) */
+    uint64_t words = n * w->bw - (w->bw - g_array_index(w->lines, uint32_t, end - 1));
+    if (w->exact) {
+        words = 0;
+        for (uint64_t i = w->drain_start_line; i < end; i++)
+            words += g_array_index(w->lines, uint32_t, i);
+    }
+    w->accesses += words;
+    if (!w->drained_any) {
+        w->dram_start = start;
+        w->drained_any = true;
+    }
+    w->dram_stop = start + (double)(n - 1);
+    w->free_space += (int64_t)words;
+    w->drain_start_line = end;
+    return start + (double)(n - 1);
+}
+
+/* One row of ofmap writes arriving at `cycle`; returns the cycle the array may go on. */
+static double wb_row(WrBuf *w, double cycle, uint64_t nvalid, bool to_dram)
+{
+    double cur = cycle;
+    for (uint64_t i = 0; i < nvalid; i++) {
+        if (to_dram)
+            wb_store(w);
+        if (cur < w->drain_end) {
+            if (w->free_space <= 0)
+                cur = w->drain_end;
+        } else if (w->free_space < (int64_t)(w->total - w->drain_size)) {
+            wb_flush(w, true);
+            w->drain_end = wb_drain(w, cur);
+        }
+    }
+    return cur;
+}
+
+static void wb_finish(WrBuf *w, double cycle)
+{
+    wb_flush(w, true);
+    if (w->flushed_any)
+        while (w->drain_start_line < w->flushed) {
+            w->drain_end = wb_drain(w, cycle);
+            cycle = w->drain_end + 1;
+        }
+    g_array_free(w->lines, TRUE);
+    w->lines = NULL;
+}
+
+/* ---- the layer ----------------------------------------------------------------------------- */
+
+bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
+                   GError **error)
+{
+    memset(out, 0, sizeof *out);
+    Gemm g = { .H = l->ifmap_h, .W = l->ifmap_w, .fh = l->filter_h, .fw = l->filter_w,
+               .ch = l->channels, .sh = l->stride_h, .sw = l->stride_w,
+               .ioff = a->ifmap_offset, .foff = a->filter_offset, .ooff = a->ofmap_offset };
+    g.Eh = (l->ifmap_h - l->filter_h + l->stride_h + l->stride_h - 1) / l->stride_h;
+    g.Ew = (l->ifmap_w - l->filter_w + l->stride_w + l->stride_w - 1) / l->stride_w;
+    /* operands beyond 2^31 words would not fit the model's per-address tables (nor any SRAM
+     * study): refuse them with the layer's line rather than overflow */
+    uint64_t isz, fsz, osz, k1, m1;
+    bool big = __builtin_mul_overflow(l->ifmap_h, l->ifmap_w, &isz) ||
+               __builtin_mul_overflow(isz, l->channels, &isz) ||
+               __builtin_mul_overflow(l->filter_h, l->filter_w, &k1) ||
+               __builtin_mul_overflow(k1, l->channels, &k1) ||
+               __builtin_mul_overflow(k1, l->filters, &fsz) ||
+               __builtin_mul_overflow(g.Eh, g.Ew, &m1) ||
+               __builtin_mul_overflow(m1, l->filters, &osz) ||
+               isz >= (1ull << 31) || fsz >= (1ull << 31) || osz >= (1ull << 31) ||
+               m1 >= (1ull << 31) || k1 >= (1ull << 31) ||
+               (uint64_t)a->ofmap_offset + osz >= (1ull << 62);
+    if (big) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: layer %s is too large: an operand has 2^31 words or more", a->file,
+                    l->name);
+        return false;
+    }
+    g.M = g.Eh * g.Ew;
+    g.N = l->filters;
+    g.K = l->filter_h * l->filter_w * l->channels;
+    Sched s;
+    sched_init(&s, &g, a, !compat);
+    out->M = g.M, out->N = g.N, out->K = g.K;
+    out->Sr = s.Sr, out->Sc = s.Sc, out->T = s.T;
+    out->row_folds = s.row_folds, out->col_folds = s.col_folds;
+    out->macs = g.M * g.N * g.K;
+
+    EstBuf ib, fb;
+    UserBuf iu, fu;
+    bool user = a->bw_mode == TPU_BW_USER;
+    uint64_t ispan = g.H * g.W * g.ch, fspan = g.N * g.fh * g.fw * g.ch;
+    if (user) {
+        ub_init(&iu, &s, OP_IFMAP, a->ifmap_kb, a->bandwidth, a->ifmap_offset, ispan);
+        ub_init(&fu, &s, OP_FILTER, a->filter_kb, a->bandwidth, a->filter_offset, fspan);
+    } else {
+        est_init(&ib, a->ifmap_kb, a->ifmap_offset, ispan);
+        est_init(&fb, a->filter_kb, a->filter_offset, fspan);
+    }
+    WrBuf wb;
+    wb_init(&wb, a->ofmap_kb, user ? a->bandwidth : a->cols);
+    wb.exact = !compat;
+
+    uint64_t maxw = MAX(a->rows, a->cols);
+    int64_t *row = g_new(int64_t, maxw);
+    uint64_t stall = 0, rowi = 0;
+    double last_out = 0;
+    bool seen[3] = { false, false, false };
+    double first[3] = { 0, 0, 0 }, last[3] = { 0, 0, 0 };
+    double me_sum = 0, cu_sum = 0;
+    uint64_t nfolds = 0;
+    for (uint64_t fc = 0; fc < s.col_folds; fc++) {
+        for (uint64_t fr = 0; fr < s.row_folds; fr++) {
+            sched_fold(&s, fc, fr);
+            nfolds++;
+            uint64_t used = s.rows_used * s.cols_used;
+            me_sum += (double)used / (double)(s.R * s.C);
+            /* the stationary or output operand's demand block: its rows + columns - 1 */
+            uint64_t fold_cycles;
+            if (compat) {
+                const Demand *d = a->dataflow == TPU_OS ? &s.d[OP_OFMAP]
+                                  : a->dataflow == TPU_WS ? &s.d[OP_FILTER] : &s.d[OP_IFMAP];
+                fold_cycles = d->prefix + d->body + d->suffix + d->W - 1;
+            } else {
+                fold_cycles = s.P;
+            }
+            cu_sum += (double)(used * s.T) / (double)(s.R * s.C * fold_cycles);
+            /* SRAM accesses, counted per fold as the demand blocks hold them */
+            switch (a->dataflow) {
+            case TPU_OS:
+                out->sram_ifmap_reads += s.T * s.rows_used;
+                out->sram_filter_reads += s.T * s.cols_used;
+                out->sram_ofmap_writes += s.rows_used * s.cols_used + (compat ? s.R + s.C : 0);
+                break;
+            case TPU_WS:
+                out->sram_ifmap_reads += s.T * s.rows_used;
+                out->sram_filter_reads += s.rows_used * s.cols_used;
+                out->sram_ofmap_writes += s.T * s.cols_used;
+                break;
+            default:
+                out->sram_ifmap_reads += s.rows_used * s.cols_used;
+                out->sram_filter_reads += s.T * s.rows_used;
+                out->sram_ofmap_writes += s.T * s.cols_used;
+                break;
+            }
+            /* partial sums of a fold that is not the last along K stay on chip (default) */
+            bool to_dram = compat || a->dataflow == TPU_OS || fr == s.row_folds - 1;
+            for (uint64_t i = 0; i < s.P; i++, rowi++) {
+                double cycle = (double)(rowi + stall);
+                uint64_t n;
+                double late = 0;
+                n = demand_row(&s, OP_IFMAP, i, row);
+                double io = cycle + 1;
+                if (user)
+                    io = ub_row(&iu, cycle, row, n);
+                else if (n)
+                    est_row(&ib, (int64_t)cycle, row, n);
+                if (n) {
+                    if (!seen[0])
+                        first[0] = io, seen[0] = true;
+                    last[0] = io;
+                }
+                late = MAX(late, io - cycle - 1);
+                n = demand_row(&s, OP_FILTER, i, row);
+                double fo = cycle + 1;
+                if (user)
+                    fo = ub_row(&fu, cycle, row, n);
+                else if (n)
+                    est_row(&fb, (int64_t)cycle, row, n);
+                if (n) {
+                    if (!seen[1])
+                        first[1] = fo, seen[1] = true;
+                    last[1] = fo;
+                }
+                late = MAX(late, fo - cycle - 1);
+                n = demand_row(&s, OP_OFMAP, i, row);
+                double o = n ? wb_row(&wb, cycle, n, to_dram) : cycle;
+                if (n) {
+                    if (!seen[2])
+                        first[2] = o, seen[2] = true;
+                    last[2] = o;
+                }
+                late = MAX(late, o - cycle);
+                last_out = o;
+                stall += (uint64_t)late;
+            }
+        }
+    }
+    g_free(row);
+    if (user) {
+        ub_free(&iu);
+        ub_free(&fu);
+    } else {
+        est_finish(&ib);
+        est_finish(&fb);
+    }
+    wb_finish(&wb, last_out);
+
+    out->stall_cycles = stall;
+    out->total_cycles = compat ? (uint64_t)last_out : (uint64_t)last_out + 1;
+    uint64_t macs_arr = s.R * s.C;
+    out->overall_util = (double)(out->macs * 100) / (double)(out->total_cycles * macs_arr);
+    out->mapping_eff = me_sum / (double)nfolds * 100;
+    out->compute_util = cu_sum / (double)nfolds * 100;
+    out->sram_ifmap_start = (int64_t)first[0], out->sram_ifmap_stop = (int64_t)last[0];
+    out->sram_filter_start = (int64_t)first[1], out->sram_filter_stop = (int64_t)last[1];
+    out->sram_ofmap_start = (int64_t)first[2], out->sram_ofmap_stop = (int64_t)last[2];
+    if (user) {
+        out->dram_ifmap_start = iu.dram_start, out->dram_ifmap_stop = iu.dram_stop;
+        out->dram_filter_start = fu.dram_start, out->dram_filter_stop = fu.dram_stop;
+        out->dram_ifmap_reads = iu.accesses;
+        out->dram_filter_reads = fu.accesses;
+    } else {
+        out->dram_ifmap_start = (double)ib.dram_start, out->dram_ifmap_stop = (double)ib.dram_stop;
+        out->dram_filter_start = (double)fb.dram_start, out->dram_filter_stop = (double)fb.dram_stop;
+        out->dram_ifmap_reads = ib.accesses;
+        out->dram_filter_reads = fb.accesses;
+    }
+    out->dram_ofmap_start = wb.dram_start, out->dram_ofmap_stop = wb.dram_stop;
+    out->dram_ofmap_writes = wb.accesses;
+    double tc = (double)out->total_cycles;
+    out->bw_sram_ifmap = (double)out->sram_ifmap_reads / tc;
+    out->bw_sram_filter = (double)out->sram_filter_reads / tc;
+    out->bw_sram_ofmap = (double)out->sram_ofmap_writes / tc;
+    out->bw_dram_ifmap = (double)out->dram_ifmap_reads /
+                         (out->dram_ifmap_stop - out->dram_ifmap_start + 1);
+    out->bw_dram_filter = (double)out->dram_filter_reads /
+                          (out->dram_filter_stop - out->dram_filter_start + 1);
+    out->bw_dram_ofmap = (double)out->dram_ofmap_writes /
+                         (out->dram_ofmap_stop - out->dram_ofmap_start + 1);
+    return true;
+}

@@ -1,0 +1,220 @@
+/* tpureport.c: the three per-layer reports, with SCALE-Sim's column names, order and number
+ * formatting (integers as integers, floats as Python prints them: the shortest decimal that reads
+ * back to the same double), so files from the two tools compare with diff (tpu.h). Files are
+ * written as .part and renamed when complete: a failed run never leaves a report that looks
+ * whole. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "tpu.h"
+
+void tpu_py_float(GString *out, double v)
+{
+    if (v != v) {
+        g_string_append(out, "nan");
+        return;
+    }
+    if (v == 1.0 / 0.0 || v == -1.0 / 0.0) {
+        g_string_append(out, v > 0 ? "inf" : "-inf");
+        return;
+    }
+    if (v == 0) {
+        g_string_append(out, signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    char buf[64];
+    int p;
+    for (p = 1; p <= 17; p++) {                     /* the shortest round trip */
+        snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    /* buf = [-]d[.ddd]e±XX: digits and exponent */
+    bool neg = buf[0] == '-';
+    const char *s = buf + neg;
+    char digits[32];
+    int nd = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            digits[nd++] = *s;
+    digits[nd] = 0;
+    while (nd > 1 && digits[nd - 1] == '0')
+        digits[--nd] = 0;
+    int exp = atoi(s + 1);
+    if (neg)
+        g_string_append_c(out, '-');
+    if (exp >= -5 + 1 && exp < 16) {                /* Python: fixed for 1e-4 <= |v| < 1e16 */
+        if (exp < 0) {
+            g_string_append(out, "0.");
+            for (int i = 0; i < -exp - 1; i++)
+                g_string_append_c(out, '0');
+            g_string_append(out, digits);
+        } else {
+            for (int i = 0; i <= exp; i++)
+                g_string_append_c(out, i < nd ? digits[i] : '0');
+            g_string_append_c(out, '.');
+            if (nd > exp + 1)
+                g_string_append(out, digits + exp + 1);
+            else
+                g_string_append_c(out, '0');
+        }
+    } else {
+        g_string_append_c(out, digits[0]);
+        if (nd > 1) {
+            g_string_append_c(out, '.');
+            g_string_append(out, digits + 1);
+        }
+        g_string_append_printf(out, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
+struct TpuReports {
+    char *dir;
+    char *path[3], *part[3];
+    FILE *f[3];
+};
+
+static const char *const report_names[3] = {
+    "COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv",
+};
+static const char *const report_headers[3] = {
+    "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n",
+    "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, "
+    "Avg FILTER DRAM BW, Avg OFMAP DRAM BW,\n",
+    "LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
+    "SRAM Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, "
+    "SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
+    "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, "
+    "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
+    "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n",
+};
+
+static void reports_free(TpuReports *r)
+{
+    for (int i = 0; i < 3; i++) {
+        if (r->f[i]) {
+            fclose(r->f[i]);
+            g_unlink(r->part[i]);
+        }
+        g_free(r->path[i]);
+        g_free(r->part[i]);
+    }
+    g_free(r->dir);
+    g_free(r);
+}
+
+void tpu_reports_abort(TpuReports *r)
+{
+    reports_free(r);
+}
+
+TpuReports *tpu_reports_open(const char *dir, GError **error)
+{
+    if (g_mkdir_with_parents(dir, 0777) != 0) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot create the "
+                    "output directory: %s", dir, g_strerror(errno));
+        return NULL;
+    }
+    TpuReports *r = g_new0(TpuReports, 1);
+    r->dir = g_strdup(dir);
+    for (int i = 0; i < 3; i++) {
+        r->path[i] = g_build_filename(dir, report_names[i], NULL);
+        r->part[i] = g_strconcat(r->path[i], ".part", NULL);
+        r->f[i] = fopen(r->part[i], "w");
+        if (!r->f[i]) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", r->part[i],
+                        g_strerror(errno));
+            reports_free(r);
+            return NULL;
+        }
+        fputs(report_headers[i], r->f[i]);
+    }
+    return r;
+}
+
+static void add_u(GString *s, uint64_t v) { g_string_append_printf(s, ", %" G_GUINT64_FORMAT, v); }
+static void add_f(GString *s, double v)
+{
+    g_string_append(s, ", ");
+    tpu_py_float(s, v);
+}
+
+void tpu_reports_add(TpuReports *r, int id, const TpuLayerResult *x)
+{
+    GString *s = g_string_new(NULL);
+    g_string_printf(s, "%d", id);
+    add_u(s, x->total_cycles);
+    add_u(s, x->stall_cycles);
+    add_f(s, x->overall_util);
+    add_f(s, x->mapping_eff);
+    add_f(s, x->compute_util);
+    g_string_append(s, ",\n");
+    fputs(s->str, r->f[0]);
+
+    g_string_printf(s, "%d", id);
+    add_f(s, x->bw_sram_ifmap);
+    add_f(s, x->bw_sram_filter);
+    add_f(s, x->bw_sram_ofmap);
+    add_f(s, x->bw_dram_ifmap);
+    add_f(s, x->bw_dram_filter);
+    add_f(s, x->bw_dram_ofmap);
+    g_string_append(s, ",\n");
+    fputs(s->str, r->f[1]);
+
+    g_string_printf(s, "%d", id);
+    add_f(s, (double)x->sram_ifmap_start);
+    add_f(s, (double)x->sram_ifmap_stop);
+    add_u(s, x->sram_ifmap_reads);
+    add_f(s, (double)x->sram_filter_start);
+    add_f(s, (double)x->sram_filter_stop);
+    add_u(s, x->sram_filter_reads);
+    add_f(s, (double)x->sram_ofmap_start);
+    add_f(s, (double)x->sram_ofmap_stop);
+    add_u(s, x->sram_ofmap_writes);
+    add_f(s, x->dram_ifmap_start);
+    add_f(s, x->dram_ifmap_stop);
+    add_u(s, x->dram_ifmap_reads);
+    add_f(s, x->dram_filter_start);
+    add_f(s, x->dram_filter_stop);
+    add_u(s, x->dram_filter_reads);
+    add_f(s, x->dram_ofmap_start);
+    add_f(s, x->dram_ofmap_stop);
+    add_u(s, x->dram_ofmap_writes);
+    g_string_append(s, ",\n");
+    fputs(s->str, r->f[2]);
+    g_string_free(s, TRUE);
+}
+
+bool tpu_reports_close(TpuReports *r, GError **error)
+{
+    bool ok = true;
+    for (int i = 0; i < 3; i++) {
+        if (fclose(r->f[i]) != 0 && ok) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", r->part[i],
+                        g_strerror(errno));
+            ok = false;
+        }
+        r->f[i] = NULL;
+    }
+    for (int i = 0; ok && i < 3; i++)
+        if (g_rename(r->part[i], r->path[i]) != 0) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", r->path[i],
+                        g_strerror(errno));
+            ok = false;
+        }
+    if (!ok)
+        for (int i = 0; i < 3; i++)
+            g_unlink(r->part[i]);
+    for (int i = 0; i < 3; i++) {
+        g_free(r->path[i]);
+        g_free(r->part[i]);
+    }
+    g_free(r->dir);
+    g_free(r);
+    return ok;
+}

@@ -1,0 +1,188 @@
+/* test_tpu.c: the systolic-array model against SCALE-Sim v2's own reports.
+ * tests/tpu/scalesim/ holds SCALE-Sim's outputs (ref/CONFIG/TOPOLOGY/ .csv files, made by
+ * tests/tpu/scalesim/regen.sh from the configs and topologies beside them). For every run
+ * there (CALC and USER bandwidth), `--scalesim-compat` must write the same three reports byte for byte: every number,
+ * every float digit. Also: the default mode's corrections, one layer at a time in constant
+ * memory, Python float formatting, and that a failed run leaves no report. */
+#include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../models/tpu/tpu.h"
+#include "../../sim/error.h"
+
+#define REF "tests/tpu/scalesim"
+
+static char *slurp(const char *path)
+{
+    char *s = NULL;
+    if (!g_file_get_contents(path, &s, NULL, NULL))
+        return NULL;
+    return s;
+}
+
+/* Runs config `cfg` on topology `topo` (gemm form if gemm) into dir; false on a load error. */
+static bool run_all(const char *cfg, const char *topo, bool gemm, bool compat, const char *dir,
+                    GError **e)
+{
+    TpuArch a;
+    TpuTopology t;
+    if (!tpu_arch_load(cfg, &a, e))
+        return false;
+    if (!tpu_topology_load(topo, gemm, &t, e)) {
+        tpu_arch_clear(&a);
+        return false;
+    }
+    TpuReports *r = tpu_reports_open(dir, e);
+    bool ok = r != NULL;
+    for (int i = 0; ok && i < t.nlayers; i++) {
+        TpuLayerResult res;
+        ok = tpu_run_layer(&a, &t.layers[i], compat, &res, e);
+        if (ok)
+            tpu_reports_add(r, i, &res);
+    }
+    if (r && ok)
+        ok = tpu_reports_close(r, e);
+    else if (r)
+        tpu_reports_abort(r);
+    tpu_topology_clear(&t);
+    tpu_arch_clear(&a);
+    return ok;
+}
+
+static const char *const reports[] = { "COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv",
+                                       "DETAILED_ACCESS_REPORT.csv" };
+
+static void test_runs_equal_scalesim(void)
+{
+    GDir *d = g_dir_open(REF "/ref", 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int compared = 0, differ = 0;
+    const char *run;
+    char *tmp = g_dir_make_tmp("tputest-XXXXXX", NULL);
+    while ((run = g_dir_read_name(d))) {
+        char *cfg = g_strdup_printf(REF "/configs/%s.cfg", run);
+        if (!g_file_test(cfg, G_FILE_TEST_EXISTS)) {     /* trace-only runs */
+            g_free(cfg);
+            continue;
+        }
+        char *rdir = g_strdup_printf(REF "/ref/%s", run);
+        GDir *td = g_dir_open(rdir, 0, NULL);
+        const char *topo;
+        while (td && (topo = g_dir_read_name(td))) {
+            if (strcmp(topo, "trace_head") == 0)            /* per-cycle traces, not reports */
+                continue;
+            char *tcsv = g_strdup_printf(REF "/topologies/%s.csv", topo);
+            char *out = g_build_filename(tmp, run, topo, NULL);
+            GError *e = NULL;
+            bool ok = run_all(cfg, tcsv, strcmp(topo, "gemm") == 0, true, out, &e);
+            if (!ok)
+                fprintf(stderr, "\n%s %s: %s\n", run, topo, e->message);
+            CU_ASSERT_TRUE(ok);
+            g_clear_error(&e);
+            for (int k = 0; ok && k < 3; k++) {
+                char *want_p = g_build_filename(rdir, topo, reports[k], NULL);
+                char *got_p = g_build_filename(out, reports[k], NULL);
+                char *want = slurp(want_p), *got = slurp(got_p);
+                CU_ASSERT_PTR_NOT_NULL(want);
+                CU_ASSERT_PTR_NOT_NULL(got);
+                if (want && got && strcmp(want, got) != 0) {
+                    differ++;
+                    fprintf(stderr, "\n%s differs from SCALE-Sim's %s\n", got_p, want_p);
+                }
+                compared++;
+                g_unlink(got_p);
+                g_free(want);
+                g_free(got);
+                g_free(want_p);
+                g_free(got_p);
+            }
+            g_rmdir(out);
+            char *rd = g_build_filename(tmp, run, NULL);
+            g_rmdir(rd);
+            g_free(rd);
+            g_free(out);
+            g_free(tcsv);
+        }
+        if (td)
+            g_dir_close(td);
+        g_free(cfg);
+        g_free(rdir);
+    }
+    g_dir_close(d);
+    g_rmdir(tmp);
+    g_free(tmp);
+    CU_ASSERT_EQUAL(differ, 0);
+    CU_ASSERT_TRUE(compared >= 30);
+}
+
+/* Python's str(float). */
+static void test_py_float(void)
+{
+    static const struct {
+        double v;
+        const char *s;
+    } cases[] = {
+        { 1.0, "1.0" }, { -131.0, "-131.0" }, { 0.1, "0.1" }, { 32.0, "32.0" },
+        { 6.646905144694534, "6.646905144694534" }, { 1e16, "1e+16" }, { 1e15, "1000000000000000.0" },
+        { 0.0001, "0.0001" }, { 0.00001, "1e-05" }, { 123456789.125, "123456789.125" },
+        { 2.44140625, "2.44140625" }, { 1.0 / 3, "0.3333333333333333" }, { 0.0, "0.0" },
+        { 1.5e-7, "1.5e-07" }, { 1.2345678901234567e+20, "1.2345678901234567e+20" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        GString *s = g_string_new(NULL);
+        tpu_py_float(s, cases[i].v);
+        if (strcmp(s->str, cases[i].s) != 0)
+            fprintf(stderr, "\n%.17g: got %s want %s\n", cases[i].v, s->str, cases[i].s);
+        CU_ASSERT_STRING_EQUAL(s->str, cases[i].s);
+        g_string_free(s, TRUE);
+    }
+}
+
+/* The default mode: cycles count every simulated cycle (SCALE-Sim's + 1, and + R per os fold),
+ * the os ofmap writes are M x N, compute utilization uses the simulated fold length, and ws/is
+ * partial sums stay on chip (DRAM ofmap writes M x N). */
+static void test_default_mode(void)
+{
+    TpuArch a = { .run_name = "t", .rows = 8, .cols = 8, .ifmap_kb = 64, .filter_kb = 64,
+                  .ofmap_kb = 64, .filter_offset = 10000000, .ofmap_offset = 20000000,
+                  .bw_mode = TPU_BW_CALC, .file = "t" };
+    TpuLayer l = { "L", 10, 10, 3, 3, 4, 20, 1, 1, 2 };    /* M 64, N 20, K 36 */
+    for (int df = 0; df < 3; df++) {
+        a.dataflow = (TpuDataflow)df;
+        TpuLayerResult c, d;
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, true, &c, &e));
+        CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &d, &e));
+        uint64_t folds = c.row_folds * c.col_folds, R = 8, C = 8;
+        uint64_t per = 2 * R + C + c.T - 2;
+        CU_ASSERT_EQUAL(d.total_cycles, folds * per);
+        CU_ASSERT_EQUAL(c.total_cycles, folds * (df == TPU_OS ? per - R : per) - 1);
+        if (df == TPU_OS) {
+            CU_ASSERT_EQUAL(d.sram_ofmap_writes, 64 * 20);
+            CU_ASSERT_EQUAL(c.sram_ofmap_writes, 64 * 20 + folds * (R + C));
+        } else {
+            CU_ASSERT_EQUAL(d.dram_ofmap_writes, 64 * 20);
+            CU_ASSERT_TRUE(c.dram_ofmap_writes > d.dram_ofmap_writes);   /* psums of each fold */
+            CU_ASSERT_TRUE(d.compute_util > c.compute_util);             /* one C fewer */
+        }
+        CU_ASSERT_EQUAL(d.macs, 64 * 20 * 36);
+    }
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("tpu", NULL, NULL);
+    CU_add_test(s, "Python float formatting", test_py_float);
+    CU_add_test(s, "CALC and USER runs equal SCALE-Sim's reports byte for byte",
+                test_runs_equal_scalesim);
+    CU_add_test(s, "the default mode's corrections", test_default_mode);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned f = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return f ? 1 : 0;
+}
