@@ -40,6 +40,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &workload_class,
     &mm_core_class,
     &kernel_core_class,
+    &tpu_array_class,
     NULL,
 };
 
@@ -47,6 +48,7 @@ const SystemClass *const archsim_system_classes[] = {
     &uniproc_system,
     &smp_system,
     &dirsmp_system,
+    &tpu_system,
     NULL,
 };
 

@@ -145,6 +145,9 @@ typedef struct {
     /* stats: statistics whose names depend on the configuration (e.g. one counter per row of a
      * protocol table), appended after the StatSpec table's; names get the component prefix */
     void (*extra_stats)(const Component *c, StatSet *out);
+    /* outputs: files of the model's own besides the stats (e.g. the TPU's SCALE-Sim reports),
+     * written into the run directory after a successful run; false with *error on failure */
+    bool (*write_outputs)(Component *c, const char *dir, GError **error);
 } ComponentClass;
 
 struct Component {

@@ -536,6 +536,12 @@ static int cmd_run(int argc, char **argv)
         ok = stats_write_file(p, buf, &e);
         g_free(p);
     }
+    /* the models' own output files (e.g. the TPU's reports) */
+    for (guint i = 0; ok && i < run->sim.components->len; i++) {
+        Component *c = g_ptr_array_index(run->sim.components, i);
+        if (c->cls->write_outputs)
+            ok = c->cls->write_outputs(c, stage, &e);
+    }
     if (ok) {
         const StatEntry *cyc = stats_find(&st, "sim.cycles");
         g_string_truncate(buf, 0);

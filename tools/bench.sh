@@ -18,6 +18,10 @@
 #      workers, 320,000 transactions on the MESI bus, checks on (every commit checked
 #      serializable); kernel ops per second; target >= 1 M ops/s (gem5's Ruby: about 0.17 M
 #      instructions/s)
+#   9. systolic array: every SCALE-Sim v2 run recorded in tests/tpu/scalesim (117 runs: 3 configs x
+#      os/ws/is x CALC/USER, reports byte-identical) with --scalesim-compat, CPU seconds against
+#      SCALE-Sim's recorded CPU seconds for the same runs; target >= 100x
+#  10. ResNet-50 (54 layers) on the 256 x 256 array of google.cfg; target < 1 s
 set -eu
 B=${1:-build}
 mkdir -p "$B/bench"
@@ -71,6 +75,31 @@ with open(f"{B}/bench/run-htm/stats.txt") as f:
     kops = sum(int(l.split()[1]) for l in f if l.startswith("core") and l.split()[0].endswith(".ops"))
 kr = kops / t8
 rows.append(("HTM hash table, 16 workers, kernel ops/s", f"{kr/1e6:.1f} M ops/s", ">= 1 M ops/s", kr >= 1e6))
+import glob
+ss_cpu, tpu_runs = 0.0, []
+for d in sorted(glob.glob("tests/tpu/scalesim/ref/*/*/cpu_time.txt")):
+    run, topo = d.split("/")[-3], d.split("/")[-2]
+    cfg = f"tests/tpu/scalesim/configs/{run}.cfg"
+    if topo == "trace_head" or not os.path.exists(cfg):
+        continue
+    with open(d) as f:
+        kv = dict(l.split() for l in f if l.strip())
+    ss_cpu += float(kv["user_s"]) + float(kv["sys_s"])
+    tpu_runs.append(["./archsim", "tpu", "-c", cfg, "-t", f"tests/tpu/scalesim/topologies/{topo}.csv",
+                     "-i", "gemm" if topo == "gemm" else "conv", "--scalesim-compat", "-q",
+                     "--force", "-o", f"{B}/bench/tpu-ref"])
+def all_tpu():
+    t = 0.0
+    for cmd in tpu_runs:
+        t += cpu(cmd)[0]
+    return t
+tt = statistics.median(all_tpu() for _ in range(3))
+rows.append((f"SCALE-Sim's {len(tpu_runs)} recorded runs: speed-up", f"{ss_cpu / tt:.0f}x ({tt:.2f} s)",
+             ">= 100x", ss_cpu / tt >= 100))
+sh = "../shared/scalesim/v2" if os.path.exists("../shared/scalesim/v2") else "tests/tpu/shipped/v2"
+t10, _ = median(["./archsim", "tpu", "-c", f"{sh}/configs/google.cfg", "-t",
+                 f"{sh}/topologies/conv_nets/Resnet50.csv", "-q", "--force", "-o", f"{B}/bench/tpu-r50"])
+rows.append(("ResNet-50 on a 256x256 array (google.cfg)", f"{t10:.2f} s", "< 1 s", t10 < 1.0))
 best = []
 for _ in range(3):
     o = subprocess.run([f"{B}/tools/bench_engine", "20000000", "256"], check=True, capture_output=True, text=True).stdout

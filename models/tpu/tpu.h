@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../sim/registry.h"
+
 typedef enum { TPU_OS = 0, TPU_WS, TPU_IS } TpuDataflow;
 typedef enum { TPU_BW_CALC = 0, TPU_BW_USER } TpuBwMode;
 
@@ -93,13 +95,30 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
 /* Formats a double as Python's str() / repr() does (shortest round trip; "1.0", "1e-05",
  * "12345678901234567.0" -> "1.2345678901234568e+16"). */
 void tpu_py_float(GString *out, double v);
-/* Opens the three report files in dir (created), writes their headers. */
+/* Opens the report files in dir (created), writes their headers: SCALE-Sim's three, and
+ * archsim's ROOFLINE.csv (per layer: operations (2 per MAC), DRAM bytes, operations per DRAM
+ * byte, achieved operations per cycle counting the first fill, the compute roof 2 R C and,
+ * with a USER bandwidth B per operand interface, the bandwidth roof 3 B x intensity). */
 typedef struct TpuReports TpuReports;
 TpuReports *tpu_reports_open(const char *dir, GError **error);
-void tpu_reports_add(TpuReports *r, int layer_id, const TpuLayerResult *res);
+void tpu_reports_add(TpuReports *r, int layer_id, const char *name, const TpuArch *a,
+                     const TpuLayerResult *res);
 bool tpu_reports_close(TpuReports *r, GError **error);
 /* Discards the partial reports (a layer failed). */
 void tpu_reports_abort(TpuReports *r);
+
+/* ---- tputeach.c -------------------------------------------------------------------------- */
+typedef enum { TPU_TEACH_TEXT = 0, TPU_TEACH_VCD } TpuTeachFormat;
+/* The per-PE view of one layer for teaching (arrays up to 16 x 16): for each cycle in
+ * [from, to] (0, 0: the whole layer), which operands every PE holds and whether it computes,
+ * showing the skewed wavefront of the dataflow; text or VCD to `path`. Errors: the array is
+ * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74). */
+bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
+                     uint64_t from, uint64_t to, const char *path, GError **error);
+
+/* ---- tpusys.c: `system.type: tpu` for `archsim run` -------------------------------------- */
+extern const ComponentClass tpu_array_class;
+extern const SystemClass tpu_system;
 
 /* ---- tpucli.c ----------------------------------------------------------------------------- */
 int tpu_main(int argc, char **argv);

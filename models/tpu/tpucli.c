@@ -132,7 +132,7 @@ int tpu_main(int argc, char **argv)
             tpu_reports_abort(rep);     /* no report that looks complete */
             goto out;
         }
-        tpu_reports_add(rep, i, &res);
+        tpu_reports_add(rep, i, tp.layers[i].name, &arch, &res);
         total += res.total_cycles;
         if (!quiet)
             printf("layer %d %s: %" G_GUINT64_FORMAT " cycles, %" G_GUINT64_FORMAT " stalls, "

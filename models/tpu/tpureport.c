@@ -75,14 +75,15 @@ void tpu_py_float(GString *out, double v)
 
 struct TpuReports {
     char *dir;
-    char *path[3], *part[3];
-    FILE *f[3];
+    char *path[4], *part[4];
+    FILE *f[4];
 };
 
-static const char *const report_names[3] = {
-    "COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv",
+#define NREP 4
+static const char *const report_names[NREP] = {
+    "COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv", "ROOFLINE.csv",
 };
-static const char *const report_headers[3] = {
+static const char *const report_headers[NREP] = {
     "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n",
     "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, "
     "Avg FILTER DRAM BW, Avg OFMAP DRAM BW,\n",
@@ -92,11 +93,14 @@ static const char *const report_headers[3] = {
     "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, "
     "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
     "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n",
+    "LayerID,Layer,Ops,DRAM Bytes,Ops per DRAM Byte,Cycles incl. first fill,Ops per Cycle,"
+    "Compute Roof,"
+    "Bandwidth Roof\n",
 };
 
 static void reports_free(TpuReports *r)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NREP; i++) {
         if (r->f[i]) {
             fclose(r->f[i]);
             g_unlink(r->part[i]);
@@ -122,7 +126,7 @@ TpuReports *tpu_reports_open(const char *dir, GError **error)
     }
     TpuReports *r = g_new0(TpuReports, 1);
     r->dir = g_strdup(dir);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NREP; i++) {
         r->path[i] = g_build_filename(dir, report_names[i], NULL);
         r->part[i] = g_strconcat(r->path[i], ".part", NULL);
         r->f[i] = fopen(r->part[i], "w");
@@ -144,7 +148,8 @@ static void add_f(GString *s, double v)
     tpu_py_float(s, v);
 }
 
-void tpu_reports_add(TpuReports *r, int id, const TpuLayerResult *x)
+void tpu_reports_add(TpuReports *r, int id, const char *name, const TpuArch *a,
+                     const TpuLayerResult *x)
 {
     GString *s = g_string_new(NULL);
     g_string_printf(s, "%d", id);
@@ -187,13 +192,32 @@ void tpu_reports_add(TpuReports *r, int id, const TpuLayerResult *x)
     add_u(s, x->dram_ofmap_writes);
     g_string_append(s, ",\n");
     fputs(s->str, r->f[2]);
+
+    /* the roofline (Williams, Waterman & Patterson, CACM 2009): one-byte words; the IFMAP,
+     * filter and OFMAP interfaces each move `bandwidth` words per cycle (SCALE-Sim's USER
+     * model), so the bandwidth roof is 3 x bandwidth x intensity */
+    double ops = 2.0 * (double)x->macs;
+    double bytes = (double)(x->dram_ifmap_reads + x->dram_filter_reads + x->dram_ofmap_writes);
+    /* the layer's time includes the first fill of its SRAMs, which SCALE-Sim's cycles leave
+     * out (it happens at negative cycles) */
+    double first = MIN(x->dram_ifmap_start, x->dram_filter_start);
+    double cyc = (double)x->total_cycles + (first < 0 ? -first : 0);
+    if (cyc < 1)
+        cyc = 1;
+    g_string_printf(s, "%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%" G_GUINT64_FORMAT ",", id, name, ops,
+                    bytes, bytes > 0 ? ops / bytes : 0.0, cyc, ops / cyc, 2 * a->rows * a->cols);
+    if (a->bw_mode == TPU_BW_USER && bytes > 0)
+        g_string_append_printf(s, "%.6g", MIN((double)(2 * a->rows * a->cols),
+                                              3.0 * (double)a->bandwidth * ops / bytes));
+    g_string_append_c(s, '\n');
+    fputs(s->str, r->f[3]);
     g_string_free(s, TRUE);
 }
 
 bool tpu_reports_close(TpuReports *r, GError **error)
 {
     bool ok = true;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NREP; i++) {
         if (fclose(r->f[i]) != 0 && ok) {
             g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", r->part[i],
                         g_strerror(errno));
@@ -201,16 +225,16 @@ bool tpu_reports_close(TpuReports *r, GError **error)
         }
         r->f[i] = NULL;
     }
-    for (int i = 0; ok && i < 3; i++)
+    for (int i = 0; ok && i < NREP; i++)
         if (g_rename(r->part[i], r->path[i]) != 0) {
             g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", r->path[i],
                         g_strerror(errno));
             ok = false;
         }
     if (!ok)
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < NREP; i++)
             g_unlink(r->part[i]);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NREP; i++) {
         g_free(r->path[i]);
         g_free(r->part[i]);
     }

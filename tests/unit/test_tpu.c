@@ -40,7 +40,7 @@ static bool run_all(const char *cfg, const char *topo, bool gemm, bool compat, c
         TpuLayerResult res;
         ok = tpu_run_layer(&a, &t.layers[i], compat, &res, e);
         if (ok)
-            tpu_reports_add(r, i, &res);
+            tpu_reports_add(r, i, t.layers[i].name, &a, &res);
     }
     if (r && ok)
         ok = tpu_reports_close(r, e);
