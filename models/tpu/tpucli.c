@@ -25,12 +25,14 @@ static const char tpu_cli_description[] =
     "  archsim tpu -c ../shared/scalesim/v2/configs/scale.cfg \\\n"
     "              -t ../shared/scalesim/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
     "  archsim tpu -c google.cfg -t GEMM_mnk/gemm.csv -i gemm --scalesim-compat -o runs/gemm\n"
+    "  archsim tpu -c tiny4x4.cfg -t small.csv -o runs/t --teach - --teach-window 0:12\n"
     "\n"
     "Exit status:\n"
     "  0   every layer ran and the reports are written\n"
     "  64  bad command line                    65  a topology line cannot be read (file:line:col)\n"
     "  66  an input file is missing            73  DIR exists (use --force) or cannot be made\n"
-    "  74  a report could not be written       78  bad .cfg (file:line:col)\n"
+    "  74  a report could not be written       78  bad .cfg (file:line:col), or an array\n"
+    "                                               larger than 16 x 16 for --teach\n"
     "\n"
     "Documentation: docs/tpu.md.\n";
 
@@ -49,6 +51,7 @@ static int tpu_usage(const char *fmt, ...)
 int tpu_main(int argc, char **argv)
 {
     char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
+    char *teach = NULL, *teach_layer = NULL, *teach_window = NULL;
     gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE;
     GOptionEntry entries[] = {
         { "config", 'c', 0, G_OPTION_ARG_FILENAME, &cfg, "SCALE-Sim architecture .cfg", "CFG" },
@@ -60,6 +63,13 @@ int tpu_main(int argc, char **argv)
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &outdir, "directory for the reports", "DIR" },
         { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "write into an existing DIR", NULL },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no per-layer lines on stdout", NULL },
+        { "teach", 0, 0, G_OPTION_ARG_FILENAME, &teach,
+          "per-PE dump of one layer (arrays up to 16 x 16): FILE.vcd for VCD, else text; - for "
+          "stdout", "FILE" },
+        { "teach-layer", 0, 0, G_OPTION_ARG_STRING, &teach_layer,
+          "the layer to dump (LayerID, default 0)", "N" },
+        { "teach-window", 0, 0, G_OPTION_ARG_STRING, &teach_window,
+          "cycles FROM:TO of the dump (FROM: to the end; default the whole layer)", "FROM:TO" },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -86,7 +96,8 @@ int tpu_main(int argc, char **argv)
         char *text = g_option_context_get_help(ctx, TRUE, NULL);
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
-               "-o DIR [--force] [-q]\n\n%s", body ? body + 2 : text);
+               "-o DIR [--force] [-q]\n              [--teach FILE [--teach-layer N] "
+               "[--teach-window FROM:TO]]\n\n%s", body ? body + 2 : text);
         g_free(text);
         goto out;
     }
@@ -115,6 +126,35 @@ int tpu_main(int argc, char **argv)
         fprintf(stderr, "%s\n", err->message);
         rc = err->code;
         goto out;
+    }
+    if (teach) {
+        guint64 layer = 0, from = 0, to = 0;
+        if (teach_layer && (!g_ascii_string_to_unsigned(teach_layer, 10, 0, G_MAXINT, &layer, NULL)
+                            || layer >= (guint64)tp.nlayers)) {
+            rc = tpu_usage("--teach-layer '%s': expected a layer 0 .. %d", teach_layer,
+                           tp.nlayers - 1);
+            goto out;
+        }
+        if (teach_window) {
+            char **ft = g_strsplit(teach_window, ":", 2);
+            bool ok = ft[0] && ft[1] && g_ascii_string_to_unsigned(ft[0], 10, 0, G_MAXUINT64,
+                                                                   &from, NULL) &&
+                      (!*ft[1] || g_ascii_string_to_unsigned(ft[1], 10, 0, G_MAXUINT64, &to,
+                                                             NULL)) &&
+                      (!*ft[1] || to >= from);
+            g_strfreev(ft);
+            if (!ok) {
+                rc = tpu_usage("--teach-window '%s': expected FROM:TO or FROM: (cycles, FROM <= "
+                               "TO)", teach_window);
+                goto out;
+            }
+        }
+        TpuTeachFormat fmt = g_str_has_suffix(teach, ".vcd") ? TPU_TEACH_VCD : TPU_TEACH_TEXT;
+        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, &err)) {
+            fprintf(stderr, "%s\n", err->message);
+            rc = err->code;
+            goto out;
+        }
     }
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
@@ -159,5 +199,8 @@ out:
     g_free(topo);
     g_free(input);
     g_free(outdir);
+    g_free(teach);
+    g_free(teach_layer);
+    g_free(teach_window);
     return rc;
 }

@@ -35,6 +35,7 @@
 
 #include "../../sim/error.h"
 #include "tpu.h"
+#include "tpuint.h"
 
 /* ---- the GEMM's operand addresses (SCALE-Sim's layout; -1: no element, e.g. past the edge) -- */
 typedef struct {
@@ -677,15 +678,14 @@ static void wb_finish(WrBuf *w, double cycle)
 
 /* ---- the layer ----------------------------------------------------------------------------- */
 
-bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
-                   GError **error)
+/* The layer's GEMM and addresses; refuses a layer whose operands would overflow the tables. */
+static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **error)
 {
-    memset(out, 0, sizeof *out);
-    Gemm g = { .H = l->ifmap_h, .W = l->ifmap_w, .fh = l->filter_h, .fw = l->filter_w,
-               .ch = l->channels, .sh = l->stride_h, .sw = l->stride_w,
-               .ioff = a->ifmap_offset, .foff = a->filter_offset, .ooff = a->ofmap_offset };
-    g.Eh = (l->ifmap_h - l->filter_h + l->stride_h + l->stride_h - 1) / l->stride_h;
-    g.Ew = (l->ifmap_w - l->filter_w + l->stride_w + l->stride_w - 1) / l->stride_w;
+    *g = (Gemm){ .H = l->ifmap_h, .W = l->ifmap_w, .fh = l->filter_h, .fw = l->filter_w,
+                 .ch = l->channels, .sh = l->stride_h, .sw = l->stride_w,
+                 .ioff = a->ifmap_offset, .foff = a->filter_offset, .ooff = a->ofmap_offset };
+    g->Eh = (l->ifmap_h - l->filter_h + l->stride_h + l->stride_h - 1) / l->stride_h;
+    g->Ew = (l->ifmap_w - l->filter_w + l->stride_w + l->stride_w - 1) / l->stride_w;
     /* operands beyond 2^31 words would not fit the model's per-address tables (nor any SRAM
      * study): refuse them with the layer's line rather than overflow */
     uint64_t isz, fsz, osz, k1, m1;
@@ -694,7 +694,7 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
                __builtin_mul_overflow(l->filter_h, l->filter_w, &k1) ||
                __builtin_mul_overflow(k1, l->channels, &k1) ||
                __builtin_mul_overflow(k1, l->filters, &fsz) ||
-               __builtin_mul_overflow(g.Eh, g.Ew, &m1) ||
+               __builtin_mul_overflow(g->Eh, g->Ew, &m1) ||
                __builtin_mul_overflow(m1, l->filters, &osz) ||
                isz >= (1ull << 31) || fsz >= (1ull << 31) || osz >= (1ull << 31) ||
                m1 >= (1ull << 31) || k1 >= (1ull << 31) ||
@@ -705,9 +705,19 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
                     l->name);
         return false;
     }
-    g.M = g.Eh * g.Ew;
-    g.N = l->filters;
-    g.K = l->filter_h * l->filter_w * l->channels;
+    g->M = g->Eh * g->Ew;
+    g->N = l->filters;
+    g->K = l->filter_h * l->filter_w * l->channels;
+    return true;
+}
+
+bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
+                   GError **error)
+{
+    memset(out, 0, sizeof *out);
+    Gemm g;
+    if (!gemm_init(&g, a, l, error))
+        return false;
     Sched s;
     sched_init(&s, &g, a, !compat);
     out->M = g.M, out->N = g.N, out->K = g.K;
@@ -859,3 +869,60 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
                          (out->dram_ofmap_stop - out->dram_ofmap_start + 1);
     return true;
 }
+
+/* ---- the schedule, opened for teaching and tests (tpuint.h) ------------------------------- */
+
+G_STATIC_ASSERT((int)TPU_EDGE_IFMAP == OP_IFMAP && (int)TPU_EDGE_FILTER == OP_FILTER &&
+                (int)TPU_EDGE_OFMAP == OP_OFMAP);
+
+struct TpuEdge {
+    Gemm g;
+    Sched s;
+    TpuEdgeShape shape;
+};
+
+TpuEdge *tpu_edge_new(const TpuArch *a, const TpuLayer *l, bool compat, GError **error)
+{
+    TpuEdge *e = g_new0(TpuEdge, 1);
+    if (!gemm_init(&e->g, a, l, error)) {
+        g_free(e);
+        return NULL;
+    }
+    sched_init(&e->s, &e->g, a, !compat);      /* s.g points into e: e is not moved */
+    const Sched *s = &e->s;
+    e->shape = (TpuEdgeShape){ .df = a->dataflow, .M = e->g.M, .N = e->g.N, .K = e->g.K,
+                               .R = s->R, .C = s->C, .Sr = s->Sr, .Sc = s->Sc, .T = s->T,
+                               .row_folds = s->row_folds, .col_folds = s->col_folds,
+                               .P = s->P };
+    sched_fold(&e->s, 0, 0);
+    return e;
+}
+
+const TpuEdgeShape *tpu_edge_shape(const TpuEdge *e) { return &e->shape; }
+
+void tpu_edge_fold(TpuEdge *e, uint64_t fc, uint64_t fr)
+{
+    g_assert(fc < e->s.col_folds && fr < e->s.row_folds);
+    sched_fold(&e->s, fc, fr);
+}
+
+uint64_t tpu_edge_row(const TpuEdge *e, TpuEdgeOp op, uint64_t i, int64_t *out)
+{
+    g_assert(i < e->s.P);
+    return demand_row(&e->s, (int)op, i, out);
+}
+
+int64_t tpu_edge_addr(const TpuEdge *e, TpuEdgeOp op, uint64_t i, uint64_t j)
+{
+    const Gemm *g = &e->g;
+    switch (op) {
+    case TPU_EDGE_IFMAP:
+        return i < g->M && j < g->K ? ifmap_addr(g, i, j) : -1;
+    case TPU_EDGE_FILTER:
+        return i < g->K && j < g->N ? filter_addr(g, i, j) : -1;
+    default:
+        return i < g->M && j < g->N ? ofmap_addr(g, i, j) : -1;
+    }
+}
+
+void tpu_edge_free(TpuEdge *e) { g_free(e); }
