@@ -42,17 +42,53 @@ typedef struct {
     uint64_t H, W, fh, fw, ch, sh, sw, Eh, Ew;   /* ifmap, filter, strides, ofmap dims */
     uint64_t M, N, K;
     int64_t ioff, foff, ooff;
+    /* im2col without divisions: per ofmap pixel m its window's top-left row and column and
+     * base address; per window element k its row, column and offset in the window */
+    uint32_t *m_row, *m_col, *k_row, *k_col;
+    int64_t *m_base, *k_off;
 } Gemm;
 
 static inline int64_t ifmap_addr(const Gemm *g, uint64_t m, uint64_t k)
 {
-    uint64_t orow = m / g->Ew, ocol = m % g->Ew;
-    uint64_t irow = orow * g->sh, icol = ocol * g->sw;
-    uint64_t crow = k / (g->fw * g->ch), kk = k % (g->fw * g->ch);
-    uint64_t ccol = kk / g->ch, cch = kk % g->ch;
-    if (crow + irow >= g->H || ccol + icol >= g->W)
+    if (g->k_row[k] + g->m_row[m] >= g->H || g->k_col[k] + g->m_col[m] >= g->W)
         return -1;
-    return (int64_t)(((crow * g->W + ccol) * g->ch + cch) + (irow * g->W + icol) * g->ch) + g->ioff;
+    return g->m_base[m] + g->k_off[k];
+}
+
+/* The tables of ifmap_addr (SCALE-Sim's im2col layout: row-major, channels innermost). */
+static void gemm_tables(Gemm *g)
+{
+    g->m_row = g_new(uint32_t, g->M);
+    g->m_col = g_new(uint32_t, g->M);
+    g->m_base = g_new(int64_t, g->M);
+    for (uint64_t m = 0; m < g->M; m++) {
+        uint64_t irow = m / g->Ew * g->sh, icol = m % g->Ew * g->sw;
+        g->m_row[m] = (uint32_t)MIN(irow, UINT32_MAX / 2);
+        g->m_col[m] = (uint32_t)MIN(icol, UINT32_MAX / 2);
+        g->m_base[m] = (int64_t)((irow * g->W + icol) * g->ch) + g->ioff;
+    }
+    g->k_row = g_new(uint32_t, g->K);
+    g->k_col = g_new(uint32_t, g->K);
+    g->k_off = g_new(int64_t, g->K);
+    for (uint64_t k = 0; k < g->K; k++) {
+        uint64_t crow = k / (g->fw * g->ch), kk = k % (g->fw * g->ch);
+        uint64_t ccol = kk / g->ch, cch = kk % g->ch;
+        g->k_row[k] = (uint32_t)crow;
+        g->k_col[k] = (uint32_t)ccol;
+        g->k_off[k] = (int64_t)((crow * g->W + ccol) * g->ch + cch);
+    }
+}
+
+static void gemm_free(Gemm *g)
+{
+    g_free(g->m_row);
+    g_free(g->m_col);
+    g_free(g->m_base);
+    g_free(g->k_row);
+    g_free(g->k_col);
+    g_free(g->k_off);
+    g->m_row = g->m_col = g->k_row = g->k_col = NULL;
+    g->m_base = g->k_off = NULL;
 }
 
 static inline int64_t filter_addr(const Gemm *g, uint64_t k, uint64_t n)
@@ -708,6 +744,7 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
     g->M = g->Eh * g->Ew;
     g->N = l->filters;
     g->K = l->filter_h * l->filter_w * l->channels;
+    gemm_tables(g);
     return true;
 }
 
@@ -867,6 +904,7 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
                           (out->dram_filter_stop - out->dram_filter_start + 1);
     out->bw_dram_ofmap = (double)out->dram_ofmap_writes /
                          (out->dram_ofmap_stop - out->dram_ofmap_start + 1);
+    gemm_free(&g);
     return true;
 }
 
@@ -925,4 +963,8 @@ int64_t tpu_edge_addr(const TpuEdge *e, TpuEdgeOp op, uint64_t i, uint64_t j)
     }
 }
 
-void tpu_edge_free(TpuEdge *e) { g_free(e); }
+void tpu_edge_free(TpuEdge *e)
+{
+    gemm_free(&e->g);
+    g_free(e);
+}
