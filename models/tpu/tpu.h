@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../../sim/registry.h"
 
@@ -90,6 +91,19 @@ typedef struct {
  * systolic.md); otherwise the corrected model. */
 bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
                    GError **error);
+
+/* Per-cycle SRAM traces in SCALE-Sim's format (IFMAP_SRAM_TRACE.csv, FILTER_SRAM_TRACE.csv,
+ * OFMAP_SRAM_TRACE.csv: the cycle the row is served, then one address per edge port, -1 idle),
+ * for the demand rows whose cycle (before stalls) is in [from, to]. */
+typedef struct {
+    FILE *f[3];                  /* ifmap, filter, ofmap; NULL: not written */
+    uint64_t from, to;
+} TpuSramTraces;
+bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
+                          const TpuSramTraces *tr, TpuLayerResult *out, GError **error);
+/* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c); closes them. */
+bool tpu_traces_open(const char *dir, int layer, TpuSramTraces *tr, GError **error);
+bool tpu_traces_close(TpuSramTraces *tr, GError **error);
 
 /* ---- tpureport.c -------------------------------------------------------------------------- */
 /* Formats a double as Python's str() / repr() does (shortest round trip; "1.0", "1e-05",

@@ -51,7 +51,8 @@ static int tpu_usage(const char *fmt, ...)
 int tpu_main(int argc, char **argv)
 {
     char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
-    char *teach = NULL, *teach_layer = NULL, *teach_window = NULL;
+    char *teach = NULL, *teach_layer = NULL, *teach_window = NULL, *trace_window = NULL;
+    gboolean sram_traces = FALSE;
     gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE;
     GOptionEntry entries[] = {
         { "config", 'c', 0, G_OPTION_ARG_FILENAME, &cfg, "SCALE-Sim architecture .cfg", "CFG" },
@@ -63,6 +64,10 @@ int tpu_main(int argc, char **argv)
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &outdir, "directory for the reports", "DIR" },
         { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "write into an existing DIR", NULL },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no per-layer lines on stdout", NULL },
+        { "sram-traces", 0, 0, G_OPTION_ARG_NONE, &sram_traces,
+          "write SCALE-Sim's per-cycle SRAM traces into DIR/layerN/", NULL },
+        { "trace-window", 0, 0, G_OPTION_ARG_STRING, &trace_window,
+          "demand rows FROM:TO of the SRAM traces (default 0:9999)", "FROM:TO" },
         { "teach", 0, 0, G_OPTION_ARG_FILENAME, &teach,
           "per-PE dump of one layer (arrays up to 16 x 16): FILE.vcd for VCD, else text; - for "
           "stdout", "FILE" },
@@ -96,7 +101,8 @@ int tpu_main(int argc, char **argv)
         char *text = g_option_context_get_help(ctx, TRUE, NULL);
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
-               "-o DIR [--force] [-q]\n              [--teach FILE [--teach-layer N] "
+               "-o DIR [--force] [-q]\n              [--sram-traces [--trace-window FROM:TO]] "
+               "[--teach FILE [--teach-layer N] "
                "[--teach-window FROM:TO]]\n\n%s", body ? body + 2 : text);
         g_free(text);
         goto out;
@@ -156,6 +162,20 @@ int tpu_main(int argc, char **argv)
             goto out;
         }
     }
+    guint64 tw_from = 0, tw_to = 9999;
+    if (trace_window) {
+        char **ft = g_strsplit(trace_window, ":", 2);
+        bool ok = ft[0] && ft[1] &&
+                  g_ascii_string_to_unsigned(ft[0], 10, 0, G_MAXUINT64, &tw_from, NULL) &&
+                  g_ascii_string_to_unsigned(ft[1], 10, 0, G_MAXUINT64, &tw_to, NULL) &&
+                  tw_to >= tw_from;
+        g_strfreev(ft);
+        if (!ok) {
+            rc = tpu_usage("--trace-window '%s': expected FROM:TO (rows, FROM <= TO)",
+                           trace_window);
+            goto out;
+        }
+    }
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -166,7 +186,23 @@ int tpu_main(int argc, char **argv)
     clock_t t0 = clock();
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
-        if (!tpu_run_layer(&arch, &tp.layers[i], compat, &res, &err)) {
+        TpuSramTraces tr = { .from = tw_from, .to = tw_to };
+        bool traced = sram_traces && tpu_traces_open(outdir, i, &tr, &err);
+        if (sram_traces && !traced) {
+            fprintf(stderr, "archsim tpu: %s\n", err->message);
+            rc = err->code;
+            tpu_reports_abort(rep);
+            goto out;
+        }
+        bool ran = tpu_run_layer_traced(&arch, &tp.layers[i], compat, traced ? &tr : NULL, &res,
+                                        &err);
+        if (traced && !tpu_traces_close(&tr, ran ? &err : NULL) && ran) {
+            fprintf(stderr, "archsim tpu: %s\n", err->message);
+            rc = err->code;
+            tpu_reports_abort(rep);
+            goto out;
+        }
+        if (!ran) {
             fprintf(stderr, "%s\n", err->message);
             rc = err->code;
             tpu_reports_abort(rep);     /* no report that looks complete */
@@ -202,5 +238,6 @@ out:
     g_free(teach);
     g_free(teach_layer);
     g_free(teach_window);
+    g_free(trace_window);
     return rc;
 }

@@ -177,6 +177,16 @@ static uint64_t demand_row(const Sched *s, int op, uint64_t i, int64_t *out)
     return n;
 }
 
+/* Port c's address in row i of operand d (-1: idle), for the traces. */
+static int64_t port_addr(const Sched *s, const Demand *d, uint64_t i, uint64_t c)
+{
+    uint64_t pre = d->skew ? (i >= c ? i - c : UINT64_MAX) : i;     /* row before the skew */
+    if (pre == UINT64_MAX || pre < d->prefix || pre >= d->prefix + d->body)
+        return -1;
+    uint64_t b = pre - d->prefix;
+    return body_elem(s, d, d->flip ? d->body - 1 - b : b, c);
+}
+
 static void sched_fold(Sched *s, uint64_t fc, uint64_t fr)
 {
     s->fc = fc;
@@ -748,8 +758,24 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
     return true;
 }
 
+/* One full demand row (every port, -1 idle) as a trace line. */
+static void trace_row(FILE *f, const Sched *s, int op, uint64_t i, double served)
+{
+    const Demand *d = &s->d[op];
+    fprintf(f, "%" G_GINT64_FORMAT, (int64_t)served);
+    for (uint64_t c = 0; c < d->W; c++)
+        fprintf(f, ",%" G_GINT64_FORMAT, port_addr(s, d, i, c));
+    fputc('\n', f);
+}
+
 bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
                    GError **error)
+{
+    return tpu_run_layer_traced(a, l, compat, NULL, out, error);
+}
+
+bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
+                          const TpuSramTraces *tr, TpuLayerResult *out, GError **error)
 {
     memset(out, 0, sizeof *out);
     Gemm g;
@@ -857,6 +883,12 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
                     last[2] = o;
                 }
                 late = MAX(late, o - cycle);
+                if (G_UNLIKELY(tr) && rowi >= tr->from && rowi <= tr->to) {
+                    double served[3] = { io, fo, o };
+                    for (int op = 0; op < 3; op++)
+                        if (tr->f[op])
+                            trace_row(tr->f[op], &s, op, i, served[op]);
+                }
                 last_out = o;
                 stall += (uint64_t)late;
             }

@@ -242,3 +242,47 @@ bool tpu_reports_close(TpuReports *r, GError **error)
     g_free(r);
     return ok;
 }
+
+/* ---- SCALE-Sim's per-cycle SRAM traces ----------------------------------------------------- */
+
+static const char *const trace_names[3] = {
+    "IFMAP_SRAM_TRACE.csv", "FILTER_SRAM_TRACE.csv", "OFMAP_SRAM_TRACE.csv",
+};
+
+bool tpu_traces_open(const char *dir, int layer, TpuSramTraces *tr, GError **error)
+{
+    char *ld = g_strdup_printf("%s/layer%d", dir, layer);
+    bool ok = g_mkdir_with_parents(ld, 0777) == 0;
+    if (!ok)
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", ld,
+                    g_strerror(errno));
+    for (int i = 0; ok && i < 3; i++) {
+        char *p = g_build_filename(ld, trace_names[i], NULL);
+        tr->f[i] = fopen(p, "w");
+        if (!tr->f[i]) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", p,
+                        g_strerror(errno));
+            ok = false;
+        }
+        g_free(p);
+    }
+    if (!ok)
+        tpu_traces_close(tr, NULL);
+    g_free(ld);
+    return ok;
+}
+
+bool tpu_traces_close(TpuSramTraces *tr, GError **error)
+{
+    bool ok = true;
+    for (int i = 0; i < 3; i++) {
+        if (tr->f[i] && fclose(tr->f[i]) != 0 && ok) {
+            ok = false;
+            if (error)
+                g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s",
+                            trace_names[i], g_strerror(errno));
+        }
+        tr->f[i] = NULL;
+    }
+    return ok;
+}

@@ -117,6 +117,51 @@ static void test_runs_equal_scalesim(void)
     CU_ASSERT_TRUE(compared >= 30);
 }
 
+/* The SRAM traces equal SCALE-Sim's for the first 40 rows of a 4 x 4 layer, each dataflow. */
+static void test_sram_traces_equal_scalesim(void)
+{
+    static const char *const df[] = { "os", "ws", "is" };
+    static const char *const names[] = { "IFMAP_SRAM_TRACE.csv", "FILTER_SRAM_TRACE.csv",
+                                         "OFMAP_SRAM_TRACE.csv" };
+    char *tmp = g_dir_make_tmp("tputrace-XXXXXX", NULL);
+    for (int d = 0; d < 3; d++) {
+        char *cfg = g_strdup_printf(REF "/configs/trace4x4_%s.cfg", df[d]);
+        TpuArch a;
+        TpuTopology t;
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(tpu_arch_load(cfg, &a, &e));
+        CU_ASSERT_TRUE_FATAL(tpu_topology_load(REF "/topologies/trace_tiny.csv", false, &t, &e));
+        TpuSramTraces tr = { .from = 0, .to = 39 };
+        CU_ASSERT_TRUE_FATAL(tpu_traces_open(tmp, d, &tr, &e));
+        TpuLayerResult res;
+        CU_ASSERT_TRUE(tpu_run_layer_traced(&a, &t.layers[0], true, &tr, &res, &e));
+        CU_ASSERT_TRUE(tpu_traces_close(&tr, &e));
+        for (int k = 0; k < 3; k++) {
+            char *got_p = g_strdup_printf("%s/layer%d/%s", tmp, d, names[k]);
+            char *want_p = g_strdup_printf(REF "/ref/trace4x4_%s/trace_head/%s", df[d], names[k]);
+            char *got = slurp(got_p), *want = slurp(want_p);
+            CU_ASSERT_PTR_NOT_NULL(got);
+            CU_ASSERT_PTR_NOT_NULL(want);
+            if (got && want && strcmp(got, want) != 0)
+                fprintf(stderr, "\n%s differs from %s\n", got_p, want_p);
+            CU_ASSERT_TRUE(got && want && strcmp(got, want) == 0);
+            g_unlink(got_p);
+            g_free(got);
+            g_free(want);
+            g_free(got_p);
+            g_free(want_p);
+        }
+        char *ld = g_strdup_printf("%s/layer%d", tmp, d);
+        g_rmdir(ld);
+        g_free(ld);
+        tpu_topology_clear(&t);
+        tpu_arch_clear(&a);
+        g_free(cfg);
+    }
+    g_rmdir(tmp);
+    g_free(tmp);
+}
+
 /* Python's str(float). */
 static void test_py_float(void)
 {
@@ -180,6 +225,7 @@ int main(void)
     CU_add_test(s, "CALC and USER runs equal SCALE-Sim's reports byte for byte",
                 test_runs_equal_scalesim);
     CU_add_test(s, "the default mode's corrections", test_default_mode);
+    CU_add_test(s, "SRAM traces equal SCALE-Sim's", test_sram_traces_equal_scalesim);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();
