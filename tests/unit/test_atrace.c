@@ -20,6 +20,7 @@
 #include "../../sim/error.h"
 #include "../../traces/atrace.h"
 #include "../../traces/atrace_cli.h"
+#include "tmpdir.h"
 
 #define FUZZ_DIR "tests/unit/data/atrace/fuzz"
 
@@ -1163,24 +1164,13 @@ static void test_fuzz_corpus(void)
 
 static int ta_suite_init(void)
 {
-    GError *err = NULL;
-    ta_dir = g_dir_make_tmp("test_atrace.XXXXXX", &err);
+    ta_dir = tmpdir_new("test_atrace.XXXXXX");
     return ta_dir == NULL;
 }
 
 static int ta_suite_clean(void)
 {
-    GDir *dir = g_dir_open(ta_dir, 0, NULL);
-    const char *name;
-    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
-        char *path = g_build_filename(ta_dir, name, NULL);
-        g_unlink(path);
-        g_free(path);
-    }
-    if (dir != NULL)
-        g_dir_close(dir);
-    g_rmdir(ta_dir);
-    g_free(ta_dir);
+    tmpdir_remove(&ta_dir);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "../../sim/error.h"
 #include "../../traces/lackey.h"
+#include "tmpdir.h"
 
 #define FUZZ_DIR "tests/unit/data/lackey/fuzz"
 #define SAMPLE "traces/samples/matmul64.lackey.gz"
@@ -520,24 +521,13 @@ static void test_fuzz_trunc_small_buffer(void)
 
 static int tl_suite_init(void)
 {
-    GError *err = NULL;
-    tl_dir = g_dir_make_tmp("test_lackey.XXXXXX", &err);
+    tl_dir = tmpdir_new("test_lackey.XXXXXX");
     return tl_dir == NULL;
 }
 
 static int tl_suite_clean(void)
 {
-    GDir *dir = g_dir_open(tl_dir, 0, NULL);
-    const char *name;
-    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
-        char *path = g_build_filename(tl_dir, name, NULL);
-        g_unlink(path);
-        g_free(path);
-    }
-    if (dir != NULL)
-        g_dir_close(dir);
-    g_rmdir(tl_dir);
-    g_free(tl_dir);
+    tmpdir_remove(&tl_dir);
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "../../models/tpu/tpu.h"
 #include "../../sim/error.h"
+#include "tmpdir.h"
 
 static char *ti_dir;  /* scratch directory for this run */
 
@@ -810,23 +811,13 @@ static void test_fuzz(void)
 
 static int ti_suite_init(void)
 {
-    ti_dir = g_dir_make_tmp("test_tpuin.XXXXXX", NULL);
+    ti_dir = tmpdir_new("test_tpuin.XXXXXX");
     return ti_dir == NULL;
 }
 
 static int ti_suite_clean(void)
 {
-    GDir *dir = g_dir_open(ti_dir, 0, NULL);
-    const char *name;
-    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
-        char *p = g_build_filename(ti_dir, name, NULL);
-        g_unlink(p);
-        g_free(p);
-    }
-    if (dir != NULL)
-        g_dir_close(dir);
-    g_rmdir(ti_dir);
-    g_free(ti_dir);
+    tmpdir_remove(&ti_dir);
     return 0;
 }
 
