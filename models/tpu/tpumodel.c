@@ -240,6 +240,91 @@ static void sched_init(Sched *s, const Gemm *g, const TpuArch *a, bool drain_os)
     }
 }
 
+/* ---- address -> set map for operands too large for a direct table -------------------------
+ * Open addressing, linear probing. An entry whose set has left the active window is dead: the
+ * estimator reads it as absent, so dead slots are reused by new addresses and dropped when the
+ * table is rebuilt (at half full), which keeps it about as large as the SRAM, not the operand. */
+#ifndef EST_TABLE_MAX                   /* (-DEST_TABLE_MAX=0 tests the map on every layer) */
+#define EST_TABLE_MAX (1ull << 26)      /* operands up to 64 M words get a direct table */
+#endif
+#define AMAP_EMPTY INT64_MIN
+
+typedef struct {
+    int64_t *key;
+    int64_t *val;
+    uint64_t cap, used;          /* slots, slots ever filled (live or dead) */
+} AddrMap;
+
+static void amap_init(AddrMap *m, uint64_t cap)
+{
+    m->cap = cap;
+    m->used = 0;
+    m->key = g_new(int64_t, cap);
+    m->val = g_new(int64_t, cap);
+    for (uint64_t i = 0; i < cap; i++)
+        m->key[i] = AMAP_EMPTY;
+}
+
+static void amap_free(AddrMap *m)
+{
+    g_free(m->key);
+    g_free(m->val);
+    m->key = m->val = NULL;
+}
+
+static inline uint64_t amap_hash(int64_t k)
+{
+    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+}
+
+static int64_t amap_get(const AddrMap *m, int64_t k)
+{
+    for (uint64_t i = amap_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->key[i] == k)
+            return m->val[i];
+        if (m->key[i] == AMAP_EMPTY)
+            return -1;
+    }
+}
+
+static void amap_put(AddrMap *m, int64_t k, int64_t v, int64_t live_from)
+{
+    if (2 * (m->used + 1) > m->cap) {          /* rebuild with the live entries only */
+        AddrMap n;
+        uint64_t live = 0;
+        for (uint64_t i = 0; i < m->cap; i++)
+            live += m->key[i] != AMAP_EMPTY && m->val[i] >= live_from;
+        uint64_t cap = 1u << 16;
+        while (cap < 4 * (live + 1))
+            cap *= 2;
+        amap_init(&n, cap);
+        for (uint64_t i = 0; i < m->cap; i++)
+            if (m->key[i] != AMAP_EMPTY && m->val[i] >= live_from) {
+                uint64_t j = amap_hash(m->key[i]) & (cap - 1);
+                while (n.key[j] != AMAP_EMPTY)
+                    j = (j + 1) & (cap - 1);
+                n.key[j] = m->key[i];
+                n.val[j] = m->val[i];
+                n.used++;
+            }
+        amap_free(m);
+        *m = n;
+    }
+    uint64_t i = amap_hash(k) & (m->cap - 1);
+    for (;; i = (i + 1) & (m->cap - 1)) {
+        if (m->key[i] == k) {
+            m->val[i] = v;
+            return;
+        }
+        if (m->key[i] == AMAP_EMPTY)
+            break;
+    }
+    m->key[i] = k;                              /* new: the first empty slot of its chain */
+    m->val[i] = v;
+    m->used++;
+}
+
 /* ---- CALC read buffer: the DRAM traffic a stall-free run needs -----------------------------
  * Unique addresses are gathered, in demand order, into sets of size/100 words; the SRAM holds
  * 100 sets, 50 active and 50 being prefetched. When the active window's last set is complete the
@@ -250,7 +335,8 @@ static void sched_init(Sched *s, const Gemm *g, const TpuArch *a, bool drain_os)
 typedef struct {
     int64_t base;                 /* the operand's lowest address */
     uint64_t span;
-    int32_t *latest;              /* address - base -> the last set it joined, -1 none */
+    int32_t *latest;              /* address - base -> the last set it joined, -1 none ... */
+    AddrMap map;                  /* ... or, for an operand too large for a table, this */
     uint64_t items;               /* words per set */
     int64_t cur;                  /* the set being filled */
     uint64_t in_cur;
@@ -282,8 +368,12 @@ static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span)
     b->bw = 10;
     b->base = base;
     b->span = span ? span : 1;
-    b->latest = g_new(int32_t, b->span);
-    memset(b->latest, 0xff, sizeof(int32_t) * b->span);
+    if (b->span <= EST_TABLE_MAX) {
+        b->latest = g_new(int32_t, b->span);
+        memset(b->latest, 0xff, sizeof(int32_t) * b->span);
+    } else {
+        amap_init(&b->map, 1u << 16);
+    }
 }
 
 /* One prefetch of `words` words over [last_start, last_end]; the port answers a cycle later. */
@@ -302,12 +392,14 @@ static uint64_t ceil_div_u(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static void est_request(EstBuf *b, int64_t cycle, int64_t addr)
 {
     uint64_t i = (uint64_t)(addr - b->base);
-    int32_t l = i < b->span ? b->latest[i] : -1;
+    int64_t l = b->latest ? (i < b->span ? b->latest[i] : -1) : amap_get(&b->map, addr);
     if (l >= b->read_start && l < b->cur)                 /* in the active window: a hit */
         return;
     if (l == b->cur)                                       /* already in the set being filled */
         return;
-    if (i < b->span)
+    if (!b->latest)
+        amap_put(&b->map, addr, b->cur, b->read_start);
+    else if (i < b->span)
         b->latest[i] = (int32_t)b->cur;
     if (++b->in_cur < b->items)
         return;
@@ -372,6 +464,7 @@ static void est_finish(EstBuf *b)
     }
     g_free(b->latest);
     b->latest = NULL;
+    amap_free(&b->map);
 }
 
 /* ---- USER read buffer: a fixed DRAM bandwidth, stalls when data is late -------------------
@@ -382,6 +475,8 @@ static void est_finish(EstBuf *b)
  * the active half is fetched (ceil(active / bw) lines of bw words). A request for an address not
  * in the window slides it by the prefetch sets, which costs ceil(prefetch half / bw) lines, one
  * per cycle after the previous fetch ended; the request waits for it, and the array with it. */
+#define USER_SPAN_MAX (1ull << 28)
+
 typedef struct {
     uint64_t bw, active_size, pf_size, eps;
     uint64_t nsets, n_active, n_pf, fetch_lines;
@@ -732,8 +827,8 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
                  .ioff = a->ifmap_offset, .foff = a->filter_offset, .ooff = a->ofmap_offset };
     g->Eh = (l->ifmap_h - l->filter_h + l->stride_h + l->stride_h - 1) / l->stride_h;
     g->Ew = (l->ifmap_w - l->filter_w + l->stride_w + l->stride_w - 1) / l->stride_w;
-    /* operands beyond 2^31 words would not fit the model's per-address tables (nor any SRAM
-     * study): refuse them with the layer's line rather than overflow */
+    /* operands of 2^40 words or more, or more than 2^31 pixels or window elements, would
+     * overflow the model's arithmetic and tables: refuse them rather than overflow */
     uint64_t isz, fsz, osz, k1, m1;
     bool big = __builtin_mul_overflow(l->ifmap_h, l->ifmap_w, &isz) ||
                __builtin_mul_overflow(isz, l->channels, &isz) ||
@@ -742,13 +837,13 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
                __builtin_mul_overflow(k1, l->filters, &fsz) ||
                __builtin_mul_overflow(g->Eh, g->Ew, &m1) ||
                __builtin_mul_overflow(m1, l->filters, &osz) ||
-               isz >= (1ull << 31) || fsz >= (1ull << 31) || osz >= (1ull << 31) ||
+               isz >= (1ull << 40) || fsz >= (1ull << 40) || osz >= (1ull << 40) ||
                m1 >= (1ull << 31) || k1 >= (1ull << 31) ||
                (uint64_t)a->ofmap_offset + osz >= (1ull << 62);
     if (big) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "%s: layer %s is too large: an operand has 2^31 words or more", a->file,
-                    l->name);
+                    "%s: layer %s is too large: an operand of 2^40 words or more, or 2^31 ofmap "
+                    "pixels or window elements", a->file, l->name);
         return false;
     }
     g->M = g->Eh * g->Ew;
@@ -792,6 +887,15 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     UserBuf iu, fu;
     bool user = a->bw_mode == TPU_BW_USER;
     uint64_t ispan = g.H * g.W * g.ch, fspan = g.N * g.fh * g.fw * g.ch;
+    if (user && (ispan > USER_SPAN_MAX || fspan > USER_SPAN_MAX)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: layer %s: InterfaceBandwidth USER indexes every word of an operand, and "
+                    "this layer's %s has %" G_GUINT64_FORMAT " words (at most %llu); use CALC",
+                    a->file, l->name, ispan > USER_SPAN_MAX ? "ifmap" : "filter",
+                    ispan > USER_SPAN_MAX ? ispan : fspan, USER_SPAN_MAX);
+        gemm_free(&g);
+        return false;
+    }
     if (user) {
         ub_init(&iu, &s, OP_IFMAP, a->ifmap_kb, a->bandwidth, a->ifmap_offset, ispan);
         ub_init(&fu, &s, OP_FILTER, a->filter_kb, a->bandwidth, a->filter_offset, fspan);
