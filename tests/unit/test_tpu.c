@@ -216,6 +216,36 @@ static void test_default_mode(void)
     }
 }
 
+/* The reference layer of docs/experiments/systolic.md (ResNet-18 Conv2_1 on scale.cfg): the
+ * numbers of its table, in both modes, so the page stays true. */
+static void test_reference_layer(void)
+{
+    static const struct {
+        TpuDataflow df;
+        uint64_t cycles[2], sram_of[2], dram_of[2];    /* [compat, default] */
+    } want[] = {
+        { TPU_OS, { 117391, 123280 }, { 198400, 186624 }, { 186655, 186624 } },
+        { TPU_WS, { 108359, 108360 }, { 3359232, 3359232 }, { 3359263, 186624 } },
+        { TPU_IS, { 261647, 261648 }, { 3359232, 3359232 }, { 3359263, 186624 } },
+    };
+    TpuArch a = { .run_name = "scale", .rows = 32, .cols = 32, .ifmap_kb = 64, .filter_kb = 64,
+                  .ofmap_kb = 64, .filter_offset = 10000000, .ofmap_offset = 20000000,
+                  .bw_mode = TPU_BW_CALC, .bandwidth = 10, .file = "scale.cfg" };
+    TpuLayer l = { "Conv2_1", 56, 56, 3, 3, 64, 64, 1, 1, 2 };
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        a.dataflow = want[i].df;
+        for (int m = 0; m < 2; m++) {
+            TpuLayerResult r;
+            GError *e = NULL;
+            CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, m == 0, &r, &e));
+            CU_ASSERT_EQUAL(r.total_cycles, want[i].cycles[m]);
+            CU_ASSERT_EQUAL(r.sram_ofmap_writes, want[i].sram_of[m]);
+            CU_ASSERT_EQUAL(r.dram_ofmap_writes, want[i].dram_of[m]);
+            CU_ASSERT_EQUAL(r.stall_cycles, 0);
+        }
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -226,6 +256,7 @@ int main(void)
                 test_runs_equal_scalesim);
     CU_add_test(s, "the default mode's corrections", test_default_mode);
     CU_add_test(s, "SRAM traces equal SCALE-Sim's", test_sram_traces_equal_scalesim);
+    CU_add_test(s, "the reference layer of systolic.md", test_reference_layer);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();
