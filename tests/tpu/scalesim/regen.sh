@@ -33,6 +33,10 @@ trap 'rm -rf "$TMP"' EXIT
       done
     done
   done
+  # one whole shipped network (conv_nets/alexnet.csv, copied to topologies/) on a few runs
+  for r in google_os_calc google_ws_user10 scale_os_calc scale_ws_calc scale_is_user10; do
+    echo "$r alexnet conv"
+  done
 } | while read -r run topo kind; do
   if echo "$run/$topo" | grep -Eq "$FILTER"; then echo "$run $topo $kind"; fi
 done > "$TMP/list"
