@@ -18,7 +18,7 @@
 #      workers, 320,000 transactions on the MESI bus, checks on (every commit checked
 #      serializable); kernel ops per second; target >= 1 M ops/s (gem5's Ruby: about 0.17 M
 #      instructions/s)
-#   9. systolic array: every SCALE-Sim v2 run recorded in tests/tpu/scalesim (117 runs: 3 configs x
+#   9. systolic array: every SCALE-Sim v2 run recorded in tests/tpu/scalesim (122 runs: 3 configs x
 #      os/ws/is x CALC/USER, reports byte-identical) with --scalesim-compat, CPU seconds against
 #      SCALE-Sim's recorded CPU seconds for the same runs; target >= 100x
 #  10. ResNet-50 (54 layers) on the 256 x 256 array of google.cfg; target < 1 s
