@@ -39,6 +39,17 @@ void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, c
     stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc) });
 }
 
+void stats_add_counters(StatSet *s, const char *prefix, const void *base, const StatCounterDef *d,
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *name = g_strdup_printf("%s.%s", prefix, d[i].name);
+        stats_add_u64(s, name, *(const uint64_t *)((const char *)base + d[i].off), d[i].unit,
+                      d[i].desc);
+        g_free(name);
+    }
+}
+
 void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc)
 {
     stats_push(s, (StatEntry){ g_strdup(name), false, 0, v, unit, g_strdup(desc) });

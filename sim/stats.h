@@ -67,6 +67,14 @@ typedef struct {
 void stats_init(StatSet *s);
 void stats_clear(StatSet *s);
 void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc);
+/* A table of uint64_t counters of a struct: each is added as PREFIX.NAME with the value at
+ * base + off (for stats that only some runs have, e.g. under a model option). */
+typedef struct {
+    const char *name, *unit, *desc;
+    size_t off;
+} StatCounterDef;
+void stats_add_counters(StatSet *s, const char *prefix, const void *base, const StatCounterDef *d,
+                        size_t n);
 void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc);
 /* Adds name::samples, ::mean, ::min, ::max and one ::LO-HI line per non-empty bucket. */
 void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,

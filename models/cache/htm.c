@@ -127,34 +127,28 @@ void htm_dump(const Htm *h, GString *out)
 
 void htm_stats(const Htm *h, const char *cache, StatSet *out)
 {
-    static const struct {
-        const char *name, *desc;
-        size_t off;
-    } counters[] = {
-        { "begins", "transactions begun (outermost xbegin)", offsetof(Htm, begins) },
-        { "commits", "transactions committed", offsetof(Htm, commits) },
-        { "aborts.conflict", "aborts: another cache's request hit the read or write set (or "
+    static const StatCounterDef counters[] = {
+        { "begins", "count", "transactions begun (outermost xbegin)", offsetof(Htm, begins) },
+        { "commits", "count", "transactions committed", offsetof(Htm, commits) },
+        { "aborts.conflict", "count", "aborts: another cache's request hit the read or write set (or "
           "this cache's request was refused)", offsetof(Htm, aborts[HTM_AB_CONFLICT]) },
-        { "aborts.capacity", "aborts: a line of the read or write set was evicted",
+        { "aborts.capacity", "count", "aborts: a line of the read or write set was evicted",
           offsetof(Htm, aborts[HTM_AB_CAPACITY]) },
-        { "aborts.explicit", "aborts: xabort", offsetof(Htm, aborts[HTM_AB_EXPLICIT]) },
-        { "nacks_sent", "requests this cache refused (responder wins)", offsetof(Htm, nacks_sent) },
-        { "nacks_received", "requests of this cache refused by another (retried)",
+        { "aborts.explicit", "count", "aborts: xabort", offsetof(Htm, aborts[HTM_AB_EXPLICIT]) },
+        { "nacks_sent", "count", "requests this cache refused (responder wins)", offsetof(Htm, nacks_sent) },
+        { "nacks_received", "count", "requests of this cache refused by another (retried)",
           offsetof(Htm, nacks_got) },
-        { "logged_lines", "lines whose committed bytes were kept (eager: undo-log records)",
+        { "logged_lines", "count", "lines whose committed bytes were kept (eager: undo-log records)",
           offsetof(Htm, logged_lines) },
-        { "tx_loads", "transactional loads performed", offsetof(Htm, tx_loads) },
-        { "tx_stores", "transactional stores and RMWs performed", offsetof(Htm, tx_stores) },
-        { "stale_ops", "accesses of an already aborted transaction, answered without effect",
+        { "tx_loads", "count", "transactional loads performed", offsetof(Htm, tx_loads) },
+        { "tx_stores", "count", "transactional stores and RMWs performed", offsetof(Htm, tx_stores) },
+        { "stale_ops", "count", "accesses of an already aborted transaction, answered without effect",
           offsetof(Htm, stale_ops) },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(counters); i++) {
-        char *n = g_strdup_printf("%s.htm.%s", cache, counters[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)h + counters[i].off), "count",
-                      counters[i].desc);
-        g_free(n);
-    }
-    char *n = g_strdup_printf("%s.htm.read_set", cache);
+    char *n = g_strdup_printf("%s.htm", cache);
+    stats_add_counters(out, n, h, counters, G_N_ELEMENTS(counters));
+    g_free(n);
+    n = g_strdup_printf("%s.htm.read_set", cache);
     stats_add_hist(out, n, &h->rset, "line", "lines read per committed transaction");
     g_free(n);
     n = g_strdup_printf("%s.htm.write_set", cache);

@@ -1368,7 +1368,7 @@ static void kc_sb_stats(const KCore *k, StatSet *out)
 {
     if (!k->mm)
         return;
-    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+    static const StatCounterDef ctr[] = {
         { "forwarded_loads", "count", "loads served by the youngest buffered store to their word",
           offsetof(KCore, forwarded) },
         { "store_buffer_full_cycles", "cycle", "cycles stores waited for a free entry",
@@ -1381,12 +1381,7 @@ static void kc_sb_stats(const KCore *k, StatSet *out)
           "(pso, weak)", offsetof(KCore, drains_reordered) },
     };
     const char *name = k->base.name;
-    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
-        char *n = g_strdup_printf("%s.%s", name, ctr[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
-                      ctr[i].desc);
-        g_free(n);
-    }
+    stats_add_counters(out, name, k, ctr, G_N_ELEMENTS(ctr));
     char *n = g_strdup_printf("%s.sb_occupancy", name);
     stats_add_hist(out, n, &k->sb_occ, "count",
                    "stores in the store buffer when a store enters it (itself included)");
@@ -1399,10 +1394,7 @@ static void kc_tx_stats(const KCore *k, StatSet *out)
 {
     if (!k->tx_begins)
         return;
-    static const struct {
-        const char *name, *unit, *desc;
-        size_t off;
-    } t[] = {
+    static const StatCounterDef t[] = {
         { "tx_begins", "count", "transactions begun (outermost xbegin)", offsetof(KCore, tx_begins) },
         { "tx_commits", "count", "transactions committed", offsetof(KCore, tx_commits) },
         { "tx_aborts", "count", "transactions aborted (the L1 counts them by reason)",
@@ -1414,12 +1406,7 @@ static void kc_tx_stats(const KCore *k, StatSet *out)
         { "tx_committed_cycles", "cycle", "cycles from xbegin to the commit, summed",
           offsetof(KCore, tx_useful) },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(t); i++) {
-        char *n = g_strdup_printf("%s.%s", k->base.name, t[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + t[i].off), t[i].unit,
-                      t[i].desc);
-        g_free(n);
-    }
+    stats_add_counters(out, k->base.name, k, t, G_N_ELEMENTS(t));
 }
 
 static void kc_extra_stats(const Component *c, StatSet *out)

@@ -1740,7 +1740,7 @@ static void tctx_recv(TCore *k, Msg *m)
 
 static void tctx_stats(const TCore *k, StatSet *out)
 {
-    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+    static const StatCounterDef ctr[] = {
         { "tx_begins", "count", "transaction attempts begun (MSG_TX_BEGIN)",
           offsetof(TCore, tx_begins) },
         { "tx_commits", "count", "transactions committed", offsetof(TCore, tx_commits) },
@@ -1769,12 +1769,7 @@ static void tctx_stats(const TCore *k, StatSet *out)
         { "tx_program_aborts", "count", "AT_TX_ABORT markers met inside a transaction",
           offsetof(TCore, tx_program_aborts) },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
-        char *n = g_strdup_printf("%s.%s", k->base.name, ctr[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
-                      ctr[i].desc);
-        g_free(n);
-    }
+    stats_add_counters(out, k->base.name, k, ctr, G_N_ELEMENTS(ctr));
 }
 
 static void tctx_dump(const TCore *k, GString *out)
@@ -2113,7 +2108,7 @@ static void tc_lock_stats(const TCore *k, StatSet *out)
 {
     const Component *c = &k->base;
     const TclStats *t = tcl_thread_stats(k->tl);
-    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+    static const StatCounterDef ctr[] = {
         { "lock_acquisitions", "count", "pthread mutex acquisitions by the lock algorithm",
           offsetof(TclStats, acquisitions) },
         { "lock_releases", "count", "their releases", offsetof(TclStats, releases) },
@@ -2132,12 +2127,7 @@ static void tc_lock_stats(const TCore *k, StatSet *out)
         { "lock_unheld_unlocks", "count", "unlocks of a mutex the thread did not hold (skipped)",
           offsetof(TclStats, unheld_unlocks) },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
-        char *n = g_strdup_printf("%s.%s", c->name, ctr[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)t + ctr[i].off), ctr[i].unit,
-                      ctr[i].desc);
-        g_free(n);
-    }
+    stats_add_counters(out, c->name, t, ctr, G_N_ELEMENTS(ctr));
     if (!k->tw)
         return;
     TclTotals x = tcl_world_totals(k->tw);
@@ -2193,7 +2183,7 @@ static void tcore_extra_stats(const Component *c, StatSet *out)
         tctx_stats(k, out);
     if (!k->mm)
         return;
-    static const struct { const char *name, *unit, *desc; size_t off; } ctr[] = {
+    static const StatCounterDef ctr[] = {
         { "forwarded", "count", "loads served by a buffered store to their bytes",
           offsetof(TCore, forwarded) },
         { "fence_stalls", "count", "fences, seq_cst atomics and pthread calls that waited for "
@@ -2210,12 +2200,7 @@ static void tcore_extra_stats(const Component *c, StatSet *out)
         { "sb_full_stalls", "count", "stores that found the store buffer full",
           offsetof(TCore, sb_full_stalls) },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(ctr); i++) {
-        char *n = g_strdup_printf("%s.%s", c->name, ctr[i].name);
-        stats_add_u64(out, n, *(const uint64_t *)((const char *)k + ctr[i].off), ctr[i].unit,
-                      ctr[i].desc);
-        g_free(n);
-    }
+    stats_add_counters(out, c->name, k, ctr, G_N_ELEMENTS(ctr));
     char *n = g_strdup_printf("%s.sb_occupancy", c->name);
     stats_add_hist(out, n, &k->sb_occ, "count",
                    "stores in the store buffer when a store enters it (itself included)");
