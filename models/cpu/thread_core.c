@@ -490,6 +490,31 @@ static void tc_lock_answer(TCore *k, Msg *m)
 static bool tctx_claims(const TCore *k, const AtRecord *r);
 static uint64_t tctx_marker(TCore *k, const AtRecord *r);
 
+/* An atomic on a spin-lock word (the workload's MSG_SYNC_LOCKWORD list): classifies it
+ * (syncmsg.h spin_classify) and keeps the held set and counters; the caller asks for the grant
+ * (SPIN_ACQUIRE) or sends the release (SPIN_RELEASE) its own way. Anything else: SPIN_NONE. */
+static int spin_lock_step(TCore *k, const AtRecord *r)
+{
+    if (!g_hash_table_size(k->lockwords) || !(AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) ||
+        r->kind == AT_FENCE || !g_hash_table_contains(k->lockwords, &r->addr))
+        return SPIN_NONE;
+    bool holding = g_hash_table_contains(k->held, &r->addr);
+    int cls = spin_classify(r, r->kind == AT_ALOAD ? peek_record(k) : NULL, holding);
+    if (cls == SPIN_ACQUIRE) {
+        uint64_t *key = g_new(uint64_t, 1);
+        *key = r->addr;
+        g_hash_table_add(k->held, key);
+        k->atomic_lock_acq++;
+        k->syncs++;
+        if (r->kind != AT_ALOAD)
+            k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
+    } else if (cls == SPIN_RELEASE) {
+        g_hash_table_remove(k->held, &r->addr);
+        k->syncs++;
+    }
+    return cls;
+}
+
 /* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
  * message). */
 static uint64_t exec(TCore *k, const AtRecord *r)
@@ -501,31 +526,16 @@ static uint64_t exec(TCore *k, const AtRecord *r)
         tc_lock_start(k, r);
         return 0;
     }
-    if (g_hash_table_size(k->lockwords) && (AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) &&
-        r->kind != AT_FENCE && g_hash_table_contains(k->lockwords, &r->addr)) {
-        bool holding = g_hash_table_contains(k->held, &r->addr);
-        int cls = spin_classify(r, r->kind == AT_ALOAD ? peek_record(k) : NULL, holding);
-        if (cls == SPIN_ACQUIRE) {
-            uint64_t *key = g_new(uint64_t, 1);
-            *key = r->addr;
-            g_hash_table_add(k->held, key);
-            k->atomic_lock_acq++;
-            k->syncs++;
-            if (r->kind != AT_ALOAD)
-                k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
-            sync_send(k, MSG_SYNC_LOCK, r->addr, 1);
-            wait_sync(k);
-            k->cur = *r;   /* performed after the grant */
-            k->cur_active = true;
-            return 0;
-        }
-        if (cls == SPIN_RELEASE) {
-            g_hash_table_remove(k->held, &r->addr);
-            k->syncs++;
-            sync_send(k, MSG_SYNC_UNLOCK, r->addr, 1);
-            /* and the store / RMW itself below */
-        }
+    int cls = spin_lock_step(k, r);
+    if (cls == SPIN_ACQUIRE) {
+        sync_send(k, MSG_SYNC_LOCK, r->addr, 1);
+        wait_sync(k);
+        k->cur = *r;   /* performed after the grant */
+        k->cur_active = true;
+        return 0;
     }
+    if (cls == SPIN_RELEASE)
+        sync_send(k, MSG_SYNC_UNLOCK, r->addr, 1);   /* and the store / RMW itself below */
     if (r->kind != AT_ALOAD)
         k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
     switch (r->kind) {
@@ -1036,27 +1046,13 @@ static uint64_t mm_exec(TCore *k, const AtRecord *r)
     k->cur_lock = LOCK_NONE;
     k->cur_unlock = false;
     k->range_off = 0;
-    if (g_hash_table_size(k->lockwords) && (AT_KINDS_ATOMIC & AT_KIND_BIT(r->kind)) &&
-        r->kind != AT_FENCE && g_hash_table_contains(k->lockwords, &r->addr)) {
-        bool holding = g_hash_table_contains(k->held, &r->addr);
-        int cls = spin_classify(r, r->kind == AT_ALOAD ? peek_record(k) : NULL, holding);
-        if (cls == SPIN_ACQUIRE) {
-            uint64_t *key = g_new(uint64_t, 1);
-            *key = r->addr;
-            g_hash_table_add(k->held, key);
-            k->atomic_lock_acq++;
-            k->syncs++;
-            if (r->kind != AT_ALOAD)
-                k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
-            k->cur_lock = LOCK_ASK;
-            return mm_step(k);
-        }
-        if (cls == SPIN_RELEASE) {
-            g_hash_table_remove(k->held, &r->addr);
-            k->syncs++;
-            k->cur_unlock = true;   /* MSG_SYNC_UNLOCK once the store / RMW performed */
-        }
+    int cls = spin_lock_step(k, r);
+    if (cls == SPIN_ACQUIRE) {
+        k->cur_lock = LOCK_ASK;
+        return mm_step(k);
     }
+    if (cls == SPIN_RELEASE)
+        k->cur_unlock = true;   /* MSG_SYNC_UNLOCK once the store / RMW performed */
     if (r->kind != AT_ALOAD)
         k->last_aload_pc = k->last_aload_addr = UINT64_MAX;
     switch (r->kind) {
