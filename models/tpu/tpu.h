@@ -85,10 +85,20 @@ typedef struct {
     /* the GEMM and its mapping */
     uint64_t M, N, K, Sr, Sc, T, row_folds, col_folds;
     uint64_t macs;
+    /* 0: every fold simulated; else the layer was sampled (tpu_run_layer): this many folds
+     * simulated row by row, the ifmap and filter DRAM reads of the rest estimated */
+    uint64_t sampled_folds;
 } TpuLayerResult;
 
 /* Simulates one layer. compat: SCALE-Sim v2's numbers, quirks included (docs/experiments/
- * systolic.md); otherwise the corrected model. */
+ * systolic.md); otherwise the corrected model. A huge layer in the default mode with CALC
+ * bandwidth is sampled: once the DRAM read estimator has taken tpu_sample_budget words (0: never
+ * sample), the folds before the last are no longer simulated row by row; cycles, stalls (the
+ * sample's rate; none in CALC), SRAM traffic, utilizations and ofmap DRAM writes stay exact or
+ * closed forms, the ifmap and filter DRAM reads of the rest are extrapolated (docs/tpu.md).
+ * Compat mode, USER bandwidth and runs with SRAM traces always simulate every fold. */
+#define TPU_SAMPLE_BUDGET (1ull << 28)
+extern uint64_t tpu_sample_budget;
 bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
                    GError **error);
 

@@ -22,6 +22,12 @@ static const char tpu_cli_description[] =
     "utilization understated, every fold's partial sums written to DRAM, part-filled DRAM lines\n"
     "counted as full). Without it the model fixes each of these (docs/experiments/systolic.md).\n"
     "\n"
+    "A huge layer (its ifmap and filter feeds more than 2^28 words into the DRAM read estimator)\n"
+    "is sampled in the default mode with CALC bandwidth: cycles, stalls, utilizations, SRAM\n"
+    "traffic and DRAM writes stay exact, the ifmap and filter DRAM reads of the folds after the\n"
+    "sample are extrapolated from it (ROOFLINE.csv's last column gives the folds simulated).\n"
+    "--exact simulates every fold; compat mode, USER bandwidth and --sram-traces always do.\n"
+    "\n"
     "Examples:\n"
     "  archsim tpu -c ../shared/scalesim/v2/configs/scale.cfg \\\n"
     "              -t ../shared/scalesim/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
@@ -53,8 +59,9 @@ int tpu_main(int argc, char **argv)
 {
     char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
     char *teach = NULL, *teach_layer = NULL, *teach_window = NULL, *trace_window = NULL;
+    char *budget = NULL;
     gboolean sram_traces = FALSE;
-    gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE;
+    gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE, exact = FALSE;
     GOptionEntry entries[] = {
         { "config", 'c', 0, G_OPTION_ARG_FILENAME, &cfg, "SCALE-Sim architecture .cfg", "CFG" },
         { "topology", 't', 0, G_OPTION_ARG_FILENAME, &topo, "SCALE-Sim topology CSV", "CSV" },
@@ -64,6 +71,11 @@ int tpu_main(int argc, char **argv)
           "SCALE-Sim v2's numbers, quirks included", NULL },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &outdir, "directory for the reports", "DIR" },
         { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "write into an existing DIR", NULL },
+        { "exact", 0, 0, G_OPTION_ARG_NONE, &exact,
+          "simulate every fold of huge layers (no sampling)", NULL },
+        { "sample-budget", 0, 0, G_OPTION_ARG_STRING, &budget,
+          "words a layer feeds the DRAM read estimator before it is sampled (default 2^28)",
+          "WORDS" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no per-layer lines on stdout", NULL },
         { "sram-traces", 0, 0, G_OPTION_ARG_NONE, &sram_traces,
           "write SCALE-Sim's per-cycle SRAM traces into DIR/layerN/", NULL },
@@ -102,9 +114,10 @@ int tpu_main(int argc, char **argv)
         char *text = g_option_context_get_help(ctx, TRUE, NULL);
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
-               "-o DIR [--force] [-q]\n              [--sram-traces [--trace-window FROM:TO]] "
-               "[--teach FILE [--teach-layer N] "
-               "[--teach-window FROM:TO]]\n\n%s", body ? body + 2 : text);
+               "-o DIR [--force] [-q]\n              [--exact | --sample-budget WORDS] "
+               "[--sram-traces [--trace-window FROM:TO]]\n              "
+               "[--teach FILE [--teach-layer N] [--teach-window FROM:TO]]\n\n%s",
+               body ? body + 2 : text);
         g_free(text);
         goto out;
     }
@@ -185,6 +198,18 @@ int tpu_main(int argc, char **argv)
     }
     uint64_t total = 0;
     clock_t t0 = clock();
+    tpu_sample_budget = TPU_SAMPLE_BUDGET;
+    if (budget) {
+        guint64 b;
+        if (!g_ascii_string_to_unsigned(budget, 10, 1, G_MAXUINT64, &b, NULL)) {
+            rc = tpu_usage("--sample-budget '%s': expected a number of words >= 1", budget);
+            tpu_reports_abort(rep);
+            goto out;
+        }
+        tpu_sample_budget = b;
+    }
+    if (exact)
+        tpu_sample_budget = 0;
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
         TpuSramTraces tr = { .from = tw_from, .to = tw_to };
@@ -213,8 +238,9 @@ int tpu_main(int argc, char **argv)
         total += res.total_cycles;
         if (!quiet)
             printf("layer %d %s: %" G_GUINT64_FORMAT " cycles, %" G_GUINT64_FORMAT " stalls, "
-                   "%.2f%% utilization\n", i, tp.layers[i].name, res.total_cycles,
-                   res.stall_cycles, res.overall_util);
+                   "%.2f%% utilization%s\n", i, tp.layers[i].name, res.total_cycles,
+                   res.stall_cycles, res.overall_util,
+                   res.sampled_folds ? " (DRAM reads sampled)" : "");
     }
     if (!tpu_reports_close(rep, &err)) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -240,5 +266,6 @@ out:
     g_free(teach_layer);
     g_free(teach_window);
     g_free(trace_window);
+    g_free(budget);
     return rc;
 }

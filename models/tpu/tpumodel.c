@@ -24,6 +24,10 @@
  *   ofmap SRAM  a write buffer drained to DRAM at C words/cycle (CALC) in lines; the array stalls
  *       when the buffer is full while a drain is in flight
  *
+ * A huge layer in the default mode (CALC) is sampled: after tpu_sample_budget words fed to the
+ * read estimators, the folds before the last are counted in closed form and their ifmap and
+ * filter DRAM reads extrapolated (tpu.h, docs/tpu.md).
+ *
  * compat = SCALE-Sim v2's numbers (shared/notes/scalesim.md §3-4, quirks included): reported
  * cycles are the index of the last cycle (one fewer than simulated), os folds are R cycles short,
  * os counts folds x (R + C) extra ofmap writes, ws/is compute utilization divides by one C too
@@ -39,56 +43,52 @@
 
 /* ---- the GEMM's operand addresses (SCALE-Sim's layout; -1: no element, e.g. past the edge) -- */
 typedef struct {
+    uint32_t row, col;           /* an ofmap pixel's window top-left, or a window element's */
+    int64_t base;                /* offset in the window */
+} Pos;
+
+typedef struct {
     uint64_t H, W, fh, fw, ch, sh, sw, Eh, Ew;   /* ifmap, filter, strides, ofmap dims */
     uint64_t M, N, K;
     int64_t ioff, foff, ooff;
-    /* im2col without divisions: per ofmap pixel m its window's top-left row and column and
-     * base address; per window element k its row, column and offset in the window */
-    uint32_t *m_row, *m_col, *k_row, *k_col;
-    int64_t *m_base, *k_off;
+    /* im2col without divisions: per ofmap pixel m its window's top-left row and column and base
+     * address, per window element k its row, column and offset in the window */
+    Pos *pm, *pk;
+    bool inside;                 /* every window lies inside the ifmap: no -1 */
 } Gemm;
 
 static inline int64_t ifmap_addr(const Gemm *g, uint64_t m, uint64_t k)
 {
-    if (g->k_row[k] + g->m_row[m] >= g->H || g->k_col[k] + g->m_col[m] >= g->W)
+    const Pos *pm = &g->pm[m], *pk = &g->pk[k];
+    if (!g->inside && (pk->row + pm->row >= g->H || pk->col + pm->col >= g->W))
         return -1;
-    return g->m_base[m] + g->k_off[k];
+    return pm->base + pk->base;
 }
 
 /* The tables of ifmap_addr (SCALE-Sim's im2col layout: row-major, channels innermost). */
 static void gemm_tables(Gemm *g)
 {
-    g->m_row = g_new(uint32_t, g->M);
-    g->m_col = g_new(uint32_t, g->M);
-    g->m_base = g_new(int64_t, g->M);
+    g->pm = g_new(Pos, g->M);
     for (uint64_t m = 0; m < g->M; m++) {
         uint64_t irow = m / g->Ew * g->sh, icol = m % g->Ew * g->sw;
-        g->m_row[m] = (uint32_t)MIN(irow, UINT32_MAX / 2);
-        g->m_col[m] = (uint32_t)MIN(icol, UINT32_MAX / 2);
-        g->m_base[m] = (int64_t)((irow * g->W + icol) * g->ch) + g->ioff;
+        g->pm[m] = (Pos){ (uint32_t)MIN(irow, UINT32_MAX / 2), (uint32_t)MIN(icol, UINT32_MAX / 2),
+                          (int64_t)((irow * g->W + icol) * g->ch) + g->ioff };
     }
-    g->k_row = g_new(uint32_t, g->K);
-    g->k_col = g_new(uint32_t, g->K);
-    g->k_off = g_new(int64_t, g->K);
+    g->pk = g_new(Pos, g->K);
     for (uint64_t k = 0; k < g->K; k++) {
         uint64_t crow = k / (g->fw * g->ch), kk = k % (g->fw * g->ch);
         uint64_t ccol = kk / g->ch, cch = kk % g->ch;
-        g->k_row[k] = (uint32_t)crow;
-        g->k_col[k] = (uint32_t)ccol;
-        g->k_off[k] = (int64_t)((crow * g->W + ccol) * g->ch + cch);
+        g->pk[k] = (Pos){ (uint32_t)crow, (uint32_t)ccol,
+                          (int64_t)((crow * g->W + ccol) * g->ch + cch) };
     }
+    g->inside = (g->Eh - 1) * g->sh + g->fh <= g->H && (g->Ew - 1) * g->sw + g->fw <= g->W;
 }
 
 static void gemm_free(Gemm *g)
 {
-    g_free(g->m_row);
-    g_free(g->m_col);
-    g_free(g->m_base);
-    g_free(g->k_row);
-    g_free(g->k_col);
-    g_free(g->k_off);
-    g->m_row = g->m_col = g->k_row = g->k_col = NULL;
-    g->m_base = g->k_off = NULL;
+    g_free(g->pm);
+    g_free(g->pk);
+    g->pm = g->pk = NULL;
 }
 
 static inline int64_t filter_addr(const Gemm *g, uint64_t k, uint64_t n)
@@ -151,30 +151,106 @@ static inline int64_t body_elem(const Sched *s, const Demand *d, uint64_t b, uin
 }
 
 /* Row i (0 .. P-1) of operand op in the current fold: the valid addresses, in port order, into
- * out; returns how many. Only the ports the wavefront reaches in this row are visited. */
+ * out; returns how many. Only the ports the wavefront reaches in this row are visited, with one
+ * loop per operand mapping. With out NULL: the count alone, without the addresses (exact for
+ * the filter and ofmap, which have no holes; the ifmap's holes past its edge are counted). */
 static uint64_t demand_row(const Sched *s, int op, uint64_t i, int64_t *out)
 {
     const Demand *d = &s->d[op];
-    uint64_t n = 0, lo, hi;                      /* ports [lo, hi] may hold data */
-    if (d->skew) {
-        if (i < d->prefix)
-            return 0;
-        uint64_t top = i - d->prefix;            /* pre-skew row of port 0 */
+    const Gemm *g = s->g;
+    uint64_t lo, hi, top, n = 0;                 /* ports [lo, hi] may hold data */
+    if (i < d->prefix)
+        return 0;
+    top = i - d->prefix;                         /* the body row (pre-skew, for port 0) */
+    if (d->skew) {                               /* port c holds body row top - c */
         lo = top >= d->body ? top - d->body + 1 : 0;
         hi = MIN(top, d->W - 1);
     } else {
-        if (i < d->prefix || i >= d->prefix + d->body)
+        if (top >= d->body)
             return 0;
         lo = 0;
         hi = d->W - 1;
     }
-    for (uint64_t c = lo; c <= hi && lo <= hi; c++) {
-        uint64_t b = (d->skew ? i - c : i) - d->prefix;
-        int64_t a = body_elem(s, d, d->flip ? d->body - 1 - b : b, c);
-        if (a >= 0)
-            out[n++] = a;
+    uint64_t fb = d->body - 1 - top;             /* the flipped row (non-skewed operands) */
+    switch (d->elem) {
+    case EL_IF_MK:   /* os ifmap: port c = ofmap pixel r0 + c, time = window element */
+        hi = MIN(hi, s->rows_used - 1);
+        if (!out)
+            break;
+        for (uint64_t c = lo; c <= hi && lo <= hi; c++) {
+            int64_t a = ifmap_addr(g, s->r0 + c, top - c);
+            if (a >= 0)
+                out[n++] = a;
+        }
+        return n;
+    case EL_IF_KM:
+        if (s->df == TPU_WS) {   /* ws ifmap: time = pixel, port c = window element r0 + c */
+            hi = MIN(hi, s->rows_used - 1);
+            if (!out)
+                break;
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++) {
+                int64_t a = ifmap_addr(g, top - c, s->r0 + c);
+                if (a >= 0)
+                    out[n++] = a;
+            }
+            return n;
+        }
+        /* is ifmap (stationary): row = window element r0 + row, port c = pixel c0 + c */
+        if (fb >= s->rows_used)
+            return 0;
+        hi = MIN(hi, s->cols_used - 1);
+        if (!out)
+            break;
+        for (uint64_t c = lo; c <= hi; c++) {
+            int64_t a = ifmap_addr(g, s->c0 + c, s->r0 + fb);
+            if (a >= 0)
+                out[n++] = a;
+        }
+        return n;
+    case EL_FI_TN:   /* os filter: time = window element, port c = filter c0 + c */
+        hi = MIN(hi, s->cols_used - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++)
+                out[n++] = filter_addr(g, top - c, s->c0 + c);
+        break;
+    case EL_FI_KN:   /* ws filter (stationary): row = window element r0 + row, port = filter */
+        if (fb >= s->rows_used)
+            return 0;
+        hi = MIN(hi, s->cols_used - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi; c++)
+                out[n++] = filter_addr(g, s->r0 + fb, s->c0 + c);
+        break;
+    case EL_FI_KT:   /* is filter: time = filter, port c = window element r0 + c */
+        hi = MIN(hi, s->rows_used - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++)
+                out[n++] = filter_addr(g, s->r0 + c, top - c);
+        break;
+    case EL_OF_MN: { /* os ofmap: row = pixel r0 + body - 1 - (top - c), port c = filter */
+        uint64_t lim = s->rows_used + top + 1;  /* row < rows_used: c < lim - body */
+        if (lim <= d->body)
+            return 0;
+        hi = MIN(MIN(hi, s->cols_used - 1), lim - d->body - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++)
+                out[n++] = ofmap_addr(g, s->r0 + d->body - 1 - (top - c), s->c0 + c);
+        break;
     }
-    return n;
+    case EL_OF_TN:   /* ws ofmap: time = pixel, port c = filter c0 + c */
+        hi = MIN(hi, s->cols_used - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++)
+                out[n++] = ofmap_addr(g, top - c, s->c0 + c);
+        break;
+    default:         /* EL_OF_MT, is ofmap: time = filter, port c = pixel c0 + c */
+        hi = MIN(hi, s->cols_used - 1);
+        if (out)
+            for (uint64_t c = lo; c <= hi && lo <= hi; c++)
+                out[n++] = ofmap_addr(g, s->c0 + c, top - c);
+        break;
+    }
+    return lo <= hi ? hi - lo + 1 : 0;
 }
 
 /* Port c's address in row i of operand d (-1: idle), for the traces. */
@@ -240,89 +316,75 @@ static void sched_init(Sched *s, const Gemm *g, const TpuArch *a, bool drain_os)
     }
 }
 
-/* ---- address -> set map for operands too large for a direct table -------------------------
- * Open addressing, linear probing. An entry whose set has left the active window is dead: the
- * estimator reads it as absent, so dead slots are reused by new addresses and dropped when the
- * table is rebuilt (at half full), which keeps it about as large as the SRAM, not the operand. */
-#ifndef EST_TABLE_MAX                   /* (-DEST_TABLE_MAX=0 tests the map on every layer) */
-#define EST_TABLE_MAX (1ull << 26)      /* operands up to 64 M words get a direct table */
-#endif
-#define AMAP_EMPTY INT64_MIN
-
+/* ---- address -> set, in pages ------------------------------------------------------------
+ * The estimator's "last set this address joined", one int32 per word of the operand, kept in
+ * pages of 2^pb words that are allocated when first touched. A page whose last write is older
+ * than the active window holds only dead entries (every one reads as absent), so it is taken
+ * back at the next window slide and handed, as it is, to the next page touched: memory follows
+ * the words the SRAM window spans, not the operand, and the accesses keep the demand's
+ * locality. */
 typedef struct {
-    int64_t *key;
-    int64_t *val;
-    uint64_t cap, used;          /* slots, slots ever filled (live or dead) */
-} AddrMap;
+    unsigned pb;                 /* log2 words per page */
+    uint64_t npages;
+    int32_t **dir;               /* page number -> page, NULL: not mapped */
+    int32_t *dset;               /* page number -> the last set written into it */
+    GArray *mapped;              /* uint64_t page numbers now mapped */
+    GPtrArray *spare;            /* pages taken back */
+} Pages;
 
-static void amap_init(AddrMap *m, uint64_t cap)
+static void pages_init(Pages *t, uint64_t span)
 {
-    m->cap = cap;
-    m->used = 0;
-    m->key = g_new(int64_t, cap);
-    m->val = g_new(int64_t, cap);
-    for (uint64_t i = 0; i < cap; i++)
-        m->key[i] = AMAP_EMPTY;
+    t->pb = 12;
+    while ((span >> t->pb) >= (1u << 22))  /* at most 4 M pages: the directory stays small */
+        t->pb++;
+    t->npages = (span >> t->pb) + 1;
+    t->dir = g_new0(int32_t *, t->npages);
+    t->dset = g_new0(int32_t, t->npages);
+    t->mapped = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    t->spare = g_ptr_array_new_with_free_func(g_free);
 }
 
-static void amap_free(AddrMap *m)
+static void pages_free(Pages *t)
 {
-    g_free(m->key);
-    g_free(m->val);
-    m->key = m->val = NULL;
+    if (!t->dir)
+        return;
+    for (guint i = 0; i < t->mapped->len; i++)
+        g_free(t->dir[g_array_index(t->mapped, uint64_t, i)]);
+    g_free(t->dir);
+    g_free(t->dset);
+    g_array_free(t->mapped, TRUE);
+    g_ptr_array_free(t->spare, TRUE);
+    t->dir = NULL;
 }
 
-static inline uint64_t amap_hash(int64_t k)
+static __attribute__((noinline)) int32_t *pages_map(Pages *t, uint64_t p)
 {
-    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-    return x ^ (x >> 29);
-}
-
-static int64_t amap_get(const AddrMap *m, int64_t k)
-{
-    for (uint64_t i = amap_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->key[i] == k)
-            return m->val[i];
-        if (m->key[i] == AMAP_EMPTY)
-            return -1;
+    int32_t *pg;
+    if (t->spare->len)
+        pg = g_ptr_array_steal_index_fast(t->spare, t->spare->len - 1);
+    else {
+        pg = g_new(int32_t, (size_t)1 << t->pb);
+        memset(pg, 0xff, sizeof(int32_t) << t->pb);
     }
+    t->dir[p] = pg;
+    g_array_append_val(t->mapped, p);
+    return pg;
 }
 
-static void amap_put(AddrMap *m, int64_t k, int64_t v, int64_t live_from)
+/* Takes back the pages whose entries are all older than set `live_from`. */
+static void pages_reclaim(Pages *t, int64_t live_from)
 {
-    if (2 * (m->used + 1) > m->cap) {          /* rebuild with the live entries only */
-        AddrMap n;
-        uint64_t live = 0;
-        for (uint64_t i = 0; i < m->cap; i++)
-            live += m->key[i] != AMAP_EMPTY && m->val[i] >= live_from;
-        uint64_t cap = 1u << 16;
-        while (cap < 4 * (live + 1))
-            cap *= 2;
-        amap_init(&n, cap);
-        for (uint64_t i = 0; i < m->cap; i++)
-            if (m->key[i] != AMAP_EMPTY && m->val[i] >= live_from) {
-                uint64_t j = amap_hash(m->key[i]) & (cap - 1);
-                while (n.key[j] != AMAP_EMPTY)
-                    j = (j + 1) & (cap - 1);
-                n.key[j] = m->key[i];
-                n.val[j] = m->val[i];
-                n.used++;
-            }
-        amap_free(m);
-        *m = n;
-    }
-    uint64_t i = amap_hash(k) & (m->cap - 1);
-    for (;; i = (i + 1) & (m->cap - 1)) {
-        if (m->key[i] == k) {
-            m->val[i] = v;
-            return;
+    guint keep = 0;
+    for (guint i = 0; i < t->mapped->len; i++) {
+        uint64_t p = g_array_index(t->mapped, uint64_t, i);
+        if (t->dset[p] < live_from) {
+            g_ptr_array_add(t->spare, t->dir[p]);
+            t->dir[p] = NULL;
+        } else {
+            g_array_index(t->mapped, uint64_t, keep++) = p;
         }
-        if (m->key[i] == AMAP_EMPTY)
-            break;
     }
-    m->key[i] = k;                              /* new: the first empty slot of its chain */
-    m->val[i] = v;
-    m->used++;
+    g_array_set_size(t->mapped, keep);
 }
 
 /* ---- CALC read buffer: the DRAM traffic a stall-free run needs -----------------------------
@@ -335,8 +397,7 @@ static void amap_put(AddrMap *m, int64_t k, int64_t v, int64_t live_from)
 typedef struct {
     int64_t base;                 /* the operand's lowest address */
     uint64_t span;
-    int32_t *latest;              /* address - base -> the last set it joined, -1 none ... */
-    AddrMap map;                  /* ... or, for an operand too large for a table, this */
+    Pages latest;                 /* address - base -> the last set it joined, -1 none */
     uint64_t items;               /* words per set */
     int64_t cur;                  /* the set being filled */
     uint64_t in_cur;
@@ -345,6 +406,10 @@ typedef struct {
     bool first_seen, active_done;
     uint64_t sets_active, sets_prefetch;
     uint64_t bw;                  /* words/cycle of the current prefetch */
+    uint64_t fed;                 /* words requested */
+    /* window slides (sampling, tpumodel.c): words requested and inserted at the first slide
+     * after `ep_from` words, and at the latest */
+    uint64_t ep_from, ep1_fed, ep1_ins, ep2_fed, ep2_ins;
     /* results */
     uint64_t accesses;
     bool any;
@@ -368,12 +433,7 @@ static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span)
     b->bw = 10;
     b->base = base;
     b->span = span ? span : 1;
-    if (b->span <= EST_TABLE_MAX) {
-        b->latest = g_new(int32_t, b->span);
-        memset(b->latest, 0xff, sizeof(int32_t) * b->span);
-    } else {
-        amap_init(&b->map, 1u << 16);
-    }
+    pages_init(&b->latest, b->span);
 }
 
 /* One prefetch of `words` words over [last_start, last_end]; the port answers a cycle later. */
@@ -389,20 +449,34 @@ static void est_prefetch(EstBuf *b, uint64_t words)
 
 static uint64_t ceil_div_u(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-static void est_request(EstBuf *b, int64_t cycle, int64_t addr)
+static void est_set_done(EstBuf *b, int64_t cycle);
+
+/* One word requested at `cycle`. */
+static inline void est_request(EstBuf *b, int64_t cycle, int64_t addr)
 {
     uint64_t i = (uint64_t)(addr - b->base);
-    int64_t l = b->latest ? (i < b->span ? b->latest[i] : -1) : amap_get(&b->map, addr);
-    if (l >= b->read_start && l < b->cur)                 /* in the active window: a hit */
+    if (G_LIKELY(i < b->span)) {
+        Pages *t = &b->latest;
+        uint64_t p = i >> t->pb;
+        int32_t *pg = t->dir[p];
+        int64_t l = pg ? pg[i & ((1u << t->pb) - 1)] : -1;
+        /* in the active window (a hit) or already in the set being filled (no set is ever
+         * later than cur) */
+        if (l >= b->read_start)
+            return;
+        if (!pg)
+            pg = pages_map(t, p);
+        pg[i & ((1u << t->pb) - 1)] = (int32_t)b->cur;
+        t->dset[p] = (int32_t)b->cur;
+    }
+    if (G_LIKELY(++b->in_cur < b->items))
         return;
-    if (l == b->cur)                                       /* already in the set being filled */
-        return;
-    if (!b->latest)
-        amap_put(&b->map, addr, b->cur, b->read_start);
-    else if (i < b->span)
-        b->latest[i] = (int32_t)b->cur;
-    if (++b->in_cur < b->items)
-        return;
+    est_set_done(b, cycle);
+}
+
+/* The set being filled is complete: when it closes the active window, the next window is due. */
+static __attribute__((noinline)) void est_set_done(EstBuf *b, int64_t cycle)
+{
     b->in_cur = 0;
     b->cur++;
     b->full_sets++;
@@ -428,15 +502,22 @@ static void est_request(EstBuf *b, int64_t cycle, int64_t addr)
     b->read_end += (int64_t)b->sets_prefetch;
     b->last_start = b->last_end + 1;
     b->last_end = cycle;
+    pages_reclaim(&b->latest, b->read_start);
+    if (b->ep_from && b->fed >= b->ep_from) {        /* a slide in the sample's second half */
+        if (!b->ep1_fed)
+            b->ep1_fed = b->fed, b->ep1_ins = b->full_sets * b->items;
+        b->ep2_fed = b->fed, b->ep2_ins = b->full_sets * b->items;
+    }
 }
 
 static void est_row(EstBuf *b, int64_t cycle, const int64_t *addrs, uint64_t n)
 {
+    if (n && !b->first_seen) {
+        b->first_cycle = cycle;
+        b->first_seen = true;
+    }
     for (uint64_t c = 0; c < n; c++) {
-        if (!b->first_seen) {
-            b->first_cycle = cycle;
-            b->first_seen = true;
-        }
+        b->fed++;
         est_request(b, cycle, addrs[c]);
     }
 }
@@ -462,9 +543,7 @@ static void est_finish(EstBuf *b)
             words = (uint64_t)(nsets - (partial ? 1 : 0)) * b->items + partial;
         est_prefetch(b, words);
     }
-    g_free(b->latest);
-    b->latest = NULL;
-    amap_free(&b->map);
+    pages_free(&b->latest);
 }
 
 /* ---- USER read buffer: a fixed DRAM bandwidth, stalls when data is late -------------------
@@ -707,7 +786,9 @@ static double ub_row(UserBuf *u, double cycle, const int64_t *addrs, uint64_t n)
 typedef struct {
     uint64_t bw, total, drain_size;
     int64_t free_space;
-    GArray *lines;               /* uint32_t valid words per line (staged and flushed) */
+    GArray *lines;               /* uint32_t valid words per line (staged and flushed), from
+                                    line number lbase on: lines already drained are dropped */
+    uint64_t lbase;
     uint64_t flushed;            /* lines visible to a drain */
     uint64_t staged;             /* lines in the staging cache */
     uint64_t line_fill;
@@ -770,11 +851,12 @@ static double wb_drain(WrBuf *w, double start)
     uint64_t n = end - w->drain_start_line;
     if (n == 0)
         return start - 1;       /* nothing flushed (does not happen with a non-empty drain) */
-    uint64_t words = n * w->bw - (w->bw - g_array_index(w->lines, uint32_t, end - 1));
+    const uint32_t *line = &g_array_index(w->lines, uint32_t, 0) - w->lbase;
+    uint64_t words = n * w->bw - (w->bw - line[end - 1]);
     if (w->exact) {
         words = 0;
         for (uint64_t i = w->drain_start_line; i < end; i++)
-            words += g_array_index(w->lines, uint32_t, i);
+            words += line[i];
     }
     w->accesses += words;
     if (!w->drained_any) {
@@ -784,23 +866,52 @@ static double wb_drain(WrBuf *w, double start)
     w->dram_stop = start + (double)(n - 1);
     w->free_space += (int64_t)words;
     w->drain_start_line = end;
+    if (end - w->lbase >= 65536) {               /* drop the drained lines */
+        g_array_remove_range(w->lines, 0, (guint)(end - w->lbase));
+        w->lbase = end;
+    }
     return start + (double)(n - 1);
 }
 
-/* One row of ofmap writes arriving at `cycle`; returns the cycle the array may go on. */
+/* One row of ofmap writes arriving at `cycle`; returns the cycle the array may go on. Word by
+ * word: the store, then (while a drain runs) a stall if the buffer is full, or (none running)
+ * a drain once the active half is used up. Runs of words where none of that happens (no line
+ * completes, no stall, no drain) are taken in one step. */
 static double wb_row(WrBuf *w, double cycle, uint64_t nvalid, bool to_dram)
 {
     double cur = cycle;
-    for (uint64_t i = 0; i < nvalid; i++) {
+    int64_t active = (int64_t)(w->total - w->drain_size);
+    uint64_t left = nvalid;
+    while (left) {
+        /* 1-based index of the next word where something happens */
+        uint64_t ev = UINT64_MAX;
+        if (to_dram)
+            ev = w->bw - w->line_fill;          /* completes a line */
+        int64_t f = w->free_space, lim = cur < w->drain_end ? 1 : active;
+        /* the word after whose store free_space < lim */
+        if (f < lim)
+            ev = 1;
+        else if (to_dram)
+            ev = MIN(ev, (uint64_t)(f - lim) + 1);
+        uint64_t quiet = MIN(ev - 1, left);
+        if (quiet) {
+            if (to_dram) {
+                w->line_fill += quiet;
+                w->free_space -= (int64_t)quiet;
+            }
+            left -= quiet;
+            continue;
+        }
         if (to_dram)
             wb_store(w);
         if (cur < w->drain_end) {
             if (w->free_space <= 0)
                 cur = w->drain_end;
-        } else if (w->free_space < (int64_t)(w->total - w->drain_size)) {
+        } else if (w->free_space < active) {
             wb_flush(w, true);
             w->drain_end = wb_drain(w, cur);
         }
+        left--;
     }
     return cur;
 }
@@ -815,6 +926,67 @@ static void wb_finish(WrBuf *w, double cycle)
         }
     g_array_free(w->lines, TRUE);
     w->lines = NULL;
+}
+
+/* ---- sampling huge layers (default mode, CALC) ------------------------------------------- */
+uint64_t tpu_sample_budget = TPU_SAMPLE_BUDGET;
+
+typedef struct {
+    uint64_t fed, ins;           /* words fed to the estimator, words it inserted into sets */
+    uint64_t mid_fed, mid_ins;   /* the same at half the budget */
+    uint64_t ep_fed, ep_ins;     /* between the first and the last window slide after that */
+} SampleOp;
+
+typedef struct {
+    SampleOp i, f;
+    bool mid_set, stall_rate_set;
+    uint64_t skip_i, skip_f, skip_o;   /* words not fed (ifmap, filter), ofmap words to DRAM */
+    uint64_t skipped, sampled_folds;   /* folds not simulated, folds simulated before them */
+    double stall_rate;                 /* stall cycles per simulated fold */
+    /* per row fold fr, the words inserted per word fed in the latest fold (fc >= 1, fr) fed in
+     * full (-1: none yet): a skipped fold takes the rate of its row fold, since the folds of
+     * one column fold stream the operands in the same order as those of the last */
+    double *rate_i, *rate_f;
+    uint64_t ins0_i, fed0_i, ins0_f, fed0_f;
+    double extra_i, extra_f;           /* inserted words estimated per skipped fold */
+} Sample;
+
+static uint64_t est_inserted(const EstBuf *b) { return b->full_sets * b->items + b->in_cur; }
+
+/* After a row: true when the estimator has had its budget (and records the sample's state). */
+static bool sample_check(Sample *sm, EstBuf *ib, EstBuf *fb, uint64_t budget)
+{
+    uint64_t fi = ib->fed, ff = fb->fed;
+    if (!sm->mid_set && fi + ff >= budget / 2) {
+        sm->i.mid_fed = fi, sm->i.mid_ins = est_inserted(ib);
+        sm->f.mid_fed = ff, sm->f.mid_ins = est_inserted(fb);
+        ib->ep_from = MAX(fi, 1), fb->ep_from = MAX(ff, 1);
+        sm->mid_set = true;
+    }
+    if (fi + ff < budget)
+        return false;
+    sm->i.fed = fi, sm->i.ins = est_inserted(ib);
+    sm->f.fed = ff, sm->f.ins = est_inserted(fb);
+    sm->i.ep_fed = ib->ep2_fed - ib->ep1_fed, sm->i.ep_ins = ib->ep2_ins - ib->ep1_ins;
+    sm->f.ep_fed = fb->ep2_fed - fb->ep1_fed, sm->f.ep_ins = fb->ep2_ins - fb->ep1_ins;
+    return true;
+}
+
+/* The words the estimator would have inserted for `skipped` more words. The estimator cuts the
+ * stream into windows of 50 sets of distinct words, inserting each word at its first request in
+ * a window: inserts come in bursts after each slide, so the rate is taken over whole windows (the
+ * first to the last slide of the sample's second half), else over the second half, else over the
+ * whole sample when the operand was not fed in the second half. */
+static uint64_t sample_extra(const SampleOp *o, uint64_t skipped)
+{
+    double rate = 0;
+    if (o->ep_fed)
+        rate = (double)o->ep_ins / (double)o->ep_fed;
+    else if (o->fed > o->mid_fed)
+        rate = (double)(o->ins - o->mid_ins) / (double)(o->fed - o->mid_fed);
+    else if (o->fed)
+        rate = (double)o->ins / (double)o->fed;
+    return (uint64_t)llround(rate * (double)skipped);
 }
 
 /* ---- the layer ----------------------------------------------------------------------------- */
@@ -914,11 +1086,28 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     bool seen[3] = { false, false, false };
     double first[3] = { 0, 0, 0 }, last[3] = { 0, 0, 0 };
     double me_sum = 0, cu_sum = 0;
-    uint64_t nfolds = 0;
+    uint64_t nfolds = 0, total_folds = s.row_folds * s.col_folds;
+    /* Sampling (default mode, CALC, no traces): once the estimator has taken `budget` words,
+     * it is fed no more; the folds between the one under way and the last are not simulated row
+     * by row (their cycles, stalls and SRAM counts are closed forms or the sample's rate), and
+     * the ifmap and filter DRAM reads of every word not fed are estimated from the words the
+     * estimator inserted per word fed over the second half of the sample. The last fold, often a
+     * partial one unlike the sample, is simulated and feeds the estimator again. */
+    uint64_t budget = compat || user || tr ? 0 : tpu_sample_budget;
+    bool sampling = false;                     /* the estimator is no longer fed */
+    Sample sm = { 0 };
+    if (budget && s.row_folds <= (1u << 20)) {
+        sm.rate_i = g_new(double, s.row_folds);
+        sm.rate_f = g_new(double, s.row_folds);
+        for (uint64_t r = 0; r < s.row_folds; r++)
+            sm.rate_i[r] = sm.rate_f[r] = -1;
+    }
     for (uint64_t fc = 0; fc < s.col_folds; fc++) {
         for (uint64_t fr = 0; fr < s.row_folds; fr++) {
             sched_fold(&s, fc, fr);
             nfolds++;
+            uint64_t sr_i = out->sram_ifmap_reads, sr_f = out->sram_filter_reads;
+            uint64_t sw_o = out->sram_ofmap_writes;
             uint64_t used = s.rows_used * s.cols_used;
             me_sum += (double)used / (double)(s.R * s.C);
             /* the stationary or output operand's demand block: its rows + columns - 1 */
@@ -951,14 +1140,39 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
             }
             /* partial sums of a fold that is not the last along K stay on chip (default) */
             bool to_dram = compat || a->dataflow == TPU_OS || fr == s.row_folds - 1;
+            if (sampling && nfolds < total_folds) {     /* a fold between the sample and the last */
+                uint64_t wi = out->sram_ifmap_reads - sr_i, wf = out->sram_filter_reads - sr_f;
+                if (!sm.i.ep_fed && sm.rate_i && sm.rate_i[fr] >= 0)
+                    sm.extra_i += sm.rate_i[fr] * (double)wi;
+                else
+                    sm.skip_i += wi;
+                if (!sm.f.ep_fed && sm.rate_f && sm.rate_f[fr] >= 0)
+                    sm.extra_f += sm.rate_f[fr] * (double)wf;
+                else
+                    sm.skip_f += wf;
+                sm.skip_o += to_dram ? out->sram_ofmap_writes - sw_o : 0;
+                sm.skipped++;
+                rowi += s.P;
+                continue;
+            }
+            /* the last fold (often a partial one, unlike the sample) feeds the estimator again */
+            bool feed = !sampling || nfolds == total_folds;
+            if (sm.rate_i && !sampling) {
+                sm.ins0_i = est_inserted(&ib), sm.fed0_i = ib.fed;
+                sm.ins0_f = est_inserted(&fb), sm.fed0_f = fb.fed;
+            }
+            if (sampling && sm.skipped)                 /* the skipped folds' stalls */
+                stall += (uint64_t)llround(sm.stall_rate * (double)sm.skipped);
             for (uint64_t i = 0; i < s.P; i++, rowi++) {
                 double cycle = (double)(rowi + stall);
                 uint64_t n;
                 double late = 0;
-                n = demand_row(&s, OP_IFMAP, i, row);
+                n = demand_row(&s, OP_IFMAP, i, feed ? row : NULL);
                 double io = cycle + 1;
                 if (user)
                     io = ub_row(&iu, cycle, row, n);
+                else if (!feed)
+                    sm.skip_i += n;
                 else if (n)
                     est_row(&ib, (int64_t)cycle, row, n);
                 if (n) {
@@ -967,10 +1181,12 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                     last[0] = io;
                 }
                 late = MAX(late, io - cycle - 1);
-                n = demand_row(&s, OP_FILTER, i, row);
+                n = demand_row(&s, OP_FILTER, i, feed ? row : NULL);
                 double fo = cycle + 1;
                 if (user)
                     fo = ub_row(&fu, cycle, row, n);
+                else if (!feed)
+                    sm.skip_f += n;
                 else if (n)
                     est_row(&fb, (int64_t)cycle, row, n);
                 if (n) {
@@ -979,7 +1195,7 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                     last[1] = fo;
                 }
                 late = MAX(late, fo - cycle - 1);
-                n = demand_row(&s, OP_OFMAP, i, row);
+                n = demand_row(&s, OP_OFMAP, i, NULL);
                 double o = n ? wb_row(&wb, cycle, n, to_dram) : cycle;
                 if (n) {
                     if (!seen[2])
@@ -995,16 +1211,36 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                 }
                 last_out = o;
                 stall += (uint64_t)late;
+                if (budget && !sampling && (sampling = sample_check(&sm, &ib, &fb, budget)))
+                    feed = nfolds == total_folds;
+            }
+            if (sm.rate_i && !sampling && fc >= 1) {   /* a fold fed in full, past the cold start */
+                uint64_t di = ib.fed - sm.fed0_i, df = fb.fed - sm.fed0_f;
+                sm.rate_i[fr] = di ? (double)(est_inserted(&ib) - sm.ins0_i) / (double)di : 0;
+                sm.rate_f[fr] = df ? (double)(est_inserted(&fb) - sm.ins0_f) / (double)df : 0;
+            }
+            if (sampling && !sm.stall_rate_set) {       /* the stall rate of the simulated folds */
+                sm.stall_rate = (double)stall / (double)nfolds;
+                sm.stall_rate_set = true;
+                sm.sampled_folds = nfolds;
             }
         }
     }
     g_free(row);
+    g_free(sm.rate_i);
+    g_free(sm.rate_f);
     if (user) {
         ub_free(&iu);
         ub_free(&fu);
     } else {
         est_finish(&ib);
         est_finish(&fb);
+        if (sampling) {
+            ib.accesses += sample_extra(&sm.i, sm.skip_i) + (uint64_t)llround(sm.extra_i);
+            fb.accesses += sample_extra(&sm.f, sm.skip_f) + (uint64_t)llround(sm.extra_f);
+            wb.accesses += sm.skip_o;
+            out->sampled_folds = sm.sampled_folds;
+        }
     }
     wb_finish(&wb, last_out);
 

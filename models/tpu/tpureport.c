@@ -95,7 +95,7 @@ static const char *const report_headers[NREP] = {
     "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n",
     "LayerID,Layer,Ops,DRAM Bytes,Ops per DRAM Byte,Cycles incl. first fill,Ops per Cycle,"
     "Compute Roof,"
-    "Bandwidth Roof\n",
+    "Bandwidth Roof,Sampled Folds\n",
 };
 
 static void reports_free(TpuReports *r)
@@ -209,7 +209,8 @@ void tpu_reports_add(TpuReports *r, int id, const char *name, const TpuArch *a,
     if (a->bw_mode == TPU_BW_USER && bytes > 0)
         g_string_append_printf(s, "%.6g", MIN((double)(2 * a->rows * a->cols),
                                               3.0 * (double)a->bandwidth * ops / bytes));
-    g_string_append_c(s, '\n');
+    /* 0: every fold simulated; else the folds simulated before the DRAM reads were sampled */
+    g_string_append_printf(s, ",%" G_GUINT64_FORMAT "\n", x->sampled_folds);
     fputs(s->str, r->f[3]);
     g_string_free(s, TRUE);
 }
