@@ -9,7 +9,8 @@
  *
  *   scalein.c   reading .cfg and topology CSVs (conv and GEMM forms), with file:line:col errors
  *   tpumodel.c  per layer: folds, cycles, utilizations, SRAM and DRAM traffic, stalls
- *   tpureport.c COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv
+ *   tpureport.c COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv, SRAM traces
+ *   tpudram.c   SCALE-Sim's DRAM traces (CALC and USER reads, OFMAP drains)
  *   tpucli.c    `archsim tpu -c CFG -t TOPOLOGY [-i conv|gemm] [--scalesim-compat] -o DIR`
  */
 #ifndef ARCHSIM_TPU_H
@@ -96,24 +97,42 @@ typedef struct {
  * sample), the folds before the last are no longer simulated row by row; cycles, stalls (the
  * sample's rate; none in CALC), SRAM traffic, utilizations and ofmap DRAM writes stay exact or
  * closed forms, the ifmap and filter DRAM reads of the rest are extrapolated (docs/tpu.md).
- * Compat mode, USER bandwidth and runs with SRAM traces always simulate every fold. */
+ * Compat mode, USER bandwidth and runs with traces always simulate every fold. */
 #define TPU_SAMPLE_BUDGET (1ull << 28)
 extern uint64_t tpu_sample_budget;
 bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
                    GError **error);
 
-/* Per-cycle SRAM traces in SCALE-Sim's format (IFMAP_SRAM_TRACE.csv, FILTER_SRAM_TRACE.csv,
- * OFMAP_SRAM_TRACE.csv: the cycle the row is served, then one address per edge port, -1 idle),
- * for the demand rows whose cycle (before stalls) is in [from, to]. */
+/* Per-cycle traces in SCALE-Sim's formats. SRAM (IFMAP_SRAM_TRACE.csv, FILTER_SRAM_TRACE.csv,
+ * OFMAP_SRAM_TRACE.csv: the cycle the row is served, then one address per edge port, -1 idle)
+ * for the demand rows whose cycle (before stalls) is in [from, to]. DRAM (tpudram.c:
+ * IFMAP_DRAM_TRACE.csv, FILTER_DRAM_TRACE.csv, OFMAP_DRAM_TRACE.csv: the cycle the DRAM port
+ * answers, then the words of that cycle's read or write, -1 empty, 1.0 SCALE-Sim's padding of a
+ * row narrower than the widest) for the rows whose cycle is in [from, to] (from = 0: the first
+ * fill before cycle 0 too). A run with traces is never sampled. */
+typedef struct TpuDramTraces TpuDramTraces;
 typedef struct {
-    FILE *f[3];                  /* ifmap, filter, ofmap; NULL: not written */
+    FILE *f[3];                  /* SRAM: ifmap, filter, ofmap; NULL: not written */
     uint64_t from, to;
-} TpuSramTraces;
+    TpuDramTraces *dram;         /* DRAM traces (tpu_dram_traces_open); NULL: not written */
+} TpuTraces;
+typedef TpuTraces TpuSramTraces;             /* its name before the DRAM traces */
 bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
-                          const TpuSramTraces *tr, TpuLayerResult *out, GError **error);
+                          const TpuTraces *tr, TpuLayerResult *out, GError **error);
 /* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c); closes them. */
-bool tpu_traces_open(const char *dir, int layer, TpuSramTraces *tr, GError **error);
-bool tpu_traces_close(TpuSramTraces *tr, GError **error);
+bool tpu_traces_open(const char *dir, int layer, TpuTraces *tr, GError **error);
+bool tpu_traces_close(TpuTraces *tr, GError **error);
+
+/* ---- tpudram.c ---------------------------------------------------------------------------- */
+/* Starts layer `layer`'s DRAM traces in DIR/layerN/ (made if missing) for the rows whose cycle
+ * is in [from, to]. Rows go to NAME.rows.part; tpu_dram_traces_close pads them as SCALE-Sim does
+ * and renames the files to their names, or on a write error (ARCHSIM_EXIT_IOERR) removes them:
+ * a layer's DRAM traces exist whole or not at all. tpu_dram_traces_abort removes them (the layer
+ * failed). Both free d. Errors of open: ARCHSIM_EXIT_CANTCREAT. */
+TpuDramTraces *tpu_dram_traces_open(const char *dir, int layer, uint64_t from, uint64_t to,
+                                    GError **error);
+bool tpu_dram_traces_close(TpuDramTraces *d, GError **error);
+void tpu_dram_traces_abort(TpuDramTraces *d);
 
 /* ---- tpureport.c -------------------------------------------------------------------------- */
 /* Formats a double as Python's str() / repr() does (shortest round trip; "1.0", "1e-05",

@@ -26,7 +26,13 @@ static const char tpu_cli_description[] =
     "is sampled in the default mode with CALC bandwidth: cycles, stalls, utilizations, SRAM\n"
     "traffic and DRAM writes stay exact, the ifmap and filter DRAM reads of the folds after the\n"
     "sample are extrapolated from it (ROOFLINE.csv's last column gives the folds simulated).\n"
-    "--exact simulates every fold; compat mode, USER bandwidth and --sram-traces always do.\n"
+    "--exact simulates every fold; compat mode, USER bandwidth and traces always do.\n"
+    "\n"
+    "--sram-traces and --dram-traces write SCALE-Sim's per-cycle traces into DIR/layerN/:\n"
+    "{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (the demand rows FROM..TO of --trace-window) and\n"
+    "{IFMAP,FILTER,OFMAP}_DRAM_TRACE.csv (the DRAM reads and writes whose cycle is in FROM..TO;\n"
+    "FROM 0 also takes the first fill, at negative cycles). With --scalesim-compat and a window\n"
+    "over the whole run both equal SCALE-Sim v2's files byte for byte.\n"
     "\n"
     "Examples:\n"
     "  archsim tpu -c ../shared/scalesim/v2/configs/scale.cfg \\\n"
@@ -38,7 +44,8 @@ static const char tpu_cli_description[] =
     "  0   every layer ran and the reports are written\n"
     "  64  bad command line                    65  a topology line cannot be read (file:line:col)\n"
     "  66  an input file is missing            73  DIR exists (use --force) or cannot be made\n"
-    "  74  a report could not be written       78  bad .cfg (file:line:col), or an array\n"
+    "  74  a report or trace could not be      78  bad .cfg (file:line:col), or an array\n"
+    "      written (none is left half-written)\n"
     "                                               larger than 16 x 16 for --teach\n"
     "\n"
     "Documentation: docs/tpu.md.\n";
@@ -60,7 +67,7 @@ int tpu_main(int argc, char **argv)
     char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
     char *teach = NULL, *teach_layer = NULL, *teach_window = NULL, *trace_window = NULL;
     char *budget = NULL;
-    gboolean sram_traces = FALSE;
+    gboolean sram_traces = FALSE, dram_traces = FALSE;
     gboolean compat = FALSE, force = FALSE, quiet = FALSE, help = FALSE, exact = FALSE;
     GOptionEntry entries[] = {
         { "config", 'c', 0, G_OPTION_ARG_FILENAME, &cfg, "SCALE-Sim architecture .cfg", "CFG" },
@@ -79,8 +86,11 @@ int tpu_main(int argc, char **argv)
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no per-layer lines on stdout", NULL },
         { "sram-traces", 0, 0, G_OPTION_ARG_NONE, &sram_traces,
           "write SCALE-Sim's per-cycle SRAM traces into DIR/layerN/", NULL },
+        { "dram-traces", 0, 0, G_OPTION_ARG_NONE, &dram_traces,
+          "write SCALE-Sim's DRAM traces (prefetches, drains) into DIR/layerN/", NULL },
         { "trace-window", 0, 0, G_OPTION_ARG_STRING, &trace_window,
-          "demand rows FROM:TO of the SRAM traces (default 0:9999)", "FROM:TO" },
+          "SRAM traces: demand rows FROM:TO; DRAM traces: cycles FROM:TO, FROM 0 with the first "
+          "fill (default 0:9999)", "FROM:TO" },
         { "teach", 0, 0, G_OPTION_ARG_FILENAME, &teach,
           "per-PE dump of one layer (arrays up to 16 x 16): FILE.vcd for VCD, else text; - for "
           "stdout", "FILE" },
@@ -114,8 +124,8 @@ int tpu_main(int argc, char **argv)
         char *text = g_option_context_get_help(ctx, TRUE, NULL);
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
-               "-o DIR [--force] [-q]\n              [--exact | --sample-budget WORDS] "
-               "[--sram-traces [--trace-window FROM:TO]]\n              "
+               "-o DIR [--force] [-q]\n              [--exact | --sample-budget WORDS]\n              "
+               "[--sram-traces] [--dram-traces] [--trace-window FROM:TO]\n              "
                "[--teach FILE [--teach-layer N] [--teach-window FROM:TO]]\n\n%s",
                body ? body + 2 : text);
         g_free(text);
@@ -185,11 +195,23 @@ int tpu_main(int argc, char **argv)
                   tw_to >= tw_from;
         g_strfreev(ft);
         if (!ok) {
-            rc = tpu_usage("--trace-window '%s': expected FROM:TO (rows, FROM <= TO)",
+            rc = tpu_usage("--trace-window '%s': expected FROM:TO (rows or cycles, FROM <= TO)",
                            trace_window);
             goto out;
         }
     }
+    /* every argument is checked before DIR is made */
+    uint64_t sample_budget = exact ? 0 : TPU_SAMPLE_BUDGET;
+    if (budget) {
+        guint64 b;
+        if (!g_ascii_string_to_unsigned(budget, 10, 1, G_MAXUINT64, &b, NULL)) {
+            rc = tpu_usage("--sample-budget '%s': expected a number of words >= 1", budget);
+            goto out;
+        }
+        if (!exact)
+            sample_budget = b;
+    }
+    tpu_sample_budget = sample_budget;
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -198,21 +220,9 @@ int tpu_main(int argc, char **argv)
     }
     uint64_t total = 0;
     clock_t t0 = clock();
-    tpu_sample_budget = TPU_SAMPLE_BUDGET;
-    if (budget) {
-        guint64 b;
-        if (!g_ascii_string_to_unsigned(budget, 10, 1, G_MAXUINT64, &b, NULL)) {
-            rc = tpu_usage("--sample-budget '%s': expected a number of words >= 1", budget);
-            tpu_reports_abort(rep);
-            goto out;
-        }
-        tpu_sample_budget = b;
-    }
-    if (exact)
-        tpu_sample_budget = 0;
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
-        TpuSramTraces tr = { .from = tw_from, .to = tw_to };
+        TpuTraces tr = { .from = tw_from, .to = tw_to };
         bool traced = sram_traces && tpu_traces_open(outdir, i, &tr, &err);
         if (sram_traces && !traced) {
             fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -220,8 +230,26 @@ int tpu_main(int argc, char **argv)
             tpu_reports_abort(rep);
             goto out;
         }
-        bool ran = tpu_run_layer_traced(&arch, &tp.layers[i], compat, traced ? &tr : NULL, &res,
-                                        &err);
+        if (dram_traces && !(tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err))) {
+            fprintf(stderr, "archsim tpu: %s\n", err->message);
+            rc = err->code;
+            if (traced)
+                tpu_traces_close(&tr, NULL);
+            tpu_reports_abort(rep);
+            goto out;
+        }
+        bool ran = tpu_run_layer_traced(&arch, &tp.layers[i], compat,
+                                        traced || tr.dram ? &tr : NULL, &res, &err);
+        if (tr.dram && !ran)
+            tpu_dram_traces_abort(tr.dram);    /* no DRAM trace that looks complete */
+        else if (tr.dram && !tpu_dram_traces_close(tr.dram, &err)) {
+            fprintf(stderr, "archsim tpu: %s\n", err->message);
+            rc = err->code;
+            if (traced)
+                tpu_traces_close(&tr, NULL);
+            tpu_reports_abort(rep);
+            goto out;
+        }
         if (traced && !tpu_traces_close(&tr, ran ? &err : NULL) && ran) {
             fprintf(stderr, "archsim tpu: %s\n", err->message);
             rc = err->code;

@@ -28,6 +28,11 @@
  * read estimators, the folds before the last are counted in closed form and their ifmap and
  * filter DRAM reads extrapolated (tpu.h, docs/tpu.md).
  *
+ * With DRAM traces (TpuTraces.dram) the three buffers also tell tpudram.c what they fetch and
+ * drain (tpuint.h's hooks: the words each estimator set takes, each prefetch, refill and drain);
+ * every hook sits behind a branch on that pointer, and the estimator's per-word loop has a
+ * separate traced copy, so untraced runs do no trace work.
+ *
  * compat = SCALE-Sim v2's numbers (shared/notes/scalesim.md §3-4, quirks included): reported
  * cycles are the index of the last cycle (one fewer than simulated), os folds are R cycles short,
  * os counts folds x (R + C) extra ofmap writes, ws/is compute utilization divides by one C too
@@ -415,9 +420,12 @@ typedef struct {
     bool any;
     int64_t dram_start, dram_stop;   /* response cycles of the first and last prefetch rows */
     uint64_t full_sets;              /* sets completed */
+    TpuDramTraces *dram;             /* DRAM traces (tpudram.c), NULL: none */
+    TpuEdgeOp op;
 } EstBuf;
 
-static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span)
+static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span, TpuDramTraces *dram,
+                     TpuEdgeOp op)
 {
     memset(b, 0, sizeof *b);
     uint64_t elems = kb * 1024;
@@ -434,11 +442,17 @@ static void est_init(EstBuf *b, uint64_t kb, int64_t base, uint64_t span)
     b->base = base;
     b->span = span ? span : 1;
     pages_init(&b->latest, b->span);
+    b->dram = dram;
+    b->op = op;
 }
 
-/* One prefetch of `words` words over [last_start, last_end]; the port answers a cycle later. */
+/* One prefetch of `words` words over [last_start, last_end] at bw words/cycle; the port answers
+ * a cycle later. */
 static void est_prefetch(EstBuf *b, uint64_t words)
 {
+    if (G_UNLIKELY(b->dram))
+        tpu_dram_est_prefetch(b->dram, b->op, b->items, b->last_start + 1,
+                              (uint64_t)(b->last_end - b->last_start + 1), b->bw);
     b->accesses += words;
     if (!b->any) {
         b->dram_start = b->last_start + 1;
@@ -451,8 +465,10 @@ static uint64_t ceil_div_u(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 static void est_set_done(EstBuf *b, int64_t cycle);
 
-/* One word requested at `cycle`. */
-static inline void est_request(EstBuf *b, int64_t cycle, int64_t addr)
+/* One word requested at `cycle`; `traced`: a constant, true only in est_row's traced loop, so
+ * the untraced loop carries no trace code. */
+static inline __attribute__((always_inline)) void est_request(EstBuf *b, int64_t cycle,
+                                                              int64_t addr, bool traced)
 {
     uint64_t i = (uint64_t)(addr - b->base);
     if (G_LIKELY(i < b->span)) {
@@ -469,6 +485,8 @@ static inline void est_request(EstBuf *b, int64_t cycle, int64_t addr)
         pg[i & ((1u << t->pb) - 1)] = (int32_t)b->cur;
         t->dset[p] = (int32_t)b->cur;
     }
+    if (traced)
+        tpu_dram_est_word(b->dram, b->op, addr);
     if (G_LIKELY(++b->in_cur < b->items))
         return;
     est_set_done(b, cycle);
@@ -516,9 +534,16 @@ static void est_row(EstBuf *b, int64_t cycle, const int64_t *addrs, uint64_t n)
         b->first_cycle = cycle;
         b->first_seen = true;
     }
+    if (G_UNLIKELY(b->dram)) {
+        for (uint64_t c = 0; c < n; c++) {
+            b->fed++;
+            est_request(b, cycle, addrs[c], true);
+        }
+        return;
+    }
     for (uint64_t c = 0; c < n; c++) {
         b->fed++;
-        est_request(b, cycle, addrs[c]);
+        est_request(b, cycle, addrs[c], false);
     }
 }
 
@@ -541,6 +566,9 @@ static void est_finish(EstBuf *b)
         uint64_t words = 0;
         if (nsets > 0)
             words = (uint64_t)(nsets - (partial ? 1 : 0)) * b->items + partial;
+        /* the rate that fetches the sets, whole, in the previous fill interval (the traces) */
+        b->bw = ceil_div_u((uint64_t)MAX(nsets, 0) * b->items,
+                           (uint64_t)MAX(b->last_end - b->last_start + 1, 1));
         est_prefetch(b, words);
     }
     pages_free(&b->latest);
@@ -567,6 +595,8 @@ typedef struct {
     double last_pf;
     uint64_t accesses;
     double dram_start, dram_stop;
+    TpuDramTraces *dram;         /* DRAM traces (tpudram.c), NULL: none */
+    TpuEdgeOp op;
 } UserBuf;
 
 /* The operand's fetch order: `blocks` blocks of `tb` rows x `wb` columns stacked, read along
@@ -653,6 +683,13 @@ typedef struct {
     uint32_t *cursor;
 } UbWalk;
 
+/* The DRAM traces' copy of the fetch order (the lines SCALE-Sim's reads can reach). */
+static void ub_visit_trace(void *p, int64_t a)
+{
+    UbWalk *w = p;
+    tpu_dram_user_elem(w->u->dram, w->u->op, w->n++, a);
+}
+
 static void ub_visit(void *p, int64_t a)
 {
     UbWalk *w = p;
@@ -678,7 +715,7 @@ static void ub_visit(void *p, int64_t a)
 }
 
 static void ub_init(UserBuf *u, const Sched *s, int op, uint64_t kb, uint64_t bw, int64_t base,
-                    uint64_t span)
+                    uint64_t span, TpuDramTraces *dram)
 {
     memset(u, 0, sizeof *u);
     uint64_t total = kb * 1024;
@@ -716,6 +753,14 @@ static void ub_init(UserBuf *u, const Sched *s, int op, uint64_t kb, uint64_t bw
     u->dram_stop = -1;
     u->a_start = 0;
     u->a_end = u->n_active;
+    if (dram) {
+        u->dram = dram;
+        u->op = (TpuEdgeOp)op;
+        tpu_dram_user_begin(dram, u->op, nelems, u->bw, u->active_size, u->pf_size);
+        w = (UbWalk){ .u = u };
+        fetch_walk(&f, ub_visit_trace, &w);
+        tpu_dram_user_fill(dram, u->op);
+    }
 }
 
 static void ub_free(UserBuf *u)
@@ -752,6 +797,8 @@ static bool ub_hit(const UserBuf *u, int64_t a)
 
 static void ub_slide(UserBuf *u)
 {
+    if (G_UNLIKELY(u->dram))
+        tpu_dram_user_refill(u->dram, u->op, u->last_pf);
     u->a_start = (u->a_start + u->n_pf) % u->nsets;
     u->a_end = (u->a_start + u->n_active) % u->nsets;
     uint64_t lines = ceil_div_u(u->pf_size, u->bw);
@@ -798,6 +845,7 @@ typedef struct {
     bool exact;                  /* count the words drained (default), not SCALE-Sim's lines */
     uint64_t accesses;
     double dram_start, dram_stop;
+    TpuDramTraces *dram;         /* DRAM traces (tpudram.c), NULL: none */
 } WrBuf;
 
 static void wb_init(WrBuf *w, uint64_t kb, uint64_t bw)
@@ -852,6 +900,8 @@ static double wb_drain(WrBuf *w, double start)
     if (n == 0)
         return start - 1;       /* nothing flushed (does not happen with a non-empty drain) */
     const uint32_t *line = &g_array_index(w->lines, uint32_t, 0) - w->lbase;
+    if (G_UNLIKELY(w->dram))
+        tpu_dram_of_drain(w->dram, start, &line[w->drain_start_line], n, w->bw);
     uint64_t words = n * w->bw - (w->bw - line[end - 1]);
     if (w->exact) {
         words = 0;
@@ -1042,7 +1092,7 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
 }
 
 bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
-                          const TpuSramTraces *tr, TpuLayerResult *out, GError **error)
+                          const TpuTraces *tr, TpuLayerResult *out, GError **error)
 {
     memset(out, 0, sizeof *out);
     Gemm g;
@@ -1068,16 +1118,18 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
         gemm_free(&g);
         return false;
     }
+    TpuDramTraces *dt = tr ? tr->dram : NULL;
     if (user) {
-        ub_init(&iu, &s, OP_IFMAP, a->ifmap_kb, a->bandwidth, a->ifmap_offset, ispan);
-        ub_init(&fu, &s, OP_FILTER, a->filter_kb, a->bandwidth, a->filter_offset, fspan);
+        ub_init(&iu, &s, OP_IFMAP, a->ifmap_kb, a->bandwidth, a->ifmap_offset, ispan, dt);
+        ub_init(&fu, &s, OP_FILTER, a->filter_kb, a->bandwidth, a->filter_offset, fspan, dt);
     } else {
-        est_init(&ib, a->ifmap_kb, a->ifmap_offset, ispan);
-        est_init(&fb, a->filter_kb, a->filter_offset, fspan);
+        est_init(&ib, a->ifmap_kb, a->ifmap_offset, ispan, dt, TPU_EDGE_IFMAP);
+        est_init(&fb, a->filter_kb, a->filter_offset, fspan, dt, TPU_EDGE_FILTER);
     }
     WrBuf wb;
     wb_init(&wb, a->ofmap_kb, user ? a->bandwidth : a->cols);
     wb.exact = !compat;
+    wb.dram = dt;
 
     uint64_t maxw = MAX(a->rows, a->cols);
     int64_t *row = g_new(int64_t, maxw);
@@ -1195,7 +1247,10 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                     last[1] = fo;
                 }
                 late = MAX(late, fo - cycle - 1);
-                n = demand_row(&s, OP_OFMAP, i, NULL);
+                bool of_words = G_UNLIKELY(dt) && to_dram;    /* the DRAM trace's words */
+                n = demand_row(&s, OP_OFMAP, i, of_words ? row : NULL);
+                if (of_words && n)
+                    tpu_dram_of_words(dt, row, n);
                 double o = n ? wb_row(&wb, cycle, n, to_dram) : cycle;
                 if (n) {
                     if (!seen[2])

@@ -250,7 +250,7 @@ static const char *const trace_names[3] = {
     "IFMAP_SRAM_TRACE.csv", "FILTER_SRAM_TRACE.csv", "OFMAP_SRAM_TRACE.csv",
 };
 
-bool tpu_traces_open(const char *dir, int layer, TpuSramTraces *tr, GError **error)
+bool tpu_traces_open(const char *dir, int layer, TpuTraces *tr, GError **error)
 {
     char *ld = g_strdup_printf("%s/layer%d", dir, layer);
     bool ok = g_mkdir_with_parents(ld, 0777) == 0;
@@ -273,7 +273,7 @@ bool tpu_traces_open(const char *dir, int layer, TpuSramTraces *tr, GError **err
     return ok;
 }
 
-bool tpu_traces_close(TpuSramTraces *tr, GError **error)
+bool tpu_traces_close(TpuTraces *tr, GError **error)
 {
     bool ok = true;
     for (int i = 0; i < 3; i++) {
