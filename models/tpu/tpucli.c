@@ -223,41 +223,22 @@ int tpu_main(int argc, char **argv)
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
         TpuTraces tr = { .from = tw_from, .to = tw_to };
-        bool traced = sram_traces && tpu_traces_open(outdir, i, &tr, &err);
-        if (sram_traces && !traced) {
-            fprintf(stderr, "archsim tpu: %s\n", err->message);
-            rc = err->code;
-            tpu_reports_abort(rep);
-            goto out;
-        }
-        if (dram_traces && !(tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err))) {
-            fprintf(stderr, "archsim tpu: %s\n", err->message);
-            rc = err->code;
-            if (traced)
-                tpu_traces_close(&tr, NULL);
-            tpu_reports_abort(rep);
-            goto out;
-        }
-        bool ran = tpu_run_layer_traced(&arch, &tp.layers[i], compat,
-                                        traced || tr.dram ? &tr : NULL, &res, &err);
-        if (tr.dram && !ran)
+        bool traced = false, model_err = false;
+        bool ok = (!sram_traces || (traced = tpu_traces_open(outdir, i, &tr, &err))) &&
+                  (!dram_traces ||
+                   (tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err)));
+        if (ok && !tpu_run_layer_traced(&arch, &tp.layers[i], compat,
+                                        traced || tr.dram ? &tr : NULL, &res, &err))
+            ok = false, model_err = true;
+        if (tr.dram && ok)
+            ok = tpu_dram_traces_close(tr.dram, &err);
+        else if (tr.dram)
             tpu_dram_traces_abort(tr.dram);    /* no DRAM trace that looks complete */
-        else if (tr.dram && !tpu_dram_traces_close(tr.dram, &err)) {
-            fprintf(stderr, "archsim tpu: %s\n", err->message);
-            rc = err->code;
-            if (traced)
-                tpu_traces_close(&tr, NULL);
-            tpu_reports_abort(rep);
-            goto out;
-        }
-        if (traced && !tpu_traces_close(&tr, ran ? &err : NULL) && ran) {
-            fprintf(stderr, "archsim tpu: %s\n", err->message);
-            rc = err->code;
-            tpu_reports_abort(rep);
-            goto out;
-        }
-        if (!ran) {
-            fprintf(stderr, "%s\n", err->message);
+        if (traced && !tpu_traces_close(&tr, ok ? &err : NULL))
+            ok = false;
+        if (!ok) {
+            /* the model's errors name their file; the traces' are archsim tpu's own */
+            fprintf(stderr, "%s%s\n", model_err ? "" : "archsim tpu: ", err->message);
             rc = err->code;
             tpu_reports_abort(rep);     /* no report that looks complete */
             goto out;
