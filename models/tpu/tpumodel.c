@@ -993,12 +993,6 @@ typedef struct {
     uint64_t skip_i, skip_f, skip_o;   /* words not fed (ifmap, filter), ofmap words to DRAM */
     uint64_t skipped, sampled_folds;   /* folds not simulated, folds simulated before them */
     double stall_rate;                 /* stall cycles per simulated fold */
-    /* per row fold fr, the words inserted per word fed in the latest fold (fc >= 1, fr) fed in
-     * full (-1: none yet): a skipped fold takes the rate of its row fold, since the folds of
-     * one column fold stream the operands in the same order as those of the last */
-    double *rate_i, *rate_f;
-    uint64_t ins0_i, fed0_i, ins0_f, fed0_f;
-    double extra_i, extra_f;           /* inserted words estimated per skipped fold */
 } Sample;
 
 static uint64_t est_inserted(const EstBuf *b) { return b->full_sets * b->items + b->in_cur; }
@@ -1014,6 +1008,17 @@ static bool sample_check(Sample *sm, EstBuf *ib, EstBuf *fb, uint64_t budget)
         sm->mid_set = true;
     }
     if (fi + ff < budget)
+        return false;
+    /* go on (up to four budgets) until each operand fed in earnest since the middle has seen
+     * two window slides there: its rate is then taken over whole windows */
+    bool whole = true;
+    for (int k = 0; k < 2; k++) {
+        const EstBuf *b = k ? fb : ib;
+        uint64_t since = b->fed - (k ? sm->f.mid_fed : sm->i.mid_fed);
+        if (since > budget / 8 && b->ep2_fed == b->ep1_fed)
+            whole = false;
+    }
+    if (!whole && fi + ff < 4 * budget)
         return false;
     sm->i.fed = fi, sm->i.ins = est_inserted(ib);
     sm->f.fed = ff, sm->f.ins = est_inserted(fb);
@@ -1143,17 +1148,11 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
      * it is fed no more; the folds between the one under way and the last are not simulated row
      * by row (their cycles, stalls and SRAM counts are closed forms or the sample's rate), and
      * the ifmap and filter DRAM reads of every word not fed are estimated from the words the
-     * estimator inserted per word fed over the second half of the sample. The last fold, often a
+     * estimator inserted per word fed in the sample (sample_extra). The last fold, often a
      * partial one unlike the sample, is simulated and feeds the estimator again. */
     uint64_t budget = compat || user || tr ? 0 : tpu_sample_budget;
     bool sampling = false;                     /* the estimator is no longer fed */
     Sample sm = { 0 };
-    if (budget && s.row_folds <= (1u << 20)) {
-        sm.rate_i = g_new(double, s.row_folds);
-        sm.rate_f = g_new(double, s.row_folds);
-        for (uint64_t r = 0; r < s.row_folds; r++)
-            sm.rate_i[r] = sm.rate_f[r] = -1;
-    }
     for (uint64_t fc = 0; fc < s.col_folds; fc++) {
         for (uint64_t fr = 0; fr < s.row_folds; fr++) {
             sched_fold(&s, fc, fr);
@@ -1193,15 +1192,8 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
             /* partial sums of a fold that is not the last along K stay on chip (default) */
             bool to_dram = compat || a->dataflow == TPU_OS || fr == s.row_folds - 1;
             if (sampling && nfolds < total_folds) {     /* a fold between the sample and the last */
-                uint64_t wi = out->sram_ifmap_reads - sr_i, wf = out->sram_filter_reads - sr_f;
-                if (!sm.i.ep_fed && sm.rate_i && sm.rate_i[fr] >= 0)
-                    sm.extra_i += sm.rate_i[fr] * (double)wi;
-                else
-                    sm.skip_i += wi;
-                if (!sm.f.ep_fed && sm.rate_f && sm.rate_f[fr] >= 0)
-                    sm.extra_f += sm.rate_f[fr] * (double)wf;
-                else
-                    sm.skip_f += wf;
+                sm.skip_i += out->sram_ifmap_reads - sr_i;
+                sm.skip_f += out->sram_filter_reads - sr_f;
                 sm.skip_o += to_dram ? out->sram_ofmap_writes - sw_o : 0;
                 sm.skipped++;
                 rowi += s.P;
@@ -1209,10 +1201,6 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
             }
             /* the last fold (often a partial one, unlike the sample) feeds the estimator again */
             bool feed = !sampling || nfolds == total_folds;
-            if (sm.rate_i && !sampling) {
-                sm.ins0_i = est_inserted(&ib), sm.fed0_i = ib.fed;
-                sm.ins0_f = est_inserted(&fb), sm.fed0_f = fb.fed;
-            }
             if (sampling && sm.skipped)                 /* the skipped folds' stalls */
                 stall += (uint64_t)llround(sm.stall_rate * (double)sm.skipped);
             for (uint64_t i = 0; i < s.P; i++, rowi++) {
@@ -1269,11 +1257,6 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                 if (budget && !sampling && (sampling = sample_check(&sm, &ib, &fb, budget)))
                     feed = nfolds == total_folds;
             }
-            if (sm.rate_i && !sampling && fc >= 1) {   /* a fold fed in full, past the cold start */
-                uint64_t di = ib.fed - sm.fed0_i, df = fb.fed - sm.fed0_f;
-                sm.rate_i[fr] = di ? (double)(est_inserted(&ib) - sm.ins0_i) / (double)di : 0;
-                sm.rate_f[fr] = df ? (double)(est_inserted(&fb) - sm.ins0_f) / (double)df : 0;
-            }
             if (sampling && !sm.stall_rate_set) {       /* the stall rate of the simulated folds */
                 sm.stall_rate = (double)stall / (double)nfolds;
                 sm.stall_rate_set = true;
@@ -1282,8 +1265,6 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
         }
     }
     g_free(row);
-    g_free(sm.rate_i);
-    g_free(sm.rate_f);
     if (user) {
         ub_free(&iu);
         ub_free(&fu);
@@ -1291,8 +1272,8 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
         est_finish(&ib);
         est_finish(&fb);
         if (sampling) {
-            ib.accesses += sample_extra(&sm.i, sm.skip_i) + (uint64_t)llround(sm.extra_i);
-            fb.accesses += sample_extra(&sm.f, sm.skip_f) + (uint64_t)llround(sm.extra_f);
+            ib.accesses += sample_extra(&sm.i, sm.skip_i);
+            fb.accesses += sample_extra(&sm.f, sm.skip_f);
             wb.accesses += sm.skip_o;
             out->sampled_folds = sm.sampled_folds;
         }

@@ -264,7 +264,7 @@ static void test_sampling(void)
         tpu_sample_budget = 0;
         CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &x, &e));
         CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, true, &c0, &e));
-        tpu_sample_budget = 1u << 20;
+        tpu_sample_budget = 1u << 19;
         CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &sm, &e));
         CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, true, &c1, &e));
         CU_ASSERT_EQUAL(x.sampled_folds, 0);
@@ -290,9 +290,10 @@ static void test_sampling(void)
                    (unsigned long)sm.sampled_folds, (unsigned long)(x.row_folds * x.col_folds),
                    (unsigned long)sm.dram_ifmap_reads, (unsigned long)x.dram_ifmap_reads, ei,
                    (unsigned long)sm.dram_filter_reads, (unsigned long)x.dram_filter_reads, ef);
-        /* the sample is a fifth of the layer or less: window slides it did not see make up
-         * the difference (docs/tpu.md gives the errors measured on shipped topologies) */
-        CU_ASSERT_TRUE(ei < 0.35);
+        /* the sample is a third of the layer or less. os's filter is the hard case: two column
+         * folds, each a block the window keeps, so the sample sees no steady state (28 %;
+         * docs/tpu.md gives the errors measured on shipped topologies) */
+        CU_ASSERT_TRUE(ei < 0.05);
         CU_ASSERT_TRUE(ef < 0.35);
     }
     tpu_sample_budget = saved;
