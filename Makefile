@@ -96,9 +96,10 @@ archsim: $(BUILD)/archsim
 $(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a $(MPI_STAMP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
+# -MMD: a test is rebuilt when a header or data file it includes (tests/unit/data/...) changes
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libarchsim.a
 	@mkdir -p $(dir $@)
@@ -155,4 +156,4 @@ traces: tracer
 clean:
 	rm -rf build build-debug archsim
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d)

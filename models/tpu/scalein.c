@@ -814,13 +814,15 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
     const CsvField *x = (const CsvField *)f->data;
     guint need = s->gemm ? 4 : 8;
     const char *const *names = s->gemm ? csv_gemm_names : csv_conv_names;
+    /* a name and nothing else ("AlphaGoZero,") titles the rows that follow (SCALE-Sim's
+     * mlperf/MLPERF.csv and others group several networks so): not a layer */
+    if (f->len == 1 && s->header_hint == NULL)
+        return true;
     if (f->len < need) {
         GString *list = g_string_new(NULL);
         for (guint i = 0; i < need; i++)
             g_string_append_printf(list, "%s%s", i ? ", " : "", names[i]);
-        const char *hint = s->header_hint != NULL ? s->header_hint
-                           : f->len == 1 ? "; a row with a name only (a title?) is not a layer"
-                                         : "";
+        const char *hint = s->header_hint != NULL ? s->header_hint : "";
         scalein_err(t, error, l->no, scalein_col(l, l->end),
                     "too few fields: %u of %u (%s); %s is missing%s", f->len, need, list->str,
                     names[f->len], hint);
@@ -952,7 +954,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
         g_array_free(f, TRUE);
     }
     if (ok && s.layers->len == 0 && l.no > 0) {
-        scalein_err(&t, error, l.no, 1, "no layers: nothing but a header line and blank lines");
+        scalein_err(&t, error, l.no, 1, "no layers: nothing but a header line, blank lines and title rows");
         ok = false;
     }
     g_free(s.header_hint);

@@ -247,8 +247,10 @@ static void test_shipped_topologies(void)
         }
         g_free(path);
     }
-    CU_ASSERT_EQUAL(loaded, 123);
-    CU_ASSERT_EQUAL(failed, 9);
+    /* the 7 that fail hold symbols for sizes (two LSTM templates), a row typed ", ,1 2," (two
+     * MLPERF.csv, Sentimental_seqLSTM.csv) or a v3 sparsity column of ratios */
+    CU_ASSERT_EQUAL(loaded, 125);
+    CU_ASSERT_EQUAL(failed, 7);
     /* and the table misses no shipped topology */
     const char *roots[] = {"v2/topologies", "v3/topologies"};
     size_t n = 0;
