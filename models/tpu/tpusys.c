@@ -28,6 +28,7 @@ typedef struct {
     uint64_t wait_left;          /* cycles of the last layer still to pass */
     /* stats */
     uint64_t cycles, stalls, macs, sram_reads, sram_writes, dram_reads, dram_writes, folds;
+    uint64_t sampled;            /* layers whose DRAM reads were sampled */
     double util_sum;
 } TArray;
 
@@ -101,6 +102,9 @@ static const StatSpec ta_stats[] = {
       offsetof(TArray, dram_reads), NULL },
     { "dram_writes", STAT_COUNTER, "word", "OFMAP DRAM writes", offsetof(TArray, dram_writes),
       NULL },
+    { "sampled_layers", STAT_COUNTER, "count",
+      "layers whose IFMAP and filter DRAM reads were sampled (docs/tpu.md, huge layers)",
+      offsetof(TArray, sampled), NULL },
     STAT_END,
 };
 
@@ -171,6 +175,7 @@ static uint64_t ta_tick(Component *c)
     t->sram_writes += r.sram_ofmap_writes;
     t->dram_reads += r.dram_ifmap_reads + r.dram_filter_reads;
     t->dram_writes += r.dram_ofmap_writes;
+    t->sampled += r.sampled_folds != 0;
     sim_progress(c->eng);
     t->wait_left = r.total_cycles ? r.total_cycles : 1;
     return 1;
