@@ -6,7 +6,8 @@
 #        #! stderr tests/errors/cases/unknown-key.yaml:9:3: l1d.sise: unknown key; did you mean 'size'?
 #        #! args --set x=y          (optional extra arguments for `archsim run`)
 #    stderr must contain that text (after substituting @T@ with the scratch directory).
-#  - cli.cases: one command line per line: EXIT|STDERR TEXT|ARGS (ARGS split on spaces; @T@ too)
+#  - *.cases (cli.cases and one file per topic): one command line per line:
+#        EXIT|STDERR TEXT|ARGS (ARGS split on spaces; @T@ too)
 # Prints "errors: N passed, N failed".
 set -u
 A=./archsim
@@ -49,7 +50,9 @@ while IFS='|' read -r code text args; do
     text=$(printf '%s' "$text" | sed "s|@T@|$T|g")
     # shellcheck disable=SC2086
     expect "archsim $args" "$code" "$text" $args
-done < tests/errors/cli.cases
+done <<EOF_CASES
+$(cat tests/errors/*.cases)
+EOF_CASES
 
 echo "errors: $pass passed, $fail failed"
 [ $fail -eq 0 ]
