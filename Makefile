@@ -7,6 +7,9 @@
 #   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
 #                   says how to enable it)
 #   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
+#   make fuzz       run every fuzz harness tools/fuzz/fuzz_*.c for FUZZ_SECONDS (default 1800)
+#                   with AFL++ (libFuzzer if AFL++ is absent), then replay its queue under
+#                   ASan+UBSan; FUZZ_JOBS=N runs N at once, FUZZ="config lackey" picks some
 
 PKGS     := glib-2.0 yaml-0.1 zlib cunit
 .DEFAULT_GOAL := all
@@ -67,8 +70,13 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+# every tools/fuzz/fuzz_NAME.c is a harness (tools/fuzz/README.md); make test replays its corpus
+# tests/fuzz/NAME/ through this plain build (tests/regress/fuzz-corpus.sh)
+FUZZ_SRC := $(wildcard tools/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tools/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all run test unit bench bench-mpi clean deps check-deps archsim protocol-docs traces tracer
+.PHONY: all run test unit bench bench-mpi clean deps check-deps archsim protocol-docs traces tracer \
+        fuzz fuzz-harnesses
 all: check-deps archsim $(TOOL_BIN)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
@@ -101,6 +109,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
 
+$(BUILD)/fuzz/%: tools/fuzz/%.c $(BUILD)/libarchsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_HARNESS_FLAGS) $(ALL_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< \
+	  $(FUZZ_HARNESS_LIBS) $(BUILD)/libarchsim.a $(LIBS)
+
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libarchsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
@@ -110,7 +123,7 @@ run: deps
 	./archsim run configs/default.yaml
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN)
 	@sh tests/run-all.sh $(BUILD)
 
 unit: all $(TEST_BIN)
@@ -153,7 +166,37 @@ tracer: $(TRACER_RT) $(BUILD)/tracer/atrace-record
 traces: tracer
 	@sh tools/tracer/make-traces.sh $(BUILD)
 
-clean:
-	rm -rf build build-debug archsim
+# ---- fuzzing (tools/fuzz/README.md) ----
+# Two flavours of the library and of every harness, each in its own build folder: AFL++'s
+# instrumentation (or, without AFL++, clang's libFuzzer, which calls the harness's main through
+# tools/fuzz/libfuzzer_main.c), and ASan+UBSan for replaying what the fuzzer kept.
+FUZZ_SECONDS ?= 1800
+FUZZ_JOBS    ?= 1
+FUZZ         ?= $(FUZZ_SRC:tools/fuzz/fuzz_%.c=%)
+FUZZ_ENGINE  ?= $(if $(and $(shell command -v afl-fuzz 2>/dev/null),$(shell command -v afl-clang-fast 2>/dev/null)),afl,libfuzzer)
+FUZZ_SUB      = $(MAKE) --no-print-directory NO_MPI=1 CI= WERROR=
+FUZZ_LF_MAIN := build-fuzz/libfuzzer/fuzz/libfuzzer_main.o
+ifeq ($(FUZZ_ENGINE),afl)
+  FUZZ_CC    := afl-clang-fast
+  FUZZ_SUBVARS := CC=afl-clang-fast
+else
+  FUZZ_CC    := clang
+  FUZZ_SUBVARS := CC=clang CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
+                  LDFLAGS="-fsanitize=fuzzer,address,undefined" \
+                  FUZZ_HARNESS_FLAGS=-Dmain=fuzz_harness_main FUZZ_HARNESS_LIBS=$(FUZZ_LF_MAIN)
+endif
+fuzz-harnesses:
+	@command -v $(FUZZ_CC) > /dev/null || { echo "make fuzz: needs AFL++ (as root: apt-get install -y afl++) or clang with libFuzzer" >&2; exit 1; }
+	@if [ $(FUZZ_ENGINE) = libfuzzer ]; then mkdir -p $(dir $(FUZZ_LF_MAIN)) && \
+	  clang -std=c11 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c tools/fuzz/libfuzzer_main.c -o $(FUZZ_LF_MAIN); fi
+	@AFL_QUIET=1 $(FUZZ_SUB) BUILD=build-fuzz/$(FUZZ_ENGINE) $(FUZZ_SUBVARS) \
+	  $(FUZZ:%=build-fuzz/$(FUZZ_ENGINE)/fuzz/fuzz_%)
+	@$(FUZZ_SUB) BUILD=build-fuzz/asan DEBUG=1 $(FUZZ:%=build-fuzz/asan/fuzz/fuzz_%)
+fuzz: fuzz-harnesses
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_ENGINE=$(FUZZ_ENGINE) \
+	  sh tools/fuzz/run.sh $(FUZZ)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d)
+clean:
+	rm -rf build build-debug build-fuzz archsim
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(FUZZ_BIN:=.d)

@@ -3,7 +3,7 @@
  *
  * Round trips of random records of every kind, the header, compression of a strided stream,
  * every malformed input with its exact "FILE: byte N[, record K]: problem", a trace cut at every
- * length, the CLI, and a replay of the fuzzing inputs in tests/unit/data/atrace/fuzz/.
+ * length, the CLI, and a replay of the fuzzing inputs in tests/fuzz/atrace/.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include "../../traces/atrace_cli.h"
 #include "tmpdir.h"
 
-#define FUZZ_DIR "tests/unit/data/atrace/fuzz"
+#define FUZZ_DIR "tests/fuzz/atrace"
 
 static char *ta_dir;    /* scratch directory for this run */
 
@@ -1122,7 +1122,7 @@ static void test_cli(void)
 
 /* ---- fuzzing inputs ------------------------------------------------------------------------ */
 
-/* Inputs kept from fuzzing (tests/unit/data/atrace/fuzz/): each reads to a clean end or to an
+/* Inputs kept from fuzzing (tests/fuzz/atrace/): each reads to a clean end or to an
  * error in the trace domain whose message starts with the path, with the same records and the
  * same message for every buffer geometry (run under ASan/UBSan too: make DEBUG=1). */
 static void test_fuzz_corpus(void)

@@ -1,6 +1,6 @@
 /* test_config.c: CUnit tests for sim/config.c: YAML -> CfgNode with positions, every error
  * message, include: (deep merge order, nesting, cycles, missing files), --set, merge, copy,
- * emit -> parse round trips, and the fuzz regression inputs in data/config/fuzz/.
+ * emit -> parse round trips, and the fuzz regression inputs in tests/fuzz/config/.
  * Run from the repository root, or set ARCHSIM_TEST_DATA to tests/unit/data/config.
  */
 #include <CUnit/Basic.h>
@@ -670,11 +670,14 @@ static void test_emit_round_trip(void)
     }
 }
 
-/* Every file in data/config/fuzz/ (inputs that once crashed or broke an oracle) must now load
+/* Every file in tests/fuzz/config/ (inputs that once crashed or broke an oracle) must now load
  * or fail cleanly, with every oracle of the fuzz harness holding. */
 static void test_fuzz_regressions(void)
 {
-    char *dir = test_path("fuzz");
+    /* the kept fuzz corpus, next to the other harnesses' (tests/fuzz/NAME/) */
+    const char *env = g_getenv("ARCHSIM_TEST_DATA");
+    char *dir = env != NULL ? g_build_filename(env, "..", "..", "..", "fuzz", "config", NULL)
+                             : g_strdup("tests/fuzz/config");
     GDir *d = g_dir_open(dir, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
     const char *name;

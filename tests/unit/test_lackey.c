@@ -2,7 +2,7 @@
  *
  * Good lines, valgrind's own lines, every malformed case with its exact "FILE:LINE:COL: problem",
  * gzip input (good, truncated, corrupt), missing files, refill boundaries (tiny buffers), and a
- * replay of the fuzzing corpus kept in tests/unit/data/lackey/fuzz/. Run from the repo root.
+ * replay of the fuzzing corpus kept in tests/fuzz/lackey/. Run from the repo root.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "../../traces/lackey.h"
 #include "tmpdir.h"
 
-#define FUZZ_DIR "tests/unit/data/lackey/fuzz"
+#define FUZZ_DIR "tests/fuzz/lackey"
 #define SAMPLE "traces/samples/matmul64.lackey.gz"
 #define SUMMARY "workloads/matmul/cachegrind.summary"
 
@@ -460,7 +460,7 @@ static void test_sample(void)
     tl_free(&res);
 }
 
-/* Inputs from fuzzing (tests/unit/data/lackey/fuzz/): each must read to a clean end or to an
+/* Inputs from fuzzing (tests/fuzz/lackey/): each must read to a clean end or to an
  * error in the trace domain, with the same references for every buffer size, and never crash
  * (run this under ASan/UBSan: make DEBUG=1). */
 static void test_fuzz_corpus(void)

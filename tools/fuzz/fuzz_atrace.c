@@ -340,6 +340,9 @@ static int fuzz_seeds(const char *dir)
            fuzz_write_raw(dir, "strided-stored.at");
 }
 
+/* The harness convention of tools/fuzz/README.md: each file named in argv[1..] is one input; a
+ * trace the reader rejects (65/66) is a pass; a failed oracle abort()s; exit 0 when every file
+ * passed. */
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--seeds"))
@@ -348,12 +351,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fuzz_atrace FILE...\n       fuzz_atrace --seeds DIR\n");
         return 64;
     }
-    int rc = 0;
     for (int i = 1; i < argc; i++) {
-        int r = fuzz_one(argv[i]);
-        fuzz_raw(argv[i]);
-        if (rc == 0)
-            rc = r;
+        (void)fuzz_one(argv[i]);
+        (void)fuzz_raw(argv[i]);
     }
-    return rc;
+    return 0;
 }
