@@ -251,7 +251,8 @@ void sim_port_call(Component *c, Port *p, Msg *m);
     } while (0)
 
 /* The same for an event that started at an earlier cycle `start` and is reported when it ends,
- * `dur` cycles later (a core access, whose length is known only at its response). */
+ * `dur` cycles later (a core access, whose length is known only at its response). The component
+ * holds `start` with SIM_TRACE_HOLD from the issue on, so that the dump stays in time order. */
 #define SIM_TRACE_AT(c, start, event, dur, ...)                                            \
     do {                                                                                   \
         if (G_UNLIKELY((c)->trace_track >= 0)) {                                           \
@@ -262,6 +263,15 @@ void sim_port_call(Component *c, Port *p, Msg *m);
                            (int)(sizeof args_ / sizeof args_[0]));                         \
             }                                                                              \
         }                                                                                  \
+    } while (0)
+
+/* A component that reports events late (SIM_TRACE_AT) states the earliest start it may still
+ * report, `since` (UINT64_MAX: none), whenever that changes: at issue and at report. The dump
+ * then writes every event in time order (trace_hold in tracedump.h). Costs one branch off. */
+#define SIM_TRACE_HOLD(c, since)                                                           \
+    do {                                                                                   \
+        if (G_UNLIKELY((c)->trace_track >= 0))                                             \
+            trace_hold((c)->sim->trace, (c)->trace_track, (since));                        \
     } while (0)
 
 /* Collects every component's stats (class StatSpec tables) into a StatSet, prefixed by the

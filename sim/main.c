@@ -240,10 +240,18 @@ static void json_str(GString *o, const char *s)
     g_string_append_c(o, '"');
 }
 
+/* The dump's size advice (docs/trace-dumps.md), named by the --trace the user gave. */
+static void trace_warn(const char *message, void *ctx)
+{
+    fprintf(stderr, "archsim run: warning: --trace %s: %s\n", (const char *)ctx, message);
+}
+
 static bool build_trace_options(const RunOpts *o, const char *stage, TraceOptions *to,
                                 char **path_out, GError **error)
 {
     memset(to, 0, sizeof *to);
+    to->warn = trace_warn;
+    to->warn_ctx = o->trace;
     to->end = UINT64_MAX;
     to->format = TRACE_FMT_TEXT;
     char *problem = NULL;

@@ -31,6 +31,15 @@
 /* VCD: changes wait this many cycles in a min-heap before they are written, so an event may be
  * emitted up to this late (e.g. a slice reported when it ends) and still land at its own cycle. */
 #define TRACE_VCD_SLACK 1024u
+/* Time order: events stamped before the newest hold (trace_hold) wait in a min-heap keyed by
+ * (cycle, emission order) and are written once no hold is at or before them. At most this many
+ * wait; past it the oldest are written anyway and a model's later report that lands behind them
+ * is counted as out of order (noted in the dump). ~64 B plus the strings per waiting event. */
+#define TRACE_REORDER_MAX (1u << 16)
+/* Perfetto: past this many bytes of JSON (uncompressed) the dump warns once (TraceOptions.warn):
+ * ui.perfetto.dev gets slow or fails to load JSON of a few hundred MB, chrome://tracing stops at
+ * about 256 MB (docs/trace-dumps.md, "Size advice"). */
+#define TRACE_PF_WARN_BYTES (200u * 1000u * 1000u)
 /* gzip level: 1 is about 3x faster than zlib's default 6 and costs ~15 % more bytes; a dump is
  * written once per run and read a few times, and speed of the run matters more. */
 #define TRACE_GZ_MODE "wb1"
@@ -41,6 +50,7 @@ typedef struct {
     gzFile gz;
     char *buf;
     size_t len, cap;
+    uint64_t flushed;   /* bytes handed to zlib so far (before compression) */
     char *error;        /* first failure as a phrase; later output is dropped */
 } TraceSink;
 
@@ -62,6 +72,7 @@ static bool trace_sink_open(TraceSink *s, int fd, bool compress, char **problem)
 
 static void trace_sink_flush(TraceSink *s)
 {
+    s->flushed += s->len;
     if (s->len > 0 && s->error == NULL) {
         int n = gzwrite(s->gz, s->buf, (unsigned)s->len);
         if (n <= 0 || (size_t)n != s->len) {
@@ -381,6 +392,23 @@ typedef struct {
     uint32_t filter;         /* at close: 1 + index of its translate filter, 0 = none */
 } TraceVar;
 
+/* An event waiting for its turn (time order): its strings are copied into `strs`, which is kept
+ * and reused with the slot, so a steady stream of waiting events allocates nothing. */
+typedef struct {
+    uint64_t cycle, seq, dur;
+    int track, nargs;
+    const char *event;       /* into strs */
+    TraceArg inl[6];         /* the arguments when nargs <= 6 */
+    TraceArg *big;           /* else g_malloc'd here */
+    char *strs;
+    size_t strs_cap;
+} TraceHeld;
+
+typedef struct {
+    uint64_t cycle, seq;
+    uint32_t slot;
+} TraceHeapItem;
+
 typedef struct {
     uint64_t time, seq;      /* heap order: time, then emission order */
     uint64_t value;
@@ -399,6 +427,19 @@ struct TraceDump {
     uint64_t count;
     bool truncated;
     uint64_t first_dropped;
+    /* time order (trace_hold): waiting events, and what each track may still report */
+    GArray *held;            /* TraceHeld slots */
+    GArray *held_free;       /* uint32_t free slot indices */
+    GArray *rheap;           /* TraceHeapItem, binary min-heap by (cycle, seq) */
+    uint64_t rseq;
+    GArray *holds;           /* uint64_t per track: earliest cycle it may still report, or MAX */
+    GArray *hold_tracks;     /* uint32_t tracks that hold now */
+    uint64_t hold_min;       /* min of holds (UINT64_MAX: none) */
+    bool any_written;
+    uint64_t last_cycle;     /* cycle of the last event written */
+    uint64_t out_of_order;   /* written after a later cycle */
+    uint64_t first_cycle;    /* of the first event written (size advice) */
+    bool size_warned;
     /* Perfetto */
     bool any_event;          /* a comma is needed before the next traceEvents entry */
     uint64_t overflow_tracks, unresolved_overlaps;
@@ -793,6 +834,10 @@ static void trace_pf_footer(TraceDump *td)
     if (td->unresolved_overlaps > 0) {
         TRACE_PUT_LIT(s, ",\"unresolved_overlaps\":");
         trace_put_u64(s, td->unresolved_overlaps);
+    }
+    if (td->out_of_order > 0) {
+        TRACE_PUT_LIT(s, ",\"out_of_order_events\":");
+        trace_put_u64(s, td->out_of_order);
     }
     if (td->truncated) {
         TRACE_PUT_LIT(s, ",\"truncated\":true,\"max_events\":");
@@ -1448,6 +1493,16 @@ static void trace_free(TraceDump *td)
     g_array_unref(td->pf_states);
     g_hash_table_unref(td->pf_state_ids);
     g_ptr_array_unref(td->side_files);
+    for (guint i = 0; i < td->held->len; i++) {
+        TraceHeld *h = &g_array_index(td->held, TraceHeld, i);
+        g_free(h->strs);
+        g_free(h->big);
+    }
+    g_array_unref(td->held);
+    g_array_unref(td->held_free);
+    g_array_unref(td->rheap);
+    g_array_unref(td->holds);
+    g_array_unref(td->hold_tracks);
     teach_free(td->teach);
     if (td->globs != NULL) {
         for (GPatternSpec **g = td->globs; *g != NULL; g++)
@@ -1501,6 +1556,12 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
     td->pf_states = g_array_new(FALSE, TRUE, sizeof(TracePfState));
     td->pf_state_ids = g_hash_table_new_full(trace_pf_key_hash, trace_pf_key_equal, g_free, NULL);
     td->side_files = g_ptr_array_new_with_free_func(g_free);
+    td->held = g_array_new(FALSE, TRUE, sizeof(TraceHeld));
+    td->held_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    td->rheap = g_array_new(FALSE, FALSE, sizeof(TraceHeapItem));
+    td->holds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    td->hold_tracks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    td->hold_min = UINT64_MAX;
     if (opts->format == TRACE_FMT_TEACH)
         td->teach = teach_new();
 
@@ -1614,6 +1675,8 @@ int trace_register(TraceDump *td, const char *component)
     uint32_t ci = td->comps->len;
     g_array_append_val(td->comps, c);
     g_hash_table_insert(td->comp_ids, c.path, GINT_TO_POINTER((int)ci + 1));
+    uint64_t none = UINT64_MAX;
+    g_array_append_val(td->holds, none);
     if (td->opts.format == TRACE_FMT_PERFETTO)
         trace_pf_thread_name(td, ci, 0);
     else if (td->opts.format == TRACE_FMT_VCD)
@@ -1697,6 +1760,230 @@ static void trace_emit_jsonl(TraceDump *td, const TraceComp *c, uint64_t cycle, 
     TRACE_PUT_LIT(s, "}\n");
 }
 
+/* Size advice for Perfetto (docs/trace-dumps.md): once the JSON passes TRACE_PF_WARN_BYTES, say
+ * how big it is so far and which window would fit, from this run's events per cycle. */
+static void trace_pf_size_warn(TraceDump *td, uint64_t cycle)
+{
+    td->size_warned = true;
+    if (td->opts.warn == NULL)
+        return;
+    uint64_t bytes = td->out.flushed + td->out.len;
+    double per_event = (double)bytes / (double)td->count;
+    double cycles = (double)(cycle - td->first_cycle + 1);
+    double per_cycle = (double)td->count / cycles;
+    /* half the limit leaves room for the rest of the file and for busier stretches */
+    uint64_t fit = (uint64_t)((double)TRACE_PF_WARN_BYTES / 2.0 / per_event / per_cycle);
+    if (fit == 0)
+        fit = 1;
+    uint64_t from = td->first_cycle, to = from + fit - 1 < from ? UINT64_MAX : from + fit - 1;
+    char *msg = g_strdup_printf(
+        "the Perfetto dump has passed %" G_GUINT64_FORMAT " MB (%" G_GUINT64_FORMAT
+        " events up to cycle %" G_GUINT64_FORMAT "); ui.perfetto.dev may fail to load more than "
+        "about %u MB. At %.2f events per cycle, about %" G_GUINT64_FORMAT " cycles fit in %u MB: "
+        "narrow it with --trace-window FROM:TO (e.g. --trace-window %" G_GUINT64_FORMAT
+        ":%" G_GUINT64_FORMAT ") and --trace-components GLOB, or open it with trace_processor",
+        bytes / 1000000u, td->count, cycle, TRACE_PF_WARN_BYTES / 1000000u,
+        per_cycle, fit, TRACE_PF_WARN_BYTES / 2000000u, from, to);
+    td->opts.warn(msg, td->opts.warn_ctx);
+    g_free(msg);
+}
+
+/* Writes one event that passed the filters, in time order (the caller sees to that). */
+static void trace_write(TraceDump *td, int track, uint64_t cycle, const char *event, uint64_t dur,
+                        const TraceArg *args, int nargs)
+{
+    if (td->opts.max_events != 0 && td->count >= td->opts.max_events) {
+        if (!td->truncated || cycle < td->first_dropped)
+            td->first_dropped = cycle;
+        td->truncated = true;
+        return;
+    }
+    if (!td->any_written) {
+        td->any_written = true;
+        td->first_cycle = td->last_cycle = cycle;
+    } else if (cycle < td->last_cycle) {
+        td->out_of_order++;
+    } else {
+        td->last_cycle = cycle;
+    }
+    td->count++;
+    const TraceComp *c = &g_array_index(td->comps, TraceComp, track);
+    switch (td->opts.format) {
+    case TRACE_FMT_TEXT: trace_emit_text(td, c, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_JSONL: trace_emit_jsonl(td, c, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_PERFETTO:
+        trace_emit_perfetto(td, (uint32_t)track, cycle, event, dur, args, nargs);
+        if (G_UNLIKELY(td->out.flushed + td->out.len > TRACE_PF_WARN_BYTES) && !td->size_warned)
+            trace_pf_size_warn(td, cycle);
+        break;
+    case TRACE_FMT_VCD: trace_emit_vcd(td, (uint32_t)track, cycle, event, dur, args, nargs); break;
+    case TRACE_FMT_TEACH: break;      /* never buffered or written here */
+    }
+}
+
+/* ---- time order: the reorder heap ---- */
+
+static bool trace_heap_less(const TraceHeapItem *a, const TraceHeapItem *b)
+{
+    return a->cycle < b->cycle || (a->cycle == b->cycle && a->seq < b->seq);
+}
+
+static void trace_rheap_push(TraceDump *td, TraceHeapItem it)
+{
+    g_array_append_val(td->rheap, it);
+    TraceHeapItem *h = (TraceHeapItem *)(void *)td->rheap->data;
+    guint i = td->rheap->len - 1;
+    while (i > 0 && trace_heap_less(&h[i], &h[(i - 1) / 2])) {
+        TraceHeapItem t = h[i];
+        h[i] = h[(i - 1) / 2];
+        h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static TraceHeapItem trace_rheap_pop(TraceDump *td)
+{
+    TraceHeapItem *h = (TraceHeapItem *)(void *)td->rheap->data;
+    TraceHeapItem top = h[0];
+    guint n = td->rheap->len - 1;
+    h[0] = h[n];
+    g_array_set_size(td->rheap, n);
+    guint i = 0;
+    for (;;) {
+        guint l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && trace_heap_less(&h[l], &h[m]))
+            m = l;
+        if (r < n && trace_heap_less(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            break;
+        TraceHeapItem t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+static size_t trace_str_need(const char *str)
+{
+    return strlen(str != NULL ? str : "") + 1;
+}
+
+static const char *trace_str_copy(char **dst, const char *str)
+{
+    size_t n = trace_str_need(str);
+    memcpy(*dst, str != NULL ? str : "", n);
+    const char *out = *dst;
+    *dst += n;
+    return out;
+}
+
+/* Copies an event into a free slot and queues it. */
+static void trace_held_push(TraceDump *td, int track, uint64_t cycle, const char *event,
+                            uint64_t dur, const TraceArg *args, int nargs)
+{
+    size_t need = trace_str_need(event);
+    for (int i = 0; i < nargs; i++) {
+        need += trace_str_need(args[i].key);
+        if (args[i].kind == TARG_STR)
+            need += trace_str_need(args[i].v.s);
+        else if (args[i].kind == TARG_ENUM && args[i].name != NULL)
+            need += trace_str_need(args[i].name);
+    }
+    uint32_t slot;
+    if (td->held_free->len > 0) {
+        slot = g_array_index(td->held_free, uint32_t, td->held_free->len - 1);
+        g_array_set_size(td->held_free, td->held_free->len - 1);
+    } else {
+        slot = td->held->len;
+        g_array_set_size(td->held, slot + 1);
+    }
+    TraceHeld *h = &g_array_index(td->held, TraceHeld, slot);
+    if (h->strs_cap < need) {
+        h->strs = g_realloc(h->strs, need);
+        h->strs_cap = need;
+    }
+    char *p = h->strs;
+    h->cycle = cycle;
+    h->seq = td->rseq++;
+    h->dur = dur;
+    h->track = track;
+    h->nargs = nargs;
+    h->event = trace_str_copy(&p, event);
+    TraceArg *dst = h->inl;
+    if (nargs > (int)G_N_ELEMENTS(h->inl)) {
+        h->big = g_renew(TraceArg, h->big, nargs);
+        dst = h->big;
+    }
+    for (int i = 0; i < nargs; i++) {
+        dst[i] = args[i];
+        dst[i].key = trace_str_copy(&p, args[i].key);
+        if (args[i].kind == TARG_STR)
+            dst[i].v.s = trace_str_copy(&p, args[i].v.s);
+        else if (args[i].kind == TARG_ENUM && args[i].name != NULL)
+            dst[i].name = trace_str_copy(&p, args[i].name);
+    }
+    trace_rheap_push(td, (TraceHeapItem){ .cycle = cycle, .seq = h->seq, .slot = slot });
+}
+
+/* Writes the waiting events up to cycle `limit`, oldest first. */
+static void trace_held_flush(TraceDump *td, uint64_t limit)
+{
+    while (td->rheap->len > 0 && g_array_index(td->rheap, TraceHeapItem, 0).cycle <= limit) {
+        TraceHeapItem it = trace_rheap_pop(td);
+        TraceHeld *h = &g_array_index(td->held, TraceHeld, it.slot);
+        trace_write(td, h->track, h->cycle, h->event, h->dur,
+                    h->nargs > (int)G_N_ELEMENTS(h->inl) ? h->big : h->inl, h->nargs);
+        g_array_append_val(td->held_free, it.slot);
+    }
+}
+
+void trace_hold(TraceDump *td, int track, uint64_t since)
+{
+    if (track < 0)
+        return;
+    if (td->kid[0] != NULL) {
+        g_assert((guint)track < td->kid_tracks->len);
+        const int *k = &g_array_index(td->kid_tracks, int, 2 * (guint)track);
+        trace_hold(td->kid[0], k[0], since);
+        trace_hold(td->kid[1], k[1], since);
+        return;
+    }
+    if (td->teach != NULL)
+        return;                       /* the teaching table reads events as they come */
+    g_assert((guint)track < td->holds->len);
+    uint64_t *slot = &g_array_index(td->holds, uint64_t, track);
+    uint64_t old = *slot;
+    if (old == since)
+        return;
+    *slot = since;
+    if (old == UINT64_MAX) {
+        uint32_t t = (uint32_t)track;
+        g_array_append_val(td->hold_tracks, t);
+    } else if (since == UINT64_MAX) {
+        for (guint i = 0; i < td->hold_tracks->len; i++)
+            if (g_array_index(td->hold_tracks, uint32_t, i) == (uint32_t)track) {
+                g_array_remove_index_fast(td->hold_tracks, i);
+                break;
+            }
+    }
+    if (since <= td->hold_min) {
+        td->hold_min = since;
+        return;
+    }
+    if (old != td->hold_min)
+        return;                       /* another track holds the minimum */
+    uint64_t m = UINT64_MAX;
+    for (guint i = 0; i < td->hold_tracks->len; i++) {
+        uint64_t h = g_array_index(td->holds, uint64_t, g_array_index(td->hold_tracks, uint32_t, i));
+        if (h < m)
+            m = h;
+    }
+    td->hold_min = m;
+    trace_held_flush(td, m);
+}
+
 void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uint64_t dur,
                 const TraceArg *args, int nargs)
 {
@@ -1720,23 +2007,22 @@ void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uin
         teach_event(td->teach, (uint32_t)track, cycle, event, dur, args, nargs);
         return;
     }
-    if (td->opts.max_events != 0 && td->count >= td->opts.max_events) {
-        if (!td->truncated) {
-            td->truncated = true;
+    if (td->truncated) {              /* max_events written: the rest is only noted */
+        if (cycle < td->first_dropped)
             td->first_dropped = cycle;
-        }
         return;
     }
-    td->count++;
-    const TraceComp *c = &g_array_index(td->comps, TraceComp, track);
-    switch (td->opts.format) {
-    case TRACE_FMT_TEXT: trace_emit_text(td, c, cycle, event, dur, args, nargs); break;
-    case TRACE_FMT_JSONL: trace_emit_jsonl(td, c, cycle, event, dur, args, nargs); break;
-    case TRACE_FMT_PERFETTO:
-        trace_emit_perfetto(td, (uint32_t)track, cycle, event, dur, args, nargs);
-        break;
-    case TRACE_FMT_VCD: trace_emit_vcd(td, (uint32_t)track, cycle, event, dur, args, nargs); break;
-    case TRACE_FMT_TEACH: break;      /* handled above */
+    /* Waiting events are all later than hold_min, so one at or before it goes out first. */
+    if (cycle <= td->hold_min) {
+        trace_write(td, track, cycle, event, dur, args, nargs);
+        return;
+    }
+    trace_held_push(td, track, cycle, event, dur, args, nargs);
+    if (G_UNLIKELY(td->rheap->len > TRACE_REORDER_MAX)) {
+        /* a hold that lasts too long (a model that never reports): bound the memory, write the
+         * older half; what is reported behind them later is counted as out of order */
+        while (td->rheap->len > TRACE_REORDER_MAX / 2)
+            trace_held_flush(td, g_array_index(td->rheap, TraceHeapItem, 0).cycle);
     }
 }
 
@@ -1751,9 +2037,16 @@ bool trace_close(TraceDump *td, GError **error)
         trace_free(td);
         return ok;
     }
+    trace_held_flush(td, UINT64_MAX);   /* what still waits for a hold (a run that stopped) */
     TraceSink *s = &td->out;
     switch (td->opts.format) {
     case TRACE_FMT_TEXT:
+        if (td->out_of_order > 0) {
+            TRACE_PUT_LIT(s, "# archsim: ");
+            trace_put_u64(s, td->out_of_order);
+            TRACE_PUT_LIT(s, " events out of cycle order (reported later than the reorder buffer "
+                             "waits)\n");
+        }
         if (td->truncated) {
             TRACE_PUT_LIT(s, "# archsim: trace truncated at max_events=");
             trace_put_u64(s, td->opts.max_events);
@@ -1763,6 +2056,11 @@ bool trace_close(TraceDump *td, GError **error)
         }
         break;
     case TRACE_FMT_JSONL:
+        if (td->out_of_order > 0) {
+            TRACE_PUT_LIT(s, "{\"out_of_order_events\":");
+            trace_put_u64(s, td->out_of_order);
+            TRACE_PUT_LIT(s, "}\n");
+        }
         if (td->truncated) {
             TRACE_PUT_LIT(s, "{\"truncated\":true,\"max_events\":");
             trace_put_u64(s, td->opts.max_events);

@@ -66,6 +66,11 @@ typedef struct {
                                   [addr_lo, addr_hi] are dropped (events without addr are kept) */
     uint64_t addr_lo, addr_hi;
     uint64_t max_events;       /* 0 = unlimited; else stop after this many (noted in the file) */
+    /* Size advice: called at most once per dump, with a sentence giving its size so far and a
+     * --trace-window that would fit (the caller names the dump), when a Perfetto dump passes 200 MB of JSON (what
+     * ui.perfetto.dev still loads). NULL: no advice. The CLI prints it on stderr. */
+    void (*warn)(const char *message, void *ctx);
+    void *warn_ctx;
 } TraceOptions;
 
 typedef enum { TARG_U64, TARG_I64, TARG_HEX, TARG_STR, TARG_ENUM } TraceArgKind;
@@ -121,12 +126,23 @@ static inline bool trace_window_has(const TraceOptions *o, uint64_t cycle)
 const TraceOptions *trace_options(const TraceDump *td);
 
 /* Emits one event on a registered track. Args are copied out before return. track == -1 (what
- * trace_register returns for a filtered component) is accepted and ignored. Events should come
- * in nondecreasing cycle order per track; VCD tolerates up to 1024 cycles of lateness (later
- * ones are shown at the first free time and counted in the $comment), Perfetto puts a late slice
- * on an overflow track. */
+ * trace_register returns for a filtered component) is accepted and ignored. `cycle` is never
+ * later than the current cycle: an event is stamped when it happens, or, for one that lasts, at
+ * its start and reported at its end (a core access); the dump writes every format in time order
+ * (nondecreasing cycle; one cycle in emission order) as long as each component that reports
+ * late says so with trace_hold. An event stamped before one already written (no hold, or a
+ * hold kept so long that the reorder buffer overflowed) is written at once and counted: text
+ * and JSON Lines note the count at their end, Perfetto in otherData.out_of_order_events; VCD
+ * places up to 1024 cycles of lateness right and counts the rest in its $comment. */
 void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uint64_t dur,
                 const TraceArg *args, int nargs);
+
+/* Time order: the component of `track` may still report an event stamped at cycle `since` (the
+ * start of its oldest access in flight); UINT64_MAX: nothing pending. Events later than the
+ * smallest hold of all tracks wait in a reorder buffer (at most 65,536 events) until the holds
+ * move past them. Set it when an access is issued and again (or UINT64_MAX) when it is
+ * reported; track == -1 is ignored. The teaching table ignores holds (it reads emission order). */
+void trace_hold(TraceDump *td, int track, uint64_t since);
 
 /* Number of events written so far. */
 uint64_t trace_count(const TraceDump *td);

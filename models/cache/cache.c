@@ -311,6 +311,8 @@ static bool cache_access(Cache *k, Msg *m)
     *ms = (Mshr){ .valid = true, .dirty_on_fill = write, .block = block, .head = m, .tail = m,
                   .ntargets = 1, .alloc = k->base.eng->now };
     k->mshr_used++;
+    if (k->mshr_used == 1)                /* the oldest miss in flight: its fill is reported late */
+        SIM_TRACE_HOLD(&k->base, clock_cycle(k->base.clk, ms->alloc));
     SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", m->addr), TARG_S("op", write ? "write" : "read"),
               TARG_U("mshr", idx));
     Msg *req = sim_msg_alloc(k->base.sim);
@@ -377,8 +379,10 @@ static void fill(Cache *k, Msg *resp)
     k->fills++;
     uint64_t lat = clock_cycle(k->base.clk, k->base.eng->now - ms->alloc);
     sim_hist_add(&k->miss_latency, lat);
-    SIM_TRACE(&k->base, "fill", lat, TARG_X("addr", ms->block << k->line_shift),
-              TARG_U("targets", ms->ntargets));
+    /* one slice per miss, from the MSHR's allocation to the fill (it was stamped at the fill,
+     * which drew it lat cycles into the future) */
+    SIM_TRACE_AT(&k->base, clock_cycle(k->base.clk, ms->alloc), "fill", lat,
+                 TARG_X("addr", ms->block << k->line_shift), TARG_U("targets", ms->ntargets));
     tag_insert(k, ms->block, ms->dirty_on_fill);
     for (Msg *t = ms->head; t;) {
         Msg *next = t->next_free;
@@ -388,6 +392,13 @@ static void fill(Cache *k, Msg *resp)
     ms->valid = false;
     ms->head = ms->tail = NULL;
     k->mshr_used--;
+    if (G_UNLIKELY(k->base.trace_track >= 0)) {   /* the next oldest miss, if any */
+        Tick oldest = TICK_MAX;
+        for (uint32_t i = 0; i < k->p.mshrs; i++)
+            if (k->mshr[i].valid && k->mshr[i].alloc < oldest)
+                oldest = k->mshr[i].alloc;
+        SIM_TRACE_HOLD(&k->base, oldest == TICK_MAX ? UINT64_MAX : clock_cycle(k->base.clk, oldest));
+    }
     sim_msg_free(k->base.sim, resp);
     drain_waiting(k);
 }

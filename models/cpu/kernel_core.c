@@ -309,12 +309,23 @@ static Msg *kc_msg(KCore *k, uint16_t cmd, uint64_t addr)
     return m;
 }
 
+/* Time order of the dump: the earliest "load"/"store" this core may still report is its memory
+ * op in flight (KS_MEM) or its store-buffer drain in flight (SIM_TRACE_HOLD). */
+static void kc_trace_hold(KCore *k)
+{
+    uint64_t since = k->state == KS_MEM ? k->issued_at : UINT64_MAX;
+    if (k->sb_busy && k->sb_sent_at < since)
+        since = k->sb_sent_at;
+    SIM_TRACE_HOLD(&k->base, since);
+}
+
 static void kc_send(KCore *k, Msg *m, int state, int op, uint64_t delay)
 {
     k->state = state;
     k->mem_op = op;
     k->mem_addr = m->addr;
     k->issued_at = kc_now(k) + delay;
+    kc_trace_hold(k);
     sim_port_send(&k->base, k->dc, m, delay);
 }
 
@@ -614,6 +625,7 @@ static uint64_t kc_sb_pump(KCore *k, uint64_t now)
     e->sent = true;
     k->sb_busy = true;
     k->sb_sent_at = now;
+    kc_trace_hold(k);
     k->drains_reordered += i > 0;
     k->stores++;
     Msg *m = kc_msg(k, MSG_WRITE_REQ, e->addr);
@@ -636,6 +648,7 @@ static void kc_sb_drained(KCore *k, uint64_t now)
     k->sb_busy = false;
     SIM_TRACE_AT(&k->base, k->sb_sent_at, "store", now - k->sb_sent_at, TARG_X("addr", e.addr),
                  TARG_I("value", e.val), TARG_S("cache", k->dc->peer->owner->name));
+    kc_trace_hold(k);
     SIM_TRACE(&k->base, "drain", 0, TARG_X("addr", e.addr), TARG_I("value", e.val),
               TARG_U("sb", (uint64_t)k->n_sb));
     if (k->state == KS_SB_WAIT &&
@@ -1043,6 +1056,7 @@ static void kc_done(KCore *k, Msg *m, uint64_t now)
     }
     }
     k->state = KS_RUN;
+    kc_trace_hold(k);
     k->pc = k->mem_op + 1;
     /* a spinning load that will loop again: sleep on the line */
     if (op->spin && k->p.spin_elision && k->n_sb == 0 && !k->tx_depth) {   /* (a buffered store may drain) */

@@ -352,6 +352,17 @@ static uint64_t rand_delay(SimRng *rng, uint64_t max)
     return sim_rng_below(rng, lim + 1);
 }
 
+/* Time order of the dump: the oldest access in flight is the earliest "load"/"store" this core
+ * may still report (SIM_TRACE_HOLD). */
+static void mm_trace_hold(MmCore *k)
+{
+    uint64_t since = UINT64_MAX;
+    for (int i = 0; i < k->n; i++)
+        if (k->st[i] == OPS_SENT && k->sent_at[i] < since)
+            since = k->sent_at[i];
+    SIM_TRACE_HOLD(&k->base, since);
+}
+
 static void send(MmCore *k, int i, uint64_t now)
 {
     Component *c = &k->base;
@@ -382,6 +393,7 @@ static void send(MmCore *k, int i, uint64_t now)
     }
     k->st[i] = OPS_SENT;
     k->sent_at[i] = now;
+    mm_trace_hold(k);
     sim_port_send(c, k->dc, m, 0);
 }
 
@@ -504,6 +516,7 @@ static void mm_recv(Component *c, Port *port, Msg *m)
     sim_msg_free(c->sim, m);
     sim_progress(c->eng);
     op_done(k, i);
+    mm_trace_hold(k);
     uint64_t next = advance(k);
     if (next > 0)
         sim_component_wake_in(c, next);

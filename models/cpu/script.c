@@ -235,6 +235,7 @@ static uint64_t script_tick(Component *c)
         k->loads++;
     k->issued_at = now;
     k->waiting = true;
+    SIM_TRACE_HOLD(c, now);             /* its "load"/"store" is reported at the response */
     sim_port_send(c, k->dc, m, 0);
     return 0;
 }
@@ -252,6 +253,7 @@ static void script_recv(Component *c, Port *port, Msg *m)
     SIM_TRACE_AT(c, k->issued_at, op->store ? "store" : "load", now - k->issued_at,
                  TARG_X("addr", op->addr), TARG_U("value", v),
                  TARG_S("cache", k->dc->peer->owner->name));
+    SIM_TRACE_HOLD(c, UINT64_MAX);
     sim_msg_free(c->sim, m);
     sim_progress(c->eng);
     k->waiting = false;

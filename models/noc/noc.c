@@ -111,6 +111,7 @@ typedef struct {
     uint32_t *freed;            /* queues whose credit returns at the end of this cycle */
     uint32_t nfreed;
     uint64_t in_flight;
+    uint64_t trace_since;       /* the oldest t0 in flight while tracing (SIM_TRACE_HOLD) */
     Port **port;
     /* stats */
     uint64_t injected, delivered, flits, bytes, blocked;
@@ -581,6 +582,10 @@ static void noc_recv(Component *c, Port *port, Msg *m)
     queue_push(k, k->nlinks + port->slot, i, pk->t0);
     k->injected++;
     k->in_flight++;
+    if (G_UNLIKELY(c->trace_track >= 0) && k->in_flight == 1) {
+        k->trace_since = pk->t0;          /* its "deliver" is reported when it arrives */
+        SIM_TRACE_HOLD(c, pk->t0);
+    }
     sim_component_wake(c);
 }
 
@@ -598,10 +603,21 @@ static void deliver(Noc *k, NocLink *l, int32_t i, uint64_t now)
     sim_hist_add(&k->latency, lat);
     sim_hist_add(&k->hops, pk->hops);
     k->hop_count[pk->hops <= k->diameter ? pk->hops : k->diameter]++;
-    SIM_TRACE(&k->base, "deliver", lat, TARG_U("src", pk->src), TARG_U("dst", pk->dst),
-              TARG_U("vnet", pk->vnet), TARG_U("hops", pk->hops));
+    /* one slice per packet, from injection to arrival (it was stamped at the last hop, which
+     * drew it lat cycles from there) */
+    SIM_TRACE_AT(&k->base, pk->t0, "deliver", lat, TARG_U("src", pk->src), TARG_U("dst", pk->dst),
+                 TARG_U("vnet", pk->vnet), TARG_U("hops", pk->hops));
+    uint64_t t0 = pk->t0;
     pkt_release(k, i);
     k->in_flight--;
+    if (G_UNLIKELY(k->base.trace_track >= 0) && t0 <= k->trace_since) {
+        uint64_t oldest = UINT64_MAX;     /* in-flight packets hold their Msg */
+        for (uint32_t j = 0; j < k->npkt && k->in_flight > 0; j++)
+            if (k->pkt[j].m != NULL && k->pkt[j].t0 < oldest)
+                oldest = k->pkt[j].t0;
+        k->trace_since = oldest;
+        SIM_TRACE_HOLD(&k->base, oldest);
+    }
     sim_port_send(&k->base, k->port[l->node], m, done - now);
 }
 

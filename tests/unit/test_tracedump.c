@@ -482,9 +482,152 @@ static void test_text_exact(void)
         "     12: system.core0: hit lat=3 delta=-4 pc=0x0\n"
         "1234567890: system.l1d: evict dur=10\n"
         "      0: system.core0: odd? msg=a?b?c min=-9223372036854775808 "
-        "max=18446744073709551615 x=0xffffffffffffffff\n");
+        "max=18446744073709551615 x=0xffffffffffffffff\n"
+        /* emitted after a later cycle with no trace_hold: written as it came, and counted */
+        "# archsim: 1 events out of cycle order (reported later than the reorder buffer waits)\n");
     g_free(text);
     g_free(part);
+    g_free(path);
+    g_free(dir);
+}
+
+/* issue 15 item 10: a core access is reported when it completes but stamped with its start.
+ * With the core's hold (trace_hold from the issue on) every format is written in cycle order,
+ * the held event's strings survive the caller's buffer, and nothing is counted out of order. */
+static void issue15_item10_emit(TraceDump *td, int core, int l1d)
+{
+    char name[16];
+    trace_hold(td, core, 10);                      /* core issues a load at cycle 10 */
+    TraceArg miss[] = { TARG_X("addr", 0x40), TARG_S("op", "read") };
+    trace_emit(td, l1d, 11, "miss", 0, miss, 2);
+    trace_emit(td, l1d, 20, "fill", 0, miss, 2);
+    trace_hold(td, l1d, 25);                      /* a second holder, released first */
+    trace_emit(td, core, 26, "fetch", 0, NULL, 0);
+    trace_hold(td, l1d, UINT64_MAX);
+    g_strlcpy(name, "load", sizeof name);         /* a name in the caller's buffer */
+    TraceArg ld[] = { TARG_X("addr", 0x40), TARG_S("cache", "l1d"), TARG_E("to", 5, "S"),
+                      TARG_U("a", 1), TARG_U("b", 2), TARG_U("c", 3), TARG_U("d", 4) };
+    trace_emit(td, core, 10, name, 17, ld, 7);    /* reported at 27, stamped at its start */
+    memset(name, 'x', sizeof name - 1);
+    trace_hold(td, core, UINT64_MAX);
+    trace_emit(td, core, 30, "fetch", 0, NULL, 0);
+}
+
+static void test_issue15_item10_time_order(void)
+{
+    static const TraceFormat fmts[] = { TRACE_FMT_TEXT, TRACE_FMT_JSONL, TRACE_FMT_PERFETTO,
+                                        TRACE_FMT_VCD };
+    static const char *const names[] = { "t.txt", "t.jsonl", "t.json", "t.vcd" };
+    for (size_t f = 0; f < G_N_ELEMENTS(fmts); f++) {
+        char *dir = test_dir("order");
+        char *path = g_build_filename(dir, names[f], NULL);
+        TraceOptions o = opts_for(fmts[f], path);
+        GError *err = NULL;
+        TraceDump *td = trace_open(&o, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+        int core = trace_register(td, "system.core0");
+        int l1d = trace_register(td, "system.l1d");
+        issue15_item10_emit(td, core, l1d);
+        CU_ASSERT_EQUAL(trace_count(td), 5);
+        CU_ASSERT_TRUE(trace_close(td, &err));
+        char *text = slurp(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        if (fmts[f] == TRACE_FMT_TEXT) {
+            CU_ASSERT_STRING_EQUAL(text,
+                "     10: system.core0: load addr=0x40 cache=l1d to=S a=1 b=2 c=3 d=4 dur=17\n"
+                "     11: system.l1d: miss addr=0x40 op=read\n"
+                "     20: system.l1d: fill addr=0x40 op=read\n"
+                "     26: system.core0: fetch\n"
+                "     30: system.core0: fetch\n");
+        } else if (fmts[f] == TRACE_FMT_JSONL) {
+            const char *a = strstr(text, "\"cycle\":10,"), *b = strstr(text, "\"cycle\":11,");
+            const char *c = strstr(text, "\"cycle\":26,");
+            CU_ASSERT_TRUE(a != NULL && b != NULL && c != NULL && a < b && b < c);
+            CU_ASSERT_PTR_NULL(strstr(text, "out_of_order"));
+        } else if (fmts[f] == TRACE_FMT_PERFETTO) {
+            const char *a = strstr(text, "\"ts\":10,"), *b = strstr(text, "\"ts\":11,");
+            const char *c = strstr(text, "\"ts\":26,");
+            CU_ASSERT_TRUE(a != NULL && b != NULL && c != NULL && a < b && b < c);
+            CU_ASSERT_PTR_NULL(strstr(text, "out_of_order"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"name\":\"load\""));
+        } else {
+            CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n#10\n"));
+            CU_ASSERT_PTR_NULL(strstr(text, "cycles late and are shown"));
+        }
+        g_free(text);
+        g_free(path);
+        g_free(dir);
+    }
+}
+
+/* issue 15 item 10: a hold that is never released cannot grow the buffer without bound: past
+ * 65,536 waiting events the oldest are written, and what is reported behind them is counted. */
+static void test_issue15_item10_bounded(void)
+{
+    char *dir = test_dir("order-bound");
+    char *path = g_build_filename(dir, "t.txt", NULL);
+    TraceOptions o = opts_for(TRACE_FMT_TEXT, path);
+    GError *err = NULL;
+    TraceDump *td = trace_open(&o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    int core = trace_register(td, "core");
+    trace_hold(td, core, 0);
+    for (uint64_t c = 1; c <= 200000; c++)
+        trace_emit(td, core, c, "tick", 0, NULL, 0);
+    trace_emit(td, core, 0, "late", 0, NULL, 0);
+    CU_ASSERT_TRUE(trace_count(td) > 100000);      /* written while the hold lasts */
+    CU_ASSERT_TRUE(trace_close(td, &err));
+    gsize len = 0;
+    char *text = slurp(path, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "# archsim: 1 events out of cycle order"));
+    g_free(text);
+    g_free(path);
+    g_free(dir);
+}
+
+/* issue 15 item 10: past 200 MB a Perfetto dump calls TraceOptions.warn once, naming its size
+ * and a --trace-window that fits (from the events per cycle so far). */
+static void count_warn(const char *message, void *ctx)
+{
+    GPtrArray *seen = ctx;
+    g_ptr_array_add(seen, g_strdup(message));
+}
+
+static void test_issue15_item10_perfetto_size_warning(void)
+{
+    char *dir = test_dir("pf-size");
+    char *path = g_build_filename(dir, "t.json", NULL);
+    TraceOptions o = opts_for(TRACE_FMT_PERFETTO, path);
+    GPtrArray *seen = g_ptr_array_new_with_free_func(g_free);
+    o.warn = count_warn;
+    o.warn_ctx = seen;
+    GError *err = NULL;
+    TraceDump *td = trace_open(&o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    int l1d = trace_register(td, "system.l1d");
+    TraceArg a[] = { TARG_X("addr", 0x1fff000d40), TARG_S("op", "read"), TARG_U("mshr", 3) };
+    uint64_t c = 0;
+    while (trace_count(td) < 1200000 && seen->len == 0) {   /* ~105 B per event: 2 M events */
+        trace_emit(td, l1d, c, "miss", 0, a, 3);
+        trace_emit(td, l1d, c, "hit", 0, a, 3);
+        c++;
+    }
+    CU_ASSERT_EQUAL(seen->len, 0);                   /* not yet at 200 MB */
+    for (int i = 0; i < 2000000 && seen->len == 0; i++, c++) {
+        trace_emit(td, l1d, c, "miss", 0, a, 3);
+        trace_emit(td, l1d, c, "hit", 0, a, 3);
+    }
+    for (int i = 0; i < 1000; i++, c++)
+        trace_emit(td, l1d, c, "miss", 0, a, 3);
+    CU_ASSERT_EQUAL_FATAL(seen->len, 1);             /* once */
+    const char *msg = g_ptr_array_index(seen, 0);
+    CU_ASSERT_TRUE(g_str_has_prefix(msg, "the Perfetto dump has passed 200 MB"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "2.00 events per cycle"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "--trace-window 0:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "--trace-components"));
+    trace_abort(td);
+    g_ptr_array_unref(seen);
     g_free(path);
     g_free(dir);
 }
@@ -1710,6 +1853,10 @@ int main(int argc, char **argv)
         { "text event larger than the buffer", test_text_big_event },
         { "jsonl lines valid and escaped", test_jsonl_valid_and_escaped },
         { "perfetto rules and overflow tracks", test_perfetto },
+        { "issue15_item10: every format in time order with holds", test_issue15_item10_time_order },
+        { "issue15_item10: reorder buffer bounded, overflow counted", test_issue15_item10_bounded },
+        { "issue15_item10: perfetto size warning, once, with a window",
+          test_issue15_item10_perfetto_size_warning },
         { "perfetto truncation metadata", test_perfetto_truncated },
         { "vcd checker catches bad VCD", test_vcd_checker_catches_errors },
         { "vcd header, times, ids, filter, values", test_vcd },
