@@ -1865,31 +1865,31 @@ static TraceHeapItem trace_rheap_pop(TraceDump *td)
     return top;
 }
 
-static size_t trace_str_need(const char *str)
+/* Copies a string of n bytes (NUL included) to *dst and moves it on. */
+static const char *trace_str_copy(char **dst, const char *str, size_t n)
 {
-    return strlen(str != NULL ? str : "") + 1;
-}
-
-static const char *trace_str_copy(char **dst, const char *str)
-{
-    size_t n = trace_str_need(str);
-    memcpy(*dst, str != NULL ? str : "", n);
+    memcpy(*dst, str, n);
     const char *out = *dst;
     *dst += n;
     return out;
 }
 
-/* Copies an event into a free slot and queues it. */
+/* Copies an event into a free slot and queues it. Each string is measured once (this is the
+ * hot path of a dump while any component holds). */
 static void trace_held_push(TraceDump *td, int track, uint64_t cycle, const char *event,
                             uint64_t dur, const TraceArg *args, int nargs)
 {
-    size_t need = trace_str_need(event);
+    size_t small[1 + 2 * 8], *len = small;
+    if (nargs > 8)
+        len = g_new(size_t, 1 + 2 * (size_t)nargs);
+    len[0] = strlen(event) + 1;
+    size_t need = len[0];
     for (int i = 0; i < nargs; i++) {
-        need += trace_str_need(args[i].key);
-        if (args[i].kind == TARG_STR)
-            need += trace_str_need(args[i].v.s);
-        else if (args[i].kind == TARG_ENUM && args[i].name != NULL)
-            need += trace_str_need(args[i].name);
+        const char *v = args[i].kind == TARG_STR ? (args[i].v.s != NULL ? args[i].v.s : "")
+                        : args[i].kind == TARG_ENUM ? args[i].name : NULL;
+        len[1 + 2 * i] = strlen(args[i].key) + 1;
+        len[2 + 2 * i] = v != NULL ? strlen(v) + 1 : 0;
+        need += len[1 + 2 * i] + len[2 + 2 * i];
     }
     uint32_t slot;
     if (td->held_free->len > 0) {
@@ -1910,7 +1910,7 @@ static void trace_held_push(TraceDump *td, int track, uint64_t cycle, const char
     h->dur = dur;
     h->track = track;
     h->nargs = nargs;
-    h->event = trace_str_copy(&p, event);
+    h->event = trace_str_copy(&p, event, len[0]);
     TraceArg *dst = h->inl;
     if (nargs > (int)G_N_ELEMENTS(h->inl)) {
         h->big = g_renew(TraceArg, h->big, nargs);
@@ -1918,12 +1918,15 @@ static void trace_held_push(TraceDump *td, int track, uint64_t cycle, const char
     }
     for (int i = 0; i < nargs; i++) {
         dst[i] = args[i];
-        dst[i].key = trace_str_copy(&p, args[i].key);
+        dst[i].key = trace_str_copy(&p, args[i].key, len[1 + 2 * i]);
         if (args[i].kind == TARG_STR)
-            dst[i].v.s = trace_str_copy(&p, args[i].v.s);
+            dst[i].v.s = trace_str_copy(&p, args[i].v.s != NULL ? args[i].v.s : "",
+                                        len[2 + 2 * i]);
         else if (args[i].kind == TARG_ENUM && args[i].name != NULL)
-            dst[i].name = trace_str_copy(&p, args[i].name);
+            dst[i].name = trace_str_copy(&p, args[i].name, len[2 + 2 * i]);
     }
+    if (len != small)
+        g_free(len);
     trace_rheap_push(td, (TraceHeapItem){ .cycle = cycle, .seq = h->seq, .slot = slot });
 }
 

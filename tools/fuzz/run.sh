@@ -5,7 +5,8 @@
 # dictionary tools/fuzz/NAME.dict if there is one; then replay every input it kept (queue,
 # crashes, hangs) through the ASan+UBSan build; print executions, paths, crashes and hangs.
 # Exits 1 on any finding and names each reproducer. Binaries come from `make fuzz-harnesses`.
-# Everything is written under build-fuzz/NAME/ (removed and made again on each run).
+# Everything is written under build-fuzz/NAME/, made again on each run; the previous run's queue
+# is added to the seeds, so sessions add up.
 SECS=${FUZZ_SECONDS:-1800}
 JOBS=${FUZZ_JOBS:-1}
 ENGINE=${FUZZ_ENGINE:-afl}
@@ -61,11 +62,20 @@ fuzz_one() {
     [ -f "$src" ] || { echo "fuzz $name: no $src" >&2; return 1; }
     [ -x "$bin" ] && [ -x "build-fuzz/asan/fuzz/fuzz_$name" ] ||
         { echo "fuzz $name: $bin missing: run make fuzz-harnesses" >&2; return 1; }
+    # seeds: the kept corpus (not its README), plus the queue of the previous run if there is one
+    # (so sessions add up); one trivial input when there is nothing yet
+    rm -rf "$dir.prev"
+    for q in "$dir/out/default/queue" "$dir/corpus"; do
+        [ -d "$q" ] && mkdir -p "$dir.prev" && find "$q" -maxdepth 1 -type f ! -name '.*' | while read -r f; do cp "$f" "$dir.prev/prev-$(basename "$f" | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c1-60)"; done
+    done
     rm -rf "$dir"
     mkdir -p "$dir/seeds"
-    # seeds: the kept corpus (not its README); one trivial input when there is none yet
     if [ -d "tests/fuzz/$name" ]; then
         find "tests/fuzz/$name" -type f ! -name '*.md' -exec cp {} "$dir/seeds/" \;
+    fi
+    if [ -d "$dir.prev" ]; then
+        cp "$dir.prev"/* "$dir/seeds/" 2>/dev/null
+        rm -rf "$dir.prev"
     fi
     [ -n "$(ls "$dir/seeds")" ] || printf '0\n' > "$dir/seeds/empty"
     dict=
@@ -90,7 +100,7 @@ fuzz_one() {
         crashes=$(stat "$st" saved_crashes unique_crashes)
         hangs=$(stat "$st" saved_hangs unique_hangs)
         kept="$dir/out/default/queue $dir/out/default/crashes $dir/out/default/hangs"
-        finds="$dir/out/default/crashes $dir/out/default/hangs"
+        crashdir=$dir/out/default/crashes
     else
         mkdir -p "$dir/corpus" "$dir/artifacts"
         "$bin" -max_total_time="$SECS" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
@@ -101,19 +111,28 @@ fuzz_one() {
         crashes=$(find "$dir/artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' \) | wc -l)
         hangs=$(find "$dir/artifacts" -type f \( -name 'timeout-*' -o -name 'slow-unit-*' \) | wc -l)
         kept="$dir/corpus $dir/artifacts"
-        finds="$dir/artifacts"
+        crashdir="$dir/artifacts/crash-* $dir/artifacts/leak-*"
     fi
     replay "$name" $kept
     read -r nrep badrep < "$dir/replay.txt"
+    # A hang is an input that ran past the fuzzer's 1 s limit. On a loaded machine that can be
+    # the machine: each is rerun alone with 2 s, and only one that is still too slow counts.
+    slow=0; hangdir=$dir/out/default/hangs
+    [ "$ENGINE" = afl ] || hangdir=$dir/artifacts
+    for f in $(find "$hangdir" -type f \( -name 'id:*' -o -name 'timeout-*' -o -name 'slow-unit-*' \) 2>/dev/null); do
+        if [ "$ENGINE" = afl ]; then timeout 2 "$bin" "$f" > /dev/null 2>&1
+        else timeout 2 "build-fuzz/asan/fuzz/fuzz_$name" "$f" > /dev/null 2>&1; fi
+        [ $? -eq 124 ] && { slow=$((slow + 1)); echo "  REPRODUCER $f (hang: still over 2 s alone)"; }
+    done
     echo "fuzz $name: ${execs:-0} executions, ${paths:-0} paths, ${crashes:-0} crashes," \
-         "${hangs:-0} hangs in ${SECS}s ($ENGINE); replay of $nrep kept inputs under ASan+UBSan:" \
-         "$badrep failed"
+         "${hangs:-0} hangs ($slow still over 2 s alone) in ${SECS}s ($ENGINE);" \
+         "replay of $nrep kept inputs under ASan+UBSan: $badrep failed"
     status=0
-    for f in $(find $finds -type f ! -name README.txt 2>/dev/null); do
+    for f in $(find $crashdir -type f ! -name README.txt 2>/dev/null); do
         echo "  REPRODUCER $f"
         status=1
     done
-    [ "${crashes:-0}" = 0 ] && [ "${hangs:-0}" = 0 ] && [ "$badrep" = 0 ] || status=1
+    [ "${crashes:-0}" = 0 ] && [ "$slow" = 0 ] && [ "$badrep" = 0 ] || status=1
     echo "$status" > "$dir/status"
     return $status
 }
