@@ -1,10 +1,9 @@
 /* tracedump.c: the per-cycle event dump of tracedump.h in four formats, through one buffered
- * zlib sink (plain files use zlib's transparent "wT" mode), written to PATH.part and renamed.
- *
+ * zlib sink (plain files use zlib's transparent "wT" mode), written to PATH.part and renamed;
+ * events reach the formats in time order through a reorder heap bounded by trace_hold.
  * Layouts follow gem5's DPRINTF lines (src/base/trace.cc), the Chrome Trace Event Format as
  * Perfetto's JSON importer reads it, and IEEE 1364-2005 section 18 (VCD) with GTKWave translate
- * filter files; ../shared/notes/conventions.md sections 2.1, 2.4 and 2.6 give the rules used here.
- */
+ * filter files. */
 #include "tracedump.h"
 
 #include <errno.h>
