@@ -146,7 +146,11 @@ typedef struct {
     TState st;
     Port *dc, *sync;
     uint32_t sb_used, loads_out;
-    double credit;
+    double credit;              /* cycles of compute owed below one (tc_take carries them) */
+    /* a record whose compute gap the core is spending (tc_take): it issues at gap_until */
+    AtRecord gap_rec;
+    bool gap_held;
+    uint64_t gap_until;
     /* a record in progress: remaining line pieces of a range, post-action */
     AtRecord cur;
     bool cur_active;
@@ -404,6 +408,62 @@ static void finish(TCore *k)
     sync_send(k, MSG_SYNC_DONE, 0, 0);
 }
 
+/* ---- compute gaps: one rule for model none, the models and transactions --------------------
+ * A record's compute gap is cpi x the instructions it counts (the trace's gap, this instruction
+ * included; 1 when the trace has none), plus the fraction of a cycle carried from the records
+ * before. It is spent BEFORE the record issues, in program order, whatever the record is: the
+ * core computes for gap - 1 cycles and the record issues in the gap's last cycle (a record of
+ * gap 0 issues in the same cycle as the one before). A record that then waits (a load, an atomic,
+ * a lock, a join, a barrier, a full store buffer) waits after its own compute, and the compute of
+ * the records after it comes after the wait, as on an in-order core: compute before a lock is not
+ * inside the critical section, compute after a load is not paid during it.
+ *
+ *   ... record i-1 done | gap_i - 1 cycles of compute | record i issues | (its wait) | gap_i+1 ...
+ */
+enum { TAKE_GO, TAKE_GAP, TAKE_END };
+
+/* The next record, once its compute gap is spent. TAKE_GO: *out is the record (a copy: exec may
+ * peek ahead and refill the buffer) and *cycles its share of the current cycle (1, or 0 when its
+ * gap was 0); TAKE_GAP: sleep *cycles first (the record is kept, and returned by the call after
+ * them; an early wake-up sleeps the rest); TAKE_END: the trace is over. Counts the record and its
+ * instructions when taken from the trace (a transaction's records replayed from the copy: time
+ * only). */
+static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
+{
+    uint64_t now = sim_component_cycle(&k->base);
+    if (k->gap_held) {
+        if (now < k->gap_until) {
+            *cycles = k->gap_until - now;
+            return TAKE_GAP;
+        }
+        k->gap_held = false;
+        *out = k->gap_rec;
+        *cycles = 1;
+        return TAKE_GO;
+    }
+    const AtRecord *r = next_record(k);
+    if (!r)
+        return TAKE_END;
+    uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
+    if (!k->tx_from_buf) {
+        k->records++;
+        k->instructions += insts;
+    }
+    k->credit += (double)insts * k->p.cpi;
+    uint64_t gap = (uint64_t)k->credit;
+    k->credit -= (double)gap;
+    *out = *r;
+    if (gap > 1) {
+        k->gap_rec = *r;
+        k->gap_held = true;
+        k->gap_until = now + gap - 1;
+        *cycles = gap - 1;
+        return TAKE_GAP;
+    }
+    *cycles = gap;
+    return TAKE_GO;
+}
+
 /* ---- pthread mutexes as a lock algorithm (mutex != manager, tclocks.h) --------------------- */
 
 /* A lock or unlock record: run from the next tick, in TS_LOCK. */
@@ -519,7 +579,6 @@ static int spin_lock_step(TCore *k, const AtRecord *r)
  * message). */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r))
         return tctx_marker(k, r);
     if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
@@ -1032,7 +1091,6 @@ static uint64_t mm_step(TCore *k)
 /* Takes a new record (a copy: exec may peek ahead and refill the buffer); as exec. */
 static uint64_t mm_exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r)) {
         k->cur_active = false;
         return tctx_marker(k, r);
@@ -1104,25 +1162,21 @@ static uint64_t mm_tick(TCore *k)
         if (k->n_block > 0)
             return 0;
         k->st = TS_RUN;
-        uint64_t wait = 0;
         if (k->cur_active) {
-            wait = mm_step(k);
+            mm_step(k);       /* its gap was spent before it first issued (tc_take) */
             if (k->st != TS_RUN)
                 return 0;
         }
-        /* the gaps owed since the wait began, before the next record (else a run of records
-           that each wait, e.g. stores finding the buffer full, would never pay them and come
-           bunched, their compute lumped after them) */
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     if (k->st != TS_RUN)
         return 0;
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
+        AtRecord rec;
+        uint64_t gap;
+        int take = tc_take(k, &rec, &gap);
+        if (take == TAKE_GAP)
+            return gap;
+        if (take == TAKE_END) {
             if (k->head < k->tail) {
                 k->st = TS_WAIT_ORDER;     /* the last accesses perform first */
                 return 0;
@@ -1130,16 +1184,10 @@ static uint64_t mm_tick(TCore *k)
             finish(k);
             return 0;
         }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
         uint64_t wait = mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
         if (gap + wait > 1)
             return gap > wait ? gap : wait;
     }
@@ -1586,23 +1634,18 @@ static uint64_t tctx_tick(TCore *k)
         return 0;
     }
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = tctx_next_record(k);
-        g_assert(r);                              /* the trace's end is an AT_TX_END here */
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        if (!k->tx_from_buf) {
-            k->records++;
-            k->instructions += insts;
-        }
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
+        AtRecord rec;
+        uint64_t gap;
+        int take = tc_take(k, &rec, &gap);   /* next_record: tctx_next_record in a region */
+        g_assert(take != TAKE_END);           /* the trace's end is an AT_TX_END here */
+        if (take == TAKE_GAP)
+            return gap;
         uint64_t wait = tctx_exec(k, &rec);
         sim_progress(c->eng);
         if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
             return 1;
         if (k->txs != TXS_RUN)
             return 0;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
         if (gap + wait > 1)
             return gap > wait ? gap : wait;
     }
@@ -1629,6 +1672,7 @@ static void tctx_aborted(TCore *k, uint64_t status)
     SIM_TRACE(c, "tx_aborted", 0, TARG_U("tx", k->tx_num), TARG_X("status", status));
     k->tx_ld_out = k->tx_st_out = 0;
     k->tx_cur_active = false;
+    k->gap_held = false;      /* a record spending its gap: in the copy, run again from it */
     /* whatever the core was doing (a gap, a wait) is void: the abort path runs now */
     if (sim_event_scheduled(&c->tick_ev))
         sim_deschedule(c->eng, &c->tick_ev);
@@ -1822,25 +1866,23 @@ static uint64_t tcore_tick(Component *c)
     }
     /* run records until one has to wait */
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
+        AtRecord rec;
+        uint64_t gap;
+        int take = tc_take(k, &rec, &gap);
+        if (take == TAKE_GAP)
+            return gap;
+        if (take == TAKE_END) {
             if (k->sb_used > 0 || k->loads_out > 0)
                 return 0;
             finish(k);
             return 0;
         }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;   /* exec may peek ahead and refill the buffer */
         uint64_t wait = exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
         if (gap + wait > 1)
             return gap > wait ? gap : wait;
     }
@@ -1863,7 +1905,7 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
             k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
             if (k->mm) {
                 /* granted: an acquisition's access goes through the pipeline like any other;
-                   mm_tick resumes (paying the gaps owed first) */
+                   mm_tick resumes (the record's gap was spent before it asked) */
                 if (k->cur_active && k->cur_lock == LOCK_WAIT) {
                     k->cur_lock = LOCK_GRANTED;
                     if (k->cur.kind == AT_ALOAD) {
@@ -2074,6 +2116,9 @@ static void tcore_dump(Component *c, GString *out)
         tcl_thread_dump(k->tl, out);
     if (k->p.htm)
         tctx_dump(k, out);
+    if (k->gap_held)
+        g_string_append_printf(out, "  computing the gap of record %" G_GUINT64_FORMAT " until "
+                               "cycle %" G_GUINT64_FORMAT "\n", k->records, k->gap_until);
     if (!k->mm) {
         g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
                                "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);
