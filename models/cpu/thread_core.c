@@ -412,22 +412,22 @@ static void finish(TCore *k)
  * A record's compute gap is cpi x the instructions it counts (the trace's gap, this instruction
  * included; 1 when the trace has none), plus the fraction of a cycle carried from the records
  * before. It is spent BEFORE the record issues, in program order, whatever the record is: the
- * core computes for gap - 1 cycles and the record issues in the gap's last cycle (a record of
- * gap 0 issues in the same cycle as the one before). A record that then waits (a load, an atomic,
- * a lock, a join, a barrier, a full store buffer) waits after its own compute, and the compute of
- * the records after it comes after the wait, as on an in-order core: compute before a lock is not
- * inside the critical section, compute after a load is not paid during it.
+ * core computes for the gap's cycles, then the record issues (a record of gap 0 issues in the
+ * same cycle as the one before). A record that then waits (a load, an atomic, a lock, a join, a
+ * barrier, a full store buffer) waits after its own compute, and the compute of the records
+ * after it comes after the wait, as on an in-order core: compute before a lock is not inside the
+ * critical section, compute after a load is not paid during it. A record that does not wait
+ * costs its gap; one that waits, its gap plus the wait.
  *
- *   ... record i-1 done | gap_i - 1 cycles of compute | record i issues | (its wait) | gap_i+1 ...
+ *   ... record i-1 done | gap_i cycles of compute | record i issues | (its wait) | gap_i+1 ...
  */
 enum { TAKE_GO, TAKE_GAP, TAKE_END };
 
 /* The next record, once its compute gap is spent. TAKE_GO: *out is the record (a copy: exec may
- * peek ahead and refill the buffer) and *cycles its share of the current cycle (1, or 0 when its
- * gap was 0); TAKE_GAP: sleep *cycles first (the record is kept, and returned by the call after
- * them; an early wake-up sleeps the rest); TAKE_END: the trace is over. Counts the record and its
- * instructions when taken from the trace (a transaction's records replayed from the copy: time
- * only). */
+ * peek ahead and refill the buffer), to issue now; TAKE_GAP: sleep *cycles first (the record is
+ * kept, and returned by the call after them; an early wake-up sleeps the rest); TAKE_END: the
+ * trace is over. Counts the record and its instructions when taken from the trace (a
+ * transaction's records replayed from the copy: time only). */
 static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
 {
     uint64_t now = sim_component_cycle(&k->base);
@@ -438,7 +438,6 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
         }
         k->gap_held = false;
         *out = k->gap_rec;
-        *cycles = 1;
         return TAKE_GO;
     }
     const AtRecord *r = next_record(k);
@@ -453,14 +452,13 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
     uint64_t gap = (uint64_t)k->credit;
     k->credit -= (double)gap;
     *out = *r;
-    if (gap > 1) {
+    if (gap > 0) {
         k->gap_rec = *r;
         k->gap_held = true;
-        k->gap_until = now + gap - 1;
-        *cycles = gap - 1;
+        k->gap_until = now + gap;
+        *cycles = gap;
         return TAKE_GAP;
     }
-    *cycles = gap;
     return TAKE_GO;
 }
 
@@ -575,8 +573,8 @@ static int spin_lock_step(TCore *k, const AtRecord *r)
     return cls;
 }
 
-/* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
- * message). */
+/* Executes one record, its gap already spent (tc_take); returns 1 when it is done, 0 when the
+ * core now waits for a message (st says for what). No time passes between records but gaps. */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
     if (k->p.htm && tctx_claims(k, r))
@@ -992,8 +990,8 @@ static unsigned mm_rmw_op(const AtRecord *r, uint64_t *operand)
     return MSG_RMW_XCHG;        /* xchg, the logical ops, a successful CAS: a new value */
 }
 
-/* Runs the record in cur as far as the model lets it: returns the cycles to wait before the next
- * record, or 0 with the core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
+/* Runs the record in cur as far as the model lets it: returns 1 when it is done, or 0 with the
+ * core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
 static uint64_t mm_step(TCore *k)
 {
     const AtRecord *r = &k->cur;
@@ -1184,12 +1182,10 @@ static uint64_t mm_tick(TCore *k)
             finish(k);
             return 0;
         }
-        uint64_t wait = mm_exec(k, &rec);
+        mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1464,7 +1460,7 @@ static uint64_t tctx_marker(TCore *k, const AtRecord *r)
     return 1;                                     /* AT_TX_ABORT outside a transaction: none */
 }
 
-/* One record inside the transaction: the cycles to wait, or 0 with txs a waiting state. */
+/* One record inside the transaction: 1 when it is done, or 0 with txs a waiting state. */
 static uint64_t tctx_exec(TCore *k, const AtRecord *r)
 {
     if (k->tx_overflow) {
@@ -1640,14 +1636,12 @@ static uint64_t tctx_tick(TCore *k)
         g_assert(take != TAKE_END);           /* the trace's end is an AT_TX_END here */
         if (take == TAKE_GAP)
             return gap;
-        uint64_t wait = tctx_exec(k, &rec);
+        tctx_exec(k, &rec);
         sim_progress(c->eng);
         if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
             return 1;
         if (k->txs != TXS_RUN)
             return 0;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1877,14 +1871,12 @@ static uint64_t tcore_tick(Component *c)
             finish(k);
             return 0;
         }
-        uint64_t wait = exec(k, &rec);
+        exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
