@@ -1,7 +1,8 @@
 /* thread_core.c: replays one thread of a trace recorded by archsim's tracer (traces/atrace.h)
  * on a core of the simulated multicore: thread i runs on core i.
  *
- *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown)
+ *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown),
+ *               spent before the record issues, whatever it is (tc_take)
  *           --> memory accesses, under `model` (below)
  *           --> create / join / barrier / mutex go through the workload's synchronization
  *               manager (models/sync/workload.c), so waits last what the SIMULATED machine
