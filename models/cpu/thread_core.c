@@ -463,6 +463,28 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
     return TAKE_GO;
 }
 
+static inline bool tctx_drained(const TCore *k);
+
+/* tc_take outside a transaction: true with the record to issue now, or false with the cycles
+ * the tick returns (its gap; 0 at the trace's end, once finished or waiting for the last
+ * accesses to perform, whose answers wake the core). */
+static bool tc_take_run(TCore *k, AtRecord *out, uint64_t *ret)
+{
+    int take = tc_take(k, out, ret);
+    if (take == TAKE_GO)
+        return true;
+    if (take == TAKE_END) {
+        *ret = 0;
+        if (!tctx_drained(k)) {
+            if (k->mm)
+                k->st = TS_WAIT_ORDER;
+        } else {
+            finish(k);
+        }
+    }
+    return false;
+}
+
 /* ---- pthread mutexes as a lock algorithm (mutex != manager, tclocks.h) --------------------- */
 
 /* A lock or unlock record: run from the next tick, in TS_LOCK. */
@@ -1171,18 +1193,9 @@ static uint64_t mm_tick(TCore *k)
         return 0;
     for (int budget = 0; budget < 64; budget++) {
         AtRecord rec;
-        uint64_t gap;
-        int take = tc_take(k, &rec, &gap);
-        if (take == TAKE_GAP)
-            return gap;
-        if (take == TAKE_END) {
-            if (k->head < k->tail) {
-                k->st = TS_WAIT_ORDER;     /* the last accesses perform first */
-                return 0;
-            }
-            finish(k);
-            return 0;
-        }
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
         mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
@@ -1862,16 +1875,9 @@ static uint64_t tcore_tick(Component *c)
     /* run records until one has to wait */
     for (int budget = 0; budget < 64; budget++) {
         AtRecord rec;
-        uint64_t gap;
-        int take = tc_take(k, &rec, &gap);
-        if (take == TAKE_GAP)
-            return gap;
-        if (take == TAKE_END) {
-            if (k->sb_used > 0 || k->loads_out > 0)
-                return 0;
-            finish(k);
-            return 0;
-        }
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
         exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)

@@ -15,26 +15,38 @@
 #include "../../traces/atrace.h"
 #include "../../sim/tracedump.h"
 
-/* The replay machine with checks on; model NULL leaves core.model at its default (none). */
-static SystemRun *replay_model(const char *dir, int cores, const char *protocol, const char *model,
-                               GError **e)
+/* The replay machine with checks on, then `sets` (NULL-terminated KEY=VALUE; NULL: none); td
+ * (NULL: none) dumps its events under opts. Built, not run. */
+static SystemRun *replay_sets(const char *dir, int cores, const char *const *sets, TraceDump *td,
+                              const TraceOptions *opts, GError **e)
 {
     CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, e);
     if (!root)
         return NULL;
     char *s1 = g_strdup_printf("workload.trace=%s", dir);
     char *s2 = g_strdup_printf("system.cores=%d", cores);
-    char *s3 = g_strdup_printf("l1d.protocol=%s", protocol);
-    char *s4 = g_strdup_printf("core.model=%s", model ? model : "none");
     bool ok = cfg_apply_set(root, s1, e) && cfg_apply_set(root, s2, e) &&
-              cfg_apply_set(root, s3, e) && cfg_apply_set(root, "system.check=true", e) &&
-              (!model || cfg_apply_set(root, s4, e));
-    g_free(s1), g_free(s2), g_free(s3), g_free(s4);
+              cfg_apply_set(root, "system.check=true", e);
+    for (const char *const *s = sets; ok && s && *s; s++)
+        ok = cfg_apply_set(root, *s, e);
+    g_free(s1), g_free(s2);
     if (!ok) {
         cfg_node_free(root);
         return NULL;
     }
-    return system_build(root, 1, NULL, NULL, e);
+    return system_build(root, 1, td, opts, e);
+}
+
+/* The replay machine with checks on; model NULL leaves core.model at its default (none). */
+static SystemRun *replay_model(const char *dir, int cores, const char *protocol, const char *model,
+                               GError **e)
+{
+    char *s3 = g_strdup_printf("l1d.protocol=%s", protocol);
+    char *s4 = model ? g_strdup_printf("core.model=%s", model) : NULL;
+    const char *sets[] = { s3, s4, NULL };
+    SystemRun *r = replay_sets(dir, cores, sets, NULL, NULL, e);
+    g_free(s3), g_free(s4);
+    return r;
 }
 
 static SystemRun *replay(const char *dir, int cores, const char *protocol, GError **e)
@@ -585,17 +597,6 @@ static AtRecord gapped(AtRecord r, uint64_t insts)
 static char *dump_run(const char *dir, int cores, const char *const *sets)
 {
     GError *e = NULL;
-    CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    char *s1 = g_strdup_printf("workload.trace=%s", dir);
-    char *s2 = g_strdup_printf("system.cores=%d", cores);
-    bool ok = cfg_apply_set(root, s1, &e) && cfg_apply_set(root, s2, &e) &&
-              cfg_apply_set(root, "system.check=true", &e);
-    for (const char *const *s = sets; ok && s && *s; s++)
-        ok = cfg_apply_set(root, *s, &e);
-    g_free(s1);
-    g_free(s2);
-    CU_ASSERT_TRUE_FATAL(ok);
     char *tmp = g_dir_make_tmp("archsim-gap7-XXXXXX", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
     char *path = g_build_filename(tmp, "l1.txt", NULL);
@@ -605,12 +606,12 @@ static char *dump_run(const char *dir, int cores, const char *const *sets)
                        .components = comps };
     TraceDump *td = trace_open(&o, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(td);
-    SystemRun *r = system_build(root, 1, td, &o, &e);
-    ok = r && system_run(r, &e) && trace_close(td, &e);
-    if (!ok) {
+    SystemRun *r = replay_sets(dir, cores, sets, td, &o, &e);
+    bool ran = r && system_run(r, &e);
+    if (!ran)
+        trace_abort(td);                  /* nothing kept */
+    if (!ran || !trace_close(td, &e)) {
         fprintf(stderr, "\n%s: %s\n", dir, e ? e->message : "?");
-        if (r)
-            trace_abort(td);
         g_clear_error(&e);
         g_free(path);
         path = NULL;
@@ -783,14 +784,7 @@ static void test_issue15_item7_mutex_compute_outside_lock(void)
             char *s1 = g_strdup_printf("core.mutex=%s", mutexes[x]);
             const char *sets[] = { s0, s1, NULL };
             GError *e = NULL;
-            CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, &e);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-            char *s2 = g_strdup_printf("workload.trace=%s", dir);
-            bool ok = cfg_apply_set(root, s2, &e) && cfg_apply_set(root, "system.cores=2", &e) &&
-                      cfg_apply_set(root, s0, &e) && cfg_apply_set(root, s1, &e);
-            g_free(s2);
-            CU_ASSERT_TRUE_FATAL(ok);
-            SystemRun *r = system_build(root, 1, NULL, NULL, &e);
+            SystemRun *r = replay_sets(dir, 2, sets, NULL, NULL, &e);
             CU_ASSERT_PTR_NOT_NULL_FATAL(r);
             CU_ASSERT_TRUE_FATAL(system_run(r, &e));
             uint64_t wait1 = stat_u(r, "core1.sync_wait_cycles");
