@@ -155,9 +155,11 @@ typedef enum { TPU_TEACH_TEXT = 0, TPU_TEACH_VCD } TpuTeachFormat;
 /* The per-PE view of one layer for teaching (arrays up to 16 x 16): for each cycle in
  * [from, to] (0, 0: the whole layer), which operands every PE holds and whether it computes,
  * showing the skewed wavefront of the dataflow; text or VCD to `path`. Errors: the array is
- * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74). */
+ * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74), an
+ * existing path that is not an archsim teaching dump, or one without force (exit 73;
+ * sim/outfile.h). */
 bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
-                     uint64_t from, uint64_t to, const char *path, GError **error);
+                     uint64_t from, uint64_t to, const char *path, bool force, GError **error);
 
 /* ---- tpusys.c: `system.type: tpu` for `archsim run` -------------------------------------- */
 extern const ComponentClass tpu_array_class;

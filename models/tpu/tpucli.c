@@ -181,7 +181,8 @@ int tpu_main(int argc, char **argv)
             }
         }
         TpuTeachFormat fmt = g_str_has_suffix(teach, ".vcd") ? TPU_TEACH_VCD : TPU_TEACH_TEXT;
-        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, &err)) {
+        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, force,
+                             &err)) {
             fprintf(stderr, "%s\n", err->message);
             rc = err->code;
             goto out;
