@@ -84,6 +84,15 @@ static bool all_lines(const char *head, size_t len, bool (*line_ok)(const char *
     return ok;
 }
 
+bool outfile_lines_match(const char *path, bool (*line_ok)(const char *line))
+{
+    size_t len = 0;
+    char *h = outfile_head(path, &len);
+    bool ok = h != NULL && all_lines(h, len, line_ok);
+    g_free(h);
+    return ok;
+}
+
 static bool jsonl_dump_line(const char *l)
 {
     return (g_str_has_prefix(l, "{\"cycle\":") && strstr(l, "\"comp\":") &&
@@ -215,6 +224,28 @@ bool outfile_check(const char *path, bool force, const OutfileKind *kind, bool *
     return true;
 }
 
+int outfile_create_temp(const char *path, char **tmp, GError **error)
+{
+    *tmp = g_strconcat(path, ".part-XXXXXX", NULL);
+    int fd = g_mkstemp_full(*tmp, O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int saved = errno;
+        char *dir = g_path_get_dirname(path);
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot create: %s%s%s%s",
+                    path, g_strerror(saved), saved == ENOENT ? " (does the directory '" : "",
+                    saved == ENOENT ? dir : "", saved == ENOENT ? "' exist?)" : "");
+        g_free(dir);
+        g_clear_pointer(tmp, g_free);
+        return -1;
+    }
+    /* g_mkstemp_full creates 0600 whatever it is told on some GLib versions; give the file the
+     * mode an ordinary creat(2) would */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    return fd;
+}
+
 bool outfile_open(OutFile *of, const char *path, bool force, const OutfileKind *kind,
                   GError **error)
 {
@@ -233,23 +264,9 @@ bool outfile_open(OutFile *of, const char *path, bool force, const OutfileKind *
     }
     if (!outfile_check(path, force, kind, &of->replace, error))
         return false;
-    of->tmp = g_strconcat(path, ".part-XXXXXX", NULL);
-    of->fd = g_mkstemp_full(of->tmp, O_WRONLY | O_CLOEXEC, 0666);
-    if (of->fd < 0) {
-        int saved = errno;
-        char *dir = g_path_get_dirname(path);
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot create: %s%s%s%s",
-                    path, g_strerror(saved), saved == ENOENT ? " (does the directory '" : "",
-                    saved == ENOENT ? dir : "", saved == ENOENT ? "' exist?)" : "");
-        g_free(dir);
-        g_clear_pointer(&of->tmp, g_free);
+    of->fd = outfile_create_temp(path, &of->tmp, error);
+    if (of->fd < 0)
         return false;
-    }
-    /* g_mkstemp_full creates 0600 whatever it is told on some GLib versions; give the file the
-     * mode an ordinary creat(2) would */
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(of->fd, 0666 & ~um);
     of->path = g_strdup(path);
     return true;
 }
@@ -275,6 +292,27 @@ bool outfile_rename_noreplace(const char *from, const char *to)
     return rename(from, to) == 0;
 }
 
+bool outfile_place(const char *tmp, const char *path, bool force, const OutfileKind *kind,
+                   GError **error)
+{
+    bool replace = false;
+    GError *e = NULL;
+    bool ok = outfile_check(path, force, kind, &replace, &e);
+    if (ok && !(replace ? rename(tmp, path) == 0 : outfile_rename_noreplace(tmp, path))) {
+        g_set_error(&e, ARCHSIM_RUN_ERROR, errno == EEXIST ? ARCHSIM_EXIT_CANTCREAT
+                                                           : ARCHSIM_EXIT_IOERR,
+                    "%s: %s", path, errno == EEXIST
+                        ? "appeared while archsim was writing it; not replacing it"
+                        : g_strerror(errno));
+        ok = false;
+    }
+    if (!ok) {
+        unlink(tmp);
+        g_propagate_error(error, e);
+    }
+    return ok;
+}
+
 bool outfile_commit(OutFile *of, GError **error)
 {
     bool ok = true;
@@ -285,21 +323,8 @@ bool outfile_commit(OutFile *of, GError **error)
     }
     of->fd = -1;
     if (ok && of->tmp) {
-        bool replace = false;
-        GError *e = NULL;
-        /* the target may have changed since the check: decide again */
-        ok = outfile_check(of->path, of->replace, of->kind, &replace, &e);
-        if (ok && !(replace ? rename(of->tmp, of->path) == 0
-                            : outfile_rename_noreplace(of->tmp, of->path))) {
-            g_set_error(&e, ARCHSIM_RUN_ERROR, errno == EEXIST ? ARCHSIM_EXIT_CANTCREAT
-                                                               : ARCHSIM_EXIT_IOERR,
-                        "%s: %s", of->path, errno == EEXIST
-                            ? "appeared while archsim was writing it; not replacing it"
-                            : g_strerror(errno));
-            ok = false;
-        }
-        if (!ok)
-            g_propagate_error(error, e);
+        /* the target may have changed since the check: outfile_place decides again */
+        ok = outfile_place(of->tmp, of->path, of->replace, of->kind, error);
     }
     if (!ok && of->tmp)
         unlink(of->tmp);

@@ -56,6 +56,17 @@ void outfile_abort(OutFile *of);
 bool outfile_write(const char *path, const char *data, size_t len, bool force,
                    const OutfileKind *kind, GError **error);
 
+/* The two halves of outfile_open/commit for code that writes through its own FILE*: creates a
+ * new temporary file beside PATH (*tmp, open on the returned descriptor; -1 and
+ * ARCHSIM_EXIT_CANTCREAT on failure), and renames TMP to PATH under the rule above (the check
+ * is made here; on failure TMP is removed). */
+int outfile_create_temp(const char *path, char **tmp, GError **error);
+bool outfile_place(const char *tmp, const char *path, bool force, const OutfileKind *kind,
+                   GError **error);
+/* Whether the first 4 KiB of PATH (decompressed when gzip) satisfy LINE_OK line by line (at
+ * least one complete line): a building block for OutfileKind recognisers. */
+bool outfile_lines_match(const char *path, bool (*line_ok)(const char *line));
+
 /* rename() that never replaces an existing target (files and directories); errno EEXIST. */
 bool outfile_rename_noreplace(const char *from, const char *to);
 

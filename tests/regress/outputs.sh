@@ -64,9 +64,14 @@ mkfifo "$T/fifo"
 timeout 10 $A run $C $W -o "$T/r6" --force --trace "$T/fifo" > "$T/o" 2>&1; rc=$?
 check "issue 15 item 4: a FIFO is refused at once (73), not opened" \
     "[ $rc -eq 73 ] && grep -q 'is a FIFO' '$T/o'"
-timeout 10 $A run $C $W -o "$T/r7" --force --trace /dev/full > "$T/o" 2>&1; rc=$?
-check "issue 15 item 4: a device (/dev/full) is refused (73)" \
-    "[ $rc -eq 73 ] && grep -q '/dev/full: is a character device' '$T/o' && [ -c /dev/full ]"
+# a device node of our own (as /dev/full: 1, 7), so that a binary with the bug replaces only it
+if mknod "$T/full" c 1 7 2> /dev/null; then
+    timeout 10 $A run $C $W -o "$T/r7" --force --trace "$T/full" > "$T/o" 2>&1; rc=$?
+    check "issue 15 item 4: a device node (as /dev/full) is refused (73) and kept" \
+        "[ $rc -eq 73 ] && grep -q 'full: is a character device' '$T/o' && [ -c '$T/full' ]"
+else
+    echo "skip a device node target: mknod needs root"
+fi
 $A run $C $W -o "$T/r8" --trace - > "$T/stdout" 2> "$T/stderr"; rc=$?
 check "issue 15 item 4: --trace - writes the dump to stdout, the summary to stderr" \
     "[ $rc -eq 0 ] && head -1 '$T/stdout' | grep -q '^ *0: ' && ! grep -q results '$T/stdout' &&
@@ -98,6 +103,23 @@ $A tpu -c "$T/tiny.cfg" -t "$T/tiny.csv" -o "$T/tpu" -q --force --teach "$T/teac
     > "$T/o" 2>&1; rc=$?
 check "issue 15 item 4: tpu --teach over a file that is not archsim's is refused (73)" \
     "[ $rc -eq 73 ] && cmp -s '$T/stats.before' '$T/teach.txt'"
+
+# the reports and traces of tpu -o DIR --force: only its own files are replaced
+mkdir -p "$T/tpu1/layer0"
+cp "$T/stats.before" "$T/tpu1/COMPUTE_REPORT.csv"
+$A tpu -c "$T/tiny.cfg" -t "$T/tiny.csv" -o "$T/tpu1" -q --force > "$T/o" 2>&1; rc=$?
+check "issue 15 item 4: tpu -o DIR --force does not replace a file that is not a report (73)" \
+    "[ $rc -eq 73 ] && cmp -s '$T/stats.before' '$T/tpu1/COMPUTE_REPORT.csv' &&
+     grep -q 'COMPUTE_REPORT.csv: exists and is not an archsim tpu report' '$T/o'"
+ln -s "$T/notes.txt" "$T/tpu1/layer0/IFMAP_SRAM_TRACE.csv"
+rm "$T/tpu1/COMPUTE_REPORT.csv"
+$A tpu -c "$T/tiny.cfg" -t "$T/tiny.csv" -o "$T/tpu1" -q --force --sram-traces > "$T/o" 2>&1; rc=$?
+check "issue 15 item 4: tpu --sram-traces does not write through a link (73)" \
+    "[ $rc -eq 73 ] && [ \"\$(cat '$T/notes.txt')\" = notes ] && [ ! -e '$T/tpu1/COMPUTE_REPORT.csv' ]"
+rm "$T/tpu1/layer0/IFMAP_SRAM_TRACE.csv"
+$A tpu -c "$T/tiny.cfg" -t "$T/tiny.csv" -o "$T/tpu1" -q --force --sram-traces --dram-traces > /dev/null 2>&1
+$A tpu -c "$T/tiny.cfg" -t "$T/tiny.csv" -o "$T/tpu1" -q --force --sram-traces --dram-traces > "$T/o" 2>&1; rc=$?
+check "issue 15 item 4: tpu --force replaces its own reports and traces" "[ $rc -eq 0 ]"
 
 # ---- item 5 ----------------------------------------------------------------------------------
 # issue 15 item 5: after editing a latency, --resume mixed old and new points with exit 0
