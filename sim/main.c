@@ -509,6 +509,14 @@ static int cmd_run(int argc, char **argv)
         remove_stale_stages(out);
         outfile_unreserve(out);
     }
+    pid_t owner = 0;
+    if (g_file_test(out, G_FILE_TEST_IS_DIR) && outfile_reservation_pid(out, &owner)) {
+        cfg_node_free(root);
+        fprintf(stderr, "%s: reserved by a run still in progress (process %d); wait for it, or "
+                "-o another\n", out, (int)owner);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
     if (g_file_test(out, G_FILE_TEST_EXISTS)) {
         char *marker = g_build_filename(out, "run.json", NULL);
         bool is_run = g_file_test(marker, G_FILE_TEST_EXISTS);

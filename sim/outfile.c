@@ -437,6 +437,19 @@ void outfile_unreserve(const char *dir)
     g_rmdir(dir);
 }
 
+bool outfile_reservation_pid(const char *dir, pid_t *pid)
+{
+    char *path = g_build_filename(dir, OUTFILE_RESERVATION, NULL), *text = NULL;
+    int p = 0;
+    bool ok = g_file_get_contents(path, &text, NULL, NULL) &&
+              sscanf(text, "archsim reservation\npid %d", &p) == 1 && p > 0;
+    g_free(text);
+    g_free(path);
+    if (ok)
+        *pid = (pid_t)p;
+    return ok;
+}
+
 /* The pid of a stage directory name "BASE.part-PID" (0 when NAME is not one of BASE's). */
 static pid_t stage_pid(const char *name, const char *base)
 {

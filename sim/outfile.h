@@ -81,6 +81,8 @@ void outfile_unreserve(const char *dir);
 /* When DIR holds nothing but a reservation whose process is gone (or from an earlier boot),
  * returns true and sets *pid to the process that made it. */
 bool outfile_reservation_stale(const char *dir, pid_t *pid);
+/* When DIR holds a reservation (stale or not), true with the pid that made it. */
+bool outfile_reservation_pid(const char *dir, pid_t *pid);
 /* Whether process PID is alive and is the one that started at START (clock ticks since boot,
  * /proc/PID/stat field 22; 0 = do not compare) in this boot (BOOT_ID; NULL = this boot). */
 bool outfile_process_alive(pid_t pid, guint64 start, const char *boot_id);

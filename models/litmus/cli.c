@@ -46,6 +46,7 @@ static const char lit_cli_description[] =
     "  65  a litmus file or the manifest is malformed (file:line:col), a test has no row in\n"
     "      the manifest, or --exhaustive exceeds --max-states\n"
     "  66  a file is missing or unreadable\n"
+    "  73  the --trace FILE exists (use --force for an archsim dump) or is not a regular file\n"
     "  74  the output could not be written       78  bad --config/--set for the machine\n"
     "\n"
     "Documentation: docs/litmus.md.\n";

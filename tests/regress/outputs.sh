@@ -175,7 +175,7 @@ until_true "ls -d '$T'/live.part-* > /dev/null 2>&1"
 $A run configs/locks/tas.yaml -q --set system.cores=2 --set core.iterations=5 -o "$T/live" \
     --force > "$T/o" 2>&1; rc=$?
 check "issue 15 item 6: the reservation of a run still running is not replaced (73)" \
-    "[ $rc -eq 73 ] && kill -0 $P"
+    "[ $rc -eq 73 ] && kill -0 $P && grep -q 'reserved by a run still in progress (process $P)' '$T/o'"
 kill -TERM $P; wait $P
 # SIGKILL of the sweep driver: its points die with it
 $A sweep $LONG --grid system.cores=2,3 -j 2 -o "$T/swk" > /dev/null 2>&1 &
