@@ -99,19 +99,29 @@ static bool jsonl_dump_line(const char *l)
             strstr(l, "\"event\":")) || g_str_has_prefix(l, "{\"truncated\":true");
 }
 
-/* A trace dump archsim wrote, by format: Perfetto JSON and VCD carry archsim's name in their
- * header; text and JSON Lines are recognised by their line grammar. */
-static bool outfile_is_trace_dump(const char *path)
+/* Applies a recogniser to the head of PATH (false when it cannot be read). */
+static bool head_is(const char *path, bool (*own)(const char *path, const char *h, size_t len))
 {
     size_t len = 0;
     char *h = outfile_head(path, &len);
-    if (h == NULL)
-        return false;
-    bool own = (g_str_has_prefix(h, "{\"traceEvents\":[\n") && strstr(h, "\"archsim ")) ||
-               (g_str_has_prefix(h, "$date") && strstr(h, "\n$version archsim ")) ||
-               all_lines(h, len, text_dump_line) || all_lines(h, len, jsonl_dump_line);
+    bool yes = h != NULL && own(path, h, len);
     g_free(h);
-    return own;
+    return yes;
+}
+
+/* A trace dump archsim wrote, by format: Perfetto JSON and VCD carry archsim's name in their
+ * header; text and JSON Lines are recognised by their line grammar. */
+static bool trace_dump_head(const char *path, const char *h, size_t len)
+{
+    (void)path;
+    return (g_str_has_prefix(h, "{\"traceEvents\":[\n") && strstr(h, "\"archsim ")) ||
+           (g_str_has_prefix(h, "$date") && strstr(h, "\n$version archsim ")) ||
+           all_lines(h, len, text_dump_line) || all_lines(h, len, jsonl_dump_line);
+}
+
+static bool outfile_is_trace_dump(const char *path)
+{
+    return head_is(path, trace_dump_head);
 }
 
 static bool filter_line(const char *l)
@@ -125,16 +135,15 @@ static bool filter_line(const char *l)
 
 /* A GTKWave save file archsim wrote opens with "[*] archsim:"; a translate filter is lines
  * "CODE NAME". */
+static bool vcd_side_head(const char *path, const char *h, size_t len)
+{
+    return g_str_has_prefix(h, "[*] archsim:") ||
+           (g_str_has_suffix(path, ".filter") && all_lines(h, len, filter_line));
+}
+
 static bool outfile_is_vcd_side_file(const char *path)
 {
-    size_t len = 0;
-    char *h = outfile_head(path, &len);
-    if (h == NULL)
-        return false;
-    bool own = g_str_has_prefix(h, "[*] archsim:") ||
-               (g_str_has_suffix(path, ".filter") && all_lines(h, len, filter_line));
-    g_free(h);
-    return own;
+    return head_is(path, vcd_side_head);
 }
 
 /* sweep.csv, sweep.json and sweep-base.yaml belong to the sweep directory holding them. */
@@ -150,16 +159,17 @@ static bool outfile_is_sweep_file(const char *path)
 }
 
 /* archsim tpu --teach: its text opens with "# archsim tpu teach:", its VCD names it in $comment */
+static bool tpu_teach_head(const char *path, const char *h, size_t len)
+{
+    (void)path;
+    (void)len;
+    return g_str_has_prefix(h, "# archsim tpu teach:") ||
+           (h[0] == '$' && strstr(h, "archsim tpu teach:"));
+}
+
 static bool outfile_is_tpu_teach(const char *path)
 {
-    size_t len = 0;
-    char *h = outfile_head(path, &len);
-    if (h == NULL)
-        return false;
-    bool own = g_str_has_prefix(h, "# archsim tpu teach:") ||
-               (h[0] == '$' && strstr(h, "archsim tpu teach:"));
-    g_free(h);
-    return own;
+    return head_is(path, tpu_teach_head);
 }
 
 const OutfileKind outfile_trace_dump = { "trace dump", outfile_is_trace_dump };
