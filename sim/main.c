@@ -212,8 +212,8 @@ static void keep_deadlock_trace(TraceDump **td, const char *trace_path, const ch
         g_error_free(e);
         return;
     }
-    if (trace_path == NULL)
-        return;                  /* --teach alone: closing printed the table; no file to keep */
+    if (trace_path == NULL || strcmp(trace_path, "-") == 0)
+        return;                  /* --teach alone or --trace -: it went to stdout; no file */
     const char *kept = trace_path;
     char *moved = NULL;
     if (g_str_has_prefix(trace_path, stage)) {
