@@ -536,6 +536,7 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
         AT_R_VARINT(gap, "gap");
     }
     uint64_t addr = 0, arg = 0;
+    const uint8_t *addr_at = p;
     if (bit & AT_KINDS_ADDR) {
         uint64_t zz;
         AT_R_VARINT(zz, "address");
@@ -543,6 +544,15 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     }
     if (bit & AT_KINDS_ARG)
         AT_R_VARINT(arg, "arg");
+    /* The bytes a record touches end at 2^64: a wrapped range would touch no line at all, and
+     * a core would wait for nothing (issue 15 item 9). */
+    if ((bit & AT_KINDS_ADDR) && G_UNLIKELY(size > 0 && addr > UINT64_MAX - (size - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %u bytes at 0x%" G_GINT64_MODIFIER "x wraps "
+                        "past 2^64", at_kind_names[kind], size, addr);
+    if ((kind == AT_RANGE_R || kind == AT_RANGE_W) &&
+        G_UNLIKELY(arg > 0 && addr > UINT64_MAX - (arg - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %" G_GUINT64_FORMAT " bytes at 0x%"
+                        G_GINT64_MODIFIER "x wraps past 2^64", at_kind_names[kind], arg, addr);
 
     /* complete: commit the site table */
     if (site == r->nsites) {

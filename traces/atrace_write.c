@@ -305,6 +305,12 @@ static int at_w_valid(const AtRecord *r)
         return 0;
     if (r->kind != AT_RMW && (r->flags & AT_F_UNCHANGED))
         return 0;
+    /* the bytes touched, [addr, addr + size) and a range's [addr, addr + arg), end at 2^64 */
+    if ((bit & AT_KINDS_ADDR) && r->size > 0 && r->addr > UINT64_MAX - (r->size - 1))
+        return 0;
+    if ((r->kind == AT_RANGE_R || r->kind == AT_RANGE_W) && r->arg > 0 &&
+        r->addr > UINT64_MAX - (r->arg - 1))
+        return 0;
     return 1;
 }
 

@@ -6,6 +6,9 @@
  * exact record sequences for a loop, the atomics, locks, barriers, condition variables, thread
  * create/join, ROI markers and memcpy ranges. Run from the repo root. gcc's -fsanitize=thread
  * is required: without it the build test fails (with the compiler's message), it never skips.
+ * The suite "workload directory" checks what a replay accepts as a recording (issue 15 item 9):
+ * synthetic directories with a missing, misnamed or orphan thread file, a bad create or join,
+ * or a manifest.yaml that does not match its files, each refused with its position.
  */
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../sim/error.h"
+#include "../../sim/system.h"
 #include "../../traces/atrace.h"
 #include "../../traces/atrace_record.h"
 
@@ -507,6 +511,280 @@ static void tt_cleanup(void)
     g_free(tt_dir);
 }
 
+/* ---- workload directories (issue 15 item 9) ------------------------------------------------ */
+
+/* One synthetic thread: tid, parent (header), the thread ids it creates and then joins, and
+ * whether the file's header lies about the tid. */
+typedef struct {
+    int tid, parent, header_tid;
+    int creates[4], ncreates;
+    int joins[4], njoins;
+} TwThread;
+
+/* Writes DIR/T<tid>.trace for each thread: a store and a load of its own line, then the
+ * creates, then the joins. With manifest, a manifest.yaml as the runtime writes it. */
+static char *tw_make(const char *name, const TwThread *t, int n, bool manifest)
+{
+    char *dir = g_build_filename(tt_dir, name, NULL);
+    tt_rmtree(dir);
+    g_mkdir_with_parents(dir, 0755);
+    GString *m = g_string_new("format: atrace\nversion: 1\n");
+    g_string_append_printf(m, "thread_count: %d\nthreads:\n", n);
+    uint64_t total_r = 0, total_b = 0;
+    for (int i = 0; i < n; i++) {
+        AtHeader h = { .version = ATRACE_VERSION, .tid = (uint32_t)t[i].header_tid,
+                       .parent = t[i].parent };
+        g_strlcpy(h.frontend, "synthetic", sizeof h.frontend);
+        char *path = g_strdup_printf("%s/T%d.trace", dir, t[i].tid);
+        AtWriter *w = at_writer_open(path, &h, 1);
+        g_assert(w != NULL);
+        uint64_t line = 0x10000 + 64 * (uint64_t)t[i].tid;
+        AtRecord st = { .kind = AT_STORE, .size = 8, .addr = line, .pc = 0x400 };
+        AtRecord ld = { .kind = AT_LOAD, .size = 8, .addr = line, .pc = 0x404 };
+        g_assert(at_writer_put(w, &st) == 0 && at_writer_put(w, &ld) == 0);
+        for (int c = 0; c < t[i].ncreates; c++) {
+            AtRecord r = { .kind = AT_CREATE, .arg = (uint64_t)t[i].creates[c], .pc = 0x408 };
+            g_assert(at_writer_put(w, &r) == 0);
+        }
+        for (int c = 0; c < t[i].njoins; c++) {
+            AtRecord r = { .kind = AT_JOIN, .arg = (uint64_t)t[i].joins[c], .pc = 0x40c };
+            g_assert(at_writer_put(w, &r) == 0);
+        }
+        uint64_t recs = at_writer_records(w);
+        g_assert(at_writer_close(w) == 0);
+        GStatBuf sb;
+        g_assert(g_stat(path, &sb) == 0);
+        g_string_append_printf(m, "  - tid: %d\n    parent: %d\n    file: T%d.trace\n"
+                               "    complete: true\n    records: %" G_GUINT64_FORMAT "\n"
+                               "    bytes: %" G_GUINT64_FORMAT "\n    kinds: {LOAD: 1, STORE: 1",
+                               t[i].tid, t[i].parent, t[i].tid, recs, (uint64_t)sb.st_size);
+        if (t[i].ncreates)
+            g_string_append_printf(m, ", CREATE: %d", t[i].ncreates);
+        if (t[i].njoins)
+            g_string_append_printf(m, ", JOIN: %d", t[i].njoins);
+        g_string_append(m, "}\n");
+        total_r += recs;
+        total_b += (uint64_t)sb.st_size;
+        g_free(path);
+    }
+    g_string_append_printf(m, "records: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT "\n",
+                           total_r, total_b);
+    if (manifest) {
+        char *mp = g_build_filename(dir, "manifest.yaml", NULL);
+        g_assert(g_file_set_contents(mp, m->str, -1, NULL));
+        g_free(mp);
+    }
+    g_string_free(m, TRUE);
+    return dir;
+}
+
+/* Replaces the first `from` with `to` in DIR/manifest.yaml. */
+static void tw_edit_manifest(const char *dir, const char *from, const char *to)
+{
+    char *mp = g_build_filename(dir, "manifest.yaml", NULL), *text = NULL;
+    g_assert(g_file_get_contents(mp, &text, NULL, NULL));
+    char *at = strstr(text, from);
+    g_assert(at != NULL);
+    *at = '\0';
+    char *out = g_strconcat(text, to, at + strlen(from), NULL);
+    g_assert(g_file_set_contents(mp, out, -1, NULL));
+    g_free(out);
+    g_free(text);
+    g_free(mp);
+}
+
+/* Builds and runs the snooping replay machine on dir with `cores` cores. Returns the exit code
+ * (0 when it ran) and the message in *msg. */
+static int tw_run(const char *dir, int cores, char **msg)
+{
+    GError *e = NULL;
+    *msg = NULL;
+    CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, &e);
+    g_assert(root != NULL);
+    char *s1 = g_strdup_printf("workload.trace=%s", dir);
+    char *s2 = g_strdup_printf("system.cores=%d", cores);
+    g_assert(cfg_apply_set(root, s1, &e) && cfg_apply_set(root, s2, &e));
+    g_free(s1);
+    g_free(s2);
+    SystemRun *r = system_build(root, -1, NULL, NULL, &e);
+    bool ok = r != NULL && system_run(r, &e);
+    int code = ok ? 0 : e->code;
+    if (e) {
+        *msg = g_strdup(e->message);
+        g_error_free(e);
+    }
+    if (r)
+        system_free(r);
+    return code;
+}
+
+/* Asserts the run of dir fails with code and a message holding each of parts (NULL-ended;
+ * "@D@" stands for dir). */
+static void tw_expect(const char *dir, int cores, int code, const char *const *parts)
+{
+    char *msg = NULL;
+    int got = tw_run(dir, cores, &msg);
+    if (got != code)
+        fprintf(stderr, "\n  %s: exit %d (%s), expected %d\n", dir, got, msg ? msg : "", code);
+    CU_ASSERT_EQUAL(got, code);
+    for (int i = 0; parts[i] != NULL; i++) {
+        char **bits = g_strsplit(parts[i], "@D@", -1);
+        char *want = g_strjoinv(dir, bits);
+        g_strfreev(bits);
+        if (msg == NULL || strstr(msg, want) == NULL)
+            fprintf(stderr, "\n  message lacks: %s\n  message: %s\n", want, msg ? msg : "(none)");
+        CU_ASSERT(msg != NULL && strstr(msg, want) != NULL);
+        g_free(want);
+    }
+    g_free(msg);
+}
+
+/* Three threads: T0 creates 1 and 2 and joins both. */
+static const TwThread tw_good[] = {
+    { 0, -1, 0, { 1, 2 }, 2, { 1, 2 }, 2 },
+    { 1, 0, 1, { 0 }, 0, { 0 }, 0 },
+    { 2, 0, 2, { 0 }, 0, { 0 }, 0 },
+};
+
+static void issue15_item9_workload_good_dir_runs(void)
+{
+    char *dir = tw_make("good", tw_good, 3, true);
+    char *msg = NULL;
+    int code = tw_run(dir, 3, &msg);
+    if (code != 0)
+        fprintf(stderr, "\n  %s\n", msg);
+    CU_ASSERT_EQUAL(code, 0);
+    g_free(msg);
+    g_free(dir);
+}
+
+/* T0 creates thread 2, whose file is missing: 66 naming the file and the CREATE record (was a
+ * GLib CRITICAL and a false deadlock). */
+static void issue15_item9_workload_missing_created_thread(void)
+{
+    char *dir = tw_make("missing", tw_good, 3, false);
+    char *t2 = g_build_filename(dir, "T2.trace", NULL);
+    g_unlink(t2);
+    const char *const parts[] = { "@D@/T2.trace: cannot open: No such file or directory "
+                                  "(@D@/T0.trace record 3 creates thread 2)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_NOINPUT, parts);
+    tw_expect(dir, 2, ARCHSIM_EXIT_NOINPUT, parts);     /* fewer cores: the same file */
+    g_free(t2);
+    g_free(dir);
+}
+
+/* Headers that disagree with the file names and the CREATE records: 65 at the header byte. */
+static void issue15_item9_workload_header_mismatch(void)
+{
+    TwThread t[3];
+    memcpy(t, tw_good, sizeof t);
+    t[2].header_tid = 1;
+    char *dir = tw_make("tid", t, 3, false);
+    const char *const p1[] = { "@D@/T2.trace: byte 28: header says tid 1, but the file name "
+                               "says thread 2", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p1);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[2].parent = 1;
+    dir = tw_make("parent", t, 3, false);
+    const char *const p2[] = { "@D@/T2.trace: byte 32: header says parent 1, but @D@/T0.trace "
+                               "record 3 creates it", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p2);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[0].parent = 5;
+    dir = tw_make("parent0", t, 3, false);
+    const char *const p3[] = { "@D@/T0.trace: byte 32: header says parent 5, but thread 0 is "
+                               "the main thread (parent -1)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p3);
+    g_free(dir);
+}
+
+/* CREATE and JOIN records that name threads the directory does not hold, or twice. */
+static void issue15_item9_workload_bad_create_join(void)
+{
+    TwThread t[3];
+    memcpy(t, tw_good, sizeof t);
+    t[0].ncreates = 1;      /* thread 2 is never created */
+    char *dir = tw_make("orphan", t, 3, false);
+    const char *const p1[] = { "@D@/T2.trace: no thread creates thread 2", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p1);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[1].creates[0] = 2, t[1].ncreates = 1;     /* 2 created by 0 and by 1 */
+    dir = tw_make("twice", t, 3, false);
+    const char *const p2[] = { "@D@/T1.trace: record 2 creates thread 2 again (@D@/T0.trace "
+                               "record 3 created it)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p2);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[0].joins[1] = 7;
+    dir = tw_make("join", t, 3, false);
+    const char *const p3[] = { "@D@/T0.trace: record 5 joins thread 7, which @D@ does not hold "
+                               "(no T7.trace)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p3);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[1].joins[0] = 1, t[1].njoins = 1;
+    dir = tw_make("self", t, 3, false);
+    const char *const p4[] = { "@D@/T1.trace: record 2: thread 1 joins itself", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p4);
+    g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[0].creates[1] = 0;
+    dir = tw_make("create0", t, 3, false);
+    const char *const p5[] = { "@D@/T0.trace: record 3: CREATE of thread 0", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p5);
+    g_free(dir);
+}
+
+/* A manifest.yaml that does not describe its files: 65 at the manifest's line and column. */
+static void issue15_item9_workload_manifest_mismatch(void)
+{
+    static const struct {
+        const char *from, *to, *message;
+    } cases[] = {
+        { "thread_count: 3", "thread_count: 4",
+          "@D@/manifest.yaml:3:15: thread_count is 4, but @D@ holds 3 thread files" },
+        { "file: T1.trace", "file: T9.trace",
+          "@D@/manifest.yaml:14:11: threads[1].file is 'T9.trace', but thread 1's file is "
+          "T1.trace" },
+        { "records: 2\n", "records: 3\n",
+          "@D@/manifest.yaml:16:14: threads[1].records is 3, but @D@/T1.trace holds 2 records" },
+        { "{LOAD: 1, STORE: 1, CREATE: 2", "{LOAD: 2, STORE: 1, CREATE: 2",
+          "@D@/manifest.yaml:11:19: threads[0].kinds: LOAD 2, but @D@/T0.trace holds 1" },
+        { "parent: 0", "parent: 2",
+          "@D@/manifest.yaml:13:13: threads[1].parent is 2, but @D@/T1.trace's header says 0" },
+        { "  - tid: 2", "  - tid: 5",
+          "@D@/manifest.yaml:19:10: threads[2].tid is 5, expected 2" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *dir = tw_make("manifest", tw_good, 3, true);
+        tw_edit_manifest(dir, cases[i].from, cases[i].to);
+        const char *const parts[] = { cases[i].message, NULL };
+        tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+        g_free(dir);
+    }
+    /* bytes: a thread file that is not the one recorded */
+    char *dir = tw_make("bytes", tw_good, 3, true);
+    char *t1 = g_build_filename(dir, "T1.trace", NULL);
+    GStatBuf sb;
+    g_assert(g_stat(t1, &sb) == 0);
+    char *from = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size);
+    char *to = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size + 1);
+    tw_edit_manifest(dir, from, to);
+    char *want = g_strdup_printf("@D@/manifest.yaml:17:12: threads[1].bytes is %" G_GUINT64_FORMAT
+                                 ", but @D@/T1.trace has %" G_GUINT64_FORMAT " bytes",
+                                 (uint64_t)sb.st_size + 1, (uint64_t)sb.st_size);
+    const char *const parts[] = { want, NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+    g_free(want);
+    g_free(from);
+    g_free(to);
+    g_free(t1);
+    g_free(dir);
+}
+
 static bool tt_add_suite(const char *name, int (*init)(void))
 {
     CU_pSuite s = CU_add_suite(name, init, NULL);
@@ -524,6 +802,18 @@ int main(void)
     if (tt_init() != 0 || CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     bool ok = tt_add_suite("tracer-gcc", tt_suite_init_gcc);
+    CU_pSuite ws = CU_add_suite("workload directory", NULL, NULL);
+    ok = ok && ws != NULL &&
+         CU_add_test(ws, "issue15_item9: a consistent directory runs",
+                     issue15_item9_workload_good_dir_runs) &&
+         CU_add_test(ws, "issue15_item9: missing created thread is 66",
+                     issue15_item9_workload_missing_created_thread) &&
+         CU_add_test(ws, "issue15_item9: header tid/parent mismatch is 65",
+                     issue15_item9_workload_header_mismatch) &&
+         CU_add_test(ws, "issue15_item9: bad create/join is 65",
+                     issue15_item9_workload_bad_create_join) &&
+         CU_add_test(ws, "issue15_item9: manifest mismatch is 65",
+                     issue15_item9_workload_manifest_mismatch);
     /* clang is not one of archsim's required packages: its suite runs where it is installed */
     if (tt_have("clang"))
         ok = ok && tt_add_suite("tracer-clang", tt_suite_init_clang);
