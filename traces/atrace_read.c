@@ -533,7 +533,11 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     uint64_t gap = 0;
     if (word & 1) {
         flags |= AT_F_GAP;
+        const uint8_t *gap_at = p;
         AT_R_VARINT(gap, "gap");
+        if (G_UNLIKELY(gap > AT_GAP_MAX))
+            return at_r_bad(r, gap_at, index, "gap %" G_GUINT64_FORMAT " too large (at most %"
+                            G_GUINT64_FORMAT " instructions)", gap, AT_GAP_MAX);
     }
     uint64_t addr = 0, arg = 0;
     const uint8_t *addr_at = p;

@@ -291,6 +291,8 @@ static int at_w_valid(const AtRecord *r)
     uint32_t bit = AT_KIND_BIT(r->kind);
     if (!(r->flags & AT_F_GAP) && r->gap != 0)
         return 0;
+    if (r->gap > AT_GAP_MAX)
+        return 0;
     if (!(bit & AT_KINDS_ADDR) && r->addr != 0)
         return 0;
     if (!(bit & AT_KINDS_ARG) && r->arg != 0)

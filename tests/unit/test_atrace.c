@@ -213,6 +213,8 @@ static AtRecord ta_rand_record(GRand *g, unsigned kind, uint64_t pc, uint64_t *l
     if (g_rand_boolean(g)) {
         r.flags |= AT_F_GAP;
         r.gap = ta_rand_value(g);
+        if (r.gap > AT_GAP_MAX)
+            r.gap = AT_GAP_MAX;         /* larger is an error (FORMAT.md) */
     }
     if (bit & AT_KINDS_ADDR) {
         switch (g_rand_int_range(g, 0, 5)) {
@@ -794,6 +796,49 @@ static void issue15_item9_atrace_wrap_past_2_64(void)
     g_free(path);
 }
 
+/* issue 15 item 12 (found by fuzz_threadcore): a gap of 2^63 instructions was read, then
+ * thread-core's gap x cpi overflowed and the record cost ~100 cycles. A gap over 2^40 is bad
+ * input at the gap field; the writer refuses one; 2^40 itself is fine. */
+static void issue15_item12_atrace_gap_bound(void)
+{
+    static const uint8_t good[] = { 0x80, 0x00, 0x40, 0x20, 0x21, 0x00, 0x01 };
+    /* LOAD 8 B, site 0 + G, gap (uvarint), address +0 */
+    static const uint8_t too_big[] = { 0x80, 0x01, 0x81, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00 };
+    static const uint8_t top[] = { 0x80, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00 };
+    for (int i = 0; i < 2; i++) {
+        GByteArray *raw = g_byte_array_new();
+        g_byte_array_append(raw, good, sizeof good);
+        g_byte_array_append(raw, i == 0 ? too_big : top, sizeof too_big);
+        char *path = ta_raw_trace("gap.at", raw->data, raw->len, NULL);
+        TaResult res = ta_read(path, 0, 0, 16);
+        if (i == 0) {
+            CU_ASSERT_EQUAL(res.recs->len, 2);
+            ta_assert_message(res.error, path, "byte 9, record 2: gap 1099511627777 too large "
+                              "(at most 1099511627776 instructions)");
+        } else {
+            CU_ASSERT_PTR_NULL(res.error);
+            CU_ASSERT_EQUAL_FATAL(res.recs->len, 3);
+            CU_ASSERT_EQUAL(g_array_index(res.recs, AtRecord, 2).gap, AT_GAP_MAX);
+        }
+        ta_free(&res);
+        g_free(path);
+        g_byte_array_free(raw, TRUE);
+    }
+    AtHeader h = ta_header();
+    char *path = ta_path("gapw.at");
+    AtWriter *w = at_writer_open(path, &h, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    AtRecord r = { .kind = AT_LOAD, .size = 8, .addr = 64, .pc = 0x400, .flags = AT_F_GAP,
+                   .gap = AT_GAP_MAX + 1 };
+    errno = 0;
+    CU_ASSERT_EQUAL(at_writer_put(w, &r), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    r.gap = AT_GAP_MAX;
+    CU_ASSERT_EQUAL(at_writer_put(w, &r), 0);
+    CU_ASSERT_EQUAL(at_writer_close(w), 0);
+    g_free(path);
+}
+
 static void test_bad_stream(void)
 {
     /* 200 LOADs at one site: 80 00 40 20, then 199 x 80 00 10 (stride 8) */
@@ -1258,6 +1303,7 @@ int main(void)
         !CU_add_test(s, "bad header", test_bad_header) ||
         !CU_add_test(s, "bad records", test_bad_records) ||
         !CU_add_test(s, "issue15_item9: wrap past 2^64", issue15_item9_atrace_wrap_past_2_64) ||
+        !CU_add_test(s, "issue15_item12: gap over 2^40", issue15_item12_atrace_gap_bound) ||
         !CU_add_test(s, "bad zlib stream", test_bad_stream) ||
         !CU_add_test(s, "error after good records", test_error_after_records) ||
         !CU_add_test(s, "missing file", test_missing_file) ||
