@@ -20,12 +20,13 @@
  * It talks to the cores only through its vector port `sync` (one connection per core, in core
  * order). The cores find their per-thread files from workload.trace (a directory of T<i>.trace
  * written by the tracer).
- * The same pre-scan checks that the directory is one recording (wl_check_dir): each header
- * names the thread of its file name and its creator, every CREATE and JOIN names a thread the
+ * The same pre-scan checks that the directory is one recording: the headers agree on what the
+ * run set once (load base, flags, front end, compiler), each names the thread of its file name
+ * and its creator (wl_check_headers, wl_check_sync), every CREATE and JOIN names a thread the
  * directory holds, every thread but 0 is created exactly once, and manifest.yaml, when present,
- * matches the files (thread count, names, parents, records, kinds, bytes). A mismatch is bad
- * input (65, with the file and record or the manifest line); a file that a CREATE needs and that
- * is missing is 66. Replaying such a directory would start cores that have no thread or never
+ * matches the files (wl_check_manifest: thread count, names, parents, records, kinds, bytes,
+ * the header fields). A mismatch is bad input (65, with the file and record or the manifest
+ * line); a file that a CREATE needs and that is missing is 66. Replaying such a directory would start cores that have no thread or never
  * start threads that exist: a false deadlock or a silently partial run.
  */
 #include "workload.h"
@@ -369,6 +370,46 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
     return x < y ? -1 : x > y;
 }
 
+/* The headers of one recording agree with thread 0's on what the recording run set once: the
+ * load base, the flags, the front end, compiler and flags (a file from another recording, or
+ * one given gaps by `archsim trace gaps` while the others were not, is not this recording). */
+static bool wl_check_headers(Workload *w, const WlThread *th, GError **error)
+{
+    const WlThread *t0 = &th[0];
+    for (int i = 1; t0->present && i < w->ncores; i++) {
+        const WlThread *t = &th[i];
+        if (!t->present)
+            continue;
+        const char *what = NULL;
+        int at = 0;
+        char mine[160], theirs[160];
+        if (t->h.load_base != t0->h.load_base) {
+            what = "load base", at = 16;
+            g_snprintf(mine, sizeof mine, "0x%" G_GINT64_MODIFIER "x", t->h.load_base);
+            g_snprintf(theirs, sizeof theirs, "0x%" G_GINT64_MODIFIER "x", t0->h.load_base);
+        } else if (t->h.flags != t0->h.flags) {
+            what = "flags", at = 24;
+            g_snprintf(mine, sizeof mine, "0x%x", t->h.flags);
+            g_snprintf(theirs, sizeof theirs, "0x%x", t0->h.flags);
+        } else if (strcmp(t->h.frontend, t0->h.frontend) != 0 ||
+                   strcmp(t->h.compiler, t0->h.compiler) != 0 ||
+                   strcmp(t->h.cflags, t0->h.cflags) != 0) {
+            what = "front end, compiler or flags", at = AT_HEADER_FIXED;
+            g_snprintf(mine, sizeof mine, "'%s', '%s', '%s'", t->h.frontend, t->h.compiler,
+                       t->h.cflags);
+            g_snprintf(theirs, sizeof theirs, "'%s', '%s', '%s'", t0->h.frontend,
+                       t0->h.compiler, t0->h.cflags);
+        }
+        if (what != NULL) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                        "%s: byte %d: header %s %s differs from %s's %s (not one recording)",
+                        t->path, at, what, mine, t0->path, theirs);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Every CREATE names a thread the directory holds, once; every thread but 0 is created, and its
  * header names its creator; every JOIN names a thread the directory holds, not itself. */
 static bool wl_check_sync(Workload *w, WlThread *th, const GArray *creates, const GArray *joins,
@@ -632,6 +673,32 @@ static bool wl_check_manifest(Workload *w, const WlThread *th, GError **error)
                         threads->items->len == 1 ? "" : "s", count);
         goto done;
     }
+    /* what the run recorded once, against thread 0's header */
+    static const char *const keys[] = { "frontend", "compiler", "cflags" };
+    for (int k = 0; th[0].present && k < 3; k++) {
+        const CfgNode *n = cfg_map_get(root, keys[k]);
+        const char *h = k == 0 ? th[0].h.frontend : k == 1 ? th[0].h.compiler : th[0].h.cflags;
+        if (n && (n->kind != CFG_SCALAR || strcmp(n->scalar, h) != 0)) {
+            wl_manifest_bad(error, n, "%s is '%s', but %s's header says '%s'", keys[k],
+                            n->kind == CFG_SCALAR ? n->scalar : "?", th[0].path, h);
+            goto done;
+        }
+    }
+    const CfgNode *lb = cfg_map_get(root, "load_base");
+    if (lb && th[0].present) {
+        guint64 base;
+        if (lb->kind != CFG_SCALAR || !g_str_has_prefix(lb->scalar, "0x") ||
+            !g_ascii_string_to_unsigned(lb->scalar + 2, 16, 0, UINT64_MAX, &base, NULL)) {
+            wl_manifest_bad(error, lb, "load_base: expected a hex address (0x...)");
+            goto done;
+        }
+        if (base != th[0].h.load_base) {
+            wl_manifest_bad(error, lb, "load_base is 0x%" G_GINT64_MODIFIER "x, but %s's header "
+                            "says 0x%" G_GINT64_MODIFIER "x", base, th[0].path,
+                            th[0].h.load_base);
+            goto done;
+        }
+    }
     uint64_t records = 0, bytes = 0;
     bool all_scanned = count <= (uint64_t)w->ncores;
     for (guint j = 0; j < threads->items->len; j++) {
@@ -684,7 +751,8 @@ static bool find_lock_words(Workload *w, GError **error)
         if (th[i].present)
             ok = scan_thread(th[i].path, i, agg, &th[i], creates, joins, error);
     }
-    ok = ok && wl_check_sync(w, th, creates, joins, error) && wl_check_manifest(w, th, error);
+    ok = ok && wl_check_headers(w, th, error) && wl_check_sync(w, th, creates, joins, error) &&
+         wl_check_manifest(w, th, error);
     for (int i = 0; i < w->ncores; i++)
         g_free(th[i].path);
     g_free(th);

@@ -519,6 +519,7 @@ typedef struct {
     int tid, parent, header_tid;
     int creates[4], ncreates;
     int joins[4], njoins;
+    uint64_t load_base;
 } TwThread;
 
 /* Writes DIR/T<tid>.trace for each thread: a store and a load of its own line, then the
@@ -528,12 +529,12 @@ static char *tw_make(const char *name, const TwThread *t, int n, bool manifest)
     char *dir = g_build_filename(tt_dir, name, NULL);
     tt_rmtree(dir);
     g_mkdir_with_parents(dir, 0755);
-    GString *m = g_string_new("format: atrace\nversion: 1\n");
+    GString *m = g_string_new("format: atrace\nversion: 1\nfrontend: \"synthetic\"\n");
     g_string_append_printf(m, "thread_count: %d\nthreads:\n", n);
     uint64_t total_r = 0, total_b = 0;
     for (int i = 0; i < n; i++) {
         AtHeader h = { .version = ATRACE_VERSION, .tid = (uint32_t)t[i].header_tid,
-                       .parent = t[i].parent };
+                       .parent = t[i].parent, .load_base = t[i].load_base };
         g_strlcpy(h.frontend, "synthetic", sizeof h.frontend);
         char *path = g_strdup_printf("%s/T%d.trace", dir, t[i].tid);
         AtWriter *w = at_writer_open(path, &h, 1);
@@ -641,9 +642,9 @@ static void tw_expect(const char *dir, int cores, int code, const char *const *p
 
 /* Three threads: T0 creates 1 and 2 and joins both. */
 static const TwThread tw_good[] = {
-    { 0, -1, 0, { 1, 2 }, 2, { 1, 2 }, 2 },
-    { 1, 0, 1, { 0 }, 0, { 0 }, 0 },
-    { 2, 0, 2, { 0 }, 0, { 0 }, 0 },
+    { 0, -1, 0, { 1, 2 }, 2, { 1, 2 }, 2, 0 },
+    { 1, 0, 1, { 0 }, 0, { 0 }, 0, 0 },
+    { 2, 0, 2, { 0 }, 0, { 0 }, 0, 0 },
 };
 
 static void issue15_item9_workload_good_dir_runs(void)
@@ -698,6 +699,13 @@ static void issue15_item9_workload_header_mismatch(void)
                                "the main thread (parent -1)", NULL };
     tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p3);
     g_free(dir);
+    memcpy(t, tw_good, sizeof t);
+    t[2].load_base = 0x555555554000;     /* a file of another run of the program */
+    dir = tw_make("base", t, 3, false);
+    const char *const p4[] = { "@D@/T2.trace: byte 16: header load base 0x555555554000 differs "
+                               "from @D@/T0.trace's 0x0 (not one recording)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p4);
+    g_free(dir);
 }
 
 /* CREATE and JOIN records that name threads the directory does not hold, or twice. */
@@ -745,18 +753,21 @@ static void issue15_item9_workload_manifest_mismatch(void)
         const char *from, *to, *message;
     } cases[] = {
         { "thread_count: 3", "thread_count: 4",
-          "@D@/manifest.yaml:3:15: thread_count is 4, but @D@ holds 3 thread files" },
+          "@D@/manifest.yaml:4:15: thread_count is 4, but @D@ holds 3 thread files" },
         { "file: T1.trace", "file: T9.trace",
-          "@D@/manifest.yaml:14:11: threads[1].file is 'T9.trace', but thread 1's file is "
+          "@D@/manifest.yaml:15:11: threads[1].file is 'T9.trace', but thread 1's file is "
           "T1.trace" },
         { "records: 2\n", "records: 3\n",
-          "@D@/manifest.yaml:16:14: threads[1].records is 3, but @D@/T1.trace holds 2 records" },
+          "@D@/manifest.yaml:17:14: threads[1].records is 3, but @D@/T1.trace holds 2 records" },
         { "{LOAD: 1, STORE: 1, CREATE: 2", "{LOAD: 2, STORE: 1, CREATE: 2",
-          "@D@/manifest.yaml:11:19: threads[0].kinds: LOAD 2, but @D@/T0.trace holds 1" },
+          "@D@/manifest.yaml:12:19: threads[0].kinds: LOAD 2, but @D@/T0.trace holds 1" },
         { "parent: 0", "parent: 2",
-          "@D@/manifest.yaml:13:13: threads[1].parent is 2, but @D@/T1.trace's header says 0" },
+          "@D@/manifest.yaml:14:13: threads[1].parent is 2, but @D@/T1.trace's header says 0" },
+        { "frontend: \"synthetic\"", "frontend: \"qemu\"",
+          "@D@/manifest.yaml:3:11: frontend is 'qemu', but @D@/T0.trace's header says "
+          "'synthetic'" },
         { "  - tid: 2", "  - tid: 5",
-          "@D@/manifest.yaml:19:10: threads[2].tid is 5, expected 2" },
+          "@D@/manifest.yaml:20:10: threads[2].tid is 5, expected 2" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         char *dir = tw_make("manifest", tw_good, 3, true);
@@ -773,7 +784,7 @@ static void issue15_item9_workload_manifest_mismatch(void)
     char *from = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size);
     char *to = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size + 1);
     tw_edit_manifest(dir, from, to);
-    char *want = g_strdup_printf("@D@/manifest.yaml:17:12: threads[1].bytes is %" G_GUINT64_FORMAT
+    char *want = g_strdup_printf("@D@/manifest.yaml:18:12: threads[1].bytes is %" G_GUINT64_FORMAT
                                  ", but @D@/T1.trace has %" G_GUINT64_FORMAT " bytes",
                                  (uint64_t)sb.st_size + 1, (uint64_t)sb.st_size);
     const char *const parts[] = { want, NULL };

@@ -20,7 +20,7 @@
  *     join, condition, or an atomic that may be a spin-lock word): plain accesses, fences and
  *     markers never deadlock (except the known case of a gap past the watchdog, below);
  *   - when the run ends (not cut by max_cycles), every core consumed every record of its file.
- * Bounded: at most FUZZ_MAX_BYTES raw bytes per thread, sim.max_cycles 2,000,000; one input
+ * Bounded: at most FUZZ_MAX_BYTES raw bytes per thread, sim.max_cycles 200,000; one input
  * takes milliseconds.
  *
  *   fuzz_threadcore FILE...    exit 0 when every file passed
@@ -47,7 +47,7 @@ static const char fuzz_config[] =
     "sim:\n"
     "  seed: 1\n"
     "  watchdog: %d\n"
-    "  max_cycles: 2000000\n"
+    "  max_cycles: 200000\n"
     "system:\n"
     "  type: smp\n"
     "  cores: %d\n"
@@ -285,8 +285,12 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++)
         fuzz_one(argv[i], dir);
-    fuzz_rmtree(dir);
-    g_rmdir(dir);
+    if (getenv("FUZZ_KEEP") != NULL) {      /* keep the last directory, for a look at it */
+        fprintf(stderr, "fuzz_threadcore: kept %s\n", dir);
+    } else {
+        fuzz_rmtree(dir);
+        g_rmdir(dir);
+    }
     g_free(dir);
     return 0;
 }
