@@ -674,76 +674,69 @@ static void issue15_item9_workload_missing_created_thread(void)
     g_free(dir);
 }
 
-/* Headers that disagree with the file names and the CREATE records: 65 at the header byte. */
-static void issue15_item9_workload_header_mismatch(void)
+/* One change to tw_good: thread t's field set to value (fields by name, two changes at most). */
+typedef enum { TW_NONE, TW_HTID, TW_PARENT, TW_BASE, TW_CREATE0, TW_CREATE1, TW_NCREATES,
+               TW_JOIN0, TW_JOIN1, TW_NJOINS } TwField;
+
+typedef struct {
+    const char *name;
+    struct { int t; TwField f; int64_t v; } change[2];
+    const char *message;
+} TwCase;
+
+static void tw_apply(TwThread *t, int i, TwField f, int64_t v)
 {
-    TwThread t[3];
-    memcpy(t, tw_good, sizeof t);
-    t[2].header_tid = 1;
-    char *dir = tw_make("tid", t, 3, false);
-    const char *const p1[] = { "@D@/T2.trace: byte 28: header says tid 1, but the file name "
-                               "says thread 2", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p1);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[2].parent = 1;
-    dir = tw_make("parent", t, 3, false);
-    const char *const p2[] = { "@D@/T2.trace: byte 32: header says parent 1, but @D@/T0.trace "
-                               "record 3 creates it", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p2);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[0].parent = 5;
-    dir = tw_make("parent0", t, 3, false);
-    const char *const p3[] = { "@D@/T0.trace: byte 32: header says parent 5, but thread 0 is "
-                               "the main thread (parent -1)", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p3);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[2].load_base = 0x555555554000;     /* a file of another run of the program */
-    dir = tw_make("base", t, 3, false);
-    const char *const p4[] = { "@D@/T2.trace: byte 16: header load base 0x555555554000 differs "
-                               "from @D@/T0.trace's 0x0 (not one recording)", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p4);
-    g_free(dir);
+    switch (f) {
+    case TW_NONE: break;
+    case TW_HTID: t[i].header_tid = (int)v; break;
+    case TW_PARENT: t[i].parent = (int)v; break;
+    case TW_BASE: t[i].load_base = (uint64_t)v; break;
+    case TW_CREATE0: t[i].creates[0] = (int)v; break;
+    case TW_CREATE1: t[i].creates[1] = (int)v; break;
+    case TW_NCREATES: t[i].ncreates = (int)v; break;
+    case TW_JOIN0: t[i].joins[0] = (int)v; break;
+    case TW_JOIN1: t[i].joins[1] = (int)v; break;
+    case TW_NJOINS: t[i].njoins = (int)v; break;
+    }
 }
 
-/* CREATE and JOIN records that name threads the directory does not hold, or twice. */
-static void issue15_item9_workload_bad_create_join(void)
+/* Headers that disagree with the file names, each other and the CREATE records (65 at the
+ * header byte), and CREATE and JOIN records that name threads the directory does not hold, or
+ * twice (65 at the record). */
+static void issue15_item9_workload_bad_headers_and_sync(void)
 {
-    TwThread t[3];
-    memcpy(t, tw_good, sizeof t);
-    t[0].ncreates = 1;      /* thread 2 is never created */
-    char *dir = tw_make("orphan", t, 3, false);
-    const char *const p1[] = { "@D@/T2.trace: no thread creates thread 2", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p1);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[1].creates[0] = 2, t[1].ncreates = 1;     /* 2 created by 0 and by 1 */
-    dir = tw_make("twice", t, 3, false);
-    const char *const p2[] = { "@D@/T1.trace: record 2 creates thread 2 again (@D@/T0.trace "
-                               "record 3 created it)", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p2);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[0].joins[1] = 7;
-    dir = tw_make("join", t, 3, false);
-    const char *const p3[] = { "@D@/T0.trace: record 5 joins thread 7, which @D@ does not hold "
-                               "(no T7.trace)", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p3);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[1].joins[0] = 1, t[1].njoins = 1;
-    dir = tw_make("self", t, 3, false);
-    const char *const p4[] = { "@D@/T1.trace: record 2: thread 1 joins itself", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p4);
-    g_free(dir);
-    memcpy(t, tw_good, sizeof t);
-    t[0].creates[1] = 0;
-    dir = tw_make("create0", t, 3, false);
-    const char *const p5[] = { "@D@/T0.trace: record 3: CREATE of thread 0", NULL };
-    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, p5);
-    g_free(dir);
+    static const TwCase cases[] = {
+        { "tid", { { 2, TW_HTID, 1 } },
+          "@D@/T2.trace: byte 28: header says tid 1, but the file name says thread 2" },
+        { "parent", { { 2, TW_PARENT, 1 } },
+          "@D@/T2.trace: byte 32: header says parent 1, but @D@/T0.trace record 3 creates it" },
+        { "parent0", { { 0, TW_PARENT, 5 } },
+          "@D@/T0.trace: byte 32: header says parent 5, but thread 0 is the main thread "
+          "(parent -1)" },
+        /* a file of another run of the program */
+        { "base", { { 2, TW_BASE, 0x555555554000 } },
+          "@D@/T2.trace: byte 16: header load base 0x555555554000 differs from @D@/T0.trace's "
+          "0x0 (not one recording)" },
+        { "orphan", { { 0, TW_NCREATES, 1 } },
+          "@D@/T2.trace: no thread creates thread 2" },
+        { "twice", { { 1, TW_CREATE0, 2 }, { 1, TW_NCREATES, 1 } },
+          "@D@/T1.trace: record 2 creates thread 2 again (@D@/T0.trace record 3 created it)" },
+        { "join", { { 0, TW_JOIN1, 7 } },
+          "@D@/T0.trace: record 5 joins thread 7, which @D@ does not hold (no T7.trace)" },
+        { "self", { { 1, TW_JOIN0, 1 }, { 1, TW_NJOINS, 1 } },
+          "@D@/T1.trace: record 2: thread 1 joins itself" },
+        { "create0", { { 0, TW_CREATE1, 0 } }, "@D@/T0.trace: record 3: CREATE of thread 0" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TwThread t[3];
+        memcpy(t, tw_good, sizeof t);
+        for (int c = 0; c < 2; c++)
+            tw_apply(t, cases[i].change[c].t, cases[i].change[c].f, cases[i].change[c].v);
+        char *dir = tw_make(cases[i].name, t, 3, false);
+        const char *const parts[] = { cases[i].message, NULL };
+        tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+        g_free(dir);
+    }
 }
 
 /* A manifest.yaml that does not describe its files: 65 at the manifest's line and column. */
@@ -819,10 +812,8 @@ int main(void)
                      issue15_item9_workload_good_dir_runs) &&
          CU_add_test(ws, "issue15_item9: missing created thread is 66",
                      issue15_item9_workload_missing_created_thread) &&
-         CU_add_test(ws, "issue15_item9: header tid/parent mismatch is 65",
-                     issue15_item9_workload_header_mismatch) &&
-         CU_add_test(ws, "issue15_item9: bad create/join is 65",
-                     issue15_item9_workload_bad_create_join) &&
+         CU_add_test(ws, "issue15_item9: bad headers, creates and joins are 65",
+                     issue15_item9_workload_bad_headers_and_sync) &&
          CU_add_test(ws, "issue15_item9: manifest mismatch is 65",
                      issue15_item9_workload_manifest_mismatch);
     /* clang is not one of archsim's required packages: its suite runs where it is installed */
