@@ -36,6 +36,7 @@
 
 #include "../../sim/config.h"
 #include "../../sim/error.h"
+#include "../../traces/atrace_record.h"
 #include "syncmsg.h"
 
 typedef struct {
@@ -522,17 +523,6 @@ static bool wl_manifest_uint(const CfgNode *m, const char *key, uint64_t *v, boo
     return true;
 }
 
-/* True for T<digits>.trace. */
-static bool wl_is_thread_file(const char *name)
-{
-    if (name[0] != 'T' || !g_ascii_isdigit(name[1]))
-        return false;
-    const char *p = name + 1;
-    while (g_ascii_isdigit(*p))
-        p++;
-    return strcmp(p, ".trace") == 0;
-}
-
 /* One thread's entry of the manifest against its file (scanned: the header and counts). */
 static bool wl_check_manifest_thread(const CfgNode *e, guint j, const WlThread *t,
                                      uint64_t *records, uint64_t *bytes, GError **error)
@@ -640,7 +630,7 @@ static bool wl_check_manifest(Workload *w, const WlThread *th, GError **error)
     guint nfiles = 0;
     uint64_t highest = 0;
     for (const char *name; d && (name = g_dir_read_name(d)) != NULL;)
-        if (wl_is_thread_file(name)) {
+        if (atrace_is_thread_file(name)) {
             uint64_t n = g_ascii_strtoull(name + 1, NULL, 10);
             nfiles++;
             highest = MAX(highest, n);
