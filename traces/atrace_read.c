@@ -533,9 +533,14 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     uint64_t gap = 0;
     if (word & 1) {
         flags |= AT_F_GAP;
+        const uint8_t *gap_at = p;
         AT_R_VARINT(gap, "gap");
+        if (G_UNLIKELY(gap > AT_GAP_MAX))
+            return at_r_bad(r, gap_at, index, "gap %" G_GUINT64_FORMAT " too large (at most %"
+                            G_GUINT64_FORMAT " instructions)", gap, AT_GAP_MAX);
     }
     uint64_t addr = 0, arg = 0;
+    const uint8_t *addr_at = p;
     if (bit & AT_KINDS_ADDR) {
         uint64_t zz;
         AT_R_VARINT(zz, "address");
@@ -543,6 +548,15 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     }
     if (bit & AT_KINDS_ARG)
         AT_R_VARINT(arg, "arg");
+    /* The bytes a record touches end at 2^64: a wrapped range would touch no line at all, and
+     * a core would wait for nothing (issue 15 item 9). */
+    if ((bit & AT_KINDS_ADDR) && G_UNLIKELY(size > 0 && addr > UINT64_MAX - (size - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %u bytes at 0x%" G_GINT64_MODIFIER "x wraps "
+                        "past 2^64", at_kind_names[kind], size, addr);
+    if ((kind == AT_RANGE_R || kind == AT_RANGE_W) &&
+        G_UNLIKELY(arg > 0 && addr > UINT64_MAX - (arg - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %" G_GUINT64_FORMAT " bytes at 0x%"
+                        G_GINT64_MODIFIER "x wraps past 2^64", at_kind_names[kind], arg, addr);
 
     /* complete: commit the site table */
     if (site == r->nsites) {

@@ -292,6 +292,8 @@ static int at_w_valid(const AtRecord *r)
     uint32_t bit = AT_KIND_BIT(r->kind);
     if (!(r->flags & AT_F_GAP) && r->gap != 0)
         return 0;
+    if (r->gap > AT_GAP_MAX)
+        return 0;
     if (!(bit & AT_KINDS_ADDR) && r->addr != 0)
         return 0;
     if (!(bit & AT_KINDS_ARG) && r->arg != 0)
@@ -305,6 +307,12 @@ static int at_w_valid(const AtRecord *r)
     if ((bit & AT_KINDS_CAS) ? r->mo_fail > AT_MO_SEQ_CST : r->mo_fail != 0)
         return 0;
     if (r->kind != AT_RMW && (r->flags & AT_F_UNCHANGED))
+        return 0;
+    /* the bytes touched, [addr, addr + size) and a range's [addr, addr + arg), end at 2^64 */
+    if ((bit & AT_KINDS_ADDR) && r->size > 0 && r->addr > UINT64_MAX - (r->size - 1))
+        return 0;
+    if ((r->kind == AT_RANGE_R || r->kind == AT_RANGE_W) && r->arg > 0 &&
+        r->addr > UINT64_MAX - (r->arg - 1))
         return 0;
     return 1;
 }
