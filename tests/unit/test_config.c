@@ -921,6 +921,50 @@ static void test_issue15_item3_wide_include(void)
     test_rmdir(dir);
 }
 
+/* Issue 15 item 9: a path (or string) written quoted with spaces, '#', ': ' or quotes is kept
+ * verbatim, written so that it reads back identical, and a path that YAML cannot hold (bytes
+ * that are not UTF-8) is refused instead of naming another file when read back. */
+static void test_issue15_item9_resolved_path_round_trip(void)
+{
+    char *dir = test_tmpdir();
+    test_write(dir, "t.yaml", "trace: \"m.gz \"\nname: \" a #b: 'c' \"\n");
+    char *path = g_build_filename(dir, "t.yaml", NULL);
+    GError *err = NULL;
+    CfgNode *root = cfg_load_file(path, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    FuzzTop top = {0}, back = {0};
+    CU_ASSERT_TRUE_FATAL(param_apply(fuzz_top_specs, root, "", NULL, &top, &err));
+    char *want = g_build_filename(dir, "m.gz ", NULL);
+    EXPECT_STR(top.trace, want);
+    EXPECT_STR(top.name, " a #b: 'c' ");
+    GString *out = g_string_new(NULL);
+    param_emit_yaml(fuzz_top_specs, &top, out, 0);
+    char *line = g_strdup_printf("trace: \"%s\"\n", want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out->str, line));
+    CfgNode *again = cfg_load_string("config.resolved.yaml", out->str, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    CU_ASSERT_TRUE(param_apply(fuzz_top_specs, again, "", NULL, &back, &err));
+    EXPECT_STR(back.trace, want);
+    EXPECT_STR(back.name, top.name);
+    param_free(fuzz_top_specs, &top);
+    param_free(fuzz_top_specs, &back);
+    cfg_node_free(again);
+    cfg_node_free(root);
+    g_string_free(out, TRUE);
+    g_free(line);
+    g_free(want);
+    g_free(path);
+    test_rmdir(dir);
+
+    const ParamSpec p = {"p", PARAM_PATH, NULL, 0, 0, 0, NULL, "", 0};
+    char *v = NULL, *problem = NULL;
+    CU_ASSERT_FALSE(param_parse_value(&p, "a.gz", "/tmp/caf\xe9", &v, &problem));
+    EXPECT_STR(problem, "'a.gz': the path is not valid UTF-8 once resolved "
+                        "(\"/tmp/caf\\351/a.gz\"); config.resolved.yaml could not name it");
+    CU_ASSERT_PTR_NULL(v);
+    g_free(problem);
+}
+
 /* Every file in data/config/fuzz/ (inputs that once crashed or broke an oracle) must now load
  * or fail cleanly, with every oracle of the fuzz harness holding. */
 static void test_fuzz_regressions(void)
@@ -991,6 +1035,7 @@ int main(void)
         {"issue15_item3_not_regular", test_issue15_item3_not_regular},
         {"issue15_item3_limits", test_issue15_item3_limits},
         {"issue15_item3_wide_include", test_issue15_item3_wide_include},
+        {"issue15_item9_resolved_path_round_trip", test_issue15_item9_resolved_path_round_trip},
     };
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(tests); i++)
         if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL)
