@@ -78,6 +78,21 @@ int sim_open_regular(const char *path, GQuark domain, uint64_t *size, GError **e
     return fd;
 }
 
+FILE *sim_fopen_regular(const char *path, GQuark domain, GError **error)
+{
+    int fd = sim_open_regular(path, domain, NULL, error);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        g_set_error(error, domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
+                    g_strerror(e));
+    }
+    return f;
+}
+
 static void sim_too_big(const char *path, uint64_t max_bytes, GQuark domain, int code,
                         GError **error)
 {

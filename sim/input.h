@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Opens path read-only (O_CLOEXEC) if it names a regular file, following symlinks. It never
  * blocks: a FIFO is refused from stat(2) before it is opened, and the open itself is
@@ -22,11 +23,15 @@
  *   "PATH: not a regular file (a FIFO)"                 (a directory, a character device, ...) */
 int sim_open_regular(const char *path, GQuark domain, uint64_t *size, GError **error);
 
+/* sim_open_regular() as a stdio stream ("rb"), for readers written with fread. NULL on failure
+ * with the same errors. */
+FILE *sim_fopen_regular(const char *path, GQuark domain, GError **error);
+
 /* Reads a whole regular file (sim_open_regular) of at most max_bytes into out (appended, so the
  * caller may keep a prefix). A larger file, or one that grows past max_bytes while it is read,
  * is refused without reading the rest: code too_big_code, "PATH: larger than the limit of N
  * bytes (16 MiB)". Read errors are ARCHSIM_EXIT_NOINPUT "PATH: cannot read:
- * REASON". out is left as it was on failure. */
+ * REASON". Every message starts with "PATH: ". out is left as it was on failure. */
 bool sim_read_regular(const char *path, uint64_t max_bytes, GQuark domain, int too_big_code,
                       GString *out, GError **error);
 
