@@ -1221,7 +1221,8 @@ static bool kc_make_world(KCore *k, GError **error)
         GString *buf = g_string_new(NULL);
         if (!sim_read_regular(p->kernel_file, 1u << 20, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                               buf, &e)) {
-            size_t skip = g_str_has_prefix(e->message, p->kernel_file) ? strlen(p->kernel_file) + 2 : 0;
+            size_t skip =
+                g_str_has_prefix(e->message, p->kernel_file) ? strlen(p->kernel_file) + 2 : 0;
             g_set_error(error, ARCHSIM_CONFIG_ERROR, e->code, "%s: cannot read kernel_file: %s",
                         p->kernel_file, e->message + skip);
             g_error_free(e);
