@@ -107,6 +107,16 @@ static char *test_path(const char *rel)
     return g_strdup_printf("%s/%s", test_dir, rel);
 }
 
+/* Checks that node's position is DIR/REL (REL = "file:line:col"). */
+#define EXPECT_WHERE(node, dir, rel) test_expect_where((node), (dir), (rel), __LINE__)
+static void test_expect_where(const CfgNode *node, const char *dir, const char *rel, int line)
+{
+    char *where = cfg_node_where(node), *want = g_strdup_printf("%s/%s", dir, rel);
+    test_expect_str(where, want, line);
+    g_free(where);
+    g_free(want);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_positions(void)
@@ -313,16 +323,8 @@ static void test_include_merge_order(void)
     CU_ASSERT_EQUAL(list->items->len, 1);
     EXPECT_STR(test_scalar(root, "core.list.0"), "c");
     /* Positions point at the file that gave the winning value. */
-    char *where = cfg_node_where(test_at(root, "l1d.size"));
-    char *want = g_strdup_printf("%s/include/sub/over.yaml:4:9", test_dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
-    where = cfg_node_where(test_at(root, "l1d.assoc"));
-    want = g_strdup_printf("%s/include/main.yaml:4:10", test_dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
+    EXPECT_WHERE(test_at(root, "l1d.size"), test_dir, "include/sub/over.yaml:4:9");
+    EXPECT_WHERE(test_at(root, "l1d.assoc"), test_dir, "include/main.yaml:4:10");
     /* Key order: first appearance along the merge order. */
     char *emitted = test_emit(root);
     EXPECT_STR(emitted, "l1d:\n  size: 64KiB\n  assoc: 16\n  line: 128B\n  policy: lru\n"
@@ -704,20 +706,31 @@ static void test_rmdir(char *dir)
     g_free(dir);
 }
 
+/* PREFIX0.yaml ... PREFIX31.yaml, each including the next (twice, or once) and holding kI: I;
+ * the last holds leaf. */
+static void test_write_chain(const char *dir, const char *prefix, bool twice, const char *leaf)
+{
+    for (int i = 0; i < 32; i++) {
+        char *name = g_strdup_printf("%s%d.yaml", prefix, i), *text;
+        if (i == 31)
+            text = g_strdup(leaf);
+        else if (twice)
+            text = g_strdup_printf("include: [%s%d.yaml, %s%d.yaml]\nk%d: %d\n", prefix, i + 1,
+                                   prefix, i + 1, i, i);
+        else
+            text = g_strdup_printf("include: %s%d.yaml\nk%d: %d\n", prefix, i + 1, i, i);
+        test_write(dir, name, text);
+        g_free(text);
+        g_free(name);
+    }
+}
+
 /* 32 files, each including the next twice: 2^31 loads without the cache (depth 25 still ran
  * after 60 s), 32 with it. */
 static void test_issue15_item3_include_twice_per_level(void)
 {
     char *dir = test_tmpdir();
-    for (int i = 0; i < 32; i++) {
-        char name[32], *text;
-        g_snprintf(name, sizeof name, "f%d.yaml", i);
-        text = i < 31 ? g_strdup_printf("include: [f%d.yaml, f%d.yaml]\nk%d: %d\n", i + 1, i + 1,
-                                        i, i)
-                      : g_strdup("leaf: yes\n");
-        test_write(dir, name, text);
-        g_free(text);
-    }
+    test_write_chain(dir, "f", true, "leaf: yes\n");
     char *top = g_build_filename(dir, "f0.yaml", NULL);
     GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
     GError *err = NULL;
@@ -731,11 +744,7 @@ static void test_issue15_item3_include_twice_per_level(void)
     EXPECT_STR(((CfgNode *)g_ptr_array_index(root->keys, 0))->scalar, "leaf");
     EXPECT_STR(((CfgNode *)g_ptr_array_index(root->keys, 31))->scalar, "k0");
     EXPECT_STR(test_scalar(root, "k17"), "17");
-    char *where = cfg_node_where(test_at(root, "k17"));
-    char *want = g_strdup_printf("%s/f17.yaml:2:6", dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
+    EXPECT_WHERE(test_at(root, "k17"), dir, "f17.yaml:2:6");
     CU_ASSERT_EQUAL(files->len, 32);
     char *last = g_build_filename(dir, "f31.yaml", NULL);
     EXPECT_STR(files->len > 0 ? g_ptr_array_index(files, 0) : NULL, last);
@@ -766,16 +775,8 @@ static void test_issue15_item3_diamond(void)
     EXPECT_STR(out, "c: 3\nshared: c\na: 1\nb: 2\ntop: 0\n");
     g_free(out);
     /* c's values last came from b's side, which spells it sub/../c.yaml. */
-    char *where = cfg_node_where(test_at(root, "c"));
-    char *want = g_strdup_printf("%s/sub/../c.yaml:1:4", dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
-    where = cfg_node_where(test_at(root, "shared"));
-    want = g_strdup_printf("%s/sub/../c.yaml:2:9", dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
+    EXPECT_WHERE(test_at(root, "c"), dir, "sub/../c.yaml:1:4");
+    EXPECT_WHERE(test_at(root, "shared"), dir, "sub/../c.yaml:2:9");
     /* Each spelling listed once, after what it includes. */
     const char *order[] = {"c.yaml", "a.yaml", "sub/../c.yaml", "b.yaml", "top.yaml"};
     CU_ASSERT_EQUAL_FATAL(files->len, G_N_ELEMENTS(order));
@@ -787,10 +788,8 @@ static void test_issue15_item3_diamond(void)
     cfg_node_free(root);
     g_ptr_array_unref(files);
     g_free(top);
+    g_rmdir(sub);
     g_free(sub);
-    char *sub2 = g_build_filename(dir, "sub", NULL);
-    g_rmdir(sub2);
-    g_free(sub2);
     test_rmdir(dir);
 }
 
@@ -799,14 +798,7 @@ static void test_issue15_item3_diamond(void)
 static void test_issue15_item3_depth_after_cache(void)
 {
     char *dir = test_tmpdir();
-    for (int i = 0; i < 32; i++) {
-        char name[32], *text;
-        g_snprintf(name, sizeof name, "c%d.yaml", i);
-        text = i < 31 ? g_strdup_printf("include: c%d.yaml\nk%d: %d\n", i + 1, i, i)
-                      : g_strdup("leaf: 1\n");
-        test_write(dir, name, text);
-        g_free(text);
-    }
+    test_write_chain(dir, "c", false, "leaf: 1\n");
     test_write(dir, "top.yaml", "include: [c10.yaml, c0.yaml]\n");
     char *top = g_build_filename(dir, "top.yaml", NULL);
     GError *err = NULL;
