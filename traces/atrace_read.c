@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "../sim/error.h"
+#include "../sim/input.h"
 
 #define AT_R_IN_DEFAULT ((size_t)1 << 20)
 /* 256 KiB: inflate writes it and the decoder reads it back while it is still in L2. */
@@ -266,20 +267,15 @@ AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_s
     g_return_val_if_fail(out_size >= AT_RECORD_MAX && out_size <= G_MAXUINT, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    if (e != 0) {
-        if (fd >= 0)
-            close(fd);
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    /* A regular file only: a FIFO would block open(), a device never ends (sim/input.h). */
+    uint64_t file_size = 0;
+    int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
+    if (fd < 0)
         return NULL;
-    }
     AtReader *r = g_new0(AtReader, 1);
     r->fd = fd;
     r->path = g_strdup(path);
-    r->file_size = (uint64_t)st.st_size;
+    r->file_size = file_size;
     if (!at_r_header(r, error)) {
         at_reader_close(r);
         return NULL;

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "../sim/error.h"
+#include "../sim/input.h"
 
 /* 4 MiB: big enough that the per-refill cost (a memmove of one partial line and one read call)
  * vanishes, small enough to stay in L2/L3 while it is parsed. */
@@ -240,24 +241,13 @@ LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError 
     g_return_val_if_fail(buffer_size >= 1 && buffer_size <= LACKEY_BUF_MAX, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    /* A regular file only: a FIFO would block open(), a device never ends (sim/input.h). */
+    uint64_t file_size = 0;
+    int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
+    if (fd < 0)
         return NULL;
-    }
-    /* open() succeeds on a directory; say so now rather than as a read error later. */
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(EISDIR));
-        return NULL;
-    }
-
     LackeyReader *r = g_new0(LackeyReader, 1);
-    r->file_size = (uint64_t)st.st_size;
+    r->file_size = file_size;
     r->fd = fd;
     r->path = g_strdup(path);
     r->cap = buffer_size;

@@ -12,6 +12,7 @@
 
 #include "../../sim/config.h"
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 
 #define LIT_DEFAULT_RUNS 10000
 #define LIT_DEFAULT_MAX_STATES 10000000
@@ -156,12 +157,9 @@ static bool manifest_fail(GError **error, const char *path, int line, int col, c
 
 static LitManifest *manifest_load(const char *path, const MemModel *model, GError **error)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(errno));
+    FILE *fp = sim_fopen_regular(path, LITMUS_ERROR, error);  /* no FIFO, device or directory */
+    if (fp == NULL)
         return NULL;
-    }
     GString *buf = g_string_new(NULL);
     char chunk[8192];
     size_t got;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 #include "../../sim/param.h"
 
 /* A DP (depthwise) row becomes one layer per channel; a typo in its channel count must not ask
@@ -62,13 +63,9 @@ static void scalein_err(const ScaleinText *t, GError **error, uint32_t line, uin
 /* Reads path whole; refuses NUL bytes and invalid UTF-8 (Python would not decode them either). */
 static bool scalein_read(ScaleinText *t, const char *path, GError **error)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        int e = errno;
-        g_set_error(error, t->domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    FILE *f = sim_fopen_regular(path, t->domain, error);  /* no FIFO, device or directory */
+    if (f == NULL)
         return false;
-    }
     GString *s = g_string_new(NULL);
     char buf[8192];
     size_t n;

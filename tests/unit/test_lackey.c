@@ -506,10 +506,10 @@ static void test_missing_file(void)
     tl_free(&res);
     g_free(path);
 
-    res = tl_read(tl_dir, 0, 8);     /* a directory opens, but is no trace */
+    res = tl_read(tl_dir, 0, 8);     /* a directory is no trace (sim_open_regular) */
     CU_ASSERT_PTR_NOT_NULL_FATAL(res.error);
     CU_ASSERT_EQUAL(res.error->code, ARCHSIM_EXIT_NOINPUT);
-    want = g_strdup_printf("%s: cannot open: %s", tl_dir, g_strerror(EISDIR));
+    want = g_strdup_printf("%s: not a regular file (a directory)", tl_dir);
     CU_ASSERT_STRING_EQUAL(res.error->message, want);
     g_free(want);
     tl_free(&res);

@@ -388,7 +388,7 @@ static void test_parse_files(void)
     g_clear_error(&e);
     CU_ASSERT_PTR_NULL(litmus_parse_file("tests/litmus", &e));
     CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_NOINPUT);
-    CU_ASSERT_STRING_EQUAL(e->message, "tests/litmus: cannot read: Is a directory");
+    CU_ASSERT_STRING_EQUAL(e->message, "tests/litmus: not a regular file (a directory)");
     g_clear_error(&e);
     char *path = NULL;
     int fd = g_file_open_tmp("test_litmus_XXXXXX.litmus", &path, NULL);
