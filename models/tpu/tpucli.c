@@ -63,6 +63,19 @@ static int tpu_usage(const char *fmt, ...)
     return ARCHSIM_EXIT_USAGE;
 }
 
+/* A layer's error: the model's (ARCHSIM_TRACE_ERROR: the layer cannot be run) at the layer's row
+ * of the topology, file:line:col; others (traces, reports) are archsim tpu's own. */
+static int tpu_layer_fail(const TpuTopology *tp, int layer, const GError *err)
+{
+    if (err->domain == ARCHSIM_TRACE_ERROR)
+        fprintf(stderr, "%s:%u:1: %s\n", tp->file, tp->layers[layer].line, err->message);
+    else if (err->domain == ARCHSIM_CONFIG_ERROR)
+        fprintf(stderr, "%s\n", err->message);
+    else
+        fprintf(stderr, "archsim tpu: %s\n", err->message);
+    return err->code;
+}
+
 int tpu_main(int argc, char **argv)
 {
     char *cfg = NULL, *topo = NULL, *input = NULL, *outdir = NULL;
@@ -182,8 +195,7 @@ int tpu_main(int argc, char **argv)
         }
         TpuTeachFormat fmt = g_str_has_suffix(teach, ".vcd") ? TPU_TEACH_VCD : TPU_TEACH_TEXT;
         if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, &err)) {
-            fprintf(stderr, "%s\n", err->message);
-            rc = err->code;
+            rc = tpu_layer_fail(&tp, (int)layer, err);
             goto out;
         }
     }
@@ -224,13 +236,13 @@ int tpu_main(int argc, char **argv)
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
         TpuTraces tr = { .from = tw_from, .to = tw_to };
-        bool traced = false, model_err = false;
+        bool traced = false;
         bool ok = (!sram_traces || (traced = tpu_traces_open(outdir, i, &tr, &err))) &&
                   (!dram_traces ||
                    (tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err)));
         if (ok && !tpu_run_layer_traced(&arch, &tp.layers[i], compat,
                                         traced || tr.dram ? &tr : NULL, &res, &err))
-            ok = false, model_err = true;
+            ok = false;
         if (tr.dram && ok)
             ok = tpu_dram_traces_close(tr.dram, &err);
         else if (tr.dram)
@@ -238,9 +250,7 @@ int tpu_main(int argc, char **argv)
         if (traced && !tpu_traces_close(&tr, ok ? &err : NULL))
             ok = false;
         if (!ok) {
-            /* the model's errors name their file; the traces' are archsim tpu's own */
-            fprintf(stderr, "%s%s\n", model_err ? "" : "archsim tpu: ", err->message);
-            rc = err->code;
+            rc = tpu_layer_fail(&tp, i, err);
             tpu_reports_abort(rep);     /* no report that looks complete */
             goto out;
         }
