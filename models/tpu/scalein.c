@@ -1098,6 +1098,7 @@ typedef struct {
     GArray *layers;       /* TpuLayer */
     char *header_hint;    /* said after "too few fields" when the header suggests the other form */
     char *col9_name;      /* the header's name for column 9, if it is not a stride */
+    GPtrArray *warnings;  /* TpuTopology.warnings */
 } CsvState;
 
 static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_field,
@@ -1111,6 +1112,39 @@ static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_fiel
     return true;
 }
 
+/* SCALE-Sim v3's per-layer sparsity, "N:M" (conv column 9, GEMM column 5): 1 when x is one, and
+ * a dense ratio (N = M, v3's default 1:1) is fine; 0 when x is not of that form; -1 (error set)
+ * for a sparse ratio, which archsim does not model (issue 15 item 11). */
+static int csv_sparsity(const ScaleinText *t, const ScaleinLine *l, const CsvField *x,
+                        GError **error)
+{
+    const char *colon = memchr(x->p, ':', (size_t)(x->e - x->p));
+    if (colon == NULL)
+        return 0;
+    const char *np = x->p, *ne = colon, *mp = colon + 1, *me = x->e;
+    scalein_strip(&np, &ne);
+    scalein_strip(&mp, &me);
+    bool neg1, neg2;
+    uint64_t n, m;
+    if (scalein_int(np, ne, &neg1, &n) != SCALEIN_INT_OK ||
+        scalein_int(mp, me, &neg2, &m) != SCALEIN_INT_OK || neg1 || neg2 || n == 0 || m == 0 ||
+        n > m) {
+        scalein_err(t, error, l->no, x->col,
+                    "Sparsity '%.*s': expected N:M with 1 <= N <= M (SCALE-Sim v3's N:M "
+                    "structured sparsity)",
+                    (int)(x->e - x->p), x->p);
+        return -1;
+    }
+    if (n == m)
+        return 1;
+    scalein_err(t, error, l->no, x->col,
+                "SCALE-Sim v3 sparsity '%.*s' is not supported by archsim; archsim runs every layer "
+                "dense (docs/tpu.md, \"SCALE-Sim v3 options\"); write %" PRIu64 ":%" PRIu64
+                " or remove the column",
+                (int)(x->e - x->p), x->p, m, m);
+    return -1;
+}
+
 static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error)
 {
     const ScaleinText *t = s->t;
@@ -1118,9 +1152,26 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
     guint need = s->gemm ? 4 : 8;
     const char *const *names = s->gemm ? csv_gemm_names : csv_conv_names;
     /* a name and nothing else ("AlphaGoZero,") titles the rows that follow (SCALE-Sim's
-     * mlperf/MLPERF.csv and others group several networks so): not a layer */
-    if (f->len == 1 && s->header_hint == NULL)
+     * mlperf/MLPERF.csv and others group several networks so): not a layer, and said so. A row
+     * without a separator whose words include a number ("Conv1 224 224 3 3 3 64 1") is a layer
+     * written with spaces: refused, never skipped (issue 15 item 9). */
+    if (f->len == 1 && s->header_hint == NULL) {
+        const char *p = x[0].p;
+        while (p < x[0].e && !scalein_space(*p))
+            p++;
+        for (const char *q = p; q < x[0].e; q++)
+            if (g_ascii_isdigit(*q) && scalein_space(q[-1])) {
+                scalein_err(t, error, l->no, scalein_col(l, p),
+                            "no comma between the fields: '%.*s' reads as one name; separate "
+                            "the fields with commas (name, %s, ...)",
+                            (int)(x[0].e - x[0].p), x[0].p, names[1]);
+                return false;
+            }
+        scalein_warn(t, &s->warnings, l->no, x[0].col,
+                     "'%.*s' holds only a name: read as a title row, not a layer",
+                     (int)(x[0].e - x[0].p), x[0].p);
         return true;
+    }
     if (f->len < need) {
         GString *list = g_string_new(NULL);
         for (guint i = 0; i < need; i++)
@@ -1139,7 +1190,10 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
         if (!csv_uint(t, l, &x[1], "M", &m, error) || !csv_uint(t, l, &x[2], "N", &n, error) ||
             !csv_uint(t, l, &x[3], "K", &k, error))
             return false;
-        /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; columns after K are ignored as there */
+        /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; v3's fifth column is the layer's
+         * sparsity; other columns after K are ignored as v2 does */
+        if (f->len > 4 && csv_sparsity(t, l, &x[4], error) < 0)
+            return false;
         y.ifmap_h = m;
         y.ifmap_w = k;
         y.filter_h = 1;
@@ -1159,7 +1213,10 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
         if (!csv_uint(t, l, &x[i], csv_conv_names[i], &v[i], error))
             return false;
     v[8] = v[7];
-    if (f->len > 8 && x[8].p != x[8].e) {
+    int sparse = f->len > 8 ? csv_sparsity(t, l, &x[8], error) : 0;
+    if (sparse < 0)
+        return false;
+    if (f->len > 8 && x[8].p != x[8].e && sparse == 0) {
         /* a ninth value is the column stride (SCALE-Sim); an empty one defaults to Strides */
         if (!csv_uint(t, l, &x[8], csv_conv_names[8], &v[8], error)) {
             if (s->col9_name != NULL && error != NULL && *error != NULL) {
@@ -1226,7 +1283,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
         g_free(t.text);
         return false;
     }
-    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL};
+    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL, NULL};
     const char *pos = t.start;
     ScaleinLine l = {NULL, NULL, 0};
     bool ok = true;
@@ -1265,6 +1322,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
     g_free(t.text);
     out->nlayers = (int)s.layers->len;
     out->layers = (TpuLayer *)(void *)g_array_free(s.layers, FALSE);
+    out->warnings = s.warnings;
     if (!ok) {
         tpu_topology_clear(out);
         return false;

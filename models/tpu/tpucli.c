@@ -171,6 +171,11 @@ int tpu_main(int argc, char **argv)
         rc = err->code;
         goto out;
     }
+    /* what the readers took in a way the user may not expect (title rows, unknown keys) */
+    for (guint i = 0; arch.warnings != NULL && i < arch.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(arch.warnings, i));
+    for (guint i = 0; tp.warnings != NULL && i < tp.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(tp.warnings, i));
     if (teach) {
         guint64 layer = 0, from = 0, to = 0;
         if (teach_layer && (!g_ascii_string_to_unsigned(teach_layer, 10, 0, G_MAXINT, &layer, NULL)

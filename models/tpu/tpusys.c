@@ -4,6 +4,7 @@
  * simulated time to the end of the last one (so sim.cycles is the network's cycle count, stalls
  * included), keeps only each layer's report line, and writes SCALE-Sim's three reports into the
  * run directory beside the usual stats files. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../../sim/error.h"
@@ -136,6 +137,10 @@ static bool ta_realize(Component *c, GError **error)
                          .bandwidth = p->bandwidth, .file = g_strdup(c->name) };
     if (!tpu_topology_load(p->topology, p->input == 1, &t->topo, error))
         return false;
+    /* the reader's warnings (title rows): the model has no other channel to the user; they
+     * come before the run's own output, as the CLI prints them */
+    for (guint i = 0; t->topo.warnings != NULL && i < t->topo.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(t->topo.warnings, i));
     t->loaded = true;
     t->results = g_array_new(FALSE, FALSE, sizeof(TpuLayerResult));
     return true;
