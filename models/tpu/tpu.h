@@ -92,6 +92,11 @@ char *tpu_limit_check(TpuLimitId id, uint64_t v);
  * that dominates, for the message. UINT64_MAX when the sizes overflow. */
 uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
                           const char **largest);
+/* The checks tpu_run_layer makes before it allocates (the operand sizes, tpu_layer_memory
+ * against TPU_MAX_LAYER_MEMORY), so that a run can refuse a layer before it starts. Errors:
+ * ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "layer NAME: ...". */
+bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                     GError **error);
 
 /* ---- scalein.c ---------------------------------------------------------------------------- */
 /* Reads a SCALE-Sim .cfg (INI as Python's configparser reads it: `key = value` or `key: value`,

@@ -230,6 +230,12 @@ int tpu_main(int argc, char **argv)
             sample_budget = b;
     }
     tpu_sample_budget = sample_budget;
+    /* every layer the model would refuse (too large for its memory), before DIR is made */
+    for (int i = 0; i < tp.nlayers; i++)
+        if (!tpu_layer_check(&arch, &tp.layers[i], compat, sram_traces || dram_traces, &err)) {
+            rc = tpu_layer_fail(&tp, i, err);
+            goto out;
+        }
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);

@@ -1161,6 +1161,16 @@ static uint64_t layer_memory(const TpuArch *a, const Gemm *g, bool compat, bool 
     return total;
 }
 
+static bool layer_memory_check(const TpuArch *a, const TpuLayer *l, const Gemm *g, bool compat,
+                               bool traced, GError **error);
+
+bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                     GError **error)
+{
+    Gemm g;
+    return gemm_init(&g, a, l, error) && layer_memory_check(a, l, &g, compat, traced, error);
+}
+
 uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
                           const char **largest)
 {

@@ -143,6 +143,16 @@ static bool ta_realize(Component *c, GError **error)
         fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(t->topo.warnings, i));
     t->loaded = true;
     t->results = g_array_new(FALSE, FALSE, sizeof(TpuLayerResult));
+    /* a layer the model would refuse (too large for its memory) fails the build, not the run */
+    for (int i = 0; i < t->topo.nlayers; i++) {
+        GError *e = NULL;
+        if (!tpu_layer_check(&t->arch, &t->topo.layers[i], p->compat, false, &e)) {
+            g_set_error(error, e->domain, e->code, "%s:%u:1: %s", t->topo.file,
+                        t->topo.layers[i].line, e->message);
+            g_error_free(e);
+            return false;
+        }
+    }
     return true;
 }
 
