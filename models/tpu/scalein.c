@@ -18,9 +18,9 @@
 #include "../../sim/error.h"
 #include "../../sim/param.h"
 
-/* TPU_MAX_LAYERS (tpu.h): a DP (depthwise) row becomes one layer per channel; a typo in its
- * channel count must not ask for billions of layers. ResNet-50 has 54 layers, MLPERF.csv (the
- * largest shipped) about 1100. */
+/* TPU_MAX_LAYERS (tpu.h, 65,536): a DP (depthwise) row becomes one layer per channel; a typo in
+ * its channel count must not ask for millions of layers. ResNet-50 has 54 layers; the most a
+ * shipped topology expands to is 891. */
 /* configparser's MAX_INTERPOLATION_DEPTH */
 #define TPU_CFG_MAX_INTERP_DEPTH 10
 

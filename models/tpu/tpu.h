@@ -69,7 +69,7 @@ typedef struct {
 #define TPU_MAX_OFFSET (1ull << 60)             /* IfmapOffset, FilterOffset, OfmapOffset */
 #define TPU_MAX_LAYER_MEMORY (4ull << 30)       /* bytes the model may hold for one layer */
 #define TPU_MAX_INPUT_BYTES (64u << 20)         /* a .cfg or topology file */
-#define TPU_MAX_LAYERS (1u << 20)               /* layers of a topology, DP rows expanded */
+#define TPU_MAX_LAYERS (1u << 16)               /* layers of a topology, DP rows expanded */
 typedef enum {
     TPU_LIM_ROWS = 0, TPU_LIM_COLS, TPU_LIM_IFMAP_SRAM, TPU_LIM_FILTER_SRAM, TPU_LIM_OFMAP_SRAM,
     TPU_LIM_IFMAP_OFFSET, TPU_LIM_FILTER_OFFSET, TPU_LIM_OFMAP_OFFSET, TPU_LIM_BANDWIDTH,
