@@ -821,49 +821,40 @@ static bool cfg_check_keys(const CfgFile *c, TpuArch *a, GError **error)
                 }
                 break;
             case V3_RAMULATOR:
-                if (strcmp(v, "True") == 0) {
-                    cfg_refuse(c, o, error,
-                               "archsim has no Ramulator pass (its USER interface is a fixed "
-                               "bandwidth); set it to False");
-                    return false;
+            case V3_LAYOUT:
+            case V3_SPARSITY: {
+                /* a switch: 1 on (refused), 0 off, -1 neither (with what it expects) */
+                int b;
+                const char *expected, *why;
+                if (k->rule == V3_RAMULATOR) {
+                    b = strcmp(v, "True") == 0 ? 1 : strcmp(v, "False") == 0 ? 0 : -1;
+                    expected = "True or False (SCALE-Sim v3 turns it on for exactly 'True')";
+                    why = "archsim has no Ramulator pass (its USER interface is a fixed "
+                          "bandwidth); set it to False";
+                } else if (k->rule == V3_LAYOUT) {
+                    b = cfg_boolean(v);
+                    expected = "a boolean (true/false, yes/no, on/off, 1/0)";
+                    why = "archsim does not model custom SRAM data layouts (a layout file and "
+                          "bank conflicts); set it to False";
+                } else {
+                    b = g_ascii_strcasecmp(v, "true") == 0    ? 1
+                        : g_ascii_strcasecmp(v, "false") == 0 ? 0
+                                                              : -1;
+                    expected = "true or false";
+                    why = "archsim models dense layers only (no N:M sparse filter, no compressed "
+                          "representation or its reports); set it to false";
                 }
-                if (strcmp(v, "False") != 0) {
-                    scalein_err(c->t, error, o->line, o->val_col,
-                                "UseRamulatorTrace: '%s': expected True or False (SCALE-Sim v3 "
-                                "turns it on for exactly 'True')",
-                                v);
-                    return false;
-                }
-                break;
-            case V3_LAYOUT: {
-                int b = cfg_boolean(v);
                 if (b < 0) {
-                    scalein_err(c->t, error, o->line, o->val_col,
-                                "%s: '%s': expected a boolean (true/false, yes/no, on/off, 1/0)",
-                                o->key, v);
+                    scalein_err(c->t, error, o->line, o->val_col, "%s: '%s': expected %s", o->key,
+                                v, expected);
                     return false;
                 }
                 if (b == 1) {
-                    cfg_refuse(c, o, error,
-                               "archsim does not model custom SRAM data layouts (a layout file "
-                               "and bank conflicts); set it to False");
+                    cfg_refuse(c, o, error, "%s", why);
                     return false;
                 }
                 break;
             }
-            case V3_SPARSITY:
-                if (g_ascii_strcasecmp(v, "true") == 0) {
-                    cfg_refuse(c, o, error,
-                               "archsim models dense layers only (no N:M sparse filter, no "
-                               "compressed representation or its reports); set it to false");
-                    return false;
-                }
-                if (g_ascii_strcasecmp(v, "false") != 0) {
-                    scalein_err(c->t, error, o->line, o->val_col,
-                                "SparsitySupport: '%s': expected true or false", v);
-                    return false;
-                }
-                break;
             case V3_TOPOLOGY:
                 scalein_warn(c->t, &a->warnings, o->line, o->key_col,
                              "%s is ignored: the topology is the file -t names", o->key);

@@ -634,6 +634,30 @@ static void test_malformed(void)
     }
 }
 
+/* Loads `text` as a .cfg: msg NULL, it must load; else it must fail with exactly msg (FILE: its
+ * path) and exit 78. `i` names the case in a failure. */
+static void ti_expect_cfg(const char *text, const char *msg, size_t i)
+{
+    char *path = ti_write("case.cfg", text, strlen(text));
+    TpuArch a;
+    GError *err = NULL;
+    bool ok = tpu_arch_load(path, &a, &err);
+    char *want = msg != NULL ? ti_expand(msg, path) : NULL;
+    if (ok != (msg == NULL) || (!ok && strcmp(err->message, want) != 0))
+        fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, ok ? "(loads)" : err->message,
+                want != NULL ? want : "(loads)");
+    CU_ASSERT_EQUAL(ok, msg == NULL);
+    if (ok) {
+        tpu_arch_clear(&a);
+    } else if (want != NULL) {
+        CU_ASSERT_STRING_EQUAL(err->message, want);
+        CU_ASSERT_EQUAL(err->code, ARCHSIM_EXIT_CONFIG);
+    }
+    g_clear_error(&err);
+    g_free(want);
+    g_free(path);
+}
+
 /* issue 15 item 2: every allocation sized from input is bounded first. `archsim tpu` with
  * ArrayHeight 10^12 in a .cfg asked GLib for 8 TB (exit 133): the .cfg path had no limit where
  * `system.type: tpu` had 65,536. Now one table (tpu.h) bounds both; the message names the value,
@@ -671,24 +695,7 @@ static void issue15_item2_cfg_and_layer_limits(void)
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cfg); i++) {
         char *text = ti_cfg_with(cfg[i].from, cfg[i].to);
-        char *path = ti_write("lim.cfg", text, strlen(text));
-        TpuArch a;
-        GError *err = NULL;
-        bool ok = tpu_arch_load(path, &a, &err);
-        char *want = ti_expand(cfg[i].msg, path);
-        if (ok || strcmp(err->message, want) != 0)
-            fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, ok ? "(loads)" : err->message,
-                    want);
-        CU_ASSERT_FALSE(ok);
-        if (ok) {
-            tpu_arch_clear(&a);
-        } else {
-            CU_ASSERT_STRING_EQUAL(err->message, want);
-            CU_ASSERT_EQUAL(err->code, ARCHSIM_EXIT_CONFIG);
-            g_error_free(err);
-        }
-        g_free(want);
-        g_free(path);
+        ti_expect_cfg(text, cfg[i].msg, i);
         g_free(text);
     }
     /* the largest values allowed load */
@@ -857,33 +864,7 @@ static void issue15_item11_v3_options(void)
             text = g_strdup_printf("%.*s%s%s", (int)(at - v3), v3, edit[i].to,
                                    at + strlen(edit[i].from));
         }
-        char *path = ti_write("v3.cfg", text, strlen(text));
-        TpuArch a;
-        GError *err = NULL;
-        bool ok = tpu_arch_load(path, &a, &err);
-        if (edit[i].msg == NULL) {
-            if (!ok)
-                fprintf(stderr, "\nedit %zu: %s\n", i, err->message);
-            CU_ASSERT_TRUE(ok);
-            if (ok)
-                tpu_arch_clear(&a);
-            g_clear_error(&err);
-        } else {
-            char *want = ti_expand(edit[i].msg, path);
-            if (ok || strcmp(err->message, want) != 0)
-                fprintf(stderr, "\nedit %zu\n got: %s\nwant: %s\n", i,
-                        ok ? "(loads)" : err->message, want);
-            CU_ASSERT_FALSE(ok);
-            if (ok) {
-                tpu_arch_clear(&a);
-            } else {
-                CU_ASSERT_STRING_EQUAL(err->message, want);
-                CU_ASSERT_EQUAL(err->code, ARCHSIM_EXIT_CONFIG);
-                g_error_free(err);
-            }
-            g_free(want);
-        }
-        g_free(path);
+        ti_expect_cfg(text, edit[i].msg, i);
         g_free(text);
     }
     /* unknown keys, and TopologyCsvLoc, load with a warning each */

@@ -67,6 +67,19 @@ static bool fuzz_has_position(const char *msg, const char *path)
     return *p == ' ';
 }
 
+/* A reader's refusal: an error of the documented domain and code whose message starts with the
+ * file and, for a problem in the text, line:col. Frees err. */
+static void fuzz_check_error(const char *input, GError *err, GQuark domain, int code,
+                             const char *path)
+{
+    fuzz_check(err != NULL, input, "refused without an error");
+    fuzz_check(err->domain == domain && err->code == code, input,
+               "error of the wrong domain or code (.cfg: 78, topology: 65)");
+    fuzz_check(fuzz_has_position(err->message, path), input,
+               "error does not start with FILE:LINE:COL: or FILE: ");
+    g_error_free(err);
+}
+
 /* The sum of column `col` of a report, and its data rows. */
 static double fuzz_report_sum(const char *dir, const char *name, int col, int *rows)
 {
@@ -148,12 +161,7 @@ static void fuzz_one(const char *input)
     TpuTopology t;
     GError *err = NULL;
     if (!tpu_arch_load(cfg_path, &a, &err)) {
-        fuzz_check(err != NULL, input, ".cfg refused without an error");
-        fuzz_check(err->domain == ARCHSIM_CONFIG_ERROR && err->code == ARCHSIM_EXIT_CONFIG, input,
-                   ".cfg error is not ARCHSIM_CONFIG_ERROR / 78");
-        fuzz_check(fuzz_has_position(err->message, cfg_path), input,
-                   ".cfg error does not start with FILE:LINE:COL or FILE:");
-        g_error_free(err);
+        fuzz_check_error(input, err, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, cfg_path);
         goto out;
     }
     fuzz_check(a.rows >= 1 && a.rows <= TPU_MAX_ARRAY_DIM && a.cols >= 1 &&
@@ -166,12 +174,7 @@ static void fuzz_one(const char *input)
         fuzz_check(fuzz_has_position(g_ptr_array_index(a.warnings, i), cfg_path), input,
                    ".cfg warning without a position");
     if (!tpu_topology_load(topo_path, gemm, &t, &err)) {
-        fuzz_check(err != NULL, input, "topology refused without an error");
-        fuzz_check(err->domain == ARCHSIM_TRACE_ERROR && err->code == ARCHSIM_EXIT_DATAERR, input,
-                   "topology error is not ARCHSIM_TRACE_ERROR / 65");
-        fuzz_check(fuzz_has_position(err->message, topo_path), input,
-                   "topology error does not start with FILE:LINE:COL");
-        g_error_free(err);
+        fuzz_check_error(input, err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, topo_path);
         tpu_arch_clear(&a);
         goto out;
     }
