@@ -1090,6 +1090,7 @@ typedef struct {
     char *header_hint;    /* said after "too few fields" when the header suggests the other form */
     char *col9_name;      /* the header's name for column 9, if it is not a stride */
     GPtrArray *warnings;  /* TpuTopology.warnings */
+    bool noted_unread;    /* a warning about unread columns was given */
 } CsvState;
 
 static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_field,
@@ -1134,6 +1135,23 @@ static int csv_sparsity(const ScaleinText *t, const ScaleinLine *l, const CsvFie
                 " or remove the column",
                 (int)(x->e - x->p), x->p, m, m);
     return -1;
+}
+
+/* The first non-empty field at or after column `from` + 1 in the file: a warning (once per file)
+ * that such columns are not read, as SCALE-Sim does not read them. */
+static void csv_note_unread(CsvState *s, const ScaleinLine *l, const GArray *f, guint from,
+                            const char *last)
+{
+    for (guint i = from; !s->noted_unread && i < f->len; i++) {
+        const CsvField *x = &g_array_index(f, CsvField, i);
+        if (x->p == x->e)
+            continue;
+        scalein_warn(s->t, &s->warnings, l->no, x->col,
+                     "'%.*s': the columns after %s are not read (SCALE-Sim ignores them too); "
+                     "said for the first such value only",
+                     (int)(x->e - x->p), x->p, last);
+        s->noted_unread = true;
+    }
 }
 
 static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error)
@@ -1183,8 +1201,10 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
             return false;
         /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; v3's fifth column is the layer's
          * sparsity; other columns after K are ignored as v2 does */
-        if (f->len > 4 && csv_sparsity(t, l, &x[4], error) < 0)
+        int sp = f->len > 4 ? csv_sparsity(t, l, &x[4], error) : 0;
+        if (sp < 0)
             return false;
+        csv_note_unread(s, l, f, sp > 0 ? 5 : 4, "K");
         y.ifmap_h = m;
         y.ifmap_w = k;
         y.filter_h = 1;
@@ -1220,7 +1240,8 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
             return false;
         }
     }
-    /* columns after the ninth are ignored (Resnet50.csv annotates rows there) */
+    /* columns after the ninth are ignored (Resnet50.csv annotates rows there), said once */
+    csv_note_unread(s, l, f, 9, "Stride Width");
     for (int d = 0; d < 2; d++) {
         uint64_t fi = v[3 + d], im = v[1 + d];
         if (fi > im) {
@@ -1274,7 +1295,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
         g_free(t.text);
         return false;
     }
-    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL, NULL};
+    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL, NULL, false};
     const char *pos = t.start;
     ScaleinLine l = {NULL, NULL, 0};
     bool ok = true;

@@ -429,6 +429,24 @@ static void issue15_item9_title_rows_warn(void)
     CU_ASSERT_EQUAL(t.nlayers, 1);
     CU_ASSERT_PTR_NULL(t.warnings);
     tpu_topology_clear(&t);
+    /* columns that are not read are said, once per file */
+    CU_ASSERT_TRUE_FATAL(ti_load_topo(TI_HDR "C1,8,8,3,3,1,4,1,,,6,6,\nC2,8,8,3,3,1,4,1,1,x,\n",
+                                      false, &t, &err));
+    CU_ASSERT_EQUAL(t.nlayers, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.warnings);
+    CU_ASSERT_EQUAL_FATAL(t.warnings->len, 1);
+    CU_ASSERT_TRUE(g_str_has_suffix(g_ptr_array_index(t.warnings, 0),
+                                    ":2:20: warning: '6': the columns after Stride Width are not "
+                                    "read (SCALE-Sim ignores them too); said for the first such "
+                                    "value only"));
+    tpu_topology_clear(&t);
+    CU_ASSERT_TRUE_FATAL(ti_load_topo("Layer, M, N, K,\nG,3,5,16,note,\n", true, &t, &err));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t.warnings);
+    CU_ASSERT_TRUE(g_str_has_suffix(g_ptr_array_index(t.warnings, 0),
+                                    ":2:10: warning: 'note': the columns after K are not read "
+                                    "(SCALE-Sim ignores them too); said for the first such value "
+                                    "only"));
+    tpu_topology_clear(&t);
     /* the shipped MLPERF.csv: its 8 network titles, each said */
     char *path = ti_shipped("v2/topologies/mlperf/MLPERF.csv");
     if (path != NULL && tpu_topology_load(path, false, &t, &err)) {
