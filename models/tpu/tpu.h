@@ -37,6 +37,8 @@ typedef struct {
     TpuBwMode bw_mode;                       /* InterfaceBandwidth */
     uint64_t bandwidth;                      /* words/cycle, USER mode (first value of the list) */
     char *file;                              /* where it came from, for messages */
+    GPtrArray *warnings;                     /* "FILE:LINE:COL: warning: ..." lines the CLI
+                                                prints (keys that change nothing), or NULL */
 } TpuArch;
 
 /* One layer as SCALE-Sim holds it (a depthwise `DP` row is already expanded). */
@@ -50,7 +52,52 @@ typedef struct {
     char *file;
     TpuLayer *layers;
     int nlayers;
+    GPtrArray *warnings;                     /* "FILE:LINE:COL: warning: ..." (title rows) */
 } TpuTopology;
+
+/* ---- limits -------------------------------------------------------------------------------
+ * One table bounds everything the model sizes from its input, for the .cfg (scalein.c) and for
+ * `system.type: tpu` (tpusys.c's parameter ranges use the same macros), so that no input makes
+ * archsim ask for memory it cannot have: the value, its limit and what it would cost are named
+ * in the message (docs/tpu.md, "Limits"). Per word of what a value sizes, the model holds:
+ * 8 bytes per edge port (R or C: a demand row), 4 bytes per SRAM word (the estimator's index of
+ * the words the SRAM window holds, and the OFMAP buffer's lines), 8 bytes per word of
+ * bandwidth (a DRAM trace line). Offsets are not sizes: they keep every address >= 0 (-1 marks
+ * an idle port, as in SCALE-Sim) and inside int64 once an operand of 2^40 words is added. */
+#define TPU_MAX_ARRAY_DIM 65536ull              /* ArrayHeight, ArrayWidth; rows, cols */
+#define TPU_MAX_SRAM_KB (1ull << 30)            /* each SRAM: 1 TiB */
+#define TPU_MAX_BANDWIDTH 1000000000ull         /* Bandwidth, words per cycle */
+#define TPU_MAX_OFFSET (1ull << 60)             /* IfmapOffset, FilterOffset, OfmapOffset */
+#define TPU_MAX_LAYER_MEMORY (4ull << 30)       /* bytes the model may hold for one layer */
+#define TPU_MAX_INPUT_BYTES (64u << 20)         /* a .cfg or topology file */
+#define TPU_MAX_LAYERS (1u << 16)               /* layers of a topology, DP rows expanded */
+typedef enum {
+    TPU_LIM_ROWS = 0, TPU_LIM_COLS, TPU_LIM_IFMAP_SRAM, TPU_LIM_FILTER_SRAM, TPU_LIM_OFMAP_SRAM,
+    TPU_LIM_IFMAP_OFFSET, TPU_LIM_FILTER_OFFSET, TPU_LIM_OFMAP_OFFSET, TPU_LIM_BANDWIDTH,
+    TPU_LIM_N
+} TpuLimitId;
+typedef struct {
+    const char *cfg_key;         /* SCALE-Sim's .cfg key */
+    const char *param;           /* tpu-array's parameter */
+    uint64_t min, max;           /* in the .cfg's unit */
+    uint64_t bytes_per;          /* bytes the model holds per unit (0: not a size) */
+    const char *what;            /* what those bytes are, for the message */
+} TpuLimit;
+extern const TpuLimit tpu_limits[TPU_LIM_N];
+/* "12.5 GiB" (IEC units, one decimal; "more than 16 EiB" for UINT64_MAX). */
+char *tpu_format_bytes(uint64_t bytes);
+/* "N: above archsim's limit of MAX (it would take SIZE: WHAT)", or NULL when v is within. */
+char *tpu_limit_check(TpuLimitId id, uint64_t v);
+/* The bytes tpu_run_layer would hold for layer l at most (its tables, the SRAM windows' index,
+ * the USER fetch-order index, the OFMAP buffer, the traces' buffers when traced); and the part
+ * that dominates, for the message. UINT64_MAX when the sizes overflow. */
+uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                          const char **largest);
+/* The checks tpu_run_layer makes before it allocates (the operand sizes, tpu_layer_memory
+ * against TPU_MAX_LAYER_MEMORY), so that a run can refuse a layer before it starts. Errors:
+ * ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "layer NAME: ...". */
+bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                     GError **error);
 
 /* ---- scalein.c ---------------------------------------------------------------------------- */
 /* Reads a SCALE-Sim .cfg (INI as Python's configparser reads it: `key = value` or `key: value`,
