@@ -322,15 +322,25 @@ static void mem_send(TCore *k, bool store, uint64_t addr, uint32_t size, bool bl
         k->sb_used++;
 }
 
+/* Bytes of [addr, addr + left) that fall in addr's block of `block` bytes (a power of two);
+ * never computes the block's end address, which is 2^64 (0) for the last block. */
+static inline uint64_t tc_line_room(uint64_t addr, uint64_t block, uint64_t left)
+{
+    uint64_t room = (addr | (block - 1)) - addr + 1;
+    return room < left ? room : left;
+}
+
 /* Sends one access split at line boundaries; a blocking one puts the core in TS_WAIT_MEM. */
 static void tc_access(TCore *k, bool store, uint64_t addr, uint32_t size, bool blocking)
 {
-    uint64_t end = addr + (size ? size : 1);
-    while (addr < end) {
-        uint64_t lim = (addr | (k->p.line - 1)) + 1;
-        uint64_t piece = (lim < end ? lim : end) - addr;
+    /* counted in bytes left, not against an end address: an access in the last line of the
+     * address space ends at 2^64, which wraps to 0 (issue 15 item 9) */
+    uint64_t left = size ? size : 1;
+    while (left > 0) {
+        uint64_t piece = tc_line_room(addr, k->p.line, left);
         mem_send(k, store, addr, (uint32_t)piece, blocking);
         addr += piece;
+        left -= piece;
     }
     if (blocking)
         k->st = TS_WAIT_MEM;
@@ -727,7 +737,9 @@ static inline bool mo_releases(int mo)
 
 static inline bool overlaps(const TcOp *o, uint64_t addr, uint32_t size)
 {
-    return o->addr < addr + size && addr < o->addr + o->size;
+    /* ends in 128 bits: addr + size is 2^64 (0 in 64 bits) for an access in the last line */
+    typedef unsigned __int128 U128;
+    return o->addr < (U128)addr + size && addr < (U128)o->addr + o->size;
 }
 
 /* The front end must wait (why: STALL_*); each stall is counted once, its cycles at its end. */
@@ -796,12 +808,11 @@ static void mm_send(TCore *k, uint64_t s)
     if (o->kind == TC_ST)
         SIM_TRACE(c, "drain", 0, TARG_X("addr", o->addr), TARG_U("size", o->size),
                   TARG_U("sb", k->n_sb), TARG_S("order", o->release ? "release" : "plain"));
-    uint64_t a = o->addr, end = o->addr + o->size;
+    uint64_t a = o->addr, left = o->size;
     uint64_t mask = ~(k->p.line - 1);
-    bool atomic = o->rmw && o->size <= 8 && (a & mask) == ((end - 1) & mask);
-    while (a < end) {
-        uint64_t lim = (a | (k->p.line - 1)) + 1;
-        uint64_t piece = (lim < end ? lim : end) - a;
+    bool atomic = o->rmw && o->size <= 8 && (a & mask) == ((a + o->size - 1) & mask);
+    while (left > 0) {
+        uint64_t piece = tc_line_room(a, k->p.line, left);
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = (o->kind & TC_ST) ? MSG_WRITE_REQ : MSG_READ_REQ;
         m->addr = a;
@@ -814,6 +825,7 @@ static void mm_send(TCore *k, uint64_t s)
         sim_port_send(c, k->dc, m, 0);
         o->out++;
         a += piece;
+        left -= piece;
     }
 }
 
@@ -862,7 +874,7 @@ static int mm_check(const TCore *k, uint64_t addr, uint32_t size, unsigned kind)
             if (fwd)
                 continue;
             if (kind == TC_LD && o->kind == TC_ST && k->mm->forward && o->addr <= addr &&
-                addr + size <= o->addr + o->size) {
+                (unsigned __int128)addr + size <= (unsigned __int128)o->addr + o->size) {
                 fwd = true;
                 continue;
             }
@@ -1322,11 +1334,10 @@ static inline uint64_t tctx_cookie(TCore *k)
 static void tctx_access(TCore *k, bool write, uint16_t rmw_flags, uint64_t operand,
                         uint64_t addr, uint32_t size)
 {
-    uint64_t end = addr + (size ? size : 1);
-    bool one = rmw_flags && size <= 8 && (addr >> 3) == ((end - 1) >> 3);
-    while (addr < end) {
-        uint64_t lim = (addr | 7) + 1;
-        uint32_t piece = (uint32_t)((lim < end ? lim : end) - addr);
+    uint64_t left = size ? size : 1;
+    bool one = rmw_flags && size <= 8 && (addr >> 3) == ((addr + left - 1) >> 3);
+    while (left > 0) {
+        uint32_t piece = (uint32_t)tc_line_room(addr, 8, left);
         bool blocks = !write || rmw_flags;
         tctx_send(k, write ? MSG_WRITE_REQ : MSG_READ_REQ,
                   (uint16_t)(MSG_F_TX | (one ? rmw_flags : 0)), addr, piece,
@@ -1336,6 +1347,7 @@ static void tctx_access(TCore *k, bool write, uint16_t rmw_flags, uint64_t opera
         else
             k->tx_st_out++;
         addr += piece;
+        left -= piece;
     }
 }
 

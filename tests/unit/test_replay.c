@@ -844,6 +844,25 @@ static void test_issue15_item7_histogram_windows(void)
 
 /* model none is the core as it was: it has none of the pipeline's statistics, and a bad model
  * name is a config error naming the choices. */
+/* issue 15 item 9: accesses in the last line of the address space. Their end address is 2^64,
+ * 0 in 64 bits: an access that ended there sent nothing (a false deadlock) and one inside that
+ * line looped over the whole address space. Loads, stores, a store forwarded to a load and an
+ * RMW, under model none and every memory model, complete with the checks on. */
+static void test_issue15_item9_last_line_of_memory(void)
+{
+    const uint64_t top = UINT64_MAX - 7;    /* the last 8 bytes */
+    AtRecord t[] = { ld(top), st(top - 8), ld(top - 8), rmw(top - 16, AT_OP_ADD, AT_MO_SEQ_CST),
+                     st(top), ld(top) };
+    char *dir = write_trace(t, G_N_ELEMENTS(t), NULL, 0);
+    const char *const names[] = { "core0.loads", NULL };
+    for (int m = -1; m < 4; m++) {
+        uint64_t v[1] = { 0 };
+        run_synth(dir, m < 0 ? NULL : models[m], names, v);
+        CU_ASSERT_EQUAL(v[0], 3);     /* the three loads; the RMW is counted apart */
+    }
+    remove_trace(dir);
+}
+
 static void test_model_param(void)
 {
     GError *e = NULL;
@@ -902,6 +921,8 @@ int main(void)
                 test_issue15_item7_every_kind_every_model);
     CU_add_test(s, "issue15_item7_mutex_compute_outside_lock: compute before a lock is not in "
                 "the critical section", test_issue15_item7_mutex_compute_outside_lock);
+    CU_add_test(s, "issue15_item9_last_line_of_memory: accesses that end at 2^64 complete",
+                test_issue15_item9_last_line_of_memory);
     CU_add_test(s, "issue15_item7_histogram_windows: L1 events spread evenly over the run",
                 test_issue15_item7_histogram_windows);
     CU_basic_set_mode(CU_BRM_VERBOSE);
