@@ -816,6 +816,14 @@ static void dc_recv(Component *c, Port *port, Msg *m)
 }
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
+/* What realize allocates: a frame, a tag and the data of every line and write-back entry. */
+static uint64_t dc_footprint(const Component *c, const char **key)
+{
+    const Dc *k = (const Dc *)c;
+    *key = "size";
+    return (k->p.size / k->p.line + k->p.wbuf) * (sizeof(DcFrame) + sizeof(uint64_t) + k->p.line);
+}
+
 static bool dc_realize(Component *c, GError **error)
 {
     Dc *k = (Dc *)c;
@@ -846,9 +854,11 @@ static bool dc_realize(Component *c, GError **error)
     uint64_t lines = k->p.size / k->p.line;
     if (lines < k->p.assoc || lines % k->p.assoc ||
         ((lines / k->p.assoc) & (lines / k->p.assoc - 1))) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "size / (assoc x line) must be a power-of-two number of sets");
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
+                                    error, "size %" G_GUINT64_FORMAT " B / (assoc %"
+                                    G_GUINT64_FORMAT " x line %" G_GUINT64_FORMAT " B) must give a "
+                                    "power-of-two number of sets >= 1", k->p.size, k->p.assoc,
+                                    k->p.line);
     }
     k->id = (uint32_t)(c->index >= 0 ? c->index : 0);
     if (k->id >= k->p.caches) {
@@ -1006,6 +1016,7 @@ const ComponentClass dir_cache_class = {
     .ports = dc_ports,
     .stats = dc_stats,
     .realize = dc_realize,
+    .footprint = dc_footprint,
     .recv = dc_recv,
     .dump = dc_dump,
     .busy = dc_busy,
