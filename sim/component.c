@@ -241,9 +241,16 @@ bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const
 
 char *sim_mem_format(uint64_t bytes)
 {
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
     if (bytes < 1024)
         return g_strdup_printf("%" G_GUINT64_FORMAT " B", bytes);
-    return g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    return g_strdup_printf("%.1f %s", v, units[u]);
 }
 
 void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes)

@@ -16,8 +16,9 @@
  *
  * The tag store is allocated by page of sets on first fill, so that a cache's memory follows
  * what it holds, not its capacity (a 1 TiB LLC that sees 1 MB of lines holds a few MB). A page
- * of P sets x A ways is one block: tags[P A] | repl[P A] | valid[P A] | dirty[P A]. A cache of
- * at most CACHE_FLAT_BYTES of tag store is one page, allocated at realize as before.
+ * holds P sets, each one run of words (a set's lookup touches 2-3 host cache lines):
+ *     tags[A] | repl[A] | valid[A] dirty[A] (bytes, padded to a word)
+ * A cache of at most CACHE_FLAT_BYTES of tag store is one page, allocated at realize.
  */
 #include <string.h>
 
@@ -52,7 +53,7 @@ typedef struct {
     uint64_t set_mask;
     /* tag store: pages of 1 << page_shift sets (block number, policy state, flags per way) */
     uint64_t **pages;
-    uint64_t npages, page_ways;     /* page_ways = (1 << page_shift) * assoc */
+    uint64_t npages, set_words;     /* words per set */
     uint64_t page_mask;             /* set -> set within its page */
     uint32_t page_shift;
     size_t page_bytes;
@@ -102,7 +103,9 @@ static const ParamSpec cache_params[] = {
 /* Up to this much tag store is allocated at once (one page); a larger one page by page. */
 #define CACHE_FLAT_BYTES (4u << 20)
 #define CACHE_MIN_PAGE (64u << 10)                  /* fewer, larger mallocs below this */
-#define CACHE_WAY_BYTES (2 * sizeof(uint64_t) + 2)   /* tag, policy state, valid, dirty */
+
+/* Words of one set: tag and policy state per way, then the valid and dirty bytes. */
+static inline uint64_t cache_set_words(uint64_t assoc) { return 2 * assoc + (2 * assoc + 7) / 8; }
 
 /* One set's ways inside its page. */
 typedef struct {
@@ -178,10 +181,10 @@ static const StatSpec cache_stats[] = {
 };
 
 /* Pages: all sets in one when small; else page bytes about equal to the page table's
- * (P sets x A ways x CACHE_WAY_BYTES = sets / P x 8), which minimises their sum. */
+ * (P sets x set bytes = sets / P x 8), which minimises their sum. */
 static uint32_t cache_page_shift(uint64_t sets, uint64_t assoc)
 {
-    uint64_t set_bytes = assoc * CACHE_WAY_BYTES;
+    uint64_t set_bytes = cache_set_words(assoc) * sizeof(uint64_t);
     uint32_t shift = (uint32_t)__builtin_ctzll(sets);
     if (sets * set_bytes > CACHE_FLAT_BYTES)
         while (shift > 0 && (set_bytes << shift) > (sets >> shift) * sizeof(uint64_t) &&
@@ -200,8 +203,8 @@ static uint64_t cache_footprint(const Component *c, const char **key)
         return 0;                               /* realize refuses the geometry */
     uint32_t shift = cache_page_shift(sets, p->assoc);
     uint64_t npages = sets >> shift;
-    return npages * sizeof(uint64_t *) + (npages == 1 ? (p->assoc * CACHE_WAY_BYTES) << shift : 0)
-           + p->mshrs * sizeof(Mshr);
+    uint64_t page = (cache_set_words(p->assoc) * sizeof(uint64_t)) << shift;
+    return npages * sizeof(uint64_t *) + (npages == 1 ? page : 0) + p->mshrs * sizeof(Mshr);
 }
 
 static bool cache_realize(Component *c, GError **error)
@@ -222,8 +225,8 @@ static bool cache_realize(Component *c, GError **error)
     k->set_mask = k->sets - 1;
     k->page_shift = cache_page_shift(k->sets, p->assoc);
     k->page_mask = (1ull << k->page_shift) - 1;
-    k->page_ways = (1ull << k->page_shift) * p->assoc;
-    k->page_bytes = (size_t)((p->assoc * CACHE_WAY_BYTES) << k->page_shift);
+    k->set_words = cache_set_words(p->assoc);
+    k->page_bytes = (size_t)((k->set_words * sizeof(uint64_t)) << k->page_shift);
     k->npages = k->sets >> k->page_shift;
     k->pages = g_new0(uint64_t *, k->npages);
     if (k->npages == 1)
@@ -255,10 +258,9 @@ static inline uint64_t set_index(const Cache *k, uint64_t block)
 
 static inline CacheSet set_in_page(const Cache *k, uint64_t *pg, uint64_t set)
 {
-    uint64_t o = (set & k->page_mask) * k->assoc;
-    CacheSet s = { pg + o, pg + k->page_ways + o, (uint8_t *)(pg + 2 * k->page_ways) + o, NULL };
-    s.dirty = s.valid + k->page_ways;
-    return s;
+    uint64_t *t = pg + (set & k->page_mask) * k->set_words;
+    uint8_t *v = (uint8_t *)(t + 2 * k->assoc);
+    return (CacheSet){ t, t + k->assoc, v, v + k->assoc };
 }
 
 /* The set of block, allocating its page on first touch (charged to sim.memory_limit). */

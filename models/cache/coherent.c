@@ -838,8 +838,10 @@ static bool coh_realize(Component *c, GError **error)
     }
     k->sets = (uint32_t)(lines / k->p.assoc);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
+    /* zero-filled, and I is state 0 in every table: the loop writes nothing then, so the host
+     * maps the frames' pages only as lines arrive (memory follows what the cache holds) */
     k->frames = g_new0(Frame, lines);
-    for (uint64_t i = 0; i < lines; i++)
+    for (uint64_t i = 0; k->inv != 0 && i < lines; i++)
         k->frames[i].state = (uint8_t)k->inv;
     k->data = g_malloc0(lines * k->p.line);
     k->trans = g_new0(uint64_t, (size_t)k->proto->nstates * EV_COUNT);
