@@ -45,6 +45,7 @@ void sim_destroy(Sim *sim)
             c->cls->finalize(c);
         if (c->cls->params)
             param_free(c->cls->params, sim_component_params(c));
+        cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
         g_free(c->name);
         g_free(c);
@@ -68,6 +69,23 @@ static void component_tick_event(SimEvent *ev)
         sim_component_wake_in(c, next);
 }
 
+/* The positions of a section's keys' values (and its own), without the values: what messages
+ * need, kept by the component whatever becomes of the config tree. */
+static CfgNode *section_positions(const CfgNode *sec)
+{
+    if (!sec || sec->kind != CFG_MAP)
+        return NULL;
+    CfgNode *m = cfg_node_new_map(sec->file, sec->line, sec->col);
+    m->set_text = sec->set_text;
+    for (guint i = 0; i < sec->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(sec->keys, i), *v = g_ptr_array_index(sec->items, i);
+        CfgNode *p = cfg_node_new_scalar("", v->file, v->line, v->col);
+        p->set_text = v->set_text;
+        cfg_map_set(m, k->scalar, p);
+    }
+    return m;
+}
+
 Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *name,
                              const ClockDomain *clk, const CfgNode *section, GError **error)
 {
@@ -83,11 +101,12 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     c->index = -1;
     sim_event_init(&c->tick_ev, component_tick_event, c);
     sim_rng_seed(&c->rng, sim->seed, name);
-    c->section = section;
+    c->section = section_positions(section);
     static const char *const ignore[] = { "type", NULL };
     if (cls->params && !param_apply(cls->params, section, name, ignore,
                                     sim_component_params(c), error)) {
         param_free(cls->params, sim_component_params(c));
+        cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
         g_free(c->name);
         g_free(c);

@@ -165,8 +165,9 @@ struct Component {
     GPtrArray *ports;            /* Port* */
     int trace_track;             /* -1: not traced */
     int index;                   /* instance number in a replicated section (core3: 3), else -1 */
-    const CfgNode *section;      /* the config map its parameters came from (owned by the config
-                                    tree, which outlives the build), or NULL: for positions */
+    CfgNode *section;            /* where its parameters came from, for messages: its section's
+                                    keys with the positions of their values (a copy without the
+                                    values, owned by the component), or NULL */
     bool placed;                 /* its realize error already names its position */
 };
 

@@ -258,8 +258,10 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
             }
             if (s->count)
                 c->index = (int)i;
-            if (empty)
-                c->section = NULL;      /* the placeholder goes now: no place to name */
+            if (empty) {                /* an absent section: no place to name */
+                cfg_node_free(c->section);
+                c->section = NULL;
+            }
         }
         cfg_node_free(empty);
     }
