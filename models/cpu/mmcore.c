@@ -25,10 +25,12 @@
 #include "../../sim/error.h"
 
 typedef struct {
-    uint64_t start_delay, jitter, drain;
+    uint64_t start_delay, jitter, drain, stagger;
 } MmParams;
 
 enum { OPS_WAIT, OPS_READY, OPS_SENT, OPS_DONE };
+
+#define MM_STAGED_JITTER 3         /* staged runs: an op not held is sent 0 .. 3 cycles late */
 
 typedef struct {
     Component base;
@@ -55,6 +57,13 @@ typedef struct {
     int ndone;
     bool running;
     uint64_t start_at, started;
+    /* staged timing (mmcore_set_stage): this run's slot in a random thread order, and ops held
+       until after every slot ("late": what lets a later op of the thread bypass them) */
+    bool staged;
+    int slot, nslots;
+    unsigned late_pct, split_pct;
+    uint64_t holdable;             /* ops some later op of the thread may bypass (the model) */
+    uint64_t hold_at[LIT_MAX_OPS]; /* staged: cycle before which the op is not sent; 0: none */
     /* stats */
     uint64_t loads, stores, forwarded, fences, rmws, programs, cycles;
     SimHist sb_occ;
@@ -71,6 +80,10 @@ static const ParamSpec mm_params[] = {
     { .name = "drain", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 0,
       .max = 1000000, .doc = "random timing: a store waits 0 .. this many more cycles in the "
       "store buffer before it drains to the L1", .offset = offsetof(MmParams, drain) },
+    { .name = "stagger", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1000000, .doc = "staged runs: the thread in slot k of the run's random thread order "
+      "starts k x this many cycles in; held ops go after every slot", .offset =
+      offsetof(MmParams, stagger) },
     PARAM_END,
 };
 
@@ -144,6 +157,7 @@ void mmcore_set_program(Component *c, const LitThread *th, const char *const *lo
     k->n = th->nops;
     k->first = k->ndone = 0;
     k->sb = k->fence_wait = 0;
+    k->staged = false;
     int last[LIT_MAX_REGS];
     for (int r = 0; r < LIT_MAX_REGS; r++)
         last[r] = -1;
@@ -419,7 +433,11 @@ static uint64_t advance(MmCore *k)
                 } else {
                     k->val[i] = operand(k, i);
                     uint64_t d = 0;
-                    if (k->random) {
+                    if (k->random && k->staged) {
+                        d = sim_rng_below(&c->rng, MM_STAGED_JITTER + 1);
+                        if (k->hold_at[i] > now + d)
+                            d = k->hold_at[i] - now;
+                    } else if (k->random) {
                         d = rand_delay(&c->rng, k->p.jitter);
                         if (k->kind[i] == MA_STORE)
                             d += rand_delay(&c->rng, k->p.drain);
@@ -519,9 +537,74 @@ void mmcore_start(Component *c)
     k->running = k->n > 0;
     k->programs++;
     k->started = now;
-    k->start_at = now + (k->random ? rand_delay(&c->rng, k->p.start_delay) : 0);
+    if (k->random && k->staged) {
+        k->start_at = now + (uint64_t)k->slot * k->p.stagger +
+                      sim_rng_below(&c->rng, MM_STAGED_JITTER + 1);
+        for (int i = 0; i < k->n; i++) {
+            k->hold_at[i] = 0;
+            if (!is_access(k->kind[i]))
+                continue;
+            bool by = k->holdable >> i & 1;
+            if (sim_rng_below(&c->rng, 100) >= (by ? k->late_pct : k->split_pct))
+                continue;
+            /* a later slot: after every slot (half the time for a bypassable op), else one of
+               the later threads' slots, so the op lands between their accesses */
+            uint64_t later = (uint64_t)(k->nslots - k->slot);
+            uint64_t to = by && sim_rng_below(&c->rng, 2) ? (uint64_t)k->nslots
+                          : (uint64_t)k->slot + 1 + sim_rng_below(&c->rng, later);
+            k->hold_at[i] = now + to * k->p.stagger + sim_rng_below(&c->rng, k->p.stagger);
+        }
+    } else {
+        k->start_at = now + (k->random ? rand_delay(&c->rng, k->p.start_delay) : 0);
+    }
     if (k->running)
         sim_component_wake(c);
+}
+
+/* May some later op of the thread perform while op j has not (the model's table, forwarding
+ * from a buffered store, fences in between)? Only such ops are worth holding back: holding any
+ * other one just delays the whole thread, which the slot already does. */
+static bool mm_bypassable(const MmCore *k, int j)
+{
+    const LitOp *ops = k->th->ops;
+    int kj = k->kind[j];
+    if (kj != MA_LOAD && kj != MA_STORE)
+        return false;
+    for (int i = j + 1; i < k->n; i++) {
+        int ki = k->kind[i];
+        if (ki == MA_OTHER || k->dep[i][0] == j || k->dep[i][1] == j)
+            continue;
+        if (ki == MA_FENCE || ki == MA_LOCKED) {
+            if (holds_back(k, j, i))
+                return false;            /* it waits for j, and everything after it waits too */
+            continue;
+        }
+        if (ops[i].loc == ops[j].loc) {
+            if (kj == MA_STORE && ki == MA_LOAD && k->mm->forward)
+                return true;             /* the load forwards from j in the store buffer */
+            continue;
+        }
+        if (!holds_back(k, j, i))
+            return true;
+    }
+    return false;
+}
+
+void mmcore_set_stage(Component *c, int slot, int nslots, unsigned late_pct,
+                      unsigned split_pct)
+{
+    MmCore *k = (MmCore *)c;
+    g_assert(c->cls == &mm_core_class && k->th && !k->running && k->random);
+    g_assert(slot >= 0 && slot < nslots && late_pct <= 100 && split_pct <= 100);
+    k->split_pct = split_pct;
+    k->staged = true;
+    k->slot = slot;
+    k->nslots = nslots;
+    k->late_pct = late_pct;
+    k->holdable = 0;
+    for (int j = 0; j < k->n; j++)
+        if (mm_bypassable(k, j))
+            k->holdable |= 1ull << j;
 }
 
 bool mmcore_done(const Component *c)
