@@ -12,7 +12,9 @@ Families (all 4 threads, for issue 15 item 8's held-out set):
         2+2W-like WW cycles (Wse), R/W mixes (Rfe, Fre), RR threads between writers
   iriw  IRIW-like: two one-write threads and two two-read threads (2 locations), and variants
         with a write thread replaced by a write-write thread
-Usage: tools/litmus-gen.py [--family w2|iriw|all] [--count N] [--seed S] OUTDIR
+  mix   random cycles whose threads have 1 to 3 accesses (2 to 6 locations), --seed'ed; not
+        part of "all" (a second held-out set, to check a search tuned on the others)
+Usage: tools/litmus-gen.py [--family w2|iriw|mix|all] [--count N] [--seed S] OUTDIR
   writes OUTDIR/NAME.litmus for each test and OUTDIR/LIST (one file name a line); with --count
   a seeded random sample of N tests of the family (all of them without).
 """
@@ -23,7 +25,7 @@ import random
 import sys
 
 REGS = ["EAX", "EBX", "ECX", "EDX"]
-LOCS = ["x", "y", "z", "a"]
+LOCS = ["x", "y", "z", "a", "b", "c"]
 
 
 def com_edge(a, b):
@@ -153,14 +155,25 @@ def family_iriw():
             yield [list(t) for t in combo]
 
 
+def family_mix(seed, count):
+    rng = random.Random(seed)
+    for _ in range(count * 20):
+        combo = []
+        for _t in range(4):
+            n = rng.choice((1, 2, 2, 3))
+            combo.append([(rng.choice("WR"), i > 0 and rng.random() < 0.4) for i in range(n)])
+        yield combo
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--family", default="all", choices=["w2", "iriw", "all"])
+    ap.add_argument("--family", default="all", choices=["w2", "iriw", "mix", "all"])
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("outdir")
     a = ap.parse_args()
-    fams = {"w2": family_w2, "iriw": family_iriw}
+    fams = {"w2": family_w2, "iriw": family_iriw,
+            "mix": lambda: family_mix(a.seed, a.count or 200)}
     tests = {}
     for f in (["w2", "iriw"] if a.family == "all" else [a.family]):
         for th in fams[f]():

@@ -23,10 +23,13 @@ static const char lit_cli_description[] =
     "`Observation NAME Never|Sometimes|Always POSITIVE NEGATIVE` as herd7 does.\n"
     "\n"
     "Random mode (default) runs each test --runs times on the simulated coherent machine (mm-core\n"
-    "cores with store buffers, MESI snooping L1s) with seeded random timing; --config and --set\n"
-    "change that machine. --exhaustive instead explores every interleaving of an abstract machine\n"
-    "with atomic memory that reorders exactly as the model's table allows: it finds every outcome\n"
-    "the model allows, and only those.\n"
+    "cores with store buffers, MESI snooping L1s) with seeded random timing (most runs staged:\n"
+    "threads in a random order, ops the model lets others bypass held late); --config and --set\n"
+    "change that machine. It then lists the outcomes the model allows that no run produced:\n"
+    "`Unseen NAME K of N allowed outcomes` (enumerated up to --max-states, default 200000).\n"
+    "--exhaustive instead explores every interleaving of an abstract machine with atomic memory\n"
+    "that reorders exactly as the model's table allows: it finds every outcome the model allows,\n"
+    "and only those.\n"
     "\n"
     "With --manifest, each test is looked up (by file name, else by test name) in a CSV with the\n"
     "columns test,file,condition,SC,TSO,PSO,WEAK (values allowed or forbidden) and gets a line\n"
@@ -399,10 +402,11 @@ int litmus_cli_main(int argc, char **argv)
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
           "random mode, one test: per-cycle dump of the core pipelines to FILE", "FILE" },
         { "max-states", 0, 0, G_OPTION_ARG_STRING, &max_text,
-          "exhaustive mode: give up past N states (default 10000000); random mode: the budget "
-          "of the not-yet-seen check (default 200000)", "N" },
+          "exhaustive: give up past N states (default 10000000); random: the Unseen check's "
+          "budget (200000)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-          "only the Observation line per test (the verdict lines with --manifest)", NULL },
+          "only the Observation line per test (the verdict lines with --manifest), and Unseen "
+          "when an allowed outcome was not seen", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
