@@ -17,6 +17,11 @@
  * atomic), so the stores not yet DONE are the store buffer. Same-address order needs nothing
  * more: a later access to a location waits for the earlier one to be DONE, so no location ever
  * has two accesses of one core in flight.
+ *
+ * Random timing is either independent (log-uniform start delay, send jitter, drain delay per
+ * op) or staged (mmcore_set_stage: the run's driver gives the core a slot in a random thread
+ * order, and some ops are held until a later slot); only when ops are sent changes, never what
+ * may go, so both reach exactly the outcomes the model allows on this machine.
  */
 #include "mmcore.h"
 
@@ -71,18 +76,19 @@ typedef struct {
 
 static const ParamSpec mm_params[] = {
     { .name = "start_delay", .type = PARAM_CYCLES, .def = "256", .flags = PARAM_F_RANGE,
-      .min = 0, .max = 1000000, .doc = "random timing: the program starts after 0 .. this many "
-      "cycles (log-uniform, like every delay here: short and long equally likely per scale)",
+      .min = 0, .max = 1000000, .doc = "independent random timing: the program starts after 0 .. "
+      "this many cycles (log-uniform, like every delay here: short and long equally likely per "
+      "scale)",
       .offset = offsetof(MmParams, start_delay) },
     { .name = "jitter", .type = PARAM_CYCLES, .def = "64", .flags = PARAM_F_RANGE, .min = 0,
-      .max = 1000000, .doc = "random timing: an op the model lets go is sent 0 .. this many "
-      "cycles later", .offset = offsetof(MmParams, jitter) },
+      .max = 1000000, .doc = "independent random timing: an op the model lets go is sent 0 .. "
+      "this many cycles later", .offset = offsetof(MmParams, jitter) },
     { .name = "drain", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 0,
-      .max = 1000000, .doc = "random timing: a store waits 0 .. this many more cycles in the "
-      "store buffer before it drains to the L1", .offset = offsetof(MmParams, drain) },
+      .max = 1000000, .doc = "independent random timing: a store waits 0 .. this many more "
+      "cycles in the store buffer before it drains to the L1", .offset = offsetof(MmParams, drain) },
     { .name = "stagger", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1000000, .doc = "staged runs: the thread in slot k of the run's random thread order "
-      "starts k x this many cycles in; held ops go after every slot", .offset =
+      .max = 1000000, .doc = "staged random timing: the thread in slot k of the run's random "
+      "thread order starts k x this many cycles in; a held op goes in a later slot", .offset =
       offsetof(MmParams, stagger) },
     PARAM_END,
 };

@@ -7,8 +7,9 @@
  * ONE machine is built and reused for every run (building one costs far more than a run):
  *   setup   each location is written its initial value by a real store from a randomly chosen
  *           core, and other cores read it at random, so lines start in varied caches and states
- *   test    thread i runs on core i from a random start delay; the engine runs until every op
- *           has performed and the memory system is quiet
+ *   test    thread i runs on core i under this run's timing policy (lit_timing: independent
+ *           random delays, or staged: a random thread order with held ops); the engine runs
+ *           until every op has performed and the memory system is quiet
  *   outcome registers from the cores, locations from the reference memory (sim.check) or, when
  *           it is off, by loads from core 0
  * The deadlock watchdog (sim.watchdog cycles without progress) and the reference checks (every
