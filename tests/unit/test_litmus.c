@@ -530,8 +530,11 @@ static void tl_free_manifest(GArray *rows)
     g_array_free(rows, TRUE);
 }
 
-/* Every row x model: the condition is reachable exactly when the manifest says allowed. */
-static void tl_check_manifest(const char *dir, int want_rows)
+typedef void (*TlAlso)(const TlRow *r, const LitTest *t, int model);
+
+/* Every row x model: the condition is reachable exactly when the manifest says allowed; then
+ * also(row, test, model) when given. */
+static void tl_check_manifest(const char *dir, int want_rows, TlAlso also)
 {
     char *mpath = g_build_filename(dir, "MANIFEST.csv", NULL);
     GArray *rows = tl_read_manifest(mpath);
@@ -565,6 +568,8 @@ static void tl_check_manifest(const char *dir, int want_rows)
                    reachable ? "allowed" : "forbidden", g_hash_table_size(h.counts), secs * 1e3);
             litmus_hist_clear(&h);
             checked++;
+            if (also)
+                also(r, t, m);
         }
         litmus_free(t);
         g_free(path);
@@ -577,13 +582,13 @@ static void tl_check_manifest(const char *dir, int want_rows)
 static void test_exhaustive_herd(void)
 {
     printf("\n");
-    tl_check_manifest(HERD_DIR, 15);
+    tl_check_manifest(HERD_DIR, 15, NULL);
 }
 
 static void test_exhaustive_own(void)
 {
     printf("\n");
-    tl_check_manifest(OWN_DIR, 17);
+    tl_check_manifest(OWN_DIR, 17, NULL);
 }
 
 static char *tl_file_outcomes(const char *path, const char *model)
@@ -992,48 +997,40 @@ static void test_cli(void)
  * staged runs (a random thread order, held ops; mmcore_set_stage) show each about 50 times.
  * Checked here: the exhaustive verdicts of the manifest, then random mode's default 10,000
  * runs, seed 1, produce every outcome exhaustive mode allows, and none it forbids. */
+static void tl_random_covers(const TlRow *r, const LitTest *t, int m)
+{
+    GError *e = NULL;
+    LitHist ex, rnd;
+    litmus_hist_init(&ex);
+    litmus_hist_init(&rnd);
+    LitSimOptions o = { .model = &mem_models[m], .runs = 10000, .seed = 1 };
+    CU_ASSERT_TRUE_FATAL(litmus_enumerate(t, &mem_models[m], 1000000, &ex, &e));
+    CU_ASSERT_TRUE_FATAL(litmus_simulate(t, &o, &rnd, &e));
+    GHashTableIter it;
+    gpointer key;
+    int unseen = 0, beyond = 0;
+    g_hash_table_iter_init(&it, ex.counts);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        unseen += !g_hash_table_contains(rnd.counts, key);
+    g_hash_table_iter_init(&it, rnd.counts);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        beyond += !g_hash_table_contains(ex.counts, key);
+    uint64_t pos, neg;
+    litmus_hist_totals(&rnd, &pos, &neg);
+    CU_ASSERT_EQUAL(pos > 0, r->allowed[m]);
+    CU_ASSERT_EQUAL(unseen, 0);
+    CU_ASSERT_EQUAL(beyond, 0);
+    printf("  %-18s %-4s random: condition in %5" G_GUINT64_FORMAT " of 10000 runs, %2u of %2u "
+           "allowed outcomes seen\n", r->test, mem_models[m].name, pos,
+           g_hash_table_size(ex.counts) - (guint)unseen, g_hash_table_size(ex.counts));
+    litmus_hist_clear(&ex);
+    litmus_hist_clear(&rnd);
+}
+
 static void test_issue15_item8_rare_cycles_found(void)
 {
     printf("\n");
-    tl_check_manifest(RARE_DIR, 5);
-    GArray *rows = tl_read_manifest(RARE_DIR "/MANIFEST.csv");
-    for (guint k = 0; k < rows->len; k++) {
-        const TlRow *r = &g_array_index(rows, TlRow, k);
-        char *path = g_build_filename(RARE_DIR, r->file, NULL);
-        GError *e = NULL;
-        LitTest *t = litmus_parse_file(path, &e);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-        for (int m = 0; m < MM_COUNT; m++) {
-            LitHist ex, rnd;
-            litmus_hist_init(&ex);
-            litmus_hist_init(&rnd);
-            LitSimOptions o = { .model = &mem_models[m], .runs = 10000, .seed = 1 };
-            CU_ASSERT_TRUE_FATAL(litmus_enumerate(t, &mem_models[m], 1000000, &ex, &e));
-            CU_ASSERT_TRUE_FATAL(litmus_simulate(t, &o, &rnd, &e));
-            GHashTableIter it;
-            gpointer key;
-            int unseen = 0, beyond = 0;
-            g_hash_table_iter_init(&it, ex.counts);
-            while (g_hash_table_iter_next(&it, &key, NULL))
-                unseen += !g_hash_table_contains(rnd.counts, key);
-            g_hash_table_iter_init(&it, rnd.counts);
-            while (g_hash_table_iter_next(&it, &key, NULL))
-                beyond += !g_hash_table_contains(ex.counts, key);
-            uint64_t pos, neg;
-            litmus_hist_totals(&rnd, &pos, &neg);
-            CU_ASSERT_EQUAL(pos > 0, r->allowed[m]);
-            CU_ASSERT_EQUAL(unseen, 0);
-            CU_ASSERT_EQUAL(beyond, 0);
-            printf("  %-16s %-4s condition in %5" G_GUINT64_FORMAT " of 10000 runs, %2u of %2u "
-                   "allowed outcomes seen\n", r->test, mem_models[m].name, pos,
-                   g_hash_table_size(ex.counts) - (guint)unseen, g_hash_table_size(ex.counts));
-            litmus_hist_clear(&ex);
-            litmus_hist_clear(&rnd);
-        }
-        litmus_free(t);
-        g_free(path);
-    }
-    tl_free_manifest(rows);
+    tl_check_manifest(RARE_DIR, 5, tl_random_covers);
 }
 
 /* Issue 15 item 8: random mode names the outcomes exhaustive mode allows that its runs have not
