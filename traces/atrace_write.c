@@ -257,7 +257,8 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
         return NULL;
     }
     w->z_ready = 1;
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a trace is never written through a symbolic link (docs/outputs.md) */
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (w->fd < 0 || at_w_write_all(w->fd, head, (size_t)(p - head)) != 0) {
         int saved = errno;
         if (w->fd >= 0)

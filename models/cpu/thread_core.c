@@ -1,7 +1,8 @@
 /* thread_core.c: replays one thread of a trace recorded by archsim's tracer (traces/atrace.h)
  * on a core of the simulated multicore: thread i runs on core i.
  *
- *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown)
+ *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown),
+ *               spent before the record issues, whatever it is (tc_take)
  *           --> memory accesses, under `model` (below)
  *           --> create / join / barrier / mutex go through the workload's synchronization
  *               manager (models/sync/workload.c), so waits last what the SIMULATED machine
@@ -146,7 +147,11 @@ typedef struct {
     TState st;
     Port *dc, *sync;
     uint32_t sb_used, loads_out;
-    double credit;
+    double credit;              /* cycles of compute owed below one (tc_take carries them) */
+    /* a record whose compute gap the core is spending (tc_take): it issues at gap_until */
+    AtRecord gap_rec;
+    bool gap_held;
+    uint64_t gap_until;
     /* a record in progress: remaining line pieces of a range, post-action */
     AtRecord cur;
     bool cur_active;
@@ -404,6 +409,82 @@ static void finish(TCore *k)
     sync_send(k, MSG_SYNC_DONE, 0, 0);
 }
 
+/* ---- compute gaps: one rule for model none, the models and transactions --------------------
+ * A record's compute gap is cpi x the instructions it counts (the trace's gap, this instruction
+ * included; 1 when the trace has none), plus the fraction of a cycle carried from the records
+ * before. It is spent BEFORE the record issues, in program order, whatever the record is: the
+ * core computes for the gap's cycles, then the record issues (a record of gap 0 issues in the
+ * same cycle as the one before). A record that then waits (a load, an atomic, a lock, a join, a
+ * barrier, a full store buffer) waits after its own compute, and the compute of the records
+ * after it comes after the wait, as on an in-order core: compute before a lock is not inside the
+ * critical section, compute after a load is not paid during it. A record that does not wait
+ * costs its gap; one that waits, its gap plus the wait.
+ *
+ *   ... record i-1 done | gap_i cycles of compute | record i issues | (its wait) | gap_i+1 ...
+ */
+enum { TAKE_GO, TAKE_GAP, TAKE_END };
+
+/* The next record, once its compute gap is spent. TAKE_GO: *out is the record (a copy: exec may
+ * peek ahead and refill the buffer), to issue now; TAKE_GAP: sleep *cycles first (the record is
+ * kept, and returned by the call after them; an early wake-up sleeps the rest); TAKE_END: the
+ * trace is over. Counts the record and its instructions when taken from the trace (a
+ * transaction's records replayed from the copy: time only). */
+static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
+{
+    uint64_t now = sim_component_cycle(&k->base);
+    if (k->gap_held) {
+        if (now < k->gap_until) {
+            *cycles = k->gap_until - now;
+            return TAKE_GAP;
+        }
+        k->gap_held = false;
+        *out = k->gap_rec;
+        return TAKE_GO;
+    }
+    const AtRecord *r = next_record(k);
+    if (!r)
+        return TAKE_END;
+    uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
+    if (!k->tx_from_buf) {
+        k->records++;
+        k->instructions += insts;
+    }
+    k->credit += (double)insts * k->p.cpi;
+    uint64_t gap = (uint64_t)k->credit;
+    k->credit -= (double)gap;
+    *out = *r;
+    if (gap > 0) {
+        k->gap_rec = *r;
+        k->gap_held = true;
+        k->gap_until = now + gap;
+        *cycles = gap;
+        return TAKE_GAP;
+    }
+    return TAKE_GO;
+}
+
+static inline bool tctx_drained(const TCore *k);
+
+/* tc_take outside a transaction: true with the record to issue now, or false with the cycles
+ * the tick returns (its gap; 0 at the trace's end, once finished or waiting for the last
+ * accesses to perform, whose answers wake the core). */
+static bool tc_take_run(TCore *k, AtRecord *out, uint64_t *ret)
+{
+    int take = tc_take(k, out, ret);
+    if (take == TAKE_GO)
+        return true;
+    if (take == TAKE_END) {
+        *ret = 0;
+        if (!tctx_drained(k)) {
+            if (k->mm)
+                k->st = TS_WAIT_ORDER;
+        } else {
+            finish(k);
+        }
+    }
+    return false;
+}
+
 /* ---- pthread mutexes as a lock algorithm (mutex != manager, tclocks.h) --------------------- */
 
 /* A lock or unlock record: run from the next tick, in TS_LOCK. */
@@ -515,11 +596,10 @@ static int spin_lock_step(TCore *k, const AtRecord *r)
     return cls;
 }
 
-/* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
- * message). */
+/* Executes one record, its gap already spent (tc_take); returns 1 when it is done, 0 when the
+ * core now waits for a message (st says for what). No time passes between records but gaps. */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r))
         return tctx_marker(k, r);
     if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
@@ -933,8 +1013,8 @@ static unsigned mm_rmw_op(const AtRecord *r, uint64_t *operand)
     return MSG_RMW_XCHG;        /* xchg, the logical ops, a successful CAS: a new value */
 }
 
-/* Runs the record in cur as far as the model lets it: returns the cycles to wait before the next
- * record, or 0 with the core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
+/* Runs the record in cur as far as the model lets it: returns 1 when it is done, or 0 with the
+ * core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
 static uint64_t mm_step(TCore *k)
 {
     const AtRecord *r = &k->cur;
@@ -1032,7 +1112,6 @@ static uint64_t mm_step(TCore *k)
 /* Takes a new record (a copy: exec may peek ahead and refill the buffer); as exec. */
 static uint64_t mm_exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r)) {
         k->cur_active = false;
         return tctx_marker(k, r);
@@ -1104,44 +1183,23 @@ static uint64_t mm_tick(TCore *k)
         if (k->n_block > 0)
             return 0;
         k->st = TS_RUN;
-        uint64_t wait = 0;
         if (k->cur_active) {
-            wait = mm_step(k);
+            mm_step(k);       /* its gap was spent before it first issued (tc_take) */
             if (k->st != TS_RUN)
                 return 0;
         }
-        /* the gaps owed since the wait began, before the next record (else a run of records
-           that each wait, e.g. stores finding the buffer full, would never pay them and come
-           bunched, their compute lumped after them) */
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     if (k->st != TS_RUN)
         return 0;
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
-            if (k->head < k->tail) {
-                k->st = TS_WAIT_ORDER;     /* the last accesses perform first */
-                return 0;
-            }
-            finish(k);
-            return 0;
-        }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
-        uint64_t wait = mm_exec(k, &rec);
+        AtRecord rec;
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
+        mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1416,7 +1474,7 @@ static uint64_t tctx_marker(TCore *k, const AtRecord *r)
     return 1;                                     /* AT_TX_ABORT outside a transaction: none */
 }
 
-/* One record inside the transaction: the cycles to wait, or 0 with txs a waiting state. */
+/* One record inside the transaction: 1 when it is done, or 0 with txs a waiting state. */
 static uint64_t tctx_exec(TCore *k, const AtRecord *r)
 {
     if (k->tx_overflow) {
@@ -1586,25 +1644,18 @@ static uint64_t tctx_tick(TCore *k)
         return 0;
     }
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = tctx_next_record(k);
-        g_assert(r);                              /* the trace's end is an AT_TX_END here */
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        if (!k->tx_from_buf) {
-            k->records++;
-            k->instructions += insts;
-        }
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
-        uint64_t wait = tctx_exec(k, &rec);
+        AtRecord rec;
+        uint64_t gap;
+        int take = tc_take(k, &rec, &gap);   /* next_record: tctx_next_record in a region */
+        g_assert(take != TAKE_END);           /* the trace's end is an AT_TX_END here */
+        if (take == TAKE_GAP)
+            return gap;
+        tctx_exec(k, &rec);
         sim_progress(c->eng);
         if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
             return 1;
         if (k->txs != TXS_RUN)
             return 0;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1629,6 +1680,7 @@ static void tctx_aborted(TCore *k, uint64_t status)
     SIM_TRACE(c, "tx_aborted", 0, TARG_U("tx", k->tx_num), TARG_X("status", status));
     k->tx_ld_out = k->tx_st_out = 0;
     k->tx_cur_active = false;
+    k->gap_held = false;      /* a record spending its gap: in the copy, run again from it */
     /* whatever the core was doing (a gap, a wait) is void: the abort path runs now */
     if (sim_event_scheduled(&c->tick_ev))
         sim_deschedule(c->eng, &c->tick_ev);
@@ -1822,27 +1874,16 @@ static uint64_t tcore_tick(Component *c)
     }
     /* run records until one has to wait */
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
-            if (k->sb_used > 0 || k->loads_out > 0)
-                return 0;
-            finish(k);
-            return 0;
-        }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;   /* exec may peek ahead and refill the buffer */
-        uint64_t wait = exec(k, &rec);
+        AtRecord rec;
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
+        exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1863,7 +1904,7 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
             k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
             if (k->mm) {
                 /* granted: an acquisition's access goes through the pipeline like any other;
-                   mm_tick resumes (paying the gaps owed first) */
+                   mm_tick resumes (the record's gap was spent before it asked) */
                 if (k->cur_active && k->cur_lock == LOCK_WAIT) {
                     k->cur_lock = LOCK_GRANTED;
                     if (k->cur.kind == AT_ALOAD) {
@@ -2074,6 +2115,9 @@ static void tcore_dump(Component *c, GString *out)
         tcl_thread_dump(k->tl, out);
     if (k->p.htm)
         tctx_dump(k, out);
+    if (k->gap_held)
+        g_string_append_printf(out, "  computing the gap of record %" G_GUINT64_FORMAT " until "
+                               "cycle %" G_GUINT64_FORMAT "\n", k->records, k->gap_until);
     if (!k->mm) {
         g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
                                "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);

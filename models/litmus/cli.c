@@ -50,6 +50,7 @@ static const char lit_cli_description[] =
     "  65  a litmus file or the manifest is malformed (file:line:col), a test has no row in\n"
     "      the manifest, or --exhaustive exceeds --max-states\n"
     "  66  a file is missing or unreadable\n"
+    "  73  the --trace FILE exists (use --force for an archsim dump) or is not a regular file\n"
     "  74  the output could not be written       78  bad --config/--set for the machine\n"
     "\n"
     "Documentation: docs/litmus.md.\n";
@@ -383,7 +384,7 @@ int litmus_cli_main(int argc, char **argv)
     char *model_name = NULL, *runs_text = NULL, *seed_text = NULL, *manifest_path = NULL;
     char *config = NULL, *trace = NULL, *max_text = NULL;
     char **sets = NULL;
-    gboolean exhaustive = FALSE, quiet = FALSE, help = FALSE;
+    gboolean exhaustive = FALSE, quiet = FALSE, help = FALSE, force = FALSE;
     GOptionEntry entries[] = {
         { "model", 'm', 0, G_OPTION_ARG_STRING, &model_name,
           "memory model: sc, tso, pso or weak (default tso)", "MODEL" },
@@ -400,7 +401,10 @@ int litmus_cli_main(int argc, char **argv)
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
           "random mode: override one machine parameter (repeatable)", "KEY=VALUE" },
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
-          "random mode, one test: per-cycle dump of the core pipelines to FILE", "FILE" },
+          "random mode, one test: per-cycle dump of the core pipelines to FILE (an existing file "
+          "only with --force, and only an archsim dump)", "FILE" },
+        { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+          "let --trace replace an existing archsim dump", NULL },
         { "max-states", 0, 0, G_OPTION_ARG_STRING, &max_text,
           "exhaustive: give up past N states (default 10000000); random: the Unseen check's "
           "budget (200000)", "N" },
@@ -436,7 +440,7 @@ int litmus_cli_main(int argc, char **argv)
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim litmus [--model sc|tso|pso|weak] [--exhaustive] [--runs N] "
                "[--seed S]\n                 [--manifest FILE] [--config FILE] [--set KEY=VALUE]"
-               "... [--trace FILE] [-q]\n                 FILE...\n\n%s",
+               "... [--trace FILE [--force]] [-q]\n                 FILE...\n\n%s",
                body != NULL ? body + 2 : text);
         g_free(text);
         goto out;
@@ -540,7 +544,8 @@ int litmus_cli_main(int argc, char **argv)
             ran = litmus_enumerate(t, model, max_states, &h, &err);
         } else {
             LitSimOptions so = { .model = model, .runs = runs, .seed = seed,
-                                 .config = machine, .trace_path = trace };
+                                 .config = machine, .trace_path = trace,
+                                 .trace_force = force };
             ran = litmus_simulate(t, &so, &h, &err);
         }
         double secs = (double)(g_get_monotonic_time() - t0) / 1e6;

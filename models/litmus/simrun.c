@@ -275,6 +275,7 @@ bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GEr
     TraceDump *td = NULL;
     if (o->trace_path) {
         to.path = o->trace_path;
+        to.force = o->trace_force;
         trace_format_guess(o->trace_path, &to.format);    /* text when the suffix says nothing */
         if (!(td = trace_open(&to, error)))
             return false;

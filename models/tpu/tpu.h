@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "../../sim/registry.h"
+#include "../../sim/outfile.h"
 
 typedef enum { TPU_OS = 0, TPU_WS, TPU_IS } TpuDataflow;
 typedef enum { TPU_BW_CALC = 0, TPU_BW_USER } TpuBwMode;
@@ -113,15 +114,22 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
 typedef struct TpuDramTraces TpuDramTraces;
 typedef struct {
     FILE *f[3];                  /* SRAM: ifmap, filter, ofmap; NULL: not written */
+    char *path[3], *tmp[3];      /* each file and its temporary name (sim/outfile.h) */
     uint64_t from, to;
     TpuDramTraces *dram;         /* DRAM traces (tpu_dram_traces_open); NULL: not written */
 } TpuTraces;
 typedef TpuTraces TpuSramTraces;             /* its name before the DRAM traces */
 bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                           const TpuTraces *tr, TpuLayerResult *out, GError **error);
-/* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c); closes them. */
+/* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c), written beside them and
+ * renamed by tpu_traces_close; tpu_traces_abort removes them (the layer failed). An existing
+ * file of that name is replaced only when it is a SCALE-Sim trace (tpu_trace_file). */
 bool tpu_traces_open(const char *dir, int layer, TpuTraces *tr, GError **error);
 bool tpu_traces_close(TpuTraces *tr, GError **error);
+void tpu_traces_abort(TpuTraces *tr);
+/* "archsim's own" (sim/outfile.h) for the TPU's files: a report whose first line is that
+ * report's header; a trace whose lines are comma-separated numbers. */
+extern const OutfileKind tpu_report_file, tpu_trace_file;
 
 /* ---- tpudram.c ---------------------------------------------------------------------------- */
 /* Starts layer `layer`'s DRAM traces in DIR/layerN/ (made if missing) for the rows whose cycle
@@ -155,9 +163,11 @@ typedef enum { TPU_TEACH_TEXT = 0, TPU_TEACH_VCD } TpuTeachFormat;
 /* The per-PE view of one layer for teaching (arrays up to 16 x 16): for each cycle in
  * [from, to] (0, 0: the whole layer), which operands every PE holds and whether it computes,
  * showing the skewed wavefront of the dataflow; text or VCD to `path`. Errors: the array is
- * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74). */
+ * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74), an
+ * existing path that is not an archsim teaching dump, or one without force (exit 73;
+ * sim/outfile.h). */
 bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
-                     uint64_t from, uint64_t to, const char *path, GError **error);
+                     uint64_t from, uint64_t to, const char *path, bool force, GError **error);
 
 /* ---- tpusys.c: `system.type: tpu` for `archsim run` -------------------------------------- */
 extern const ComponentClass tpu_array_class;

@@ -181,7 +181,8 @@ int tpu_main(int argc, char **argv)
             }
         }
         TpuTeachFormat fmt = g_str_has_suffix(teach, ".vcd") ? TPU_TEACH_VCD : TPU_TEACH_TEXT;
-        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, &err)) {
+        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, force,
+                             &err)) {
             fprintf(stderr, "%s\n", err->message);
             rc = err->code;
             goto out;
@@ -235,8 +236,10 @@ int tpu_main(int argc, char **argv)
             ok = tpu_dram_traces_close(tr.dram, &err);
         else if (tr.dram)
             tpu_dram_traces_abort(tr.dram);    /* no DRAM trace that looks complete */
-        if (traced && !tpu_traces_close(&tr, ok ? &err : NULL))
-            ok = false;
+        if (traced && ok)
+            ok = tpu_traces_close(&tr, &err);
+        else if (traced)
+            tpu_traces_abort(&tr);      /* no SRAM trace that looks complete */
         if (!ok) {
             /* the model's errors name their file; the traces' are archsim tpu's own */
             fprintf(stderr, "%s%s\n", model_err ? "" : "archsim tpu: ", err->message);
