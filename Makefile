@@ -86,7 +86,7 @@ check-deps:
 	@sh tools/deps.sh check
 
 GIT_HASH := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/sim/main.o: CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
+$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

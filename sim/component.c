@@ -5,6 +5,7 @@
  */
 #include "component.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "error.h"
@@ -19,6 +20,7 @@ void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz)
     sim->components = g_ptr_array_new();
     sim->msg_blocks = g_ptr_array_new_with_free_func(g_free);
     sim->seed = seed;
+    sim->mem_limit = SIM_MEM_LIMIT_DEFAULT;
     clock_domain_init(&sim->sys_clk, "system", sys_freq_hz);
 }
 
@@ -43,6 +45,7 @@ void sim_destroy(Sim *sim)
             c->cls->finalize(c);
         if (c->cls->params)
             param_free(c->cls->params, sim_component_params(c));
+        cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
         g_free(c->name);
         g_free(c);
@@ -66,6 +69,23 @@ static void component_tick_event(SimEvent *ev)
         sim_component_wake_in(c, next);
 }
 
+/* The positions of a section's keys' values (and its own), without the values: what messages
+ * need, kept by the component whatever becomes of the config tree. */
+static CfgNode *section_positions(const CfgNode *sec)
+{
+    if (!sec || sec->kind != CFG_MAP)
+        return NULL;
+    CfgNode *m = cfg_node_new_map(sec->file, sec->line, sec->col);
+    m->set_text = sec->set_text;
+    for (guint i = 0; i < sec->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(sec->keys, i), *v = g_ptr_array_index(sec->items, i);
+        CfgNode *p = cfg_node_new_scalar("", v->file, v->line, v->col);
+        p->set_text = v->set_text;
+        cfg_map_set(m, k->scalar, p);
+    }
+    return m;
+}
+
 Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *name,
                              const ClockDomain *clk, const CfgNode *section, GError **error)
 {
@@ -81,10 +101,12 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     c->index = -1;
     sim_event_init(&c->tick_ev, component_tick_event, c);
     sim_rng_seed(&c->rng, sim->seed, name);
+    c->section = section_positions(section);
     static const char *const ignore[] = { "type", NULL };
     if (cls->params && !param_apply(cls->params, section, name, ignore,
                                     sim_component_params(c), error)) {
         param_free(cls->params, sim_component_params(c));
+        cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
         g_free(c->name);
         g_free(c);
@@ -166,6 +188,112 @@ bool sim_component_set_param(Component *c, const char *name, const char *text, G
     return false;
 }
 
+char *sim_component_where(const Component *c, const char *key)
+{
+    if (!c->section || c->section->kind != CFG_MAP)
+        return NULL;
+    const CfgNode *v = key ? cfg_map_get(c->section, key) : NULL;
+    return cfg_node_where(v ? v : c->section);
+}
+
+/* "l1d" for l1d3: the config section that instance c of a replicated section came from. */
+static char *section_name(const Component *c)
+{
+    char *s = g_strdup(c->name);
+    if (c->index >= 0) {
+        size_t n = strlen(s);
+        while (n > 0 && g_ascii_isdigit(s[n - 1]))
+            s[--n] = '\0';
+    }
+    return s;
+}
+
+bool sim_component_reject(Component *c, const char *key, GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    char *where = sim_component_where(c, key);
+    char *sect = section_name(c);
+    char *what = key ? g_strdup_printf("%s.%s", sect, key) : g_strdup(c->name);
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s%s%s: %s",
+                where ? where : "", where ? ": " : "", what, text);
+    c->placed = true;
+    g_free(what);
+    g_free(sect);
+    g_free(where);
+    g_free(text);
+    return false;
+}
+
+static const CfgNode *param_node(const Component *c, const char *key)
+{
+    return c->section && c->section->kind == CFG_MAP ? cfg_map_get(c->section, key) : NULL;
+}
+
+const char *sim_component_first_set(const Component *c, const char *key, ...)
+{
+    va_list ap;
+    va_start(ap, key);
+    const char *found = NULL;
+    for (const char *k = key; k && !found; k = va_arg(ap, const char *))
+        if (param_node(c, k))
+            found = k;
+    va_end(ap);
+    return found ? found : key;
+}
+
+bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const char *kb,
+                               GError **error, const char *fmt, ...)
+{
+    const CfgNode *na = param_node(a, ka), *nb = param_node(b, kb);
+    bool blame_a = na && (!nb || (na->set_text && !nb->set_text));
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    sim_component_reject(blame_a ? a : b, blame_a ? ka : kb, error, "%s", text);
+    g_free(text);
+    return false;
+}
+
+char *sim_mem_format(uint64_t bytes)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes < 1024)
+        return g_strdup_printf("%" G_GUINT64_FORMAT " B", bytes);
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    return g_strdup_printf("%.1f %s", v, units[u]);
+}
+
+void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes)
+{
+    Sim *sim = c->sim;
+    bool over = bytes > sim->mem_limit || sim->mem_used > sim->mem_limit - bytes;
+    if (over && !sim->error) {
+        char *need = sim_mem_format(bytes), *lim = sim_mem_format(sim->mem_limit),
+             *tot = sim_mem_format(sim->mem_used + bytes), *sect = section_name(c);
+        GError *e = NULL;
+        sim_component_reject(c, key, &e, "cycle %" G_GUINT64_FORMAT ": %s (%s more) would bring "
+                             "the machine to %s, over sim.memory_limit (%s): the run touches more "
+                             "than the limit holds; hint: a smaller %s.%s, or raise "
+                             "sim.memory_limit if the host has the memory",
+                             sim_component_cycle(c), what, need, tot, lim, sect, key);
+        g_free(need);
+        g_free(lim);
+        g_free(tot);
+        g_free(sect);
+        sim_fail(sim, e);
+    }
+    sim->mem_used += bytes;
+}
+
 static int port_spec_index(const ComponentClass *cls, const char *name)
 {
     for (int i = 0; cls->ports && cls->ports[i].name; i++)
@@ -234,12 +362,71 @@ Port *sim_port(Component *c, const char *name, int slot)
     return NULL;
 }
 
+/* The machine's state sized from parameters, before any of it is allocated: refused over
+ * sim.memory_limit with the biggest part named (all instances of its section together). */
+static bool mem_check_machine(Sim *sim, GError **error)
+{
+    uint64_t total = 0, best = 0;
+    Component *big = NULL;
+    const char *big_key = NULL;
+    guint n = sim->components->len;
+    uint64_t *fp = g_new0(uint64_t, n ? n : 1);
+    for (guint i = 0; i < n; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        const char *key = NULL;
+        fp[i] = c->cls->footprint ? c->cls->footprint(c, &key) : 0;
+        total = fp[i] > UINT64_MAX - total ? UINT64_MAX : total + fp[i];
+        if (fp[i] > best) {
+            best = fp[i];
+            big = c;
+            big_key = key;
+        }
+    }
+    bool ok = total <= sim->mem_limit;
+    if (!ok) {
+        char *sect = section_name(big);
+        uint64_t part = 0, count = 0;
+        for (guint i = 0; i < n; i++) {
+            Component *c = g_ptr_array_index(sim->components, i);
+            char *cs = section_name(c);
+            if (c->cls == big->cls && strcmp(cs, sect) == 0) {
+                part = fp[i] > UINT64_MAX - part ? UINT64_MAX : part + fp[i];
+                count++;
+            }
+            g_free(cs);
+        }
+        char *each = sim_mem_format(best), *all = sim_mem_format(part),
+             *tot = sim_mem_format(total), *lim = sim_mem_format(sim->mem_limit);
+        char *what = count > 1 ? g_strdup_printf("%" G_GUINT64_FORMAT " x %s (%s in all)", count,
+                                                 each, all)
+                               : g_strdup(each);
+        sim_component_reject(big, big_key ? big_key : "size", error,
+                             "the state of %s would take %s, and the whole machine %s: over "
+                             "sim.memory_limit (%s); hint: a smaller %s.%s, or raise "
+                             "sim.memory_limit if the host has the memory", count > 1 ? sect :
+                             big->name, what, tot, lim, sect, big_key ? big_key : "size");
+        g_free(what);
+        g_free(each);
+        g_free(all);
+        g_free(tot);
+        g_free(lim);
+        g_free(sect);
+    } else {
+        sim->mem_used += total;
+    }
+    g_free(fp);
+    return ok;
+}
+
 bool sim_realize_all(Sim *sim, GError **error)
 {
+    if (!mem_check_machine(sim, error))
+        return false;
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->realize && !c->cls->realize(c, error)) {
-            g_prefix_error(error, "%s: ", c->name);
+            if (!c->placed)     /* sim_component_reject named the place and the component */
+                g_prefix_error(error, "%s: ", c->name);
             return false;
         }
         if (sim->trace)

@@ -142,6 +142,10 @@ typedef struct {
     /* progress: fraction of its work done in [0, 1], or NULL if it cannot tell (progress bar) */
     double (*progress)(const Component *c);
     void (*finalize)(Component *c);
+    /* footprint: bytes of state realize will allocate from the parameters (tag stores, line
+     * data), and in *key the parameter that sizes most of it; checked against
+     * sim.memory_limit for the whole machine before any component is realized. NULL: small. */
+    uint64_t (*footprint)(const Component *c, const char **key);
     /* stats: statistics whose names depend on the configuration (e.g. one counter per row of a
      * protocol table), appended after the StatSpec table's; names get the component prefix */
     void (*extra_stats)(const Component *c, StatSet *out);
@@ -161,6 +165,10 @@ struct Component {
     GPtrArray *ports;            /* Port* */
     int trace_track;             /* -1: not traced */
     int index;                   /* instance number in a replicated section (core3: 3), else -1 */
+    CfgNode *section;            /* where its parameters came from, for messages: its section's
+                                    keys with the positions of their values (a copy without the
+                                    values, owned by the component), or NULL */
+    bool placed;                 /* its realize error already names its position */
 };
 
 /* The simulation: engine + components + message pool + trace dump. */
@@ -177,7 +185,14 @@ struct Sim {
     struct Oracle *oracle;       /* reference checks (golden memory, SWMR), or NULL */
     int htm_nackers;             /* L1s running a transaction that may refuse requests (HTM
                                     responder wins): the bus asks before ordering while > 0 */
+    uint64_t mem_limit;          /* bytes of model state the components may hold (sim.memory_limit) */
+    uint64_t mem_used;           /* bytes reserved or charged so far, all components together */
 };
+
+/* The default of sim.memory_limit: what a run may hold in model state (tag stores, line data,
+ * network buffers) unless the config raises it; sized so that a sweep of several points fits
+ * in a workstation's memory. */
+#define SIM_MEM_LIMIT_DEFAULT (8ull << 30)
 
 void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz);
 /* A component hit bad input mid-run (e.g. a corrupt trace): keep the first error (takes
@@ -205,6 +220,31 @@ const char *sim_component_param_str(Component *c, const char *name);
 /* Sets a parameter from text, exactly as if the config had said it (builders use it to hand a
  * shared setting to every instance). Fails with ARCHSIM_EXIT_CONFIG naming the component. */
 bool sim_component_set_param(Component *c, const char *name, const char *text, GError **error);
+
+/* Where a parameter of c was set, for messages: "file:line:col" (or "--set a.b=v") of the key
+ * if the config gives it, else of c's section, else NULL (all defaults). Newly allocated. */
+char *sim_component_where(const Component *c, const char *key);
+/* A bad parameter (or combination) found while building or realizing c: sets *error to
+ * ARCHSIM_EXIT_CONFIG "WHERE: SECTION.KEY: TEXT" (key NULL: "WHERE: NAME: TEXT"; no WHERE when
+ * everything is a default) and returns false. SECTION is c's config section (l1d for l1d3). */
+bool sim_component_reject(Component *c, const char *key, GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+/* The first of the keys (NULL-ended) that c's config section sets, else the first: the key to
+ * blame for a constraint among several parameters of c. */
+const char *sim_component_first_set(const Component *c, const char *key, ...) G_GNUC_NULL_TERMINATED;
+/* The same for a constraint between a.ka and b.kb (a.line <= b.line): blames the one the config
+ * sets (a --set over a file, b when both or neither are set). */
+bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const char *kb,
+                               GError **error, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+/* State sized from parameters: sim_realize_all first sums every component's footprint op
+ * and refuses a machine over sim.memory_limit (exit 78, naming the biggest part, its key, the
+ * limit and the total). State allocated on first touch during the run (a page of a sparse tag
+ * store) is charged with sim_mem_charge as it is allocated: that always succeeds (the caller
+ * allocates), but once the total passes the limit the run fails (sim_fail, exit 78) with the
+ * message, so that the engine stops after this event. */
+void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes);
+/* "12 KiB", "1.5 GiB": a byte count for messages. Newly allocated. */
+char *sim_mem_format(uint64_t bytes);
 
 /* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */
 bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,

@@ -26,16 +26,24 @@
 #include <yaml.h>
 
 #include "error.h"
+#include "input.h"
 
 /* Deep enough for any real config, shallow enough that recursion over a tree is harmless. A
  * --set path plus its flow value share the same budget. */
 #define CFG_MAX_DEPTH 64
 /* A chain of includes longer than this is surely a mistake (cycles are caught separately). */
 #define CFG_MAX_INCLUDE_DEPTH 32
+/* Include entries resolved in one load, repeats counted (a repeat is a copy, not a new read). */
+#define CFG_MAX_INCLUDES 1000
+/* Text a load may bring in: each file read, plus for every repeated include the files it brings
+ * in again. Real configs are kilobytes; this bounds the memory and time of a hostile one. */
+#define CFG_MAX_INPUT_BYTES (4 << 20)
 /* libyaml refuses simple keys longer than 1024 characters; longer keys are emitted as "? key". */
 #define CFG_MAX_SIMPLE_KEY 1000
 
 #define CFG_SET_FILE "--set"
+/* cfg_merge indexes the keys of maps wider than this. */
+#define CFG_MERGE_INDEX_MIN 32
 
 /* ------------------------------------------------------------------------------------------ */
 /* Nodes */
@@ -159,13 +167,26 @@ void cfg_merge(CfgNode *dst, CfgNode *src)
 {
     g_return_if_fail(dst != NULL && src != NULL && dst != src);
     if (dst->kind == CFG_MAP && src->kind == CFG_MAP) {
+        /* A linear search per key is quadratic in wide maps (an included file of 100k keys took
+         * minutes), so past a few dozen keys dst's keys are indexed (key text -> index + 1). */
+        GHashTable *index = NULL;
+        if (src->keys->len > 0 && dst->keys->len + src->keys->len > CFG_MERGE_INDEX_MIN) {
+            index = g_hash_table_new(g_str_hash, g_str_equal);
+            for (guint j = 0; j < dst->keys->len; j++)
+                g_hash_table_insert(index, ((CfgNode *)g_ptr_array_index(dst->keys, j))->scalar,
+                                    GUINT_TO_POINTER(j + 1));
+        }
         for (guint i = 0; i < src->keys->len; i++) {
             CfgNode *k = g_ptr_array_index(src->keys, i);
             CfgNode *v = g_ptr_array_index(src->items, i);
             src->items->pdata[i] = NULL;  /* moved out; the free func skips NULL */
-            int j = cfg_map_find(dst, k->scalar);
+            int j = index != NULL
+                        ? (int)GPOINTER_TO_UINT(g_hash_table_lookup(index, k->scalar)) - 1
+                        : cfg_map_find(dst, k->scalar);
             if (j < 0) {
                 src->keys->pdata[i] = NULL;
+                if (index != NULL)
+                    g_hash_table_insert(index, k->scalar, GUINT_TO_POINTER(dst->keys->len + 1));
                 g_ptr_array_add(dst->keys, k);
                 g_ptr_array_add(dst->items, v);
                 continue;
@@ -178,6 +199,8 @@ void cfg_merge(CfgNode *dst, CfgNode *src)
                 dst->items->pdata[j] = v;
             }
         }
+        if (index != NULL)
+            g_hash_table_unref(index);
         cfg_node_free(src);
         return;
     }
@@ -525,33 +548,56 @@ static CfgNode *cfg_parse_document(const CfgSource *src, const char *text, size_
 /* ------------------------------------------------------------------------------------------ */
 /* Files and include: */
 
+/* One file as read and parsed, before its own include: is resolved. Each file is read once per
+ * load, however often and under however many spellings it is included. */
+typedef struct {
+    CfgNode *tree;      /* every node's file is `file` */
+    const char *file;   /* interned: the spelling it was first read under */
+    uint64_t bytes;
+} CfgText;
+
+/* One file with its includes resolved, under one spelling (positions and relative paths follow
+ * the spelling): including it again copies tree instead of resolving it again, which keeps a
+ * diamond or a file included twice per level from doubling the work at every level. A resolution
+ * that succeeded once gives the same tree anywhere (a cycle through it would have failed the first
+ * time), except that a deeper place may pass the nesting limit; see cfg_load_path. */
+typedef struct {
+    CfgNode *tree;
+    int height;            /* longest chain of includes below it (0: it includes nothing) */
+    GHashTable *closure;   /* set of CfgText*: the file and every file below it, once each */
+    uint64_t bytes;        /* the sizes of closure's files, summed */
+} CfgResolved;
+
 typedef struct {
     GPtrArray *real;        /* realpath() of each file being loaded, outermost first */
     GPtrArray *shown;       /* the same files as named in messages */
     GPtrArray *files_read;  /* the caller's list, or NULL */
+    GHashTable *texts;      /* realpath -> CfgText* */
+    GHashTable *resolved;   /* interned spelling -> CfgResolved* */
+    uint64_t bytes;         /* text brought in: each file resolved, and for a repeated include
+                               the files it brings in (CFG_MAX_INPUT_BYTES) */
+    unsigned includes;      /* include: entries resolved, repeats too (CFG_MAX_INCLUDES) */
 } CfgIncludeState;
 
-/* Reads a whole file. Errors name the path and the OS reason, code NOINPUT. */
+static void cfg_text_free(CfgText *t)
+{
+    cfg_node_free(t->tree);
+    g_free(t);
+}
+
+static void cfg_resolved_free(CfgResolved *r)
+{
+    cfg_node_free(r->tree);
+    if (r->closure != NULL)
+        g_hash_table_unref(r->closure);
+    g_free(r);
+}
+
+/* Reads a whole config file: a regular file of at most CFG_MAX_INPUT_BYTES (sim/input.c). */
 static bool cfg_read_file(const char *path, GString *out, GError **error)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        int e = errno;
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
-        return false;
-    }
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        g_string_append_len(out, buf, (gssize)n);
-    bool ok = !ferror(f);
-    int e = errno;
-    fclose(f);
-    if (!ok)
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
-                    g_strerror(e));
-    return ok;
+    return sim_read_regular(path, CFG_MAX_INPUT_BYTES, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                            out, error);
 }
 
 /* Prefixes an error raised while loading an included file with the include entry's position. */
@@ -564,13 +610,42 @@ static void cfg_prefix_include(GError **error, const CfgNode *from)
     g_free(where);
 }
 
-static CfgNode *cfg_load_path(const char *path, const CfgNode *from, CfgIncludeState *st,
-                              GError **error);
+/* Adds text brought in by an include (or the top file) to the load's total; false past the
+ * limit, with the position of the include entry (or the file, at the top). */
+static bool cfg_charge_bytes(CfgIncludeState *st, uint64_t bytes, const char *path,
+                             const CfgNode *from, GError **error)
+{
+    st->bytes += bytes;
+    if (st->bytes <= CFG_MAX_INPUT_BYTES)
+        return true;
+    char *where = from != NULL ? cfg_node_where(from) : NULL;
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                "%s%s%s: the config and its includes come to more than %d bytes (%d MiB; a file "
+                "included twice counts twice)", where != NULL ? where : "",
+                where != NULL ? ": include: " : "", path, CFG_MAX_INPUT_BYTES,
+                CFG_MAX_INPUT_BYTES >> 20);
+    g_free(where);
+    return false;
+}
+
+/* Labels every node of a freshly parsed file with another spelling of its name. */
+static void cfg_node_relabel(CfgNode *n, const char *file)
+{
+    n->file = file;
+    for (guint i = 0; n->keys != NULL && i < n->keys->len; i++)
+        cfg_node_relabel(g_ptr_array_index(n->keys, i), file);
+    for (guint i = 0; n->items != NULL && i < n->items->len; i++)
+        cfg_node_relabel(g_ptr_array_index(n->items, i), file);
+}
+
+static const CfgResolved *cfg_load_path(const char *path, const CfgNode *from,
+                                        CfgIncludeState *st, GError **error);
 
 /* Resolves root's include: entry (if any) against dir: each listed file is loaded and merged in
- * order, then root itself is merged on top. Consumes root; returns the merged tree. */
+ * order, then root itself is merged on top. Consumes root; returns the merged tree. res (NULL
+ * for a string) gathers the files below and the height. */
 static CfgNode *cfg_include_all(CfgNode *root, const char *dir, CfgIncludeState *st,
-                                GError **error)
+                                CfgResolved *res, GError **error)
 {
     const CfgNode *inc = cfg_map_get(root, "include");
     if (inc == NULL)
@@ -603,30 +678,50 @@ static CfgNode *cfg_include_all(CfgNode *root, const char *dir, CfgIncludeState 
         return NULL;
     }
     CfgNode *result = cfg_node_new_map(root->file, root->line, root->col);
-    for (guint i = 0; i < names->len; i++) {
+    for (guint i = 0; ok && i < names->len; i++) {
         const CfgNode *n = g_ptr_array_index(names, i);
+        if (++st->includes > CFG_MAX_INCLUDES) {
+            char *where = cfg_node_where(n);
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                        "%s: include: more than %d include: entries in one config (the limit; "
+                        "a file included twice counts twice)", where, CFG_MAX_INCLUDES);
+            g_free(where);
+            ok = false;
+            break;
+        }
         char *path = (g_path_is_absolute(n->scalar) || strcmp(dir, ".") == 0)
                          ? g_strdup(n->scalar)
                          : g_build_filename(dir, n->scalar, NULL);
-        CfgNode *child = cfg_load_path(path, n, st, error);
+        const CfgResolved *child = cfg_load_path(path, n, st, error);
         g_free(path);
-        if (child == NULL) {
-            g_ptr_array_unref(names);
-            cfg_node_free(result);
-            cfg_node_free(root);
-            return NULL;
+        ok = child != NULL;
+        if (!ok)
+            break;
+        if (res != NULL) {
+            GHashTableIter it;
+            gpointer t;
+            g_hash_table_iter_init(&it, child->closure);
+            while (g_hash_table_iter_next(&it, &t, NULL))
+                g_hash_table_add(res->closure, t);
+            res->height = MAX(res->height, child->height + 1);
         }
-        cfg_merge(result, child);
+        cfg_merge(result, cfg_node_copy(child->tree));
     }
     g_ptr_array_unref(names);
+    if (!ok) {
+        cfg_node_free(result);
+        cfg_node_free(root);
+        return NULL;
+    }
     cfg_map_remove(root, "include");
     cfg_merge(result, root);
     return result;
 }
 
-/* Loads one file and its includes. from is the include entry that named it (NULL at the top). */
-static CfgNode *cfg_load_path(const char *path, const CfgNode *from, CfgIncludeState *st,
-                              GError **error)
+/* Loads one file and its includes. from is the include entry that named it (NULL at the top).
+ * Returns the resolution, owned by st. */
+static const CfgResolved *cfg_load_path(const char *path, const CfgNode *from,
+                                        CfgIncludeState *st, GError **error)
 {
     char *real = realpath(path, NULL);
     if (real == NULL) {
@@ -659,36 +754,74 @@ static CfgNode *cfg_load_path(const char *path, const CfgNode *from, CfgIncludeS
         free(real);
         return NULL;
     }
-    GString *text = g_string_new(NULL);
-    if (!cfg_read_file(path, text, error)) {
-        cfg_prefix_include(error, from);
-        g_string_free(text, TRUE);
+    const char *shown = g_intern_string(path);
+    /* Included before under this spelling: the same tree, unless from here its includes would
+     * pass the nesting limit; then it is resolved again, which fails at the same include entry
+     * as a load without the cache would. */
+    const CfgResolved *hit = g_hash_table_lookup(st->resolved, shown);
+    if (hit != NULL && (int)st->real->len + hit->height < CFG_MAX_INCLUDE_DEPTH) {
+        free(real);
+        return cfg_charge_bytes(st, hit->bytes, path, from, error) ? hit : NULL;
+    }
+    CfgText *text = g_hash_table_lookup(st->texts, real);
+    if (text == NULL) {
+        GString *buf = g_string_new(NULL);
+        if (!cfg_read_file(path, buf, error)) {
+            cfg_prefix_include(error, from);
+            g_string_free(buf, TRUE);
+            free(real);
+            return NULL;
+        }
+        CfgSource src = {.file = shown, .code = ARCHSIM_EXIT_CONFIG, .max_depth = CFG_MAX_DEPTH};
+        CfgNode *tree = cfg_parse_document(&src, buf->str, buf->len, error);
+        uint64_t bytes = buf->len;
+        g_string_free(buf, TRUE);
+        if (tree == NULL) {
+            free(real);
+            return NULL;
+        }
+        text = g_new0(CfgText, 1);
+        text->tree = tree;
+        text->file = shown;
+        text->bytes = bytes;
+        g_hash_table_insert(st->texts, g_strdup(real), text);
+    }
+    if (!cfg_charge_bytes(st, text->bytes, path, from, error)) {
         free(real);
         return NULL;
     }
-    CfgSource src = {.file = g_intern_string(path), .code = ARCHSIM_EXIT_CONFIG,
-                     .max_depth = CFG_MAX_DEPTH};
-    CfgNode *root = cfg_parse_document(&src, text->str, text->len, error);
-    g_string_free(text, TRUE);
-    if (root == NULL) {
-        free(real);
-        return NULL;
-    }
+    CfgNode *root = cfg_node_copy(text->tree);
+    if (text->file != shown)
+        cfg_node_relabel(root, shown);
+    CfgResolved *res = g_new0(CfgResolved, 1);
+    res->closure = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_hash_table_add(res->closure, text);
     g_ptr_array_add(st->real, real);  /* freed by the array */
     g_ptr_array_add(st->shown, g_strdup(path));
     char *dir = g_path_get_dirname(path);
-    root = cfg_include_all(root, dir, st, error);
+    root = cfg_include_all(root, dir, st, res, error);
     g_free(dir);
     g_ptr_array_remove_index(st->real, st->real->len - 1);
     g_ptr_array_remove_index(st->shown, st->shown->len - 1);
-    if (root != NULL && st->files_read != NULL) {
+    if (root == NULL) {
+        cfg_resolved_free(res);
+        return NULL;
+    }
+    res->tree = root;
+    GHashTableIter it;
+    gpointer t;
+    g_hash_table_iter_init(&it, res->closure);
+    while (g_hash_table_iter_next(&it, &t, NULL))
+        res->bytes += ((const CfgText *)t)->bytes;
+    if (st->files_read != NULL) {
         bool listed = false;
         for (guint i = 0; i < st->files_read->len && !listed; i++)
             listed = strcmp(g_ptr_array_index(st->files_read, i), path) == 0;
         if (!listed)
             g_ptr_array_add(st->files_read, g_strdup(path));
     }
-    return root;
+    g_hash_table_replace(st->resolved, (gpointer)shown, res);
+    return res;
 }
 
 static void cfg_state_init(CfgIncludeState *st, GPtrArray *files_read)
@@ -697,12 +830,20 @@ static void cfg_state_init(CfgIncludeState *st, GPtrArray *files_read)
     st->real = g_ptr_array_new_with_free_func(free);
     st->shown = g_ptr_array_new_with_free_func(g_free);
     st->files_read = files_read;
+    st->texts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify)cfg_text_free);
+    st->resolved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                         (GDestroyNotify)cfg_resolved_free);
+    st->bytes = 0;
+    st->includes = 0;
 }
 
 static void cfg_state_clear(CfgIncludeState *st)
 {
     g_ptr_array_unref(st->real);
     g_ptr_array_unref(st->shown);
+    g_hash_table_unref(st->resolved);
+    g_hash_table_unref(st->texts);
 }
 
 CfgNode *cfg_load_file(const char *path, GPtrArray *files_read, GError **error)
@@ -710,7 +851,12 @@ CfgNode *cfg_load_file(const char *path, GPtrArray *files_read, GError **error)
     g_return_val_if_fail(path != NULL, NULL);
     CfgIncludeState st;
     cfg_state_init(&st, files_read);
-    CfgNode *root = cfg_load_path(path, NULL, &st, error);
+    const CfgResolved *res = cfg_load_path(path, NULL, &st, error);
+    CfgNode *root = NULL;
+    if (res != NULL) {
+        root = res->tree;  /* taken from the cache, which goes now */
+        ((CfgResolved *)res)->tree = NULL;
+    }
     cfg_state_clear(&st);
     return root;
 }
@@ -726,7 +872,7 @@ CfgNode *cfg_load_string(const char *name, const char *text, const char *base_di
         return root;
     CfgIncludeState st;
     cfg_state_init(&st, NULL);
-    root = cfg_include_all(root, base_dir, &st, error);
+    root = cfg_include_all(root, base_dir, &st, NULL, error);
     cfg_state_clear(&st);
     return root;
 }

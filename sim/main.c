@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <glib/gstdio.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "outfile.h"
 #include "registry.h"
 #include "sweep.h"
 #include "system.h"
@@ -56,7 +56,7 @@ static const char *const usage_text =
     "  64  bad command line          65  bad input data (trace)\n"
     "  66  an input file is missing  70  internal error\n"
     "  73  output directory exists or cannot be created   74  I/O error\n"
-    "  78  bad configuration         130 interrupted (SIGINT/SIGTERM; nothing written)\n";
+    "  78  bad configuration         130 interrupted (SIGINT/SIGTERM/SIGHUP; nothing written)\n";
 
 static void print_usage(FILE *f)
 {
@@ -170,14 +170,33 @@ static void remove_tree(const char *path)
     g_rmdir(path);
 }
 
-/* rename() that fails with EEXIST instead of replacing an empty directory someone else made */
-static bool rename_noreplace(const char *from, const char *to)
+/* Removes the staging directories OUT.part-PID of processes that are gone (killed, crashed):
+ * a directory of that name is archsim's by its name, and its process no longer writes it. */
+static void remove_stale_stages(const char *out)
 {
-    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
-        return true;
-    if (errno != EINVAL && errno != ENOSYS)
-        return false;
-    return g_rename(from, to) == 0;   /* file systems without RENAME_NOREPLACE */
+    char *parent = g_path_get_dirname(out), *base = g_path_get_basename(out);
+    char *prefix = g_strconcat(base, ".part-", NULL);
+    GDir *d = g_dir_open(parent, 0, NULL);
+    const char *n;
+    GPtrArray *dead = g_ptr_array_new_with_free_func(g_free);
+    while (d && (n = g_dir_read_name(d))) {
+        guint64 pid;
+        if (g_str_has_prefix(n, prefix) &&
+            g_ascii_string_to_unsigned(n + strlen(prefix), 10, 1, G_MAXINT, &pid, NULL) &&
+            (pid_t)pid != getpid() && !outfile_process_alive((pid_t)pid, 0, NULL))
+            g_ptr_array_add(dead, g_build_filename(parent, n, NULL));
+    }
+    if (d)
+        g_dir_close(d);
+    for (guint i = 0; i < dead->len; i++) {
+        const char *p = g_ptr_array_index(dead, i);
+        if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+            remove_tree(p);
+    }
+    g_ptr_array_free(dead, TRUE);
+    g_free(prefix);
+    g_free(base);
+    g_free(parent);
 }
 
 /* On a deadlock the dump is the best evidence: close it and move it beside the (absent) run
@@ -193,17 +212,22 @@ static void keep_deadlock_trace(TraceDump **td, const char *trace_path, const ch
         g_error_free(e);
         return;
     }
-    if (trace_path == NULL)
-        return;                  /* --teach alone: closing printed the table; no file to keep */
+    if (trace_path == NULL || strcmp(trace_path, "-") == 0)
+        return;                  /* --teach alone or --trace -: it went to stdout; no file */
     const char *kept = trace_path;
     char *moved = NULL;
     if (g_str_has_prefix(trace_path, stage)) {
         char *base = g_path_get_basename(trace_path);
-        moved = g_strdup_printf("%s.deadlock-%s", out, base);
+        /* with the VCD's filters and .gtkw, whose references follow the new name; a name that
+         * is taken gets this process's id (trace_rename never replaces a file) */
+        for (int attempt = 0; attempt < 2 && kept == trace_path; attempt++) {
+            g_free(moved);
+            moved = attempt == 0 ? g_strdup_printf("%s.deadlock-%s", out, base)
+                                 : g_strdup_printf("%s.deadlock-%d-%s", out, (int)getpid(), base);
+            if (trace_rename(trace_path, moved, NULL))
+                kept = moved;
+        }
         g_free(base);
-        /* with the VCD's filters and .gtkw, whose references follow the new name */
-        if (trace_rename(trace_path, moved, NULL))
-            kept = moved;
     }
     fprintf(stderr, "archsim run: the trace dump up to the deadlock is kept in %s\n", kept);
     g_free(moved);
@@ -246,6 +270,51 @@ static void trace_warn(const char *message, void *ctx)
     fprintf(stderr, "archsim run: warning: --trace %s: %s\n", (const char *)ctx, message);
 }
 
+/* The run directory's own files: a relative --trace must not take one of their names. */
+static const char *const run_files[] = {
+    "config.resolved.yaml", "stats.txt", "stats.json", "stats.csv", "run.json",
+    OUTFILE_RESERVATION, NULL,
+};
+
+/* A relative --trace names a file inside the run directory: it must stay inside (no "..")
+ * and must not be one of the run's own files. */
+static bool check_trace_path(const char *trace, bool teach, GError **error)
+{
+    if (strcmp(trace, "-") == 0) {
+        if (teach) {
+            g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                        "archsim run: --trace - and --teach both write to stdout; give --trace "
+                        "a FILE");
+            return false;
+        }
+        return true;
+    }
+    if (g_path_is_absolute(trace))
+        return true;
+    char **parts = g_strsplit(trace, "/", -1);
+    bool up = false;
+    for (char **p = parts; *p; p++)
+        up = up || strcmp(*p, "..") == 0;
+    g_strfreev(parts);
+    if (up || !*trace) {
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "archsim run: --trace %s: a relative path lands inside the run directory and "
+                    "must stay there (no '..'); give an absolute path to write elsewhere", trace);
+        return false;
+    }
+    const char *name = trace;
+    while (g_str_has_prefix(name, "./"))
+        name += 2;
+    for (int i = 0; run_files[i]; i++)
+        if (strcmp(name, run_files[i]) == 0) {
+            g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                        "archsim run: --trace %s: that is the name of one of the run directory's "
+                        "own files; choose another name", trace);
+            return false;
+        }
+    return true;
+}
+
 static bool build_trace_options(const RunOpts *o, const char *stage, TraceOptions *to,
                                 char **path_out, GError **error)
 {
@@ -276,10 +345,14 @@ static bool build_trace_options(const RunOpts *o, const char *stage, TraceOption
     if (o->trace_components)
         to->components = g_strsplit(o->trace_components, ",", -1);
     to->max_events = o->trace_max > 0 ? (uint64_t)o->trace_max : 0;
-    /* a relative dump path lands inside the run directory, so a run stays self-contained */
+    to->force = o->force;
+    /* a relative dump path lands inside the run directory, so a run stays self-contained;
+     * "-" is stdout */
     if (o->trace) {
-        *path_out = g_path_is_absolute(o->trace) ? g_strdup(o->trace)
-                                                 : g_build_filename(stage, o->trace, NULL);
+        if (strcmp(o->trace, "-") == 0 || g_path_is_absolute(o->trace))
+            *path_out = g_strdup(o->trace);
+        else
+            *path_out = g_build_filename(stage, o->trace, NULL);
         to->path = *path_out;
     }
     return true;
@@ -289,25 +362,39 @@ bad:
     return false;
 }
 
-static void print_summary(const char *config, const StatSet *st, uint64_t seed, double host,
-                          const char *dir)
+/* The summary goes to F: stdout, or stderr when the dump itself goes to stdout (--trace -).
+ * TRACE is where --trace landed (NULL: no dump). */
+static void print_summary(FILE *f, const char *config, const StatSet *st, uint64_t seed,
+                          double host, const char *dir, const char *trace)
 {
     const StatEntry *cyc = stats_find(st, "sim.cycles");
-    printf("archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
-           " cycles simulated in %.2f s host\n",
-           config, seed, cyc ? cyc->u : 0, host);
+    fprintf(f, "archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
+            " cycles simulated in %.2f s host\n",
+            config, seed, cyc ? cyc->u : 0, host);
     static const char *const keys[] = { ".insts", ".ipc", ".amat", ".miss_rate", NULL };
     for (guint i = 0; i < st->entries->len; i++) {
         const StatEntry *e = &g_array_index(st->entries, StatEntry, i);
         for (int k = 0; keys[k]; k++)
             if (g_str_has_suffix(e->name, keys[k]) && !g_str_has_prefix(e->name, "sim.")) {
                 if (e->is_int)
-                    printf("  %-22s %" G_GUINT64_FORMAT "\n", e->name, e->u);
+                    fprintf(f, "  %-22s %" G_GUINT64_FORMAT "\n", e->name, e->u);
                 else
-                    printf("  %-22s %.4f\n", e->name, e->d);
+                    fprintf(f, "  %-22s %.4f\n", e->name, e->d);
             }
     }
-    printf("results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json)\n", dir);
+    fprintf(f, "results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json)",
+            dir);
+    if (trace && strcmp(trace, "-") == 0)
+        fprintf(f, "; trace dump: stdout");
+    else if (trace && g_path_is_absolute(trace))
+        fprintf(f, "; trace dump: %s", trace);
+    else if (trace) {
+        const char *name = trace;
+        while (g_str_has_prefix(name, "./"))
+            name += 2;
+        fprintf(f, "; trace dump: %s/%s", dir, name);
+    }
+    fputc('\n', f);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -319,11 +406,13 @@ static int cmd_run(int argc, char **argv)
         { "seed", 0, 0, G_OPTION_ARG_STRING, &o.seed_text, "PRNG seed (overrides sim.seed)", "N" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &o.sets,
           "override a config value, e.g. --set l1d.size=64KiB (repeatable)", "KEY=VALUE" },
-        { "force", 'f', 0, G_OPTION_ARG_NONE, &o.force, "replace an existing run directory", NULL },
+        { "force", 'f', 0, G_OPTION_ARG_NONE, &o.force,
+          "replace an existing run directory (one holding run.json) and an existing archsim "
+          "trace dump at an absolute --trace path", NULL },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress bar or heartbeat", NULL },
         { "trace", 't', 0, G_OPTION_ARG_FILENAME, &o.trace,
-          "per-cycle event dump; relative paths go inside the run directory; .gz compresses",
-          "FILE" },
+          "per-cycle event dump; relative paths go inside the run directory; - is stdout; "
+          ".gz compresses", "FILE" },
         { "trace-format", 0, 0, G_OPTION_ARG_STRING, &o.trace_format,
           "text, jsonl, perfetto or vcd (default: from the suffix: .txt .jsonl .json .vcd)", "FMT" },
         { "trace-window", 0, 0, G_OPTION_ARG_STRING, &o.trace_window,
@@ -345,7 +434,11 @@ static int cmd_run(int argc, char **argv)
     g_option_context_set_description(ctx,
         "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
         "run directory; an existing one is never replaced without --force. A failed run leaves\n"
-        "no run directory behind.\n");
+        "no run directory behind; one left by a killed run (its process gone) is replaced, with\n"
+        "a note. An existing --trace file is replaced only with --force and only when it is an\n"
+        "archsim dump; devices, FIFOs and symbolic links are never written (--trace - writes\n"
+        "the dump to stdout, and the summary then goes to stderr). SIGINT, SIGTERM and SIGHUP\n"
+        "stop the run and remove what it wrote (exit 130).\n");
     GError *e = NULL;
     int rc = 0;
     char *stage = NULL, *trace_path = NULL, *out = NULL;
@@ -361,6 +454,7 @@ static int cmd_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     char **argv_copy = g_new0(char *, argc + 2);
     argv_copy[0] = g_strdup("archsim");
     for (int i = 0; i < argc; i++)
@@ -381,6 +475,10 @@ static int cmd_run(int argc, char **argv)
             goto out;
         }
         o.seed = (gint64)v;
+    }
+    if (o.trace && !check_trace_path(o.trace, o.teach, &e)) {
+        rc = fail(e);
+        goto out;
     }
     const char *config = argv[1];
     CfgNode *root = cfg_load_file(config, files, &e);
@@ -408,6 +506,22 @@ static int cmd_run(int argc, char **argv)
     if (g_file_test(out, G_FILE_TEST_IS_SYMLINK)) {
         cfg_node_free(root);
         fprintf(stderr, "%s: is a symbolic link; give the run directory itself\n", out);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
+    pid_t stale_pid = 0;
+    if (g_file_test(out, G_FILE_TEST_IS_DIR) && outfile_reservation_stale(out, &stale_pid)) {
+        /* reserved by a run that was killed or crashed: nobody will finish it */
+        fprintf(stderr, "archsim run: %s: replacing the reservation left by process %d, which "
+                "is no longer running\n", out, (int)stale_pid);
+        remove_stale_stages(out);
+        outfile_unreserve(out);
+    }
+    pid_t owner = 0;
+    if (g_file_test(out, G_FILE_TEST_IS_DIR) && outfile_reservation_pid(out, &owner)) {
+        cfg_node_free(root);
+        fprintf(stderr, "%s: reserved by a run still in progress (process %d); wait for it, or "
+                "-o another\n", out, (int)owner);
         rc = ARCHSIM_EXIT_CANTCREAT;
         goto out;
     }
@@ -453,7 +567,14 @@ static int cmd_run(int argc, char **argv)
             goto out;
         }
         reserved = true;
+        /* who reserved it, so that a reservation left by a killed run is recognised */
+        if (!outfile_reserve(out, &e)) {
+            cfg_node_free(root);
+            rc = fail(e);
+            goto out;
+        }
     }
+    remove_stale_stages(out);
     stage = g_strdup_printf("%s.part-%d", out, (int)getpid());
     if (g_mkdir(stage, 0777) != 0) {
         fprintf(stderr, "%s: cannot create: %s\n", stage, g_strerror(errno));
@@ -535,13 +656,13 @@ static int cmd_run(int argc, char **argv)
         { "stats.csv", stats_format_csv },
     };
     char *p = g_build_filename(stage, "config.resolved.yaml", NULL);
-    ok = stats_write_file(p, buf, &e);
+    ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
     g_free(p);
     for (size_t i = 0; ok && i < G_N_ELEMENTS(outs); i++) {
         g_string_truncate(buf, 0);
         outs[i].fmt(&st, buf);
         p = g_build_filename(stage, outs[i].name, NULL);
-        ok = stats_write_file(p, buf, &e);
+        ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
         g_free(p);
     }
     /* the models' own output files (e.g. the TPU's reports) */
@@ -586,17 +707,17 @@ static int cmd_run(int argc, char **argv)
             g_string_append(buf, "null");
         g_string_append(buf, "\n}\n");
         p = g_build_filename(stage, "run.json", NULL);
-        ok = stats_write_file(p, buf, &e);
+        ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
         g_free(p);
     }
     g_string_free(buf, TRUE);
     if (ok) {
         if (reserved)
-            g_rmdir(out);        /* our own empty placeholder */
+            outfile_unreserve(out);   /* our own placeholder */
         else
             remove_tree(out);    /* only reached with --force on a run directory */
         reserved = false;
-        if (!rename_noreplace(stage, out)) {
+        if (!outfile_rename_noreplace(stage, out)) {
             g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot rename to %s: %s",
                         stage, out, g_strerror(errno));
             ok = false;
@@ -609,13 +730,14 @@ static int cmd_run(int argc, char **argv)
         rc = fail(e);
         goto out;
     }
-    print_summary(config, &st, run->sim.seed, host, out);
+    print_summary(o.trace && strcmp(o.trace, "-") == 0 ? stderr : stdout, config, &st,
+                  run->sim.seed, host, out, o.trace);
     stats_clear(&st);
 out:
     if (td)
         trace_abort(td);
     if (reserved)
-        g_rmdir(out);            /* the placeholder of a run that failed */
+        outfile_unreserve(out);  /* the placeholder of a run that failed */
     if (stage) {
         remove_tree(stage);
         g_free(stage);

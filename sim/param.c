@@ -602,15 +602,26 @@ static bool param_parse_typed(const ParamSpec *spec, const char *raw, const char
     case PARAM_STRING:
         v->s = g_strdup(raw);  /* verbatim: a quoted " x " keeps its spaces */
         return true;
-    case PARAM_PATH:
+    case PARAM_PATH: {
         /* Absolute and canonical, so config.resolved.yaml names the same file wherever it is
-         * read from, and messages show one spelling of each file. */
-        {
-            char *base = base_dir ? g_canonicalize_filename(base_dir, NULL) : NULL;
-            v->s = g_canonicalize_filename(t, base);
-            g_free(base);
-        }
-        return true;
+         * read from, and messages show one spelling of each file. Verbatim like a string: a
+         * quoted "a.trace " names a file whose name ends in a space (a plain YAML scalar has
+         * no surrounding spaces to lose). */
+        char *base = base_dir ? g_canonicalize_filename(base_dir, NULL) : NULL;
+        v->s = g_canonicalize_filename(raw, base);
+        g_free(base);
+        if (g_utf8_validate(v->s, -1, NULL))
+            return true;
+        /* A directory name in bytes that are not UTF-8 (the current one, or the config's):
+         * YAML cannot hold them, so the resolved config would name another file. */
+        char *shown = g_strescape(v->s, NULL);
+        *problem = g_strdup_printf("'%s': the path is not valid UTF-8 once resolved (\"%s\"); "
+                                   "config.resolved.yaml could not name it", t, shown);
+        g_free(shown);
+        g_free(v->s);
+        v->s = NULL;
+        return false;
+    }
     case PARAM_ENUM: {
         g_assert(spec->choices != NULL);
         size_t n = 0;

@@ -16,12 +16,15 @@
  *   PARAM_ENUM   one of choices[]; stored as the int index
  *   PARAM_STRING any scalar; stored as a newly allocated char*
  *   PARAM_PATH   a file path; relative paths resolve against the directory of the file that
- *                set the key (the cwd for --set); stored as a newly allocated char*
+ *                set the key (the cwd for --set); stored canonical and absolute as a newly
+ *                allocated char*; verbatim like a string (a quoted "a.gz " keeps its space);
+ *                refused when the resolved path is not valid UTF-8 (YAML could not hold it)
  * Quantities (SIZE/FREQ/CYCLES/TIME) are exact: a decimal fraction is allowed when the result is
  * a whole number of base units ("1.5KiB" yes, "0.5B" no), spaces may separate number and unit,
  * units are case-sensitive, hex is not accepted (0x10B would be ambiguous). Integers reject
  * leading zeros ("010": YAML 1.1 would read octal). An empty value is an error except for
- * PARAM_STRING. Messages quote the value with surrounding spaces stripped.
+ * PARAM_STRING. Messages quote the value with surrounding spaces stripped; STRING and PATH values
+ * themselves keep them.
  */
 #ifndef ARCHSIM_PARAM_H
 #define ARCHSIM_PARAM_H

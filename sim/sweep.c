@@ -9,14 +9,19 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "error.h"
+#include "outfile.h"
 
 #ifndef ARCHSIM_VERSION
 #define ARCHSIM_VERSION "0.1.0"
+#endif
+#ifndef ARCHSIM_GIT
+#define ARCHSIM_GIT "unknown"
 #endif
 
 /* ---- axes -------------------------------------------------------------------------------- */
@@ -41,6 +46,11 @@ void sweep_free(Sweep *s)
     g_ptr_array_free(s->axes, TRUE);
     g_ptr_array_free(s->sets, TRUE);
     g_strfreev(s->stats);
+    g_free(s->binary_id);
+    g_free(s->binary_sha256);
+    g_free(s->config_sha256);
+    if (s->point_sha256)
+        g_ptr_array_free(s->point_sha256, TRUE);
     g_free(s);
 }
 
@@ -452,6 +462,68 @@ char *sweep_point_dir(const Sweep *s, guint i)
     return g_build_filename(s->dir, name, NULL);
 }
 
+/* ---- what defines a point (checked by --resume) ----------------------------------------------- */
+
+static char *file_sha256(const char *path)
+{
+    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+    FILE *f = fopen(path, "rb");
+    char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        g_checksum_update(c, (const guchar *)buf, n);
+    char *hex = g_strdup(f ? g_checksum_get_string(c) : "unreadable");
+    if (f)
+        fclose(f);
+    g_checksum_free(c);
+    return hex;
+}
+
+void sweep_digest_points(Sweep *s, const CfgNode *base)
+{
+    g_free(s->binary_id);
+    g_free(s->binary_sha256);
+    g_free(s->config_sha256);
+    if (s->point_sha256)
+        g_ptr_array_free(s->point_sha256, TRUE);
+    s->binary_id = g_strdup_printf("archsim %s (git %s)", ARCHSIM_VERSION, ARCHSIM_GIT);
+    s->binary_sha256 = file_sha256(s->exe ? s->exe : "/proc/self/exe");
+    CfgNode *fixed = cfg_node_copy(base);
+    GString *text = g_string_new(NULL);
+    for (guint k = 0; k < s->sets->len; k++) {
+        const char *set = g_ptr_array_index(s->sets, k);
+        if (!cfg_apply_set(fixed, set, NULL))
+            g_string_append_printf(text, "# --set %s\n", set);   /* the point will refuse it */
+    }
+    cfg_node_emit_yaml(fixed, text, 0);
+    s->config_sha256 = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text->str,
+                                                     (gssize)text->len);
+    guint n = sweep_n_points(s);
+    s->point_sha256 = g_ptr_array_new_full(n, g_free);
+    for (guint i = 0; i < n; i++) {
+        CfgNode *pt = cfg_node_copy(fixed);
+        g_string_assign(text, s->binary_id);
+        g_string_append_printf(text, "\nbinary sha256 %s\n", s->binary_sha256);
+        for (guint k = 0; k < s->axes->len; k++) {
+            const SweepAxis *a = g_ptr_array_index(s->axes, k);
+            if (is_seed_key(a->key))
+                continue;
+            char *set = g_strdup_printf("%s=%s", a->key, point_text(s, i, k, true));
+            if (!cfg_apply_set(pt, set, NULL))
+                g_string_append_printf(text, "# --set %s\n", set);
+            g_free(set);
+        }
+        g_string_append_printf(text, "seed %" G_GUINT64_FORMAT "\n", sweep_point_seed(s, i));
+        cfg_node_emit_yaml(pt, text, 0);
+        cfg_node_free(pt);
+        g_ptr_array_add(s->point_sha256,
+                        g_compute_checksum_for_string(G_CHECKSUM_SHA256, text->str,
+                                                      (gssize)text->len));
+    }
+    g_string_free(text, TRUE);
+    cfg_node_free(fixed);
+}
+
 char **sweep_point_argv(const Sweep *s, guint i)
 {
     GPtrArray *v = g_ptr_array_new();
@@ -539,10 +611,19 @@ int sweep_point_start(const Sweep *s, guint i)
     char *errp = stderr_path(s, i);
     fflush(stdout);
     fflush(stderr);
+    g_unlink(errp);              /* a fresh file: never written through a link left there */
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* The point dies with the sweep: SIGTERM when the driver is gone, however it ended
+         * (even SIGKILL); the check after prctl catches a driver that died before it. Its own
+         * process group lets the driver stop it and anything it started with one kill(). */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(128 + SIGTERM);
+        setpgid(0, 0);
         int null = open("/dev/null", O_RDWR);
-        int err = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        int err = open(errp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
         if (null >= 0) {
             dup2(null, STDIN_FILENO);
             dup2(null, STDOUT_FILENO);
@@ -551,11 +632,14 @@ int sweep_point_start(const Sweep *s, guint i)
             dup2(err, STDERR_FILENO);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         execv(argv[0], argv);
         fprintf(stderr, "archsim sweep: cannot run %s: %s\n", argv[0], g_strerror(errno));
         _exit(127);
     }
     int saved = errno;
+    if (pid > 0)
+        setpgid(pid, pid);       /* also here, so that a kill(-pid) right after fork reaches it */
     g_strfreev(argv);
     g_free(errp);
     errno = saved;
@@ -913,7 +997,18 @@ static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
             g_string_append(o, ", ");
         json_str(o, *g);
     }
-    g_string_append(o, "],\n");
+    g_string_append(o, "],\n  \"definition\": {\"binary\": ");
+    json_str(o, s->binary_id ? s->binary_id : "");
+    g_string_append(o, ", \"binary_sha256\": ");
+    json_str(o, s->binary_sha256 ? s->binary_sha256 : "");
+    g_string_append(o, ", \"config_sha256\": ");
+    json_str(o, s->config_sha256 ? s->config_sha256 : "");
+    g_string_append(o, ",\n    \"point_sha256\": [");
+    for (guint i = 0; s->point_sha256 && i < s->point_sha256->len; i++) {
+        g_string_append(o, i ? ",\n      " : "\n      ");
+        json_str(o, g_ptr_array_index(s->point_sha256, i));
+    }
+    g_string_append(o, "]},\n");
     json_points(s, o);
     g_string_append(o, ",\n  \"results\": ");
     if (!results) {
@@ -935,19 +1030,12 @@ static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
     g_string_append(o, "  ]\n}\n");
 }
 
-/* writes DIR/name through a temporary file renamed into place */
+/* writes DIR/name through a temporary file renamed into place (sim/outfile.h); the files of a
+ * sweep directory are its own, so they are replaced */
 static bool write_atomic(const char *dir, const char *name, const GString *text, GError **error)
 {
     char *path = g_build_filename(dir, name, NULL);
-    char *tmp = g_strdup_printf("%s.tmp-%d", path, (int)getpid());
-    bool ok = g_file_set_contents(tmp, text->str, (gssize)text->len, NULL) &&
-              g_rename(tmp, path) == 0;
-    if (!ok) {
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s", path,
-                    g_strerror(errno));
-        g_unlink(tmp);
-    }
-    g_free(tmp);
+    bool ok = outfile_write(path, text->str, text->len, true, &outfile_sweep_file, error);
     g_free(path);
     return ok;
 }
@@ -1057,6 +1145,92 @@ void sweep_report_point(const Sweep *s, guint i, const SweepResult *r, guint fin
     g_free(label);
 }
 
+/* The string value of "KEY": "..." in TEXT (from START), or NULL. Values archsim writes there
+ * hold no escapes (hex digests, version texts). */
+static char *json_find_string(const char *text, const char *key, const char **end)
+{
+    char *pat = g_strdup_printf("\"%s\": \"", key);
+    const char *p = strstr(text, pat);
+    char *v = NULL;
+    if (p) {
+        p += strlen(pat);
+        const char *q = strchr(p, '"');
+        if (q) {
+            v = g_strndup(p, (gsize)(q - p));
+            if (end)
+                *end = q + 1;
+        }
+    }
+    g_free(pat);
+    return v;
+}
+
+/* --resume: every complete point must have been run by this binary from this config. OLD is
+ * the sweep.json found in the directory. Returns 0, or 65 after saying what changed. */
+static int check_definition(const Sweep *s, const char *old)
+{
+    char *old_bin = json_find_string(old, "binary", NULL);
+    char *old_bsha = json_find_string(old, "binary_sha256", NULL);
+    char *old_csha = json_find_string(old, "config_sha256", NULL);
+    const char *arr = strstr(old, "\"point_sha256\": [");
+    guint n = sweep_n_points(s), differ = 0;
+    GString *which = g_string_new(NULL);
+    for (guint i = 0; i < n; i++) {
+        char *dir = sweep_point_dir(s, i);
+        char *marker = g_build_filename(dir, "run.json", NULL);
+        bool done = g_file_test(marker, G_FILE_TEST_IS_REGULAR);
+        g_free(marker);
+        g_free(dir);
+        /* the i-th quoted digest of the old list */
+        char *was = NULL;
+        const char *p = arr ? arr + strlen("\"point_sha256\": [") : NULL;
+        for (guint k = 0; p && k <= i; k++) {
+            const char *q = strchr(p, '"');
+            const char *r = q ? strchr(q + 1, '"') : NULL;
+            if (!r || (strchr(p, ']') && strchr(p, ']') < q)) {
+                p = NULL;
+                break;
+            }
+            if (k == i)
+                was = g_strndup(q + 1, (gsize)(r - q - 1));
+            p = r + 1;
+        }
+        if (done && (!was || strcmp(was, g_ptr_array_index(s->point_sha256, i)) != 0)) {
+            if (++differ <= 5)
+                g_string_append_printf(which, " point-%04u", i);
+        }
+        g_free(was);
+    }
+    int rc = 0;
+    if (differ) {
+        const char *what;
+        char *detail = NULL;
+        if (!old_bin || !old_bsha || !old_csha || !arr) {
+            what = "was made by an archsim that recorded no definition digests";
+        } else if (strcmp(old_bsha, s->binary_sha256) != 0) {
+            what = "was run by another archsim binary";
+            detail = g_strdup_printf(" (then %s, sha256 %.12s; now %s, sha256 %.12s)", old_bin,
+                                     old_bsha, s->binary_id, s->binary_sha256);
+        } else if (strcmp(old_csha, s->config_sha256) != 0) {
+            what = "was run from a different config: CONFIG, a file it includes, or a --set "
+                   "changed since";
+        } else {
+            what = "holds points whose definition (config text, seed) differs";
+        }
+        fprintf(stderr, "%s: %s%s; its %u complete point%s (%s%s) would mix with new ones; use "
+                "--force to start the sweep over, or -o another directory\n",
+                s->dir, what, detail ? detail : "", differ, differ == 1 ? "" : "s",
+                which->str + 1, differ > 5 ? " ..." : "");
+        g_free(detail);
+        rc = ARCHSIM_EXIT_DATAERR;
+    }
+    g_string_free(which, TRUE);
+    g_free(old_bin);
+    g_free(old_bsha);
+    g_free(old_csha);
+    return rc;
+}
+
 /* Prepares the sweep directory: new, replaced (--force) or continued (--resume). */
 static int prepare_dir(const Sweep *s, bool force, bool resume)
 {
@@ -1086,6 +1260,8 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
                 fprintf(stderr, "%s: holds a different sweep (its points differ); use --force "
                         "to replace it, or -o another\n", s->dir);
                 rc = ARCHSIM_EXIT_CANTCREAT;
+            } else {
+                rc = check_definition(s, old);
             }
             g_free(old);
             g_string_free(pts, TRUE);
@@ -1124,7 +1300,8 @@ int sweep_main(int argc, char **argv)
           "base seed: point i gets N+i (default sim.seed)", "N" },
         { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "replace an existing sweep directory", NULL },
         { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
-          "finish an existing sweep directory: keep complete points, rerun the others", NULL },
+          "finish an existing sweep directory: keep complete points, rerun the others; refused "
+          "(exit 65) when the config or the binary changed since", NULL },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no line per finished point", NULL },
         { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry,
           "print the points (directory, seed, values) and exit", NULL },
@@ -1139,7 +1316,8 @@ int sweep_main(int argc, char **argv)
         "Each point runs `archsim run` into DIR/point-NNNN/; DIR/sweep.csv gets one row per point\n"
         "(swept values, seed, status, message, selected stats) and DIR/sweep.json describes the\n"
         "points. Point order: axes in order, the last varying fastest. Exit 0 when every point\n"
-        "succeeded, 3 when one failed (its row says how). See docs/sweeps.md.\n");
+        "succeeded, 3 when one failed (its row says how). Points die with the sweep (SIGINT,\n"
+        "SIGTERM, SIGHUP, even SIGKILL of the driver). See docs/sweeps.md.\n");
     GError *e = NULL;
     int rc = 0;
     Sweep *s = sweep_new();
@@ -1247,13 +1425,20 @@ int sweep_main(int argc, char **argv)
         }
         goto out;
     }
-    if (rank == 0)
-        rc = prepare_dir(s, force, resume);
-    if (rc)
-        goto out;
     s->exe = g_file_read_link("/proc/self/exe", NULL);
     if (!s->exe)
         s->exe = g_strdup("/proc/self/exe");
+    if (rank == 0) {
+        /* what every point runs: with a sweep: block, sweep-base.yaml (paths made absolute) */
+        CfgNode *base = cfg_node_copy(root);
+        if (has_block)
+            absolutize_paths(base);
+        sweep_digest_points(s, base);
+        cfg_node_free(base);
+        rc = prepare_dir(s, force, resume);
+    }
+    if (rc)
+        goto out;
     GString *buf = g_string_new(NULL);
     if (has_block && rank == 0) {
         absolutize_paths(root);
@@ -1288,10 +1473,11 @@ int sweep_main(int argc, char **argv)
     }
 
     /* run the points, at most `jobs` at once */
-    struct sigaction sa = { .sa_handler = on_sweep_signal }, old_int, old_term;
+    struct sigaction sa = { .sa_handler = on_sweep_signal }, old_int, old_term, old_hup;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     results = g_new0(SweepResult, n);
     int *pids = g_new0(int, n);
     guint next = 0, running = 0, finished = 0;
@@ -1320,10 +1506,11 @@ int sweep_main(int argc, char **argv)
         if (running == 0)
             continue;
         if (sweep_interrupted && !forwarded) {
-            /* a signal sent to archsim sweep alone stops its points too */
+            /* a signal sent to archsim sweep alone stops its points too: each point is the
+             * leader of its own process group */
             forwarded = true;
             for (guint i = 0; i < n; i++)
-                if (pids[i] > 0)
+                if (pids[i] > 0 && kill(-pids[i], SIGTERM) != 0)
                     kill(pids[i], SIGTERM);
         }
         int st = 0;
@@ -1351,6 +1538,7 @@ int sweep_main(int argc, char **argv)
     g_free(pids);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     if (sweep_interrupted) {
         fprintf(stderr, "archsim sweep: interrupted by signal %d; sweep.csv not written; complete "
                 "points are kept: finish with --resume -o %s\n", (int)sweep_interrupted, s->dir);

@@ -43,6 +43,14 @@ typedef struct {
     char **stats;        /* stats globs */
     uint64_t base_seed;
     bool quiet;
+    /* what defines the points, recorded in sweep.json and checked by --resume (docs/sweeps.md
+     * "Resume"): the binary (version, git hash, SHA-256 of its file), the config as the points
+     * see it (includes merged, fixed --sets applied) and, per point, the SHA-256 of the binary
+     * id, that point's config text (its swept values applied) and its seed */
+    char *binary_id;     /* "archsim VERSION (git HASH)" */
+    char *binary_sha256;
+    char *config_sha256;
+    GPtrArray *point_sha256;   /* char*, one per point */
 } Sweep;
 
 /* The outcome of one point. */
@@ -56,6 +64,9 @@ typedef struct {
 } SweepResult;
 
 Sweep *sweep_new(void);
+/* Computes the digests above from BASE, the config every point runs (before its swept values;
+ * fixed --sets are applied here); exe is s->exe. */
+void sweep_digest_points(Sweep *s, const CfgNode *base);
 void sweep_free(Sweep *s);
 
 /* Parses "KEY=V1,V2,..." (commas inside [..], {..} or quotes do not split; items are trimmed).

@@ -21,6 +21,11 @@ const ParamSpec sim_param_specs[] = {
     { .name = "watchdog", .type = PARAM_CYCLES, .def = "10000000",
       .doc = "deadlock watchdog: fail (exit 3) if nothing completes for this many cycles (0 = off)",
       .offset = offsetof(SimParams, watchdog) },
+    { .name = "memory_limit", .type = PARAM_SIZE, .def = "8GiB", .flags = PARAM_F_RANGE,
+      .min = 1 << 20, .max = 1ull << 50,
+      .doc = "most host memory the models may hold (tag stores, line data, buffers): a larger "
+      "machine is refused (exit 78) before it is built, or when its sparse stores fill up",
+      .offset = offsetof(SimParams, memory_limit) },
     PARAM_END,
 };
 
@@ -212,6 +217,7 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
     }
 
     sim_init(&run->sim, run->sp.seed, run->sp.clock_hz);
+    run->sim.mem_limit = run->sp.memory_limit;
     run->sim.trace = trace;
     run->sim.trace_opts = trace_opts;
     for (const SystemSection *s = run->sys->sections; s->name; s++) {
@@ -252,6 +258,10 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
             }
             if (s->count)
                 c->index = (int)i;
+            if (empty) {                /* an absent section: no place to name */
+                cfg_node_free(c->section);
+                c->section = NULL;
+            }
         }
         cfg_node_free(empty);
     }

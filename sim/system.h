@@ -12,6 +12,7 @@ typedef struct {
     uint64_t clock_hz;
     uint64_t max_cycles;
     uint64_t watchdog;
+    uint64_t memory_limit;
 } SimParams;
 
 extern const ParamSpec sim_param_specs[];

@@ -1,6 +1,7 @@
 /* tracedump.c: the per-cycle event dump of tracedump.h in four formats, through one buffered
- * zlib sink (plain files use zlib's transparent "wT" mode), written to PATH.part and renamed;
- * events reach the formats in time order through a reorder heap bounded by trace_hold.
+ * zlib sink (plain files use zlib's transparent "wT" mode), written to a temporary file beside
+ * PATH and renamed (sim/outfile.h); events reach the formats in time order through a reorder
+ * heap bounded by trace_hold.
  * Layouts follow gem5's DPRINTF lines (src/base/trace.cc), the Chrome Trace Event Format as
  * Perfetto's JSON importer reads it, and IEEE 1364-2005 section 18 (VCD) with GTKWave translate
  * filter files. */
@@ -16,6 +17,7 @@
 #include <zlib.h>
 
 #include "error.h"
+#include "outfile.h"
 #include "teach.h"
 
 #ifndef ARCHSIM_VERSION
@@ -418,7 +420,8 @@ typedef struct {
 
 struct TraceDump {
     TraceOptions opts;       /* deep copy: path and components are owned */
-    char *part_path;
+    OutFile file;            /* the temporary file beside opts.path (sim/outfile.h); stdout: no
+                                temporary */
     GPatternSpec **globs;    /* NULL-terminated; NULL = no component filter */
     TraceSink out;
     GArray *comps;           /* TraceComp, index = track id */
@@ -1252,7 +1255,8 @@ static bool trace_side_file(TraceDump *td, const char *suffix, const GString *te
 {
     char *path = g_strconcat(td->opts.path, suffix, NULL);
     GError *err = NULL;
-    bool ok = g_file_set_contents(path, text->str, (gssize)text->len, &err);
+    bool ok = outfile_write(path, text->str, text->len, td->opts.force, &outfile_vcd_side_file,
+                            &err);
     if (ok) {
         g_ptr_array_add(td->side_files, path);
     } else {
@@ -1510,7 +1514,7 @@ static void trace_free(TraceDump *td)
     }
     g_strfreev(td->opts.components);
     g_free((char *)td->opts.path);
-    g_free(td->part_path);
+    outfile_abort(&td->file);    /* removes the temporary file unless it was committed */
     g_free(td);
 }
 
@@ -1543,7 +1547,7 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
         for (guint i = 0; i < n; i++)
             td->globs[i] = g_pattern_spec_new(td->opts.components[i]);
     }
-    td->part_path = to_stdout ? NULL : g_strconcat(opts->path, ".part", NULL);
+    td->file.fd = -1;
     td->spool_fd = -1;
     td->comps = g_array_new(FALSE, TRUE, sizeof(TraceComp));
     td->comp_ids = g_hash_table_new(g_str_hash, g_str_equal);
@@ -1566,19 +1570,24 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
 
     bool gz = g_str_has_suffix(opts->path, ".gz");
     char *problem = NULL;
-    int fd = to_stdout ? dup(STDOUT_FILENO)
-                       : open(td->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        int saved = errno;
-        char *dir = g_path_get_dirname(opts->path);
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
-                    "%s: cannot create trace dump: %s%s%s%s", opts->path, g_strerror(saved),
-                    saved == ENOENT ? " (does the directory '" : "",
-                    saved == ENOENT ? dir : "", saved == ENOENT ? "' exist?)" : "");
-        g_free(dir);
+    /* an existing file is replaced only when it is an archsim dump and --force says so; a
+     * VCD's filter and GTKWave files beside it follow the same rule */
+    bool side_replace = false;
+    char *gtkw = opts->format == TRACE_FMT_VCD ? g_strconcat(opts->path, ".gtkw", NULL) : NULL;
+    char *filter = opts->format == TRACE_FMT_VCD ? g_strconcat(opts->path, ".filter", NULL)
+                                                 : NULL;
+    bool can = !gtkw || (outfile_check(gtkw, opts->force, &outfile_vcd_side_file, &side_replace,
+                                       error) &&
+                         outfile_check(filter, opts->force, &outfile_vcd_side_file, &side_replace,
+                                       error));
+    g_free(gtkw);
+    g_free(filter);
+    if (!can || !outfile_open(&td->file, opts->path, opts->force, &outfile_trace_dump, error)) {
         trace_free(td);
         return NULL;
     }
+    int fd = td->file.fd;
+    td->file.fd = -1;            /* the sink owns it from here */
     if (!trace_sink_open(&td->out, fd, gz, &problem))
         goto fail;
     if (opts->format == TRACE_FMT_VCD) {
@@ -1614,8 +1623,6 @@ fail:
     g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
                 "%s: cannot create trace dump: %s", opts->path, problem);
     g_free(problem);
-    if (td->part_path != NULL)
-        unlink(td->part_path);
     trace_free(td);
     return NULL;
 }
@@ -2088,19 +2095,20 @@ bool trace_close(TraceDump *td, GError **error)
     char *problem = trace_sink_close(&td->out);
     if (problem == NULL && td->opts.format == TRACE_FMT_VCD)
         problem = trace_vcd_write_side_files(td);
-    if (problem == NULL && td->part_path != NULL && rename(td->part_path, td->opts.path) != 0)
-        problem = g_strdup_printf("cannot rename %s to it: %s", td->part_path, g_strerror(errno));
+    GError *e = NULL;
+    if (problem == NULL && !outfile_commit(&td->file, &e)) {
+        problem = g_strdup(e->message);
+        g_error_free(e);
+    }
     bool ok = problem == NULL;
     if (!ok) {
-        if (td->part_path != NULL)
-            unlink(td->part_path);
         for (guint i = 0; i < td->side_files->len; i++)
             unlink(g_ptr_array_index(td->side_files, i));
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write trace dump: %s",
                     td->opts.path, problem);
         g_free(problem);
     }
-    trace_free(td);
+    trace_free(td);              /* removes the temporary file of a dump that failed */
     return ok;
 }
 
@@ -2117,11 +2125,7 @@ void trace_abort(TraceDump *td)
     /* Nothing buffered is worth writing: drop it, close, then remove the partial file. */
     td->out.len = 0;
     td->spool.len = 0;
-    char *part = g_strdup(td->part_path);
-    trace_free(td);
-    if (part != NULL)
-        unlink(part);
-    g_free(part);
+    trace_free(td);              /* closes, then removes the temporary file */
 }
 
 /* The .gtkw names the dump and the filters by their base names: rewrite them for the new one. */
@@ -2151,7 +2155,7 @@ bool trace_rename(const char *path, const char *new_path, GError **error)
 {
     char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
     char *new_dir = g_path_get_dirname(new_path), *new_base = g_path_get_basename(new_path);
-    bool ok = rename(path, new_path) == 0;
+    bool ok = outfile_rename_noreplace(path, new_path);    /* never over someone's file */
     if (!ok)
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "cannot rename %s to %s: %s",
                     path, new_path, g_strerror(errno));
@@ -2172,12 +2176,12 @@ bool trace_rename(const char *path, const char *new_path, GError **error)
         char *text = NULL;
         if (g_str_has_suffix(name, ".gtkw") && g_file_get_contents(from, &text, NULL, NULL)) {
             char *fixed = trace_gtkw_renamed(text, base, new_base);
-            if (g_file_set_contents(to, fixed, -1, NULL))
+            if (outfile_write(to, fixed, strlen(fixed), false, NULL, NULL))
                 unlink(from);
             g_free(fixed);
             g_free(text);
         } else {
-            rename(from, to);
+            outfile_rename_noreplace(from, to);
         }
         g_free(from);
         g_free(to_name);

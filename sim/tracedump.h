@@ -19,8 +19,9 @@
  *   teach    (the CLI's --teach, usually to stdout "-") one row per completed core access: bus
  *            transactions, data source, every cache's state of the line, memory fresh or stale;
  *            the vocabulary it reads is listed at TRACE_FMT_TEACH below
- * A path ending in ".gz" is written through zlib. Files are written to PATH.part and renamed on
- * a successful trace_close, so a failed run never leaves a dump that looks complete.
+ * A path ending in ".gz" is written through zlib. Files are written to PATH.part-XXXXXX and
+ * renamed on a successful trace_close, so a failed run never leaves a dump that looks complete;
+ * an existing PATH is replaced only under opts.force and only when it is an archsim dump.
  *
  * Enum arguments (TARG_E) carry a small code and its name, e.g. a cache line state (code 5,
  * "S"): text, JSON Lines and Perfetto print the name, VCD dumps the code in a wire just wide
@@ -58,7 +59,7 @@ typedef enum {
 typedef struct {
     TraceFormat format;
     const char *path;          /* output file; ".gz" suffix = gzip; "-" = stdout (written at
-                                  close, no PATH.part; meant for TRACE_FMT_TEACH) */
+                                  close, no temporary file) */
     uint64_t start, end;       /* cycle window [start, end]; end == UINT64_MAX: open */
     char **components;         /* NULL or NULL-terminated glob patterns (g_pattern_match_simple)
                                   on the component path, e.g. "l1*", "system.core0" */
@@ -66,6 +67,8 @@ typedef struct {
                                   [addr_lo, addr_hi] are dropped (events without addr are kept) */
     uint64_t addr_lo, addr_hi;
     uint64_t max_events;       /* 0 = unlimited; else stop after this many (noted in the file) */
+    bool force;                /* may replace an existing archsim dump at path (sim/outfile.h);
+                                  any other existing file is refused */
     /* Size advice: called at most once per dump, with a sentence giving its size so far and a
      * --trace-window that would fit (the caller names the dump), when a Perfetto dump passes 200 MB of JSON (what
      * ui.perfetto.dev still loads). NULL: no advice. The CLI prints it on stderr. */
@@ -148,7 +151,7 @@ void trace_hold(TraceDump *td, int track, uint64_t since);
 uint64_t trace_count(const TraceDump *td);
 
 /* Flushes, writes the footer (Perfetto closing brackets, VCD final time; the teaching table),
- * renames PATH.part to PATH; frees td in every case. */
+ * renames the temporary file to PATH; frees td in every case. */
 bool trace_close(TraceDump *td, GError **error);
 /* Frees td and removes the partial file (failed run). */
 void trace_abort(TraceDump *td);

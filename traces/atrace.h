@@ -106,6 +106,10 @@ typedef struct {
 #define AT_VARINT_MAX 10u           /* bytes in the longest 64-bit LEB128 varint */
 /* Longest record: byte0, atomic byte, then size, site, pc, gap, addr and arg varints. */
 #define AT_RECORD_MAX (2u + 6u * AT_VARINT_MAX)
+/* Largest gap: 2^40 instructions (about six minutes of a 3 GHz core) between two records. No
+ * recorded program computes that long without touching memory, and a replay of a larger one
+ * would overflow simulated time (a gap costs gap x cpi cycles). */
+#define AT_GAP_MAX ((uint64_t)1 << 40)
 
 #define AT_KIND_BIT(k) (1u << (k))
 #define AT_KINDS_ATOMIC (AT_KIND_BIT(AT_ALOAD) | AT_KIND_BIT(AT_ASTORE) | AT_KIND_BIT(AT_RMW) | \

@@ -31,10 +31,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
 #include "../sim/error.h"
+#include "../sim/outfile.h"
 #include "atrace.h"
 
 #define AG_BATCH 4096
@@ -389,9 +391,17 @@ static bool ag_rewrite(const char *path, GHashTable *sites, AtGapsSummary *sum, 
         return false;
     AtHeader h = *at_reader_header(r);
     h.flags = (h.flags | AT_H_HAS_GAPS) & ~(uint32_t)AT_H_GAPS_EXACT;
-    char *tmp = g_strdup_printf("%s.gaps-tmp", path);
+    /* a new temporary file beside the trace (never one that a link or another file holds) */
+    char *tmp = NULL;
+    int tfd = outfile_create_temp(path, &tmp, error);
+    if (tfd < 0) {
+        at_reader_close(r);
+        return false;
+    }
+    close(tfd);
     AtWriter *w = at_writer_open(tmp, &h, 1);
     if (w == NULL) {
+        g_unlink(tmp);
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot create: %s",
                     tmp, g_strerror(errno));
         at_reader_close(r);

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "../sim/error.h"
+#include "../sim/input.h"
 
 #define AT_R_IN_DEFAULT ((size_t)1 << 20)
 /* 256 KiB: inflate writes it and the decoder reads it back while it is still in L2. */
@@ -266,20 +267,15 @@ AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_s
     g_return_val_if_fail(out_size >= AT_RECORD_MAX && out_size <= G_MAXUINT, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
-    if (e != 0) {
-        if (fd >= 0)
-            close(fd);
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    /* A regular file only: a FIFO would block open(), a device never ends (sim/input.h). */
+    uint64_t file_size = 0;
+    int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
+    if (fd < 0)
         return NULL;
-    }
     AtReader *r = g_new0(AtReader, 1);
     r->fd = fd;
     r->path = g_strdup(path);
-    r->file_size = (uint64_t)st.st_size;
+    r->file_size = file_size;
     if (!at_r_header(r, error)) {
         at_reader_close(r);
         return NULL;
@@ -533,9 +529,14 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     uint64_t gap = 0;
     if (word & 1) {
         flags |= AT_F_GAP;
+        const uint8_t *gap_at = p;
         AT_R_VARINT(gap, "gap");
+        if (G_UNLIKELY(gap > AT_GAP_MAX))
+            return at_r_bad(r, gap_at, index, "gap %" G_GUINT64_FORMAT " too large (at most %"
+                            G_GUINT64_FORMAT " instructions)", gap, AT_GAP_MAX);
     }
     uint64_t addr = 0, arg = 0;
+    const uint8_t *addr_at = p;
     if (bit & AT_KINDS_ADDR) {
         uint64_t zz;
         AT_R_VARINT(zz, "address");
@@ -543,6 +544,15 @@ static inline AtDec at_r_record(AtReader *r, const uint8_t **pp, const uint8_t *
     }
     if (bit & AT_KINDS_ARG)
         AT_R_VARINT(arg, "arg");
+    /* The bytes a record touches end at 2^64: a wrapped range would touch no line at all, and
+     * a core would wait for nothing (issue 15 item 9). */
+    if ((bit & AT_KINDS_ADDR) && G_UNLIKELY(size > 0 && addr > UINT64_MAX - (size - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %u bytes at 0x%" G_GINT64_MODIFIER "x wraps "
+                        "past 2^64", at_kind_names[kind], size, addr);
+    if ((kind == AT_RANGE_R || kind == AT_RANGE_W) &&
+        G_UNLIKELY(arg > 0 && addr > UINT64_MAX - (arg - 1)))
+        return at_r_bad(r, addr_at, index, "%s of %" G_GUINT64_FORMAT " bytes at 0x%"
+                        G_GINT64_MODIFIER "x wraps past 2^64", at_kind_names[kind], arg, addr);
 
     /* complete: commit the site table */
     if (site == r->nsites) {

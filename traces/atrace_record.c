@@ -191,17 +191,22 @@ done:
 
 /* ---- the output directory ----------------------------------------------------------------- */
 
-/* True for the names the runtime writes: T<digits>.trace, manifest.yaml(.part). */
-static bool ar_is_ours(const char *name)
+bool atrace_is_thread_file(const char *name)
 {
-    if (strcmp(name, "manifest.yaml") == 0 || strcmp(name, "manifest.yaml.part") == 0)
-        return true;
     if (name[0] != 'T' || !g_ascii_isdigit(name[1]))
         return false;
     const char *p = name + 1;
     while (g_ascii_isdigit(*p))
         p++;
     return strcmp(p, ".trace") == 0;
+}
+
+/* True for the names the runtime writes: T<digits>.trace, manifest.yaml(.part). */
+static bool ar_is_ours(const char *name)
+{
+    if (strcmp(name, "manifest.yaml") == 0 || strcmp(name, "manifest.yaml.part") == 0)
+        return true;
+    return atrace_is_thread_file(name);
 }
 
 /* Creates dir, or empties the runtime's files out of it with force. */

@@ -27,6 +27,9 @@ typedef struct {
  * ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT for a missing manifest or stream,
  * ARCHSIM_EXIT_DATAERR for a mismatch ("DIR/T3.trace: header says tid 2, manifest 3"). */
 bool atrace_record_check(const char *dir, bool verify, AtRecordSummary *out, GError **error);
+
+/* True for a thread's file name in a recording directory: T<digits>.trace. */
+bool atrace_is_thread_file(const char *name);
 void atrace_record_summary_clear(AtRecordSummary *s);
 
 /* The subcommand; argv[0] is the subcommand's name ("record"). Returns the exit code: the

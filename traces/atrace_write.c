@@ -257,7 +257,8 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
         return NULL;
     }
     w->z_ready = 1;
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a trace is never written through a symbolic link (docs/outputs.md) */
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (w->fd < 0 || at_w_write_all(w->fd, head, (size_t)(p - head)) != 0) {
         int saved = errno;
         if (w->fd >= 0)
@@ -291,6 +292,8 @@ static int at_w_valid(const AtRecord *r)
     uint32_t bit = AT_KIND_BIT(r->kind);
     if (!(r->flags & AT_F_GAP) && r->gap != 0)
         return 0;
+    if (r->gap > AT_GAP_MAX)
+        return 0;
     if (!(bit & AT_KINDS_ADDR) && r->addr != 0)
         return 0;
     if (!(bit & AT_KINDS_ARG) && r->arg != 0)
@@ -304,6 +307,12 @@ static int at_w_valid(const AtRecord *r)
     if ((bit & AT_KINDS_CAS) ? r->mo_fail > AT_MO_SEQ_CST : r->mo_fail != 0)
         return 0;
     if (r->kind != AT_RMW && (r->flags & AT_F_UNCHANGED))
+        return 0;
+    /* the bytes touched, [addr, addr + size) and a range's [addr, addr + arg), end at 2^64 */
+    if ((bit & AT_KINDS_ADDR) && r->size > 0 && r->addr > UINT64_MAX - (r->size - 1))
+        return 0;
+    if ((r->kind == AT_RANGE_R || r->kind == AT_RANGE_W) && r->arg > 0 &&
+        r->addr > UINT64_MAX - (r->arg - 1))
         return 0;
     return 1;
 }

@@ -1,8 +1,10 @@
 /* lackey.c: fast reader for valgrind lackey --trace-mem=yes text, plain or gzip (see lackey.h).
  *
  * Line forms follow what valgrind 3.19 lackey prints: "I  %08lx,%lu" for an instruction fetch and
- * " %c %08lx,%lu" (L, S, M) for data; address in hex, size in decimal. zlib's gzread passes
- * uncompressed files through unchanged, so one code path reads both.
+ * " %c %08lx,%lu" (L, S, M) for data; address in hex, size in decimal. A file that starts with
+ * the gzip magic (1f 8b, RFC 1952) is inflated here with zlib's inflate(), member after member as
+ * gzip(1) does; anything after the last member that is not another member is an error, which
+ * gzread would have skipped in silence. Other files are read as they are.
  */
 #include "lackey.h"
 
@@ -17,19 +19,27 @@
 #include <zlib.h>
 
 #include "../sim/error.h"
+#include "../sim/input.h"
 
 /* 4 MiB: big enough that the per-refill cost (a memmove of one partial line and one read call)
  * vanishes, small enough to stay in L2/L3 while it is parsed. */
 #define LACKEY_BUF_DEFAULT ((size_t)4 << 20)
-#define LACKEY_BUF_MAX ((size_t)1 << 30)      /* gzread takes an unsigned int count */
-#define LACKEY_ZBUF ((unsigned)128 << 10)     /* zlib's own input buffer for gzip files */
+#define LACKEY_BUF_MAX ((size_t)1 << 30)      /* inflate takes an unsigned int count */
+#define LACKEY_ZBUF ((size_t)128 << 10)       /* compressed bytes read at a time (gzip files) */
 /* Lackey caps its own data events at 512 bytes; anything far beyond is not a lackey trace, and a
  * bound keeps the simulators' "addr + size - 1" arithmetic meaningful. */
 #define LACKEY_MAX_SIZE 4096u
 #define LACKEY_MAX_HEX 16                     /* 64-bit addresses */
 
 struct LackeyReader {
-    gzFile gz;
+    int fd;
+    bool gzip;          /* the file starts with the gzip magic: inflate it */
+    z_stream zs;        /* gzip: the member being inflated */
+    bool zs_ready;      /* inflateInit2 succeeded */
+    unsigned char *zin; /* gzip: compressed bytes, LACKEY_ZBUF */
+    bool in_eof;        /* read(2) returned 0 */
+    uint64_t file_off;  /* bytes read from the file so far */
+    uint64_t garbage_at, garbage_n;  /* trailing bytes after the last gzip member */
     char *path;
     char *buf;          /* cap + 1 bytes: room for a '\n' after a last line that lacks one */
     size_t cap;
@@ -38,7 +48,8 @@ struct LackeyReader {
     size_t lim;         /* end of the complete lines in buf: just after a '\n', or 0 */
     uint64_t line;      /* last line consumed */
     bool eof;           /* the stream is exhausted (or broken); buf holds what is left */
-    int zerr;           /* zlib error that ended the stream early, Z_OK if none */
+    int zerr;           /* zlib error that ended the stream early, Z_OK if none; Z_NEED_DICT
+                           stands for trailing garbage (zlib never returns it for gzip) */
     int zerrno;         /* errno that came with Z_ERRNO */
     char *zmsg;         /* zlib's text for zerr */
     GError *failure;    /* sticky; reported once the references before it are handed out */
@@ -100,6 +111,11 @@ static void lackey_fail_stream(LackeyReader *r, uint64_t line)
     else if (r->zerr == Z_ERRNO)
         lackey_fail(r, ARCHSIM_EXIT_NOINPUT, "%s:%" G_GUINT64_FORMAT ": cannot read: %s",
                     r->path, line, g_strerror(r->zerrno));
+    else if (r->zerr == Z_NEED_DICT)
+        lackey_fail(r, ARCHSIM_EXIT_DATAERR,
+                    "%s:%" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " byte%s of trailing garbage "
+                    "after the gzip stream (file byte %" G_GUINT64_FORMAT ")", r->path, line,
+                    r->garbage_n, r->garbage_n == 1 ? "" : "s", r->garbage_at);
     else if (r->zerr == Z_MEM_ERROR)
         lackey_fail(r, ARCHSIM_EXIT_SOFTWARE, "%s:%" G_GUINT64_FORMAT ": zlib: out of memory",
                     r->path, line);
@@ -108,74 +124,163 @@ static void lackey_fail_stream(LackeyReader *r, uint64_t line)
                     r->path, line, r->zmsg ? r->zmsg : "unknown zlib error");
 }
 
+/* read(2) of up to n bytes, retried on EINTR; counts the file offset and notes the end. */
+static ssize_t lackey_read_fd(LackeyReader *r, unsigned char *dst, size_t n)
+{
+    ssize_t k;
+    do
+        k = read(r->fd, dst, n);
+    while (k < 0 && errno == EINTR);
+    if (k == 0)
+        r->in_eof = true;
+    if (k > 0)
+        r->file_off += (uint64_t)k;
+    return k;
+}
+
+/* Notes what ended the stream early (zerr: a zlib code, or Z_NEED_DICT for trailing garbage). */
+static void lackey_stream_broke(LackeyReader *r, int zerr, int err, const char *msg)
+{
+    r->zerr = zerr;
+    r->zerrno = err;
+    r->zmsg = g_strdup(msg != NULL ? msg : "unknown zlib error");
+}
+
+/* At the end of a gzip member: another member follows (true, the stream goes on), the file
+ * ends (false, clean), or anything else follows: trailing garbage (false, r->zerr set). */
+static bool lackey_next_member(LackeyReader *r)
+{
+    if (r->zs.avail_in < 2 && !r->in_eof) {
+        /* bring the first two bytes of what follows into zin */
+        memmove(r->zin, r->zs.next_in, r->zs.avail_in);
+        size_t have = r->zs.avail_in;
+        while (have < 2 && !r->in_eof) {
+            ssize_t k = lackey_read_fd(r, r->zin + have, LACKEY_ZBUF - have);
+            if (k < 0) {
+                lackey_stream_broke(r, Z_ERRNO, errno, NULL);
+                return false;
+            }
+            have += (size_t)k;
+        }
+        r->zs.next_in = r->zin;
+        r->zs.avail_in = (uInt)have;
+    }
+    if (r->zs.avail_in == 0)
+        return false;
+    if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f && r->zs.next_in[1] == 0x8b) {
+        inflateReset(&r->zs);
+        return true;
+    }
+    r->garbage_at = r->file_off - r->zs.avail_in;
+    r->garbage_n = r->file_size > r->garbage_at ? r->file_size - r->garbage_at : r->zs.avail_in;
+    lackey_stream_broke(r, Z_NEED_DICT, 0, NULL);
+    return false;
+}
+
+/* Up to n bytes of the trace's text into dst. Returns the bytes given (> 0), 0 at the end of
+ * the trace, -1 once the stream broke (r->zerr says how). Decoded bytes always come out first:
+ * a broken stream gives -1 only when nothing decoded is left. */
+static int lackey_source_read(LackeyReader *r, char *dst, size_t n)
+{
+    if (r->zerr != Z_OK)
+        return -1;
+    if (!r->gzip) {
+        if (r->zs.avail_in > 0) {       /* the bytes read at open */
+            size_t k = r->zs.avail_in < n ? r->zs.avail_in : n;
+            memcpy(dst, r->zs.next_in, k);
+            r->zs.next_in += k;
+            r->zs.avail_in -= (uInt)k;
+            return (int)k;
+        }
+        if (r->in_eof)
+            return 0;
+        ssize_t k = lackey_read_fd(r, (unsigned char *)dst, n);
+        if (k < 0) {
+            lackey_stream_broke(r, Z_ERRNO, errno, NULL);
+            return -1;
+        }
+        return (int)k;
+    }
+    r->zs.next_out = (unsigned char *)dst;
+    r->zs.avail_out = (uInt)n;
+    while (r->zs.avail_out == n) {
+        if (r->zs.avail_in == 0 && !r->in_eof) {
+            ssize_t k = lackey_read_fd(r, r->zin, LACKEY_ZBUF);
+            if (k < 0) {
+                lackey_stream_broke(r, Z_ERRNO, errno, NULL);
+                break;
+            }
+            r->zs.next_in = r->zin;
+            r->zs.avail_in = (uInt)k;
+        }
+        int zr = inflate(&r->zs, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            if (!lackey_next_member(r))
+                break;                   /* the end, or garbage (r->zerr) */
+        } else if (zr == Z_BUF_ERROR || (zr == Z_OK && r->zs.avail_in == 0 && r->in_eof)) {
+            if (r->zs.avail_in == 0 && r->in_eof) {
+                if (r->zs.avail_out == n)
+                    lackey_stream_broke(r, Z_BUF_ERROR, 0, NULL);   /* cut inside a member */
+                break;
+            }
+        } else if (zr != Z_OK) {
+            lackey_stream_broke(r, zr == Z_NEED_DICT ? Z_DATA_ERROR : zr, 0,
+                                zr == Z_NEED_DICT ? "preset dictionary required" : r->zs.msg);
+            break;
+        }
+    }
+    size_t got = n - r->zs.avail_out;
+    if (got > 0)
+        return (int)got;
+    return r->zerr != Z_OK ? -1 : 0;
+}
+
 LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
     g_return_val_if_fail(buffer_size >= 1 && buffer_size <= LACKEY_BUF_MAX, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    /* A regular file only: a FIFO would block open(), a device never ends (sim/input.h). */
+    uint64_t file_size = 0;
+    int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
+    if (fd < 0)
         return NULL;
-    }
-    /* open() succeeds on a directory; say so now rather than as a read error later. */
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(EISDIR));
-        return NULL;
-    }
-    gzFile gz = gzdopen(fd, "rb");
-    if (gz == NULL) {
-        close(fd);
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(ENOMEM));
-        return NULL;
-    }
-    gzbuffer(gz, LACKEY_ZBUF);
-
     LackeyReader *r = g_new0(LackeyReader, 1);
-    r->file_size = (uint64_t)st.st_size;
-    r->gz = gz;
+    r->file_size = file_size;
+    r->fd = fd;
     r->path = g_strdup(path);
     r->cap = buffer_size;
     r->buf = g_malloc(buffer_size + 1);
     r->zerr = Z_OK;
+    r->zin = g_malloc(LACKEY_ZBUF);
+    /* The first bytes decide: gzip magic, or plain text handed on as it is. */
+    ssize_t k = lackey_read_fd(r, r->zin, LACKEY_ZBUF);
+    if (k < 0) {
+        int e = errno;
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
+                    g_strerror(e));
+        lackey_close(r);
+        return NULL;
+    }
+    r->zs.next_in = r->zin;
+    r->zs.avail_in = (uInt)k;
+    if (k >= 2 && r->zin[0] == 0x1f && r->zin[1] == 0x8b) {
+        r->gzip = true;
+        if (inflateInit2(&r->zs, 15 + 16) != Z_OK) {     /* 15 + 16: gzip wrapper only */
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                        "%s: zlib: out of memory", path);
+            lackey_close(r);
+            return NULL;
+        }
+        r->zs_ready = true;
+    }
     return r;
 }
 
 LackeyReader *lackey_open(const char *path, GError **error)
 {
     return lackey_open_buffered(path, LACKEY_BUF_DEFAULT, error);
-}
-
-/* Notes a zlib error after a read of got bytes; true if the stream is broken. zlib flags a
- * truncated gzip file (Z_BUF_ERROR) as soon as its input runs dry, while it still holds decoded
- * bytes for us, so truncation counts only once gzread has nothing more to give. Other errors
- * make gzread return -1 and drop what it had decoded, so for them the line in the message is
- * the first line not handed out, which can be a little before the damage. */
-static bool lackey_check_stream(LackeyReader *r, int got)
-{
-    int zerr = Z_OK;
-    int saved_errno = errno;
-    const char *msg = gzerror(r->gz, &zerr);
-    if (got > 0 && (zerr == Z_OK || zerr == Z_BUF_ERROR))
-        return false;
-    if (got == 0 && zerr == Z_OK)
-        return false;           /* a clean end of file */
-    if (zerr == Z_OK)           /* -1 without a recorded error: treat as a read failure */
-        zerr = Z_ERRNO;
-    r->zerr = zerr;
-    r->zerrno = saved_errno;
-    /* zlib writes "<name>: <problem>" and its name for a gzdopen'ed file is "<fd:N>"; keep the
-     * problem only, the message names the file itself. */
-    const char *sep = msg != NULL ? strstr(msg, ": ") : NULL;
-    r->zmsg = g_strdup(sep != NULL ? sep + 2 : msg);
-    return true;
 }
 
 /* Makes more complete lines available at buf[pos, lim). Called only when pos == lim. Returns
@@ -201,9 +306,8 @@ static bool lackey_refill(LackeyReader *r)
             return false;
         }
         size_t old = r->len;
-        errno = 0;
-        int got = gzread(r->gz, r->buf + old, (unsigned)(r->cap - old));
-        bool broken = lackey_check_stream(r, got);
+        int got = lackey_source_read(r, r->buf + old, r->cap - old);
+        bool broken = got < 0;
         if (got < 0)
             got = 0;
         r->len += (size_t)got;
@@ -364,6 +468,16 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
                     : "size too large (at most 4096 bytes)";
             break;
         }
+        /* the last byte, addr + size - 1, must not wrap past 2^64: every consumer computes
+         * it (lines touched, straddles), and a wrapped range touches no line at all */
+        if (G_UNLIKELY(addr > UINT64_MAX - (size - 1))) {
+            char msg[160];
+            g_snprintf(msg, sizeof msg,
+                       "reference 0x%" G_GINT64_MODIFIER "x,%u wraps past 2^64 (its last byte "
+                       "would lie beyond 0xffffffffffffffff)", addr, size);
+            lackey_fail_at(r, line, 4, msg);
+            break;
+        }
         if (G_UNLIKELY(*p != '\n')) {
             /* Tolerate trailing blanks and a CR from a file that went through Windows. */
             while (*p == ' ' || *p == '\t' || *p == '\r')
@@ -395,12 +509,11 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
 
 double lackey_progress(const LackeyReader *r)
 {
-    /* gzoffset is the position in the file itself (compressed bytes for gzip), so this works
-     * for both forms; read-ahead buffering makes it run slightly early. */
-    z_off_t off = gzoffset(r->gz);
+    /* the position in the file itself (compressed bytes for gzip), so this works for both
+     * forms; read-ahead buffering makes it run slightly early. */
     if (r->eof || r->file_size == 0)
         return 1.0;
-    double f = off < 0 ? 0.0 : (double)off / (double)r->file_size;
+    double f = (double)(r->file_off - r->zs.avail_in) / (double)r->file_size;
     return f > 1.0 ? 1.0 : f;
 }
 
@@ -414,7 +527,11 @@ void lackey_close(LackeyReader *r)
 {
     if (r == NULL)
         return;
-    gzclose_r(r->gz);
+    if (r->zs_ready)
+        inflateEnd(&r->zs);
+    if (r->fd >= 0)
+        close(r->fd);
+    g_free(r->zin);
     g_free(r->buf);
     g_free(r->path);
     g_free(r->zmsg);

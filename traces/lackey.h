@@ -4,8 +4,10 @@
  * "I  addr,size", " L addr,size", " S addr,size", " M addr,size" (addr in hex without 0x), and
  * valgrind's own "==pid== ..." lines (skipped; so are its "--pid--" and "**pid**" message lines),
  * and blank lines. Anything else is an error with the exact position: "FILE:LINE:COL: problem"
- * (ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR); a missing file is ARCHSIM_EXIT_NOINPUT; a
- * truncated or corrupt gzip stream is an error ("FILE:LINE: problem"), not an EOF.
+ * (ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR), a reference whose last byte addr + size - 1 would
+ * wrap past 2^64 included (FILE:LINE:4); a missing file is ARCHSIM_EXIT_NOINPUT; a truncated or
+ * corrupt gzip stream, and bytes after its last member, are errors ("FILE:LINE: problem"), not
+ * an EOF. Concatenated gzip members read as one trace, as gzip(1) reads them.
  * The reader is built for speed (>= 50 M lines/s from memory): a large buffer and a hand-written
  * hex parser, no per-record allocation.
  */

@@ -13,6 +13,12 @@
  *
  * Writebacks from above are absorbed (hit: mark dirty; miss: allocate the whole line dirty, no
  * fetch needed). No coherence here: the multicore issues add protocol controllers.
+ *
+ * The tag store is allocated by page of sets on first fill, so that a cache's memory follows
+ * what it holds, not its capacity (a 1 TiB LLC that sees 1 MB of lines holds a few MB). A page
+ * holds P sets, each one run of words (a set's lookup touches 2-3 host cache lines):
+ *     tags[A] | repl[A] | valid[A] dirty[A] (bytes, padded to a word)
+ * A cache of at most CACHE_FLAT_BYTES of tag store is one page, allocated at realize.
  */
 #include <string.h>
 
@@ -42,12 +48,15 @@ typedef struct {
     Component base;
     CacheParams p;
     /* geometry */
-    uint32_t sets, assoc, line_shift;
+    uint64_t sets;
+    uint32_t assoc, line_shift;
     uint64_t set_mask;
-    /* tag store, sets * assoc: block number, flags, policy state */
-    uint64_t *tags;
-    uint8_t *valid, *dirty;
-    uint64_t *repl_st;
+    /* tag store: pages of 1 << page_shift sets (block number, policy state, flags per way) */
+    uint64_t **pages;
+    uint64_t npages, set_words;     /* words per set */
+    uint64_t page_mask;             /* set -> set within its page */
+    uint32_t page_shift;
+    size_t page_bytes;
     uint64_t access_clock;
     const ReplPolicy *policy;
     Mshr *mshr;
@@ -90,6 +99,19 @@ static const ParamSpec cache_params[] = {
       .doc = "replacement policy", .offset = offsetof(CacheParams, repl) },
     PARAM_END,
 };
+
+/* Up to this much tag store is allocated at once (one page); a larger one page by page. */
+#define CACHE_FLAT_BYTES (4u << 20)
+#define CACHE_MIN_PAGE (64u << 10)                  /* fewer, larger mallocs below this */
+
+/* Words of one set: tag and policy state per way, then the valid and dirty bytes. */
+static inline uint64_t cache_set_words(uint64_t assoc) { return 2 * assoc + (2 * assoc + 7) / 8; }
+
+/* One set's ways inside its page. */
+typedef struct {
+    uint64_t *tags, *repl;
+    uint8_t *valid, *dirty;
+} CacheSet;
 
 static const PortSpec cache_ports[] = {
     { .name = "cpu_side", .role = PORT_RESPONDER, .vector = true,
@@ -158,26 +180,57 @@ static const StatSpec cache_stats[] = {
     STAT_END,
 };
 
+/* Pages: all sets in one when small; else page bytes about equal to the page table's
+ * (P sets x set bytes = sets / P x 8), which minimises their sum. */
+static uint32_t cache_page_shift(uint64_t sets, uint64_t assoc)
+{
+    uint64_t set_bytes = cache_set_words(assoc) * sizeof(uint64_t);
+    uint32_t shift = (uint32_t)__builtin_ctzll(sets);
+    if (sets * set_bytes > CACHE_FLAT_BYTES)
+        while (shift > 0 && (set_bytes << shift) > (sets >> shift) * sizeof(uint64_t) &&
+               (set_bytes << (shift - 1)) >= CACHE_MIN_PAGE)
+            shift--;
+    return shift;
+}
+
+/* What realize allocates: the page table (and the one page of a small cache), the MSHRs. */
+static uint64_t cache_footprint(const Component *c, const char **key)
+{
+    const CacheParams *p = &((const Cache *)c)->p;
+    uint64_t lines = p->size / p->line, sets = lines / p->assoc;
+    *key = "size";
+    if (lines < p->assoc || lines % p->assoc || (sets & (sets - 1)))
+        return 0;                               /* realize refuses the geometry */
+    uint32_t shift = cache_page_shift(sets, p->assoc);
+    uint64_t npages = sets >> shift;
+    uint64_t page = (cache_set_words(p->assoc) * sizeof(uint64_t)) << shift;
+    return npages * sizeof(uint64_t *) + (npages == 1 ? page : 0) + p->mshrs * sizeof(Mshr);
+}
+
 static bool cache_realize(Component *c, GError **error)
 {
     Cache *k = (Cache *)c;
     CacheParams *p = &k->p;
     uint64_t lines = p->size / p->line;
     if (lines < p->assoc || lines % p->assoc != 0 || ((lines / p->assoc) & (lines / p->assoc - 1))) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "size %" G_GUINT64_FORMAT " B / (assoc %" G_GUINT64_FORMAT " x line %"
-                    G_GUINT64_FORMAT " B) must give a power-of-two number of sets >= 1",
-                    p->size, p->assoc, p->line);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
+                                    error, "size %" G_GUINT64_FORMAT " B / (assoc %"
+                                    G_GUINT64_FORMAT " x line %" G_GUINT64_FORMAT " B) must give a "
+                                    "power-of-two number of sets >= 1", p->size, p->assoc,
+                                    p->line);
     }
-    k->sets = (uint32_t)(lines / p->assoc);
+    k->sets = lines / p->assoc;
     k->assoc = (uint32_t)p->assoc;
     k->line_shift = (uint32_t)__builtin_ctzll(p->line);
     k->set_mask = k->sets - 1;
-    k->tags = g_new0(uint64_t, lines);
-    k->valid = g_new0(uint8_t, lines);
-    k->dirty = g_new0(uint8_t, lines);
-    k->repl_st = g_new0(uint64_t, lines);
+    k->page_shift = cache_page_shift(k->sets, p->assoc);
+    k->page_mask = (1ull << k->page_shift) - 1;
+    k->set_words = cache_set_words(p->assoc);
+    k->page_bytes = (size_t)((k->set_words * sizeof(uint64_t)) << k->page_shift);
+    k->npages = k->sets >> k->page_shift;
+    k->pages = g_new0(uint64_t *, k->npages);
+    if (k->npages == 1)
+        k->pages[0] = g_malloc0(k->page_bytes);
     k->policy = repl_policies[p->repl];
     k->mshr = g_new0(Mshr, p->mshrs);
     k->mem = sim_port(c, "mem_side", 0);
@@ -191,10 +244,9 @@ static bool cache_realize(Component *c, GError **error)
 static void cache_finalize(Component *c)
 {
     Cache *k = (Cache *)c;
-    g_free(k->tags);
-    g_free(k->valid);
-    g_free(k->dirty);
-    g_free(k->repl_st);
+    for (uint64_t i = 0; k->pages && i < k->npages; i++)
+        g_free(k->pages[i]);
+    g_free(k->pages);
     g_free(k->mshr);
 }
 
@@ -204,12 +256,35 @@ static inline uint64_t set_index(const Cache *k, uint64_t block)
     return (k->p.interleave == 1 ? block : block / k->p.interleave) & k->set_mask;
 }
 
-/* Returns the way holding block, or -1. */
-static inline int tag_find(const Cache *k, uint64_t block)
+static inline CacheSet set_in_page(const Cache *k, uint64_t *pg, uint64_t set)
 {
-    uint64_t base = set_index(k, block) * k->assoc;
+    uint64_t *t = pg + (set & k->page_mask) * k->set_words;
+    uint8_t *v = (uint8_t *)(t + 2 * k->assoc);
+    return (CacheSet){ t, t + k->assoc, v, v + k->assoc };
+}
+
+/* The set of block, allocating its page on first touch (charged to sim.memory_limit). */
+static CacheSet set_touch(Cache *k, uint64_t block)
+{
+    uint64_t set = set_index(k, block);
+    uint64_t **pg = &k->pages[set >> k->page_shift];
+    if (G_UNLIKELY(!*pg)) {
+        sim_mem_charge(&k->base, "size", "one more page of the tag store", k->page_bytes);
+        *pg = g_malloc0(k->page_bytes);
+    }
+    return set_in_page(k, *pg, set);
+}
+
+/* Returns the way of *s holding block, or -1 (s->tags NULL: its page was never touched). */
+static inline int tag_find(const Cache *k, uint64_t block, CacheSet *s)
+{
+    uint64_t set = set_index(k, block);
+    uint64_t *pg = k->pages[set >> k->page_shift];
+    if (G_UNLIKELY(!pg))
+        return -1;
+    *s = set_in_page(k, pg, set);
     for (uint32_t w = 0; w < k->assoc; w++)
-        if (k->valid[base + w] && k->tags[base + w] == block)
+        if (s->valid[w] && s->tags[w] == block)
             return (int)w;
     return -1;
 }
@@ -226,26 +301,24 @@ static void send_writeback(Cache *k, uint64_t block)
     sim_port_send(&k->base, k->mem, wb, 0);
 }
 
-/* Puts block into its set (choosing and evicting a victim if needed); returns the index. */
-static uint64_t tag_insert(Cache *k, uint64_t block, bool dirty)
+/* Puts block into its set (choosing and evicting a victim if needed). */
+static void tag_insert(Cache *k, uint64_t block, bool dirty)
 {
-    uint64_t base = set_index(k, block) * k->assoc;
+    CacheSet s = set_touch(k, block);
     uint32_t w;
     for (w = 0; w < k->assoc; w++)
-        if (!k->valid[base + w])
+        if (!s.valid[w])
             break;
     if (w == k->assoc) {
-        w = k->policy->victim(&k->repl_st[base], k->assoc, &k->base.rng);
+        w = k->policy->victim(s.repl, k->assoc, &k->base.rng);
         k->evictions++;
-        if (k->dirty[base + w])
-            send_writeback(k, k->tags[base + w]);
+        if (s.dirty[w])
+            send_writeback(k, s.tags[w]);
     }
-    uint64_t i = base + w;
-    k->tags[i] = block;
-    k->valid[i] = 1;
-    k->dirty[i] = dirty;
-    k->policy->insert(&k->repl_st[base], w, ++k->access_clock);
-    return i;
+    s.tags[w] = block;
+    s.valid[w] = 1;
+    s.dirty[w] = dirty;
+    k->policy->insert(s.repl, w, ++k->access_clock);
 }
 
 static inline void respond(Cache *k, Msg *m, uint64_t delay)
@@ -268,12 +341,12 @@ static bool cache_access(Cache *k, Msg *m)
 {
     uint64_t block = m->addr >> k->line_shift;
     bool write = m->cmd == MSG_WRITE_REQ;
-    int w = tag_find(k, block);
+    CacheSet s;
+    int w = tag_find(k, block, &s);
     if (w >= 0) {
-        uint64_t base = set_index(k, block) * k->assoc;
-        k->policy->touch(&k->repl_st[base], (uint32_t)w, ++k->access_clock);
+        k->policy->touch(s.repl, (uint32_t)w, ++k->access_clock);
         if (write) {
-            k->dirty[base + (uint32_t)w] = 1;
+            s.dirty[w] = 1;
             k->writes++, k->write_hits++;
         } else {
             k->reads++, k->read_hits++;
@@ -356,11 +429,11 @@ static void absorb_writeback(Cache *k, Msg *m)
 {
     uint64_t block = m->addr >> k->line_shift;
     k->wb_received++;
-    int w = tag_find(k, block);
+    CacheSet s;
+    int w = tag_find(k, block, &s);
     if (w >= 0) {
-        uint64_t base = set_index(k, block) * k->assoc;
-        k->dirty[base + (uint32_t)w] = 1;
-        k->policy->touch(&k->repl_st[base], (uint32_t)w, ++k->access_clock);
+        s.dirty[w] = 1;
+        k->policy->touch(s.repl, (uint32_t)w, ++k->access_clock);
     } else {
         Mshr *ms = mshr_find(k, block);
         if (ms)
@@ -460,4 +533,5 @@ const ComponentClass cache_class = {
     .dump = cache_dump,
     .busy = cache_busy,
     .finalize = cache_finalize,
+    .footprint = cache_footprint,
 };

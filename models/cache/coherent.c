@@ -807,6 +807,14 @@ static void coh_recv(Component *c, Port *port, Msg *m)
     sim_msg_free(c->sim, m);
 }
 
+/* What realize allocates: a frame and the data of every line. */
+static uint64_t coh_footprint(const Component *c, const char **key)
+{
+    const Coh *k = (const Coh *)c;
+    *key = "size";
+    return k->p.size / k->p.line * (sizeof(Frame) + k->p.line);
+}
+
 static bool coh_realize(Component *c, GError **error)
 {
     Coh *k = (Coh *)c;
@@ -822,14 +830,18 @@ static bool coh_realize(Component *c, GError **error)
     k->inv = k->proto->initial;
     uint64_t lines = k->p.size / k->p.line;
     if (lines < k->p.assoc || lines % k->p.assoc || ((lines / k->p.assoc) & (lines / k->p.assoc - 1))) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "size / (assoc x line) must be a power-of-two number of sets");
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
+                                    error, "size %" G_GUINT64_FORMAT " B / (assoc %"
+                                    G_GUINT64_FORMAT " x line %" G_GUINT64_FORMAT " B) must give a "
+                                    "power-of-two number of sets >= 1", k->p.size, k->p.assoc,
+                                    k->p.line);
     }
     k->sets = (uint32_t)(lines / k->p.assoc);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
+    /* zero-filled, and I is state 0 in every table: the loop writes nothing then, so the host
+     * maps the frames' pages only as lines arrive (memory follows what the cache holds) */
     k->frames = g_new0(Frame, lines);
-    for (uint64_t i = 0; i < lines; i++)
+    for (uint64_t i = 0; k->inv != 0 && i < lines; i++)
         k->frames[i].state = (uint8_t)k->inv;
     k->data = g_malloc0(lines * k->p.line);
     k->trans = g_new0(uint64_t, (size_t)k->proto->nstates * EV_COUNT);
@@ -931,6 +943,7 @@ const ComponentClass coherent_cache_class = {
     .ports = coh_ports,
     .stats = coh_stats,
     .realize = coh_realize,
+    .footprint = coh_footprint,
     .recv = coh_recv,
     .dump = coh_dump,
     .busy = coh_busy,

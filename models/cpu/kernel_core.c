@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 #include "kernel.h"
 #include "../cache/htm.h"
 #include "memmodel.h"
@@ -1228,13 +1229,21 @@ static bool kc_make_world(KCore *k, GError **error)
         fname = g_strdup_printf("<builtin %s>", b->name);
         src = (KernelSource){ fname, b->text };
     } else if (p->kernel_file) {
+        /* A regular file of at most 1 MiB: a FIFO blocked, /dev/zero filled memory. The helper's
+         * messages start with the path, which this one already names. */
         GError *e = NULL;
-        if (!g_file_get_contents(p->kernel_file, &text, NULL, &e)) {
-            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT,
-                        "%s: cannot read kernel_file: %s", p->kernel_file, e->message);
+        GString *buf = g_string_new(NULL);
+        if (!sim_read_regular(p->kernel_file, 1u << 20, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                              buf, &e)) {
+            size_t skip =
+                g_str_has_prefix(e->message, p->kernel_file) ? strlen(p->kernel_file) + 2 : 0;
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, e->code, "%s: cannot read kernel_file: %s",
+                        p->kernel_file, e->message + skip);
             g_error_free(e);
+            g_string_free(buf, TRUE);
             return false;
         }
+        text = g_string_free(buf, FALSE);
         src = (KernelSource){ p->kernel_file, text };
     } else {
         src = (KernelSource){ "core.program", p->program };

@@ -17,6 +17,11 @@
  * atomic), so the stores not yet DONE are the store buffer. Same-address order needs nothing
  * more: a later access to a location waits for the earlier one to be DONE, so no location ever
  * has two accesses of one core in flight.
+ *
+ * Random timing is either independent (log-uniform start delay, send jitter, drain delay per
+ * op) or staged (mmcore_set_stage: the run's driver gives the core a slot in a random thread
+ * order, and some ops are held until a later slot); only when ops are sent changes, never what
+ * may go, so both reach exactly the outcomes the model allows on this machine.
  */
 #include "mmcore.h"
 
@@ -25,10 +30,12 @@
 #include "../../sim/error.h"
 
 typedef struct {
-    uint64_t start_delay, jitter, drain;
+    uint64_t start_delay, jitter, drain, stagger;
 } MmParams;
 
 enum { OPS_WAIT, OPS_READY, OPS_SENT, OPS_DONE };
+
+#define MM_STAGED_JITTER 3         /* staged runs: an op not held is sent 0 .. 3 cycles late */
 
 typedef struct {
     Component base;
@@ -55,6 +62,13 @@ typedef struct {
     int ndone;
     bool running;
     uint64_t start_at, started;
+    /* staged timing (mmcore_set_stage): this run's slot in a random thread order, and ops held
+       until after every slot ("late": what lets a later op of the thread bypass them) */
+    bool staged;
+    int slot, nslots;
+    unsigned late_pct, split_pct;
+    uint64_t holdable;             /* ops some later op of the thread may bypass (the model) */
+    uint64_t hold_at[LIT_MAX_OPS]; /* staged: cycle before which the op is not sent; 0: none */
     /* stats */
     uint64_t loads, stores, forwarded, fences, rmws, programs, cycles;
     SimHist sb_occ;
@@ -62,15 +76,20 @@ typedef struct {
 
 static const ParamSpec mm_params[] = {
     { .name = "start_delay", .type = PARAM_CYCLES, .def = "256", .flags = PARAM_F_RANGE,
-      .min = 0, .max = 1000000, .doc = "random timing: the program starts after 0 .. this many "
-      "cycles (log-uniform, like every delay here: short and long equally likely per scale)",
+      .min = 0, .max = 1000000, .doc = "independent random timing: the program starts after 0 .. "
+      "this many cycles (log-uniform, like every delay here: short and long equally likely per "
+      "scale)",
       .offset = offsetof(MmParams, start_delay) },
     { .name = "jitter", .type = PARAM_CYCLES, .def = "64", .flags = PARAM_F_RANGE, .min = 0,
-      .max = 1000000, .doc = "random timing: an op the model lets go is sent 0 .. this many "
-      "cycles later", .offset = offsetof(MmParams, jitter) },
+      .max = 1000000, .doc = "independent random timing: an op the model lets go is sent 0 .. "
+      "this many cycles later", .offset = offsetof(MmParams, jitter) },
     { .name = "drain", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 0,
-      .max = 1000000, .doc = "random timing: a store waits 0 .. this many more cycles in the "
-      "store buffer before it drains to the L1", .offset = offsetof(MmParams, drain) },
+      .max = 1000000, .doc = "independent random timing: a store waits 0 .. this many more "
+      "cycles in the store buffer before it drains to the L1", .offset = offsetof(MmParams, drain) },
+    { .name = "stagger", .type = PARAM_CYCLES, .def = "128", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1000000, .doc = "staged random timing: the thread in slot k of the run's random "
+      "thread order starts k x this many cycles in; a held op goes in a later slot", .offset =
+      offsetof(MmParams, stagger) },
     PARAM_END,
 };
 
@@ -144,6 +163,7 @@ void mmcore_set_program(Component *c, const LitThread *th, const char *const *lo
     k->n = th->nops;
     k->first = k->ndone = 0;
     k->sb = k->fence_wait = 0;
+    k->staged = false;
     int last[LIT_MAX_REGS];
     for (int r = 0; r < LIT_MAX_REGS; r++)
         last[r] = -1;
@@ -431,7 +451,11 @@ static uint64_t advance(MmCore *k)
                 } else {
                     k->val[i] = operand(k, i);
                     uint64_t d = 0;
-                    if (k->random) {
+                    if (k->random && k->staged) {
+                        d = sim_rng_below(&c->rng, MM_STAGED_JITTER + 1);
+                        if (k->hold_at[i] > now + d)
+                            d = k->hold_at[i] - now;
+                    } else if (k->random) {
                         d = rand_delay(&c->rng, k->p.jitter);
                         if (k->kind[i] == MA_STORE)
                             d += rand_delay(&c->rng, k->p.drain);
@@ -532,9 +556,74 @@ void mmcore_start(Component *c)
     k->running = k->n > 0;
     k->programs++;
     k->started = now;
-    k->start_at = now + (k->random ? rand_delay(&c->rng, k->p.start_delay) : 0);
+    if (k->random && k->staged) {
+        k->start_at = now + (uint64_t)k->slot * k->p.stagger +
+                      sim_rng_below(&c->rng, MM_STAGED_JITTER + 1);
+        for (int i = 0; i < k->n; i++) {
+            k->hold_at[i] = 0;
+            if (!is_access(k->kind[i]))
+                continue;
+            bool by = k->holdable >> i & 1;
+            if (sim_rng_below(&c->rng, 100) >= (by ? k->late_pct : k->split_pct))
+                continue;
+            /* a later slot: after every slot (half the time for a bypassable op), else one of
+               the later threads' slots, so the op lands between their accesses */
+            uint64_t later = (uint64_t)(k->nslots - k->slot);
+            uint64_t to = by && sim_rng_below(&c->rng, 2) ? (uint64_t)k->nslots
+                          : (uint64_t)k->slot + 1 + sim_rng_below(&c->rng, later);
+            k->hold_at[i] = now + to * k->p.stagger + sim_rng_below(&c->rng, k->p.stagger);
+        }
+    } else {
+        k->start_at = now + (k->random ? rand_delay(&c->rng, k->p.start_delay) : 0);
+    }
     if (k->running)
         sim_component_wake(c);
+}
+
+/* May some later op of the thread perform while op j has not (the model's table, forwarding
+ * from a buffered store, fences in between)? Only such ops are worth holding back: holding any
+ * other one just delays the whole thread, which the slot already does. */
+static bool mm_bypassable(const MmCore *k, int j)
+{
+    const LitOp *ops = k->th->ops;
+    int kj = k->kind[j];
+    if (kj != MA_LOAD && kj != MA_STORE)
+        return false;
+    for (int i = j + 1; i < k->n; i++) {
+        int ki = k->kind[i];
+        if (ki == MA_OTHER || k->dep[i][0] == j || k->dep[i][1] == j)
+            continue;
+        if (ki == MA_FENCE || ki == MA_LOCKED) {
+            if (holds_back(k, j, i))
+                return false;            /* it waits for j, and everything after it waits too */
+            continue;
+        }
+        if (ops[i].loc == ops[j].loc) {
+            if (kj == MA_STORE && ki == MA_LOAD && k->mm->forward)
+                return true;             /* the load forwards from j in the store buffer */
+            continue;
+        }
+        if (!holds_back(k, j, i))
+            return true;
+    }
+    return false;
+}
+
+void mmcore_set_stage(Component *c, int slot, int nslots, unsigned late_pct,
+                      unsigned split_pct)
+{
+    MmCore *k = (MmCore *)c;
+    g_assert(c->cls == &mm_core_class && k->th && !k->running && k->random);
+    g_assert(slot >= 0 && slot < nslots && late_pct <= 100 && split_pct <= 100);
+    k->split_pct = split_pct;
+    k->staged = true;
+    k->slot = slot;
+    k->nslots = nslots;
+    k->late_pct = late_pct;
+    k->holdable = 0;
+    for (int j = 0; j < k->n; j++)
+        if (mm_bypassable(k, j))
+            k->holdable |= 1ull << j;
 }
 
 bool mmcore_done(const Component *c)

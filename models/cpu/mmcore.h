@@ -18,6 +18,16 @@ extern const ComponentClass mm_core_class;
  * the previous program's registers and results; the core must be idle (mmcore_done). */
 void mmcore_set_program(Component *c, const LitThread *th, const char *const *loc_names,
                         const uint64_t *loc_addr, const MemModel *m, bool random_timing);
+/* Staged timing for the next run of the program given last (random timing only; cleared by
+ * mmcore_set_program): the core starts slot x its `stagger` cycles in, and its accesses go
+ * within a few cycles of being allowed, except some that are held until a later slot: with
+ * probability late_pct % each load or store that a later op of the thread may bypass under the
+ * model (mm_may_bypass, forwarding), half of the time until after all nslots slots, and with
+ * probability split_pct % any other access (which splits the thread around other threads'
+ * slots). With a random slot per thread this samples the orders that a cycle of the test
+ * needs far more often than independent delays do. */
+void mmcore_set_stage(Component *c, int slot, int nslots, unsigned late_pct,
+                      unsigned split_pct);
 /* Starts the program given last (its first tick comes after the start delay). */
 void mmcore_start(Component *c);
 /* Every op performed: loads answered, stores drained (globally visible). */

@@ -1,7 +1,8 @@
 /* thread_core.c: replays one thread of a trace recorded by archsim's tracer (traces/atrace.h)
  * on a core of the simulated multicore: thread i runs on core i.
  *
- *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown)
+ *   records --> gap (cpi x instructions since the previous record, or 1 cycle when unknown),
+ *               spent before the record issues, whatever it is (tc_take)
  *           --> memory accesses, under `model` (below)
  *           --> create / join / barrier / mutex go through the workload's synchronization
  *               manager (models/sync/workload.c), so waits last what the SIMULATED machine
@@ -146,7 +147,11 @@ typedef struct {
     TState st;
     Port *dc, *sync;
     uint32_t sb_used, loads_out;
-    double credit;
+    double credit;              /* cycles of compute owed below one (tc_take carries them) */
+    /* a record whose compute gap the core is spending (tc_take): it issues at gap_until */
+    AtRecord gap_rec;
+    bool gap_held;
+    uint64_t gap_until;
     /* a record in progress: remaining line pieces of a range, post-action */
     AtRecord cur;
     bool cur_active;
@@ -317,15 +322,25 @@ static void mem_send(TCore *k, bool store, uint64_t addr, uint32_t size, bool bl
         k->sb_used++;
 }
 
+/* Bytes of [addr, addr + left) that fall in addr's block of `block` bytes (a power of two);
+ * never computes the block's end address, which is 2^64 (0) for the last block. */
+static inline uint64_t tc_line_room(uint64_t addr, uint64_t block, uint64_t left)
+{
+    uint64_t room = (addr | (block - 1)) - addr + 1;
+    return room < left ? room : left;
+}
+
 /* Sends one access split at line boundaries; a blocking one puts the core in TS_WAIT_MEM. */
 static void tc_access(TCore *k, bool store, uint64_t addr, uint32_t size, bool blocking)
 {
-    uint64_t end = addr + (size ? size : 1);
-    while (addr < end) {
-        uint64_t lim = (addr | (k->p.line - 1)) + 1;
-        uint64_t piece = (lim < end ? lim : end) - addr;
+    /* counted in bytes left, not against an end address: an access in the last line of the
+     * address space ends at 2^64, which wraps to 0 (issue 15 item 9) */
+    uint64_t left = size ? size : 1;
+    while (left > 0) {
+        uint64_t piece = tc_line_room(addr, k->p.line, left);
         mem_send(k, store, addr, (uint32_t)piece, blocking);
         addr += piece;
+        left -= piece;
     }
     if (blocking)
         k->st = TS_WAIT_MEM;
@@ -402,6 +417,82 @@ static void finish(TCore *k)
     k->st = TS_DONE;
     k->finish_cycle = sim_component_cycle(&k->base) + 1;
     sync_send(k, MSG_SYNC_DONE, 0, 0);
+}
+
+/* ---- compute gaps: one rule for model none, the models and transactions --------------------
+ * A record's compute gap is cpi x the instructions it counts (the trace's gap, this instruction
+ * included; 1 when the trace has none), plus the fraction of a cycle carried from the records
+ * before. It is spent BEFORE the record issues, in program order, whatever the record is: the
+ * core computes for the gap's cycles, then the record issues (a record of gap 0 issues in the
+ * same cycle as the one before). A record that then waits (a load, an atomic, a lock, a join, a
+ * barrier, a full store buffer) waits after its own compute, and the compute of the records
+ * after it comes after the wait, as on an in-order core: compute before a lock is not inside the
+ * critical section, compute after a load is not paid during it. A record that does not wait
+ * costs its gap; one that waits, its gap plus the wait.
+ *
+ *   ... record i-1 done | gap_i cycles of compute | record i issues | (its wait) | gap_i+1 ...
+ */
+enum { TAKE_GO, TAKE_GAP, TAKE_END };
+
+/* The next record, once its compute gap is spent. TAKE_GO: *out is the record (a copy: exec may
+ * peek ahead and refill the buffer), to issue now; TAKE_GAP: sleep *cycles first (the record is
+ * kept, and returned by the call after them; an early wake-up sleeps the rest); TAKE_END: the
+ * trace is over. Counts the record and its instructions when taken from the trace (a
+ * transaction's records replayed from the copy: time only). */
+static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
+{
+    uint64_t now = sim_component_cycle(&k->base);
+    if (k->gap_held) {
+        if (now < k->gap_until) {
+            *cycles = k->gap_until - now;
+            return TAKE_GAP;
+        }
+        k->gap_held = false;
+        *out = k->gap_rec;
+        return TAKE_GO;
+    }
+    const AtRecord *r = next_record(k);
+    if (!r)
+        return TAKE_END;
+    uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
+    if (!k->tx_from_buf) {
+        k->records++;
+        k->instructions += insts;
+    }
+    k->credit += (double)insts * k->p.cpi;
+    uint64_t gap = (uint64_t)k->credit;
+    k->credit -= (double)gap;
+    *out = *r;
+    if (gap > 0) {
+        k->gap_rec = *r;
+        k->gap_held = true;
+        k->gap_until = now + gap;
+        *cycles = gap;
+        return TAKE_GAP;
+    }
+    return TAKE_GO;
+}
+
+static inline bool tctx_drained(const TCore *k);
+
+/* tc_take outside a transaction: true with the record to issue now, or false with the cycles
+ * the tick returns (its gap; 0 at the trace's end, once finished or waiting for the last
+ * accesses to perform, whose answers wake the core). */
+static bool tc_take_run(TCore *k, AtRecord *out, uint64_t *ret)
+{
+    int take = tc_take(k, out, ret);
+    if (take == TAKE_GO)
+        return true;
+    if (take == TAKE_END) {
+        *ret = 0;
+        if (!tctx_drained(k)) {
+            if (k->mm)
+                k->st = TS_WAIT_ORDER;
+        } else {
+            finish(k);
+        }
+    }
+    return false;
 }
 
 /* ---- pthread mutexes as a lock algorithm (mutex != manager, tclocks.h) --------------------- */
@@ -515,11 +606,10 @@ static int spin_lock_step(TCore *k, const AtRecord *r)
     return cls;
 }
 
-/* Executes one record; returns the cycles to wait before the next (0: the core now waits for a
- * message). */
+/* Executes one record, its gap already spent (tc_take); returns 1 when it is done, 0 when the
+ * core now waits for a message (st says for what). No time passes between records but gaps. */
 static uint64_t exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r))
         return tctx_marker(k, r);
     if (k->tl && (r->kind == AT_LOCK_ACQ || r->kind == AT_LOCK_REL)) {
@@ -647,7 +737,9 @@ static inline bool mo_releases(int mo)
 
 static inline bool overlaps(const TcOp *o, uint64_t addr, uint32_t size)
 {
-    return o->addr < addr + size && addr < o->addr + o->size;
+    /* ends in 128 bits: addr + size is 2^64 (0 in 64 bits) for an access in the last line */
+    typedef unsigned __int128 U128;
+    return o->addr < (U128)addr + size && addr < (U128)o->addr + o->size;
 }
 
 /* The front end must wait (why: STALL_*); each stall is counted once, its cycles at its end. */
@@ -716,12 +808,11 @@ static void mm_send(TCore *k, uint64_t s)
     if (o->kind == TC_ST)
         SIM_TRACE(c, "drain", 0, TARG_X("addr", o->addr), TARG_U("size", o->size),
                   TARG_U("sb", k->n_sb), TARG_S("order", o->release ? "release" : "plain"));
-    uint64_t a = o->addr, end = o->addr + o->size;
+    uint64_t a = o->addr, left = o->size;
     uint64_t mask = ~(k->p.line - 1);
-    bool atomic = o->rmw && o->size <= 8 && (a & mask) == ((end - 1) & mask);
-    while (a < end) {
-        uint64_t lim = (a | (k->p.line - 1)) + 1;
-        uint64_t piece = (lim < end ? lim : end) - a;
+    bool atomic = o->rmw && o->size <= 8 && (a & mask) == ((a + o->size - 1) & mask);
+    while (left > 0) {
+        uint64_t piece = tc_line_room(a, k->p.line, left);
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = (o->kind & TC_ST) ? MSG_WRITE_REQ : MSG_READ_REQ;
         m->addr = a;
@@ -734,6 +825,7 @@ static void mm_send(TCore *k, uint64_t s)
         sim_port_send(c, k->dc, m, 0);
         o->out++;
         a += piece;
+        left -= piece;
     }
 }
 
@@ -782,7 +874,7 @@ static int mm_check(const TCore *k, uint64_t addr, uint32_t size, unsigned kind)
             if (fwd)
                 continue;
             if (kind == TC_LD && o->kind == TC_ST && k->mm->forward && o->addr <= addr &&
-                addr + size <= o->addr + o->size) {
+                (unsigned __int128)addr + size <= (unsigned __int128)o->addr + o->size) {
                 fwd = true;
                 continue;
             }
@@ -933,8 +1025,8 @@ static unsigned mm_rmw_op(const AtRecord *r, uint64_t *operand)
     return MSG_RMW_XCHG;        /* xchg, the logical ops, a successful CAS: a new value */
 }
 
-/* Runs the record in cur as far as the model lets it: returns the cycles to wait before the next
- * record, or 0 with the core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
+/* Runs the record in cur as far as the model lets it: returns 1 when it is done, or 0 with the
+ * core waiting (TS_WAIT_ORDER: retried when an op performs; TS_WAIT_SYNC). */
 static uint64_t mm_step(TCore *k)
 {
     const AtRecord *r = &k->cur;
@@ -1032,7 +1124,6 @@ static uint64_t mm_step(TCore *k)
 /* Takes a new record (a copy: exec may peek ahead and refill the buffer); as exec. */
 static uint64_t mm_exec(TCore *k, const AtRecord *r)
 {
-    k->records += !k->tx_from_buf;
     if (k->p.htm && tctx_claims(k, r)) {
         k->cur_active = false;
         return tctx_marker(k, r);
@@ -1104,44 +1195,23 @@ static uint64_t mm_tick(TCore *k)
         if (k->n_block > 0)
             return 0;
         k->st = TS_RUN;
-        uint64_t wait = 0;
         if (k->cur_active) {
-            wait = mm_step(k);
+            mm_step(k);       /* its gap was spent before it first issued (tc_take) */
             if (k->st != TS_RUN)
                 return 0;
         }
-        /* the gaps owed since the wait began, before the next record (else a run of records
-           that each wait, e.g. stores finding the buffer full, would never pay them and come
-           bunched, their compute lumped after them) */
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     if (k->st != TS_RUN)
         return 0;
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
-            if (k->head < k->tail) {
-                k->st = TS_WAIT_ORDER;     /* the last accesses perform first */
-                return 0;
-            }
-            finish(k);
-            return 0;
-        }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
-        uint64_t wait = mm_exec(k, &rec);
+        AtRecord rec;
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
+        mm_exec(k, &rec);
         sim_progress(c->eng);
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1264,11 +1334,10 @@ static inline uint64_t tctx_cookie(TCore *k)
 static void tctx_access(TCore *k, bool write, uint16_t rmw_flags, uint64_t operand,
                         uint64_t addr, uint32_t size)
 {
-    uint64_t end = addr + (size ? size : 1);
-    bool one = rmw_flags && size <= 8 && (addr >> 3) == ((end - 1) >> 3);
-    while (addr < end) {
-        uint64_t lim = (addr | 7) + 1;
-        uint32_t piece = (uint32_t)((lim < end ? lim : end) - addr);
+    uint64_t left = size ? size : 1;
+    bool one = rmw_flags && size <= 8 && (addr >> 3) == ((addr + left - 1) >> 3);
+    while (left > 0) {
+        uint32_t piece = (uint32_t)tc_line_room(addr, 8, left);
         bool blocks = !write || rmw_flags;
         tctx_send(k, write ? MSG_WRITE_REQ : MSG_READ_REQ,
                   (uint16_t)(MSG_F_TX | (one ? rmw_flags : 0)), addr, piece,
@@ -1278,6 +1347,7 @@ static void tctx_access(TCore *k, bool write, uint16_t rmw_flags, uint64_t opera
         else
             k->tx_st_out++;
         addr += piece;
+        left -= piece;
     }
 }
 
@@ -1416,7 +1486,7 @@ static uint64_t tctx_marker(TCore *k, const AtRecord *r)
     return 1;                                     /* AT_TX_ABORT outside a transaction: none */
 }
 
-/* One record inside the transaction: the cycles to wait, or 0 with txs a waiting state. */
+/* One record inside the transaction: 1 when it is done, or 0 with txs a waiting state. */
 static uint64_t tctx_exec(TCore *k, const AtRecord *r)
 {
     if (k->tx_overflow) {
@@ -1586,25 +1656,18 @@ static uint64_t tctx_tick(TCore *k)
         return 0;
     }
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = tctx_next_record(k);
-        g_assert(r);                              /* the trace's end is an AT_TX_END here */
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        if (!k->tx_from_buf) {
-            k->records++;
-            k->instructions += insts;
-        }
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;
-        uint64_t wait = tctx_exec(k, &rec);
+        AtRecord rec;
+        uint64_t gap;
+        int take = tc_take(k, &rec, &gap);   /* next_record: tctx_next_record in a region */
+        g_assert(take != TAKE_END);           /* the trace's end is an AT_TX_END here */
+        if (take == TAKE_GAP)
+            return gap;
+        tctx_exec(k, &rec);
         sim_progress(c->eng);
         if (k->txs == TXS_WAIT || k->txs == TXS_COMMIT_DRAIN)
             return 1;
         if (k->txs != TXS_RUN)
             return 0;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1629,6 +1692,7 @@ static void tctx_aborted(TCore *k, uint64_t status)
     SIM_TRACE(c, "tx_aborted", 0, TARG_U("tx", k->tx_num), TARG_X("status", status));
     k->tx_ld_out = k->tx_st_out = 0;
     k->tx_cur_active = false;
+    k->gap_held = false;      /* a record spending its gap: in the copy, run again from it */
     /* whatever the core was doing (a gap, a wait) is void: the abort path runs now */
     if (sim_event_scheduled(&c->tick_ev))
         sim_deschedule(c->eng, &c->tick_ev);
@@ -1822,27 +1886,16 @@ static uint64_t tcore_tick(Component *c)
     }
     /* run records until one has to wait */
     for (int budget = 0; budget < 64; budget++) {
-        const AtRecord *r = next_record(k);
-        if (!r) {
-            if (k->sb_used > 0 || k->loads_out > 0)
-                return 0;
-            finish(k);
-            return 0;
-        }
-        uint64_t insts = (r->flags & AT_F_GAP) && r->gap ? r->gap : 1;
-        k->instructions += k->tx_from_buf ? 0 : insts;   /* a replayed region: time only */
-        k->credit += (double)insts * k->p.cpi;
-        AtRecord rec = *r;   /* exec may peek ahead and refill the buffer */
-        uint64_t wait = exec(k, &rec);
+        AtRecord rec;
+        uint64_t ret;
+        if (!tc_take_run(k, &rec, &ret))
+            return ret;
+        exec(k, &rec);
         sim_progress(c->eng);
         if (k->st == TS_WAIT_SB && k->sb_used == 0 && k->loads_out == 0)
             return 1;       /* a range or a fence to start: nothing in flight will wake us */
         if (k->st != TS_RUN)
             return k->st == TS_LOCK || k->st == TS_TX;
-        uint64_t gap = (uint64_t)k->credit;
-        k->credit -= (double)gap;
-        if (gap + wait > 1)
-            return gap > wait ? gap : wait;
     }
     return 1;
 }
@@ -1863,7 +1916,7 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
             k->sync_wait_cycles += clock_cycle(c->clk, c->eng->now - k->sync_since);
             if (k->mm) {
                 /* granted: an acquisition's access goes through the pipeline like any other;
-                   mm_tick resumes (paying the gaps owed first) */
+                   mm_tick resumes (the record's gap was spent before it asked) */
                 if (k->cur_active && k->cur_lock == LOCK_WAIT) {
                     k->cur_lock = LOCK_GRANTED;
                     if (k->cur.kind == AT_ALOAD) {
@@ -2074,6 +2127,9 @@ static void tcore_dump(Component *c, GString *out)
         tcl_thread_dump(k->tl, out);
     if (k->p.htm)
         tctx_dump(k, out);
+    if (k->gap_held)
+        g_string_append_printf(out, "  computing the gap of record %" G_GUINT64_FORMAT " until "
+                               "cycle %" G_GUINT64_FORMAT "\n", k->records, k->gap_until);
     if (!k->mm) {
         g_string_append_printf(out, "  %s, %" G_GUINT64_FORMAT " records, store buffer %u, "
                                "loads %u\n", names[k->st], k->records, k->sb_used, k->loads_out);

@@ -266,10 +266,20 @@ static bool next_instr(Core *k, Instr *in)
     return true;
 }
 
-/* Sends one access per line touched; returns the number of parts. */
+/* Lines a reference touches. The lackey reader refuses references whose last byte would wrap
+ * past 2^64 (a wrapped range would touch no line: a load would wait for nothing, a store would
+ * vanish), so here a wrap is a bug. */
+static uint64_t ref_lines(const Core *k, const MemRef *r)
+{
+    g_assert(r->size >= 1 && r->addr <= UINT64_MAX - (r->size - 1));
+    return ((r->addr + r->size - 1) >> k->line_shift) - (r->addr >> k->line_shift) + 1;
+}
+
+/* Sends one access per line touched; returns the number of parts (at least 1). */
 static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, const MemRef *r,
                            uint64_t tag)
 {
+    (void)ref_lines(k, r);
     uint64_t first = r->addr >> k->line_shift;
     uint64_t last = (r->addr + r->size - 1) >> k->line_shift;
     uint32_t n = 0;
@@ -289,6 +299,7 @@ static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, co
         m->issued = k->base.eng->now;
         sim_port_send(&k->base, port, m, 0);
     }
+    g_assert(n >= 1);
     return n;
 }
 
@@ -325,7 +336,7 @@ static bool run_data(Core *k)
             k->ex = EX_WAIT_LOAD;
             return false;
         }
-        uint64_t parts = ((r->addr + r->size - 1) >> k->line_shift) - (r->addr >> k->line_shift) + 1;
+        uint64_t parts = ref_lines(k, r);
         /* a store split into more parts than the buffer holds still issues into an empty one */
         if (k->sb_used > 0 && k->sb_used + parts > k->p.store_buffer) {
             if (!k->sb_stalled)

@@ -67,7 +67,7 @@ typedef struct {
     uint32_t lines, nframes;  /* frames [0, lines): the sets; [lines, nframes): write-back buffer */
     uint32_t wb_used;         /* write-back buffer entries holding a line on its way out */
     DcFrame *frames;
-    uint64_t *tag;           /* per frame: its block when valid here (state not I), else
+    uint64_t *tag;           /* per frame: its block | DC_TAG_VALID when valid here (state not I), else
                                 DC_NO_TAG; a set's tags share a host cache line (fast lookup) */
     uint8_t *data;           /* nframes * line */
     uint64_t clock;
@@ -234,7 +234,11 @@ static inline uint8_t *frame_data(Dc *k, const DcFrame *f)
     return k->data + (size_t)(f - k->frames) * k->p.line;
 }
 
-#define DC_NO_TAG UINT64_MAX    /* blocks are line aligned: never a block address */
+/* A frame's tag is its block | DC_TAG_VALID (blocks are line aligned, so bit 0 is free), and
+ * 0 when it holds none: a zero-filled tag store is empty, so realize need not write it and the
+ * host maps its pages only as lines arrive (memory follows what the cache holds). */
+#define DC_NO_TAG 0u
+#define DC_TAG_VALID 1u
 
 static inline size_t set_index(const Dc *k, uint64_t block)
 {
@@ -246,12 +250,12 @@ static inline DcFrame *set_of(Dc *k, uint64_t block) { return &k->frames[set_ind
 static DcFrame *frame_find(Dc *k, uint64_t block)
 {
     size_t base = set_index(k, block);
-    const uint64_t *t = &k->tag[base];
+    const uint64_t *t = &k->tag[base], want = block | DC_TAG_VALID;
     for (uint32_t w = 0; w < k->p.assoc; w++)
-        if (t[w] == block)
+        if (t[w] == want)
             return &k->frames[base + w];
     for (uint32_t i = k->lines; k->wb_used && i < k->nframes; i++)
-        if (k->tag[i] == block)
+        if (k->tag[i] == want)
             return &k->frames[i];
     return NULL;
 }
@@ -266,7 +270,7 @@ static bool wb_take(Dc *k, DcFrame *v)
             continue;
         *b = *v;
         memcpy(frame_data(k, b), frame_data(k, v), k->p.line);
-        k->tag[i] = v->block;
+        k->tag[i] = v->block | DC_TAG_VALID;
         k->tag[v - k->frames] = DC_NO_TAG;
         v->state = (uint8_t)k->inv;
         v->issued = false;
@@ -422,7 +426,7 @@ static void change_state(Dc *k, DcFrame *f, int next, int ev)
 {
     int old = f->state;
     f->state = (uint8_t)next;
-    k->tag[f - k->frames] = next == k->inv ? DC_NO_TAG : f->block;
+    k->tag[f - k->frames] = next == k->inv ? DC_NO_TAG : f->block | DC_TAG_VALID;
     if (next == k->inv && old != k->inv && (uint32_t)(f - k->frames) >= k->lines)
         k->wb_used--;                               /* a write-back buffer entry is free */
     if (old != next)
@@ -816,6 +820,14 @@ static void dc_recv(Component *c, Port *port, Msg *m)
 }
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
+/* What realize allocates: a frame, a tag and the data of every line and write-back entry. */
+static uint64_t dc_footprint(const Component *c, const char **key)
+{
+    const Dc *k = (const Dc *)c;
+    *key = "size";
+    return (k->p.size / k->p.line + k->p.wbuf) * (sizeof(DcFrame) + sizeof(uint64_t) + k->p.line);
+}
+
 static bool dc_realize(Component *c, GError **error)
 {
     Dc *k = (Dc *)c;
@@ -846,9 +858,11 @@ static bool dc_realize(Component *c, GError **error)
     uint64_t lines = k->p.size / k->p.line;
     if (lines < k->p.assoc || lines % k->p.assoc ||
         ((lines / k->p.assoc) & (lines / k->p.assoc - 1))) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "size / (assoc x line) must be a power-of-two number of sets");
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
+                                    error, "size %" G_GUINT64_FORMAT " B / (assoc %"
+                                    G_GUINT64_FORMAT " x line %" G_GUINT64_FORMAT " B) must give a "
+                                    "power-of-two number of sets >= 1", k->p.size, k->p.assoc,
+                                    k->p.line);
     }
     k->id = (uint32_t)(c->index >= 0 ? c->index : 0);
     if (k->id >= k->p.caches) {
@@ -861,12 +875,11 @@ static bool dc_realize(Component *c, GError **error)
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
     k->lines = (uint32_t)lines;
     k->nframes = (uint32_t)(lines + k->p.wbuf);
+    /* zero-filled: every tag DC_NO_TAG; the states are written only if I is not state 0 */
     k->frames = g_new0(DcFrame, k->nframes);
-    k->tag = g_new(uint64_t, k->nframes);
-    for (uint32_t i = 0; i < k->nframes; i++) {
+    k->tag = g_new0(uint64_t, k->nframes);
+    for (uint32_t i = 0; k->inv != 0 && i < k->nframes; i++)
         k->frames[i].state = (uint8_t)k->inv;
-        k->tag[i] = DC_NO_TAG;
-    }
     k->data = g_malloc0((size_t)k->nframes * k->p.line);
     k->trans = g_new0(uint64_t, (size_t)ns * DCE_COUNT);
     k->cpu = sim_port(c, "cpu_side", 0);
@@ -1006,6 +1019,7 @@ const ComponentClass dir_cache_class = {
     .ports = dc_ports,
     .stats = dc_stats,
     .realize = dc_realize,
+    .footprint = dc_footprint,
     .recv = dc_recv,
     .dump = dc_dump,
     .busy = dc_busy,

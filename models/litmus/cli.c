@@ -12,9 +12,11 @@
 
 #include "../../sim/config.h"
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 
 #define LIT_DEFAULT_RUNS 10000
 #define LIT_DEFAULT_MAX_STATES 10000000
+#define LIT_DEFAULT_UNSEEN_STATES 200000   /* random mode: the not-yet-seen check's budget */
 
 static const char lit_cli_description[] =
     "Runs each litmus FILE (herd7's X86 syntax) under the memory model and prints, per test, the\n"
@@ -22,10 +24,13 @@ static const char lit_cli_description[] =
     "`Observation NAME Never|Sometimes|Always POSITIVE NEGATIVE` as herd7 does.\n"
     "\n"
     "Random mode (default) runs each test --runs times on the simulated coherent machine (mm-core\n"
-    "cores with store buffers, MESI snooping L1s) with seeded random timing; --config and --set\n"
-    "change that machine. --exhaustive instead explores every interleaving of an abstract machine\n"
-    "with atomic memory that reorders exactly as the model's table allows: it finds every outcome\n"
-    "the model allows, and only those.\n"
+    "cores with store buffers, MESI snooping L1s) with seeded random timing (most runs staged:\n"
+    "threads in a random order, ops the model lets others bypass held late); --config and --set\n"
+    "change that machine. It then lists the outcomes the model allows that no run produced:\n"
+    "`Unseen NAME K of N allowed outcomes` (enumerated up to --max-states, default 200000).\n"
+    "--exhaustive instead explores every interleaving of an abstract machine with atomic memory\n"
+    "that reorders exactly as the model's table allows: it finds every outcome the model allows,\n"
+    "and only those.\n"
     "\n"
     "With --manifest, each test is looked up (by file name, else by test name) in a CSV with the\n"
     "columns test,file,condition,SC,TSO,PSO,WEAK (values allowed or forbidden) and gets a line\n"
@@ -46,6 +51,7 @@ static const char lit_cli_description[] =
     "  65  a litmus file or the manifest is malformed (file:line:col), a test has no row in\n"
     "      the manifest, or --exhaustive exceeds --max-states\n"
     "  66  a file is missing or unreadable\n"
+    "  73  the --trace FILE exists (use --force for an archsim dump) or is not a regular file\n"
     "  74  the output could not be written       78  bad --config/--set for the machine\n"
     "\n"
     "Documentation: docs/litmus.md.\n";
@@ -155,12 +161,9 @@ static bool manifest_fail(GError **error, const char *path, int line, int col, c
 
 static LitManifest *manifest_load(const char *path, const MemModel *model, GError **error)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(errno));
+    FILE *fp = sim_fopen_regular(path, LITMUS_ERROR, error);  /* no FIFO, device or directory */
+    if (fp == NULL)
         return NULL;
-    }
     GString *buf = g_string_new(NULL);
     char chunk[8192];
     size_t got;
@@ -323,6 +326,37 @@ static void lit_print(const LitTest *t, const LitHist *h, double secs, GString *
     g_string_append_printf(o, "Time %s %.2f\n", t->name, secs);
 }
 
+/* Random mode: the outcomes the model allows (exhaustive mode, up to max_states states) that
+ * the runs have not produced yet. Returns how many (-1 when exhaustive mode gave up, *why set)
+ * and appends them, in print order, to `unseen` with their `*>`/`:>` marks. */
+static int lit_unseen(const LitTest *t, const MemModel *m, const LitHist *h, uint64_t max_states,
+                      int *allowed, GString *unseen, char **why)
+{
+    LitHist ex;
+    litmus_hist_init(&ex);
+    GError *e = NULL;
+    int n = 0;
+    *allowed = 0;
+    if (!litmus_enumerate(t, m, max_states, &ex, &e)) {
+        *why = g_strdup(e->message);
+        g_error_free(e);
+        litmus_hist_clear(&ex);
+        return -1;
+    }
+    GPtrArray *keys = litmus_hist_sorted(&ex);
+    *allowed = (int)keys->len;
+    for (guint k = 0; k < keys->len; k++)
+        if (!g_hash_table_contains(h->counts, keys->pdata[k])) {
+            g_string_append_printf(unseen, "%s %s\n",
+                                   g_hash_table_contains(ex.holds, keys->pdata[k]) ? "*>" : ":>",
+                                   (const char *)keys->pdata[k]);
+            n++;
+        }
+    g_ptr_array_unref(keys);
+    litmus_hist_clear(&ex);
+    return n;
+}
+
 /* The machine's config: --config (includes resolved) with every --set applied; NULL if neither
  * was given. Its nodes keep their positions (file:line:col, or --set) for error messages. */
 static bool lit_machine_config(const char *config, char **sets, CfgNode **out, GError **error)
@@ -348,7 +382,7 @@ int litmus_cli_main(int argc, char **argv)
     char *model_name = NULL, *runs_text = NULL, *seed_text = NULL, *manifest_path = NULL;
     char *config = NULL, *trace = NULL, *max_text = NULL;
     char **sets = NULL;
-    gboolean exhaustive = FALSE, quiet = FALSE, help = FALSE;
+    gboolean exhaustive = FALSE, quiet = FALSE, help = FALSE, force = FALSE;
     GOptionEntry entries[] = {
         { "model", 'm', 0, G_OPTION_ARG_STRING, &model_name,
           "memory model: sc, tso, pso or weak (default tso)", "MODEL" },
@@ -365,11 +399,16 @@ int litmus_cli_main(int argc, char **argv)
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
           "random mode: override one machine parameter (repeatable)", "KEY=VALUE" },
         { "trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
-          "random mode, one test: per-cycle dump of the core pipelines to FILE", "FILE" },
+          "random mode, one test: per-cycle dump of the core pipelines to FILE (an existing file "
+          "only with --force, and only an archsim dump)", "FILE" },
+        { "force", 'f', 0, G_OPTION_ARG_NONE, &force,
+          "let --trace replace an existing archsim dump", NULL },
         { "max-states", 0, 0, G_OPTION_ARG_STRING, &max_text,
-          "exhaustive mode: give up past N states (default 10000000)", "N" },
+          "exhaustive: give up past N states (default 10000000); random: the Unseen check's "
+          "budget (200000)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-          "only the Observation line per test (the verdict lines with --manifest)", NULL },
+          "only the Observation line per test (the verdict lines with --manifest), and Unseen "
+          "when an allowed outcome was not seen", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -399,7 +438,7 @@ int litmus_cli_main(int argc, char **argv)
         const char *body = strstr(text, "\n\n");
         printf("Usage:\n  archsim litmus [--model sc|tso|pso|weak] [--exhaustive] [--runs N] "
                "[--seed S]\n                 [--manifest FILE] [--config FILE] [--set KEY=VALUE]"
-               "... [--trace FILE] [-q]\n                 FILE...\n\n%s",
+               "... [--trace FILE [--force]] [-q]\n                 FILE...\n\n%s",
                body != NULL ? body + 2 : text);
         g_free(text);
         goto out;
@@ -437,9 +476,8 @@ int litmus_cli_main(int argc, char **argv)
                            "explores the abstract machine", opt);
             goto out;
         }
-    } else if (max_text) {
-        rc = lit_usage("--max-states applies to --exhaustive");
-        goto out;
+    } else if (!max_text) {
+        max_states = LIT_DEFAULT_UNSEEN_STATES;
     }
     if (trace && nfiles > 1) {
         rc = lit_usage("--trace takes one test FILE (got %u)", nfiles);
@@ -504,7 +542,8 @@ int litmus_cli_main(int argc, char **argv)
             ran = litmus_enumerate(t, model, max_states, &h, &err);
         } else {
             LitSimOptions so = { .model = model, .runs = runs, .seed = seed,
-                                 .config = machine, .trace_path = trace };
+                                 .config = machine, .trace_path = trace,
+                                 .trace_force = force };
             ran = litmus_simulate(t, &so, &h, &err);
         }
         double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
@@ -519,15 +558,31 @@ int litmus_cli_main(int argc, char **argv)
         }
         uint64_t pos, neg;
         litmus_hist_totals(&h, &pos, &neg);
+        GString *unseen = g_string_new(NULL);
+        int allowed = 0, nunseen = 0;
+        char *why = NULL;
+        if (!exhaustive)
+            nunseen = lit_unseen(t, model, &h, max_states, &allowed, unseen, &why);
         if (!quiet) {
             if (k > 0)
                 g_string_append_c(o, '\n');
             lit_print(t, &h, secs, o);
+            if (nunseen < 0)
+                g_string_append_printf(o, "Unseen %s ? (not computed: %s)\n", t->name, why);
+            else if (!exhaustive)
+                g_string_append_printf(o, "Unseen %s %d of %d allowed outcomes%s\n%s", t->name,
+                                       nunseen, allowed, nunseen ? " (by --exhaustive), not "
+                                       "produced in these runs:" : "", unseen->str);
         } else if (manifest == NULL) {
             g_string_append_printf(o, "Observation %s %s %" G_GUINT64_FORMAT " %"
                                    G_GUINT64_FORMAT "\n", t->name, lit_observation(pos, neg),
                                    pos, neg);
         }
+        if (quiet && nunseen > 0)
+            g_string_append_printf(o, "Unseen %s %d of %d allowed outcomes\n", t->name, nunseen,
+                                   allowed);
+        g_string_free(unseen, TRUE);
+        g_free(why);
         if (manifest) {
             const LitRow *r = manifest_find(manifest, t);
             bool good = r->allowed ? pos > 0 : pos == 0;

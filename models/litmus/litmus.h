@@ -169,6 +169,7 @@ typedef struct {
     const struct CfgNode *config;   /* or a parsed config (--config/--set), merged likewise:
                                        its nodes keep their file:line:col for errors */
     const char *trace_path;         /* optional per-cycle dump of the first run(s) */
+    bool trace_force;               /* may replace an existing archsim dump (sim/outfile.h) */
 } LitSimOptions;
 bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GError **error);
 

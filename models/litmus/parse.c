@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 
 G_DEFINE_QUARK(archsim-litmus-error-quark, litmus_error)
 
@@ -1674,13 +1675,9 @@ LitTest *litmus_parse_string(const char *name, const char *text, GError **error)
 
 LitTest *litmus_parse_file(const char *path, GError **error)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        int e = errno;
-        g_set_error(error, LITMUS_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    FILE *f = sim_fopen_regular(path, LITMUS_ERROR, error);  /* no FIFO, device or directory */
+    if (f == NULL)
         return NULL;
-    }
     GString *s = g_string_new(NULL);
     char buf[8192];
     size_t got;

@@ -345,21 +345,32 @@ static void build_links(Noc *k)
     k->freed = g_new(uint32_t, k->nlinks);
 }
 
+/* What realize allocates, about (build_links): per link its record, name, bidder, CSR entries;
+ * per input group and vnet a queue; an upper bound, as the mesh has fewer links. */
+static uint64_t noc_footprint(const Component *c, const char **key)
+{
+    const Noc *k = (const Noc *)c;
+    uint64_t n = k->p.nodes * k->p.concentration;
+    uint64_t nr = k->p.topology == TOPO_CROSSBAR ? 1 : k->p.nodes;
+    uint64_t links = 2 * n + nr * DIR_COUNT, groups = links + n;
+    *key = "nodes";
+    return links * (sizeof(NocLink) + 24 + 4 * sizeof(int)) + groups * k->p.vnets * sizeof(NocQueue)
+           + (nr + n) * 4 * sizeof(int) + n * sizeof(Port *);
+}
+
 static bool noc_realize(Component *c, GError **error)
 {
     Noc *k = (Noc *)c;
     uint64_t endpoints = k->p.nodes * k->p.concentration;
     if (k->p.topology == TOPO_MESH && k->p.nodes % k->p.width != 0) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "mesh: nodes (%" G_GUINT64_FORMAT ") is not a multiple of width (%"
-                    G_GUINT64_FORMAT "); hint: nodes = width x height", k->p.nodes, k->p.width);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "width", "nodes", NULL), error,
+                                    "mesh: nodes (%" G_GUINT64_FORMAT ") is not a multiple of "
+                                    "width (%" G_GUINT64_FORMAT "); hint: nodes = width x height",
+                                    k->p.nodes, k->p.width);
     }
     if (k->p.topology == TOPO_RING && k->p.buffer < 2) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "ring: buffer must be at least 2 (the bubble rule keeps a free slot to "
-                    "avoid deadlock)");
-        return false;
+        return sim_component_reject(c, "buffer", error, "ring: buffer must be at least 2 (the "
+                                    "bubble rule keeps a free slot to avoid deadlock)");
     }
     if (endpoints > 65536) {   /* nocmsg.h: dst and src are 16-bit endpoint numbers */
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
@@ -765,6 +776,7 @@ const ComponentClass noc_class = {
     .ports = noc_ports,
     .stats = noc_stats,
     .realize = noc_realize,
+    .footprint = noc_footprint,
     .tick = noc_tick,
     .recv = noc_recv,
     .dump = noc_dump,

@@ -17,6 +17,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/oracle.h"
+#include "../dir/dirmsg.h"
 #include "smp.h"
 
 typedef struct {
@@ -95,9 +96,35 @@ static bool same_u64(Component *a, Component *b, const char *pa, const char *pb,
     sim_component_param_u64(b, pb, &y);
     if (x == y)
         return true;
-    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                "%s.%s (%" G_GUINT64_FORMAT ") and %s.%s (%" G_GUINT64_FORMAT ") must be equal",
-                a->name, pa, x, b->name, pb, y);
+    return sim_component_reject_pair(a, pa, b, pb, error,
+                                     "%s.%s (%" G_GUINT64_FORMAT ") and %s.%s (%" G_GUINT64_FORMAT
+                                     ") must be equal: the directory tracks the L1s' coherence "
+                                     "blocks and the LLC stores them", a->name, pa, x, b->name, pb,
+                                     y);
+}
+
+/* The directory protocols send each message type on its own virtual network (request,
+ * forward, response: protocols/dirproto.h), so that a response never waits behind a request:
+ * the noc needs at least as many vnets as the highest one used, or its routing would fail. */
+static bool check_vnets(Component *noc, const char *proto, GError **error)
+{
+    uint64_t have = 0, need = 0;
+    sim_component_param_u64(noc, "vnets", &have);
+    for (int t = 0; t < DM_COUNT; t++)
+        if ((uint64_t)dir_msg_vnet[t] + 1 > need)
+            need = (uint64_t)dir_msg_vnet[t] + 1;
+    if (have >= need)
+        return true;
+    GString *names = g_string_new(NULL);
+    for (uint64_t v = 0; v < need; v++)
+        g_string_append_printf(names, "%s%s", v ? ", " : "", dir_vnet_names[v]);
+    sim_component_reject(noc, "vnets", error,
+                         "the %s directory protocol needs %" G_GUINT64_FORMAT " virtual networks "
+                         "(%s: one per message class, so that a response never waits behind a "
+                         "request), this noc has %" G_GUINT64_FORMAT "; hint: set noc.vnets to %"
+                         G_GUINT64_FORMAT " or more, or remove it (default 3)", proto, need,
+                         names->str, have, need);
+    g_string_free(names, TRUE);
     return false;
 }
 
@@ -114,7 +141,8 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
     uint64_t routers = n;
     if (!sys_set_u64(root, noc, "noc", "nodes", routers, error) ||
         !sys_set_u64(root, noc, "noc", "concentration", 2, error) ||
-        !sys_set_u64(root, noc, "noc", "width", mesh_width(routers), error))
+        !sys_set_u64(root, noc, "noc", "width", mesh_width(routers), error) ||
+        !check_vnets(noc, proto, error))
         return false;
     /* caches first, then directories: endpoint ids follow the connection order */
     for (uint64_t i = 0; i < n; i++) {
@@ -122,12 +150,8 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         uint64_t cl = 0, ll = 0;
         sim_component_param_u64(core, "line", &cl);
         sim_component_param_u64(l1, "line", &ll);
-        if (cl > ll) {
-            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                        "core.line (%" G_GUINT64_FORMAT " B) is larger than l1d.line (%"
-                        G_GUINT64_FORMAT " B)", cl, ll);
-            return false;
-        }
+        if (cl > ll)
+            return smp_reject_line(core, l1, cl, ll, error);
         if (!sys_set_u64(root, l1, "l1d", "caches", n, error) ||
             !sys_set_u64(root, l1, "l1d", "banks", banks, error) ||
             !sys_set(root, l1, "l1d", "protocol", proto, error) ||

@@ -55,14 +55,20 @@ static bool same_line(Component *a, Component *b, GError **error)
     uint64_t x = 0, y = 0;
     sim_component_param_u64(a, "line", &x);
     sim_component_param_u64(b, "line", &y);
-    if (x != y) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s.line (%" G_GUINT64_FORMAT " B) and %s.line (%" G_GUINT64_FORMAT
-                    " B) must be equal: the bus moves whole coherence blocks", a->name, x,
-                    b->name, y);
-        return false;
-    }
+    if (x != y)
+        return sim_component_reject_pair(a, "line", b, "line", error,
+                                         "%s.line (%" G_GUINT64_FORMAT " B) and %s.line (%"
+                                         G_GUINT64_FORMAT " B) must be equal: the bus moves whole "
+                                         "coherence blocks", a->name, x, b->name, y);
     return true;
+}
+
+bool smp_reject_line(Component *core, Component *l1, uint64_t cl, uint64_t ll, GError **error)
+{
+    return sim_component_reject_pair(core, "line", l1, "line", error,
+                                     "core.line (%" G_GUINT64_FORMAT " B) is larger than l1d.line (%"
+                                     G_GUINT64_FORMAT " B): a core access must fit in one L1 "
+                                     "line; make them equal", cl, ll);
 }
 
 /* thread-core cores replay workload.trace: thread i on core i, synchronized by the workload. */
@@ -133,12 +139,8 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         uint64_t cl = 0, ll = 0;
         sim_component_param_u64(core, "line", &cl);
         sim_component_param_u64(l1, "line", &ll);
-        if (cl > ll) {
-            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                        "core.line (%" G_GUINT64_FORMAT " B) is larger than l1d.line (%"
-                        G_GUINT64_FORMAT " B)", cl, ll);
-            return false;
-        }
+        if (cl > ll)
+            return smp_reject_line(core, l1, cl, ll, error);
         if ((i == 0 && !same_line(l1, bus, error)) ||
             !sim_connect(core, "dcache", l1, "cpu_side", 1, error) ||
             !sim_connect(l1, "bus", bus, "cpu_side", 1, error))

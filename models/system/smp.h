@@ -15,4 +15,7 @@ uint64_t smp_stat_u(const StatSet *set, const char *name);
 bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char *section,
                  const char *key, const char *value, GError **error);
 
+/* core.line > l1d.line: the error (blaming the key the config sets) for every system. */
+bool smp_reject_line(Component *core, Component *l1, uint64_t cl, uint64_t ll, GError **error);
+
 #endif

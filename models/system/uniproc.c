@@ -30,13 +30,12 @@ static bool check_line(Component *up, const char *up_key, Component *down, GErro
     uint64_t a = 0, b = 0;
     sim_component_param_u64(up, up_key, &a);
     sim_component_param_u64(down, "line", &b);
-    if (a > b) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s.%s (%" G_GUINT64_FORMAT " B) is larger than %s.line (%" G_GUINT64_FORMAT
-                    " B): lines may only grow from the core down; make them equal", up->name,
-                    up_key, a, down->name, b);
-        return false;
-    }
+    if (a > b)
+        return sim_component_reject_pair(up, up_key, down, "line", error,
+                                         "%s.%s (%" G_GUINT64_FORMAT " B) is larger than %s.line (%"
+                                         G_GUINT64_FORMAT " B): lines may only grow from the core "
+                                         "down; make them equal", up->name, up_key, a, down->name,
+                                         b);
     return true;
 }
 

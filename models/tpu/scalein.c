@@ -13,15 +13,78 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 #include "../../sim/param.h"
 
-/* A DP (depthwise) row becomes one layer per channel; a typo in its channel count must not ask
- * for billions of layers. ResNet-50 has 54 layers, MLPERF.csv (the largest shipped) about 1100. */
-#define TPU_MAX_LAYERS (1u << 20)
+/* TPU_MAX_LAYERS (tpu.h, 65,536): a DP (depthwise) row becomes one layer per channel; a typo in
+ * its channel count must not ask for millions of layers. ResNet-50 has 54 layers; the most a
+ * shipped topology expands to is 891. */
 /* configparser's MAX_INTERPOLATION_DEPTH */
 #define TPU_CFG_MAX_INTERP_DEPTH 10
+
+/* ------------------------------------------------------------------------------------------ */
+/* The limits (tpu.h) */
+
+const TpuLimit tpu_limits[TPU_LIM_N] = {
+    [TPU_LIM_ROWS] = {"ArrayHeight", "rows", 1, TPU_MAX_ARRAY_DIM, 8,
+                      "8 bytes per port of the array's edge"},
+    [TPU_LIM_COLS] = {"ArrayWidth", "cols", 1, TPU_MAX_ARRAY_DIM, 8,
+                      "8 bytes per port of the array's edge"},
+    [TPU_LIM_IFMAP_SRAM] = {"IfmapSramSzkB", "ifmap_sram", 1, TPU_MAX_SRAM_KB, 4096,
+                            "4 bytes per SRAM word for the index of the words it holds"},
+    [TPU_LIM_FILTER_SRAM] = {"FilterSramSzkB", "filter_sram", 1, TPU_MAX_SRAM_KB, 4096,
+                             "4 bytes per SRAM word for the index of the words it holds"},
+    [TPU_LIM_OFMAP_SRAM] = {"OfmapSramSzkB", "ofmap_sram", 1, TPU_MAX_SRAM_KB, 4096,
+                            "4 bytes per SRAM word for the lines it buffers"},
+    [TPU_LIM_IFMAP_OFFSET] = {"IfmapOffset", "ifmap_offset", 0, TPU_MAX_OFFSET, 0, NULL},
+    [TPU_LIM_FILTER_OFFSET] = {"FilterOffset", "filter_offset", 0, TPU_MAX_OFFSET, 0, NULL},
+    [TPU_LIM_OFMAP_OFFSET] = {"OfmapOffset", "ofmap_offset", 0, TPU_MAX_OFFSET, 0, NULL},
+    [TPU_LIM_BANDWIDTH] = {"Bandwidth", "bandwidth", 1, TPU_MAX_BANDWIDTH, 8,
+                           "8 bytes per word of a DRAM line"},
+};
+
+char *tpu_format_bytes(uint64_t bytes)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes == UINT64_MAX)
+        return g_strdup("more than 16 EiB");
+    if (bytes < 1024)
+        return g_strdup_printf("%" PRIu64 " bytes", bytes);
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    return g_strdup_printf("%.1f %s", v, unit[u]);
+}
+
+char *tpu_limit_check(TpuLimitId id, uint64_t v)
+{
+    g_assert(id < TPU_LIM_N);
+    const TpuLimit *l = &tpu_limits[id];
+    if (v >= l->min && v <= l->max)
+        return NULL;
+    if (v < l->min)
+        return g_strdup_printf("%" PRIu64 ": must be at least %" PRIu64, v, l->min);
+    if (l->bytes_per == 0)
+        return g_strdup_printf("%" PRIu64 " is above archsim's limit of %" PRIu64
+                               " (every address must stay below 2^61)", v, l->max);
+    /* what it would take, in bytes: v x bytes_per, saturated */
+    uint64_t bytes;
+    char *size = tpu_format_bytes(__builtin_mul_overflow(v, l->bytes_per, &bytes) ? UINT64_MAX
+                                                                                  : bytes);
+    char *lim = tpu_format_bytes(l->max * l->bytes_per);
+    char *m = g_strdup_printf("%" PRIu64 " is above archsim's limit of %" PRIu64
+                              " (it would take %s of memory, %s; the limit takes %s)",
+                              v, l->max, size, l->what, lim);
+    g_free(size);
+    g_free(lim);
+    return m;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Text: reading, checking and walking lines (shared by both loaders) */
@@ -59,21 +122,43 @@ static void scalein_err(const ScaleinText *t, GError **error, uint32_t line, uin
     g_free(msg);
 }
 
+/* Adds "FILE:LINE:COL: warning: ..." to *list (made on first use): what the reader took in a way
+ * the user may not expect; the CLI prints them. */
+G_GNUC_PRINTF(5, 6)
+static void scalein_warn(const ScaleinText *t, GPtrArray **list, uint32_t line, uint32_t col,
+                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    if (*list == NULL)
+        *list = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(*list, g_strdup_printf("%s:%" PRIu32 ":%" PRIu32 ": warning: %s", t->file,
+                                           line, col, msg));
+    g_free(msg);
+}
+
 /* Reads path whole; refuses NUL bytes and invalid UTF-8 (Python would not decode them either). */
 static bool scalein_read(ScaleinText *t, const char *path, GError **error)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        int e = errno;
-        g_set_error(error, t->domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
-                    g_strerror(e));
+    FILE *f = sim_fopen_regular(path, t->domain, error);  /* no FIFO, device or directory */
+    if (f == NULL)
         return false;
-    }
     GString *s = g_string_new(NULL);
     char buf[8192];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (s->len + n > TPU_MAX_INPUT_BYTES) {
+            g_set_error(error, t->domain, t->code,
+                        "%s: larger than archsim's limit of %u MiB for a SCALE-Sim input", path,
+                        TPU_MAX_INPUT_BYTES >> 20);
+            g_string_free(s, TRUE);
+            fclose(f);
+            return false;
+        }
         g_string_append_len(s, buf, (gssize)n);
+    }
     bool ok = !ferror(f);
     int e = errno;
     fclose(f);
@@ -232,32 +317,73 @@ static CfgOpt *cfg_opt_find(const CfgSect *s, const char *lkey)
     return NULL;
 }
 
-/* The keys this reader knows, by section (SCALE-Sim v2's; MemoryBanks is read and ignored). */
+/* ---- SCALE-Sim v3's keys (issue 15 item 11) -------------------------------------------------
+ * v3 (scalesim-project/scale-sim-v3 scalesim/scale_config.py) adds [layout] (SRAM banks and
+ * custom data layouts), [sparsity] (N:M structured sparsity of the filter operand),
+ * ReadRequestBuffer / WriteRequestBuffer and UseRamulatorTrace (a Ramulator DRAM pass). archsim
+ * models the dense v2 array: every v3 key is either inert at the value given (accepted), or it
+ * would change the result (refused at its position, never ignored); docs/tpu.md gives each
+ * key's rule and why. A key neither version knows is ignored as configparser ignores it, with
+ * a warning. */
+typedef enum {
+    V3_READ,        /* read by cfg_fill */
+    V3_INERT,       /* in shipped files, read by neither v2 nor v3 */
+    V3_POS_INT,     /* an integer >= 1 that only a refused feature uses */
+    V3_RAMULATOR,   /* UseRamulatorTrace: v3 turns it on for exactly 'True' */
+    V3_LAYOUT,      /* IfmapCustomLayout, FilterCustomLayout: configparser booleans */
+    V3_BANK_BW,     /* the SRAM bank bandwidth: v3's ifmap / filter DRAM bandwidth in USER mode */
+    V3_SPARSITY,    /* SparsitySupport: v3 turns it on for 'true' in any case */
+    V3_SPARSE_SUB,  /* read by v3 only with SparsitySupport on */
+    V3_TOPOLOGY,    /* TopologyCsvLoc: the topology is -t's */
+} CfgKeyRule;
+
 typedef struct {
     const char *section, *key;
-} CfgKnown;
+    CfgKeyRule rule;
+} CfgKeyInfo;
 
-static const CfgKnown cfg_known[] = {
-    {"general", "run_name"},
-    {"architecture_presets", "ArrayHeight"},
-    {"architecture_presets", "ArrayWidth"},
-    {"architecture_presets", "IfmapSramSzkB"},
-    {"architecture_presets", "FilterSramSzkB"},
-    {"architecture_presets", "OfmapSramSzkB"},
-    {"architecture_presets", "IfmapOffset"},
-    {"architecture_presets", "FilterOffset"},
-    {"architecture_presets", "OfmapOffset"},
-    {"architecture_presets", "Dataflow"},
-    {"architecture_presets", "Bandwidth"},
-    {"architecture_presets", "MemoryBanks"},
-    {"run_presets", "InterfaceBandwidth"},
+static const CfgKeyInfo cfg_keys[] = {
+    {"general", "run_name", V3_READ},
+    {"architecture_presets", "ArrayHeight", V3_READ},
+    {"architecture_presets", "ArrayWidth", V3_READ},
+    {"architecture_presets", "IfmapSramSzkB", V3_READ},
+    {"architecture_presets", "FilterSramSzkB", V3_READ},
+    {"architecture_presets", "OfmapSramSzkB", V3_READ},
+    {"architecture_presets", "IfmapOffset", V3_READ},
+    {"architecture_presets", "FilterOffset", V3_READ},
+    {"architecture_presets", "OfmapOffset", V3_READ},
+    {"architecture_presets", "Dataflow", V3_READ},
+    {"architecture_presets", "Bandwidth", V3_READ},
+    {"architecture_presets", "MemoryBanks", V3_INERT},
+    {"architecture_presets", "OnChipMemoryBanks", V3_INERT},
+    {"architecture_presets", "OnChipMemoryBankPorts", V3_INERT},
+    {"architecture_presets", "ReadRequestBuffer", V3_POS_INT},
+    {"architecture_presets", "WriteRequestBuffer", V3_POS_INT},
+    {"architecture_presets", "TopologyCsvLoc", V3_TOPOLOGY},
+    {"network_presets", "TopologyCsvLoc", V3_TOPOLOGY},
+    {"run_presets", "InterfaceBandwidth", V3_READ},
+    {"run_presets", "UseRamulatorTrace", V3_RAMULATOR},
+    {"layout", "IfmapCustomLayout", V3_LAYOUT},
+    {"layout", "FilterCustomLayout", V3_LAYOUT},
+    {"layout", "IfmapSRAMBankBandwidth", V3_BANK_BW},
+    {"layout", "FilterSRAMBankBandwidth", V3_BANK_BW},
+    {"layout", "IfmapSRAMBankNum", V3_POS_INT},
+    {"layout", "IfmapSRAMBankPort", V3_POS_INT},
+    {"layout", "FilterSRAMBankNum", V3_POS_INT},
+    {"layout", "FilterSRAMBankPort", V3_POS_INT},
+    {"sparsity", "SparsitySupport", V3_SPARSITY},
+    {"sparsity", "SparseRep", V3_SPARSE_SUB},
+    {"sparsity", "OptimizedMapping", V3_SPARSE_SUB},
+    {"sparsity", "BlockSize", V3_SPARSE_SUB},
+    {"sparsity", "RandomNumberGeneratorSeed", V3_SPARSE_SUB},
 };
 
-static const CfgKnown *cfg_known_key(const char *lkey)
+/* The row of a key, by name alone (for hints: "ArrayHeight belongs in [architecture_presets]"). */
+static const CfgKeyInfo *cfg_known_key(const char *lkey)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(cfg_known); i++)
-        if (g_ascii_strcasecmp(cfg_known[i].key, lkey) == 0)
-            return &cfg_known[i];
+    for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+        if (g_ascii_strcasecmp(cfg_keys[i].key, lkey) == 0)
+            return &cfg_keys[i];
     return NULL;
 }
 
@@ -329,7 +455,7 @@ static bool cfg_parse(const ScaleinText *t, GPtrArray *sects, GError **error)
             const char *k = p, *ke = sep;
             scalein_strip(&k, &ke);
             char *key = g_strndup(k, (gsize)(ke - k));
-            const CfgKnown *kn = sep < e ? cfg_known_key(key) : NULL;
+            const CfgKeyInfo *kn = sep < e ? cfg_known_key(key) : NULL;
             char *hint = kn != NULL ? g_strdup_printf("; %s belongs in [%s]", kn->key, kn->section)
                                     : g_strdup("");
             scalein_err(t, error, l.no, scalein_col(&l, p),
@@ -526,9 +652,11 @@ static const char *cfg_comment_hint(const char *v)
     return "";
 }
 
-/* An integer key. min: the smallest allowed value (0 or 1); is_signed: int64 (offsets). */
+/* An integer key. min: the smallest allowed value (0 or 1); is_signed: int64 (offsets); lim: its
+ * row of tpu_limits, checked once the value is read. */
 static bool cfg_get_int(const CfgFile *c, const char *section, const char *key, bool is_signed,
-                        uint64_t min, const char *why_min, void *dst, GError **error)
+                        uint64_t min, const char *why_min, TpuLimitId lim, void *dst,
+                        GError **error)
 {
     const CfgOpt *o;
     char *v = cfg_get(c, section, key, true, &o, error);
@@ -553,12 +681,22 @@ static bool cfg_get_int(const CfgFile *c, const char *section, const char *key, 
     else if (!is_signed && mag < min)
         scalein_err(c->t, error, o->line, o->val_col, "%s: %" PRIu64 ": must be at least %" PRIu64
                     " (%s)", key, mag, min, why_min);
+    else if (is_signed && neg && mag != 0)
+        scalein_err(c->t, error, o->line, o->val_col,
+                    "%s: '%s': must not be negative (an address below 0 would read as -1, the "
+                    "mark of an idle port)", key, v);
     else {
-        ok = true;
-        if (is_signed)
-            *(int64_t *)dst = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-        else
-            *(uint64_t *)dst = mag;
+        char *over = tpu_limit_check(lim, mag);
+        if (over != NULL) {
+            scalein_err(c->t, error, o->line, o->val_col, "%s: %s", key, over);
+            g_free(over);
+        } else {
+            ok = true;
+            if (is_signed)
+                *(int64_t *)dst = (int64_t)mag;
+            else
+                *(uint64_t *)dst = mag;
+        }
     }
     g_free(v);
     return ok;
@@ -591,8 +729,135 @@ static bool cfg_get_choice(const CfgFile *c, const char *section, const char *ke
     return false;
 }
 
+static const CfgKeyInfo *cfg_key_info(const char *section, const char *lkey)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(cfg_keys); i++)
+        if (strcmp(cfg_keys[i].section, section) == 0 &&
+            g_ascii_strcasecmp(cfg_keys[i].key, lkey) == 0)
+            return &cfg_keys[i];
+    return NULL;
+}
+
+/* configparser's getboolean spellings: 1 if true, 0 if false, -1 if neither. */
+static int cfg_boolean(const char *v)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false",
+                                                                                "off"};
+    for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+        if (g_ascii_strcasecmp(v, yes[i]) == 0)
+            return 1;
+        if (g_ascii_strcasecmp(v, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+G_GNUC_PRINTF(4, 5)
+static void cfg_refuse(const CfgFile *c, const CfgOpt *o, GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    scalein_err(c->t, error, o->line, o->key_col,
+                "SCALE-Sim v3 option '%s = %s' is not supported by archsim; %s (docs/tpu.md, "
+                "\"SCALE-Sim v3 options\")",
+                o->key, o->value, why);
+    g_free(why);
+}
+
+/* Every option of every section, by cfg_keys' rules. */
+static bool cfg_check_keys(const CfgFile *c, TpuArch *a, GError **error)
+{
+    for (guint si = 0; si < c->sects->len; si++) {
+        const CfgSect *s = g_ptr_array_index(c->sects, si);
+        for (guint oi = 0; oi < s->opts->len; oi++) {
+            const CfgOpt *o = g_ptr_array_index(s->opts, oi);
+            const CfgKeyInfo *k = cfg_key_info(s->name, o->lkey);
+            if (k == NULL) {
+                if (strcmp(s->name, "DEFAULT") != 0)
+                    scalein_warn(c->t, &a->warnings, o->line, o->key_col,
+                                 "[%s] %s is not a key of SCALE-Sim v2 or v3; ignored", s->name,
+                                 o->key);
+                continue;
+            }
+            const char *v = o->value;
+            bool neg;
+            uint64_t mag;
+            switch (k->rule) {
+            case V3_READ:
+            case V3_INERT:
+            case V3_SPARSE_SUB:
+                break;
+            case V3_POS_INT:
+            case V3_BANK_BW:
+                if (scalein_int(v, v + strlen(v), &neg, &mag) != SCALEIN_INT_OK || neg ||
+                    mag == 0) {
+                    scalein_err(c->t, error, o->line, o->val_col,
+                                "%s: '%s': expected an integer >= 1 (SCALE-Sim v3 reads it with "
+                                "int())",
+                                o->key, v);
+                    return false;
+                }
+                if (k->rule == V3_BANK_BW && a->bw_mode == TPU_BW_USER && mag != a->bandwidth) {
+                    cfg_refuse(c, o, error,
+                               "in USER mode v3 takes it as the %s operand's DRAM bandwidth, and "
+                               "archsim uses Bandwidth (%" PRIu64 ") for all three operands; set "
+                               "it to %" PRIu64,
+                               g_ascii_strncasecmp(o->key, "Ifmap", 5) == 0 ? "ifmap" : "filter",
+                               a->bandwidth, a->bandwidth);
+                    return false;
+                }
+                break;
+            case V3_RAMULATOR:
+            case V3_LAYOUT:
+            case V3_SPARSITY: {
+                /* a switch: 1 on (refused), 0 off, -1 neither (with what it expects) */
+                int b;
+                const char *expected, *why;
+                if (k->rule == V3_RAMULATOR) {
+                    b = strcmp(v, "True") == 0 ? 1 : strcmp(v, "False") == 0 ? 0 : -1;
+                    expected = "True or False (SCALE-Sim v3 turns it on for exactly 'True')";
+                    why = "archsim has no Ramulator pass (its USER interface is a fixed "
+                          "bandwidth); set it to False";
+                } else if (k->rule == V3_LAYOUT) {
+                    b = cfg_boolean(v);
+                    expected = "a boolean (true/false, yes/no, on/off, 1/0)";
+                    why = "archsim does not model custom SRAM data layouts (a layout file and "
+                          "bank conflicts); set it to False";
+                } else {
+                    b = g_ascii_strcasecmp(v, "true") == 0    ? 1
+                        : g_ascii_strcasecmp(v, "false") == 0 ? 0
+                                                              : -1;
+                    expected = "true or false";
+                    why = "archsim models dense layers only (no N:M sparse filter, no compressed "
+                          "representation or its reports); set it to false";
+                }
+                if (b < 0) {
+                    scalein_err(c->t, error, o->line, o->val_col, "%s: '%s': expected %s", o->key,
+                                v, expected);
+                    return false;
+                }
+                if (b == 1) {
+                    cfg_refuse(c, o, error, "%s", why);
+                    return false;
+                }
+                break;
+            }
+            case V3_TOPOLOGY:
+                scalein_warn(c->t, &a->warnings, o->line, o->key_col,
+                             "%s is ignored: the topology is the file -t names", o->key);
+                break;
+            }
+        }
+    }
+    return true;
+}
+
 static const char *const cfg_dataflows[] = {"os", "ws", "is", NULL};
 static const char *const cfg_bw_modes[] = {"CALC", "USER", NULL};
+
+static bool cfg_get_bandwidth(const CfgFile *c, TpuArch *a, GError **error);
 
 static bool cfg_fill(const CfgFile *c, TpuArch *a, GError **error)
 {
@@ -607,31 +872,41 @@ static bool cfg_fill(const CfgFile *c, TpuArch *a, GError **error)
         return false;
     }
     int df = 0, mode = 0;
-    if (!cfg_get_int(c, ap, "ArrayHeight", false, 1, "the array needs a row of PEs", &a->rows,
-                     error) ||
-        !cfg_get_int(c, ap, "ArrayWidth", false, 1, "the array needs a column of PEs", &a->cols,
-                     error) ||
+    if (!cfg_get_int(c, ap, "ArrayHeight", false, 1, "the array needs a row of PEs",
+                     TPU_LIM_ROWS, &a->rows, error) ||
+        !cfg_get_int(c, ap, "ArrayWidth", false, 1, "the array needs a column of PEs",
+                     TPU_LIM_COLS, &a->cols, error) ||
         !cfg_get_int(c, ap, "IfmapSramSzkB", false, 1, "an SRAM must hold something",
-                     &a->ifmap_kb, error) ||
+                     TPU_LIM_IFMAP_SRAM, &a->ifmap_kb, error) ||
         !cfg_get_int(c, ap, "FilterSramSzkB", false, 1, "an SRAM must hold something",
-                     &a->filter_kb, error) ||
+                     TPU_LIM_FILTER_SRAM, &a->filter_kb, error) ||
         !cfg_get_int(c, ap, "OfmapSramSzkB", false, 1, "an SRAM must hold something",
-                     &a->ofmap_kb, error) ||
-        !cfg_get_int(c, ap, "IfmapOffset", true, 0, NULL, &a->ifmap_offset, error) ||
-        !cfg_get_int(c, ap, "FilterOffset", true, 0, NULL, &a->filter_offset, error) ||
-        !cfg_get_int(c, ap, "OfmapOffset", true, 0, NULL, &a->ofmap_offset, error) ||
+                     TPU_LIM_OFMAP_SRAM, &a->ofmap_kb, error) ||
+        !cfg_get_int(c, ap, "IfmapOffset", true, 0, NULL, TPU_LIM_IFMAP_OFFSET,
+                     &a->ifmap_offset, error) ||
+        !cfg_get_int(c, ap, "FilterOffset", true, 0, NULL, TPU_LIM_FILTER_OFFSET,
+                     &a->filter_offset, error) ||
+        !cfg_get_int(c, ap, "OfmapOffset", true, 0, NULL, TPU_LIM_OFMAP_OFFSET,
+                     &a->ofmap_offset, error) ||
         !cfg_get_choice(c, ap, "Dataflow", cfg_dataflows, "os, ws or is", &df, error) ||
         !cfg_get_choice(c, "run_presets", "InterfaceBandwidth", cfg_bw_modes, "CALC or USER",
                         &mode, error))
         return false;
     a->dataflow = (TpuDataflow)df;
     a->bw_mode = (TpuBwMode)mode;
-    if (a->bw_mode != TPU_BW_USER)
-        return true;  /* SCALE-Sim reads Bandwidth only in USER mode */
+    if (a->bw_mode == TPU_BW_USER && !cfg_get_bandwidth(c, a, error))
+        return false;  /* SCALE-Sim reads Bandwidth only in USER mode */
+    return cfg_check_keys(c, a, error);
+}
+
+/* Bandwidth (USER mode): a comma list (one per memory bank in SCALE-Sim); the first is used. */
+static bool cfg_get_bandwidth(const CfgFile *c, TpuArch *a, GError **error)
+{
+    const char *ap = "architecture_presets";
+    const CfgOpt *o;
     char *v = cfg_get(c, ap, "Bandwidth", true, &o, error);
     if (v == NULL)
         return false;
-    /* a comma list (one per memory bank in SCALE-Sim); the first value is used */
     bool ok = true;
     const char *item = v;
     for (int i = 0; ok; i++) {
@@ -660,6 +935,12 @@ static bool cfg_fill(const CfgFile *c, TpuArch *a, GError **error)
                         ip);
             ok = false;
         } else if (i == 0) {
+            char *over = tpu_limit_check(TPU_LIM_BANDWIDTH, mag);
+            if (over != NULL) {
+                scalein_err(c->t, error, o->line, col, "Bandwidth: %s", over);
+                g_free(over);
+                ok = false;
+            }
             a->bandwidth = mag;
         }
         if (*ie == '\0')
@@ -697,6 +978,8 @@ void tpu_arch_clear(TpuArch *a)
         return;
     g_free(a->run_name);
     g_free(a->file);
+    if (a->warnings != NULL)
+        g_ptr_array_free(a->warnings, TRUE);
     memset(a, 0, sizeof *a);
 }
 
@@ -795,6 +1078,8 @@ typedef struct {
     GArray *layers;       /* TpuLayer */
     char *header_hint;    /* said after "too few fields" when the header suggests the other form */
     char *col9_name;      /* the header's name for column 9, if it is not a stride */
+    GPtrArray *warnings;  /* TpuTopology.warnings */
+    bool noted_unread;    /* a warning about unread columns was given */
 } CsvState;
 
 static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_field,
@@ -808,6 +1093,56 @@ static bool csv_add(CsvState *s, const ScaleinLine *l, const CsvField *name_fiel
     return true;
 }
 
+/* SCALE-Sim v3's per-layer sparsity, "N:M" (conv column 9, GEMM column 5): 1 when x is one, and
+ * a dense ratio (N = M, v3's default 1:1) is fine; 0 when x is not of that form; -1 (error set)
+ * for a sparse ratio, which archsim does not model (issue 15 item 11). */
+static int csv_sparsity(const ScaleinText *t, const ScaleinLine *l, const CsvField *x,
+                        GError **error)
+{
+    const char *colon = memchr(x->p, ':', (size_t)(x->e - x->p));
+    if (colon == NULL)
+        return 0;
+    const char *np = x->p, *ne = colon, *mp = colon + 1, *me = x->e;
+    scalein_strip(&np, &ne);
+    scalein_strip(&mp, &me);
+    bool neg1, neg2;
+    uint64_t n, m;
+    if (scalein_int(np, ne, &neg1, &n) != SCALEIN_INT_OK ||
+        scalein_int(mp, me, &neg2, &m) != SCALEIN_INT_OK || neg1 || neg2 || n == 0 || m == 0 ||
+        n > m) {
+        scalein_err(t, error, l->no, x->col,
+                    "Sparsity '%.*s': expected N:M with 1 <= N <= M (SCALE-Sim v3's N:M "
+                    "structured sparsity)",
+                    (int)(x->e - x->p), x->p);
+        return -1;
+    }
+    if (n == m)
+        return 1;
+    scalein_err(t, error, l->no, x->col,
+                "SCALE-Sim v3 sparsity '%.*s' is not supported by archsim; archsim runs every layer "
+                "dense (docs/tpu.md, \"SCALE-Sim v3 options\"); write %" PRIu64 ":%" PRIu64
+                " or remove the column",
+                (int)(x->e - x->p), x->p, m, m);
+    return -1;
+}
+
+/* The first non-empty field at or after column `from` + 1 in the file: a warning (once per file)
+ * that such columns are not read, as SCALE-Sim does not read them. */
+static void csv_note_unread(CsvState *s, const ScaleinLine *l, const GArray *f, guint from,
+                            const char *last)
+{
+    for (guint i = from; !s->noted_unread && i < f->len; i++) {
+        const CsvField *x = &g_array_index(f, CsvField, i);
+        if (x->p == x->e)
+            continue;
+        scalein_warn(s->t, &s->warnings, l->no, x->col,
+                     "'%.*s': the columns after %s are not read (SCALE-Sim ignores them too); "
+                     "said for the first such value only",
+                     (int)(x->e - x->p), x->p, last);
+        s->noted_unread = true;
+    }
+}
+
 static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error)
 {
     const ScaleinText *t = s->t;
@@ -815,9 +1150,26 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
     guint need = s->gemm ? 4 : 8;
     const char *const *names = s->gemm ? csv_gemm_names : csv_conv_names;
     /* a name and nothing else ("AlphaGoZero,") titles the rows that follow (SCALE-Sim's
-     * mlperf/MLPERF.csv and others group several networks so): not a layer */
-    if (f->len == 1 && s->header_hint == NULL)
+     * mlperf/MLPERF.csv and others group several networks so): not a layer, and said so. A row
+     * without a separator whose words include a number ("Conv1 224 224 3 3 3 64 1") is a layer
+     * written with spaces: refused, never skipped (issue 15 item 9). */
+    if (f->len == 1 && s->header_hint == NULL) {
+        const char *p = x[0].p;
+        while (p < x[0].e && !scalein_space(*p))
+            p++;
+        for (const char *q = p; q < x[0].e; q++)
+            if (g_ascii_isdigit(*q) && scalein_space(q[-1])) {
+                scalein_err(t, error, l->no, scalein_col(l, p),
+                            "no comma between the fields: '%.*s' reads as one name; separate "
+                            "the fields with commas (name, %s, ...)",
+                            (int)(x[0].e - x[0].p), x[0].p, names[1]);
+                return false;
+            }
+        scalein_warn(t, &s->warnings, l->no, x[0].col,
+                     "'%.*s' holds only a name: read as a title row, not a layer",
+                     (int)(x[0].e - x[0].p), x[0].p);
         return true;
+    }
     if (f->len < need) {
         GString *list = g_string_new(NULL);
         for (guint i = 0; i < need; i++)
@@ -836,7 +1188,12 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
         if (!csv_uint(t, l, &x[1], "M", &m, error) || !csv_uint(t, l, &x[2], "N", &n, error) ||
             !csv_uint(t, l, &x[3], "K", &k, error))
             return false;
-        /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; columns after K are ignored as there */
+        /* SCALE-Sim's entries [m, k, 1, k, 1, n, 1, 1]; v3's fifth column is the layer's
+         * sparsity; other columns after K are ignored as v2 does */
+        int sp = f->len > 4 ? csv_sparsity(t, l, &x[4], error) : 0;
+        if (sp < 0)
+            return false;
+        csv_note_unread(s, l, f, sp > 0 ? 5 : 4, "K");
         y.ifmap_h = m;
         y.ifmap_w = k;
         y.filter_h = 1;
@@ -856,7 +1213,10 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
         if (!csv_uint(t, l, &x[i], csv_conv_names[i], &v[i], error))
             return false;
     v[8] = v[7];
-    if (f->len > 8 && x[8].p != x[8].e) {
+    int sparse = f->len > 8 ? csv_sparsity(t, l, &x[8], error) : 0;
+    if (sparse < 0)
+        return false;
+    if (f->len > 8 && x[8].p != x[8].e && sparse == 0) {
         /* a ninth value is the column stride (SCALE-Sim); an empty one defaults to Strides */
         if (!csv_uint(t, l, &x[8], csv_conv_names[8], &v[8], error)) {
             if (s->col9_name != NULL && error != NULL && *error != NULL) {
@@ -869,7 +1229,8 @@ static bool csv_row(CsvState *s, const ScaleinLine *l, GArray *f, GError **error
             return false;
         }
     }
-    /* columns after the ninth are ignored (Resnet50.csv annotates rows there) */
+    /* columns after the ninth are ignored (Resnet50.csv annotates rows there), said once */
+    csv_note_unread(s, l, f, 9, "Stride Width");
     for (int d = 0; d < 2; d++) {
         uint64_t fi = v[3 + d], im = v[1 + d];
         if (fi > im) {
@@ -923,7 +1284,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
         g_free(t.text);
         return false;
     }
-    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL};
+    CsvState s = {&t, gemm, g_array_new(FALSE, FALSE, sizeof(TpuLayer)), NULL, NULL, NULL, false};
     const char *pos = t.start;
     ScaleinLine l = {NULL, NULL, 0};
     bool ok = true;
@@ -962,6 +1323,7 @@ bool tpu_topology_load(const char *path, bool gemm, TpuTopology *out, GError **e
     g_free(t.text);
     out->nlayers = (int)s.layers->len;
     out->layers = (TpuLayer *)(void *)g_array_free(s.layers, FALSE);
+    out->warnings = s.warnings;
     if (!ok) {
         tpu_topology_clear(out);
         return false;
@@ -978,5 +1340,7 @@ void tpu_topology_clear(TpuTopology *t)
         g_free(t->layers[i].name);
     g_free(t->layers);
     g_free(t->file);
+    if (t->warnings != NULL)
+        g_ptr_array_free(t->warnings, TRUE);
     memset(t, 0, sizeof *t);
 }

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "../../sim/registry.h"
+#include "../../sim/outfile.h"
 
 typedef enum { TPU_OS = 0, TPU_WS, TPU_IS } TpuDataflow;
 typedef enum { TPU_BW_CALC = 0, TPU_BW_USER } TpuBwMode;
@@ -36,6 +37,8 @@ typedef struct {
     TpuBwMode bw_mode;                       /* InterfaceBandwidth */
     uint64_t bandwidth;                      /* words/cycle, USER mode (first value of the list) */
     char *file;                              /* where it came from, for messages */
+    GPtrArray *warnings;                     /* "FILE:LINE:COL: warning: ..." lines the CLI
+                                                prints (keys that change nothing), or NULL */
 } TpuArch;
 
 /* One layer as SCALE-Sim holds it (a depthwise `DP` row is already expanded). */
@@ -49,7 +52,52 @@ typedef struct {
     char *file;
     TpuLayer *layers;
     int nlayers;
+    GPtrArray *warnings;                     /* "FILE:LINE:COL: warning: ..." (title rows) */
 } TpuTopology;
+
+/* ---- limits -------------------------------------------------------------------------------
+ * One table bounds everything the model sizes from its input, for the .cfg (scalein.c) and for
+ * `system.type: tpu` (tpusys.c's parameter ranges use the same macros), so that no input makes
+ * archsim ask for memory it cannot have: the value, its limit and what it would cost are named
+ * in the message (docs/tpu.md, "Limits"). Per word of what a value sizes, the model holds:
+ * 8 bytes per edge port (R or C: a demand row), 4 bytes per SRAM word (the estimator's index of
+ * the words the SRAM window holds, and the OFMAP buffer's lines), 8 bytes per word of
+ * bandwidth (a DRAM trace line). Offsets are not sizes: they keep every address >= 0 (-1 marks
+ * an idle port, as in SCALE-Sim) and inside int64 once an operand of 2^40 words is added. */
+#define TPU_MAX_ARRAY_DIM 65536ull              /* ArrayHeight, ArrayWidth; rows, cols */
+#define TPU_MAX_SRAM_KB (1ull << 30)            /* each SRAM: 1 TiB */
+#define TPU_MAX_BANDWIDTH 1000000000ull         /* Bandwidth, words per cycle */
+#define TPU_MAX_OFFSET (1ull << 60)             /* IfmapOffset, FilterOffset, OfmapOffset */
+#define TPU_MAX_LAYER_MEMORY (4ull << 30)       /* bytes the model may hold for one layer */
+#define TPU_MAX_INPUT_BYTES (64u << 20)         /* a .cfg or topology file */
+#define TPU_MAX_LAYERS (1u << 16)               /* layers of a topology, DP rows expanded */
+typedef enum {
+    TPU_LIM_ROWS = 0, TPU_LIM_COLS, TPU_LIM_IFMAP_SRAM, TPU_LIM_FILTER_SRAM, TPU_LIM_OFMAP_SRAM,
+    TPU_LIM_IFMAP_OFFSET, TPU_LIM_FILTER_OFFSET, TPU_LIM_OFMAP_OFFSET, TPU_LIM_BANDWIDTH,
+    TPU_LIM_N
+} TpuLimitId;
+typedef struct {
+    const char *cfg_key;         /* SCALE-Sim's .cfg key */
+    const char *param;           /* tpu-array's parameter */
+    uint64_t min, max;           /* in the .cfg's unit */
+    uint64_t bytes_per;          /* bytes the model holds per unit (0: not a size) */
+    const char *what;            /* what those bytes are, for the message */
+} TpuLimit;
+extern const TpuLimit tpu_limits[TPU_LIM_N];
+/* "12.5 GiB" (IEC units, one decimal; "more than 16 EiB" for UINT64_MAX). */
+char *tpu_format_bytes(uint64_t bytes);
+/* "N: above archsim's limit of MAX (it would take SIZE: WHAT)", or NULL when v is within. */
+char *tpu_limit_check(TpuLimitId id, uint64_t v);
+/* The bytes tpu_run_layer would hold for layer l at most (its tables, the SRAM windows' index,
+ * the USER fetch-order index, the OFMAP buffer, the traces' buffers when traced); and the part
+ * that dominates, for the message. UINT64_MAX when the sizes overflow. */
+uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                          const char **largest);
+/* The checks tpu_run_layer makes before it allocates (the operand sizes, tpu_layer_memory
+ * against TPU_MAX_LAYER_MEMORY), so that a run can refuse a layer before it starts. Errors:
+ * ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "layer NAME: ...". */
+bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                     GError **error);
 
 /* ---- scalein.c ---------------------------------------------------------------------------- */
 /* Reads a SCALE-Sim .cfg (INI as Python's configparser reads it: `key = value` or `key: value`,
@@ -113,15 +161,22 @@ bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerRes
 typedef struct TpuDramTraces TpuDramTraces;
 typedef struct {
     FILE *f[3];                  /* SRAM: ifmap, filter, ofmap; NULL: not written */
+    char *path[3], *tmp[3];      /* each file and its temporary name (sim/outfile.h) */
     uint64_t from, to;
     TpuDramTraces *dram;         /* DRAM traces (tpu_dram_traces_open); NULL: not written */
 } TpuTraces;
 typedef TpuTraces TpuSramTraces;             /* its name before the DRAM traces */
 bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                           const TpuTraces *tr, TpuLayerResult *out, GError **error);
-/* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c); closes them. */
+/* Opens DIR/layerN/{IFMAP,FILTER,OFMAP}_SRAM_TRACE.csv (tpureport.c), written beside them and
+ * renamed by tpu_traces_close; tpu_traces_abort removes them (the layer failed). An existing
+ * file of that name is replaced only when it is a SCALE-Sim trace (tpu_trace_file). */
 bool tpu_traces_open(const char *dir, int layer, TpuTraces *tr, GError **error);
 bool tpu_traces_close(TpuTraces *tr, GError **error);
+void tpu_traces_abort(TpuTraces *tr);
+/* "archsim's own" (sim/outfile.h) for the TPU's files: a report whose first line is that
+ * report's header; a trace whose lines are comma-separated numbers. */
+extern const OutfileKind tpu_report_file, tpu_trace_file;
 
 /* ---- tpudram.c ---------------------------------------------------------------------------- */
 /* Starts layer `layer`'s DRAM traces in DIR/layerN/ (made if missing) for the rows whose cycle
@@ -155,9 +210,11 @@ typedef enum { TPU_TEACH_TEXT = 0, TPU_TEACH_VCD } TpuTeachFormat;
 /* The per-PE view of one layer for teaching (arrays up to 16 x 16): for each cycle in
  * [from, to] (0, 0: the whole layer), which operands every PE holds and whether it computes,
  * showing the skewed wavefront of the dataflow; text or VCD to `path`. Errors: the array is
- * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74). */
+ * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74), an
+ * existing path that is not an archsim teaching dump, or one without force (exit 73;
+ * sim/outfile.h). */
 bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
-                     uint64_t from, uint64_t to, const char *path, GError **error);
+                     uint64_t from, uint64_t to, const char *path, bool force, GError **error);
 
 /* ---- tpusys.c: `system.type: tpu` for `archsim run` -------------------------------------- */
 extern const ComponentClass tpu_array_class;

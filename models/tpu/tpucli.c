@@ -15,7 +15,10 @@ static const char tpu_cli_description[] =
     "dataflow os|ws|is, InterfaceBandwidth CALC or USER with Bandwidth) and a topology CSV (conv\n"
     "rows by default; -i gemm for `name, M, N, K` rows). Writes COMPUTE_REPORT.csv,\n"
     "BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv into DIR with SCALE-Sim's columns, one\n"
-    "row per layer, and archsim's ROOFLINE.csv.\n"
+    "row per layer, and archsim's ROOFLINE.csv. SCALE-Sim v3 options that would change the\n"
+    "result (SparsitySupport = true, custom layouts, UseRamulatorTrace = True, an N:M sparsity\n"
+    "column) are refused at their line; at their neutral values they load. Values and layers are\n"
+    "bounded by archsim's limits (docs/tpu.md, \"Limits\"), checked before DIR is made.\n"
     "\n"
     "--scalesim-compat gives SCALE-Sim v2's numbers, quirks included (reported cycles one fewer\n"
     "than simulated, os folds R cycles short, os ofmap writes over-counted, ws/is compute\n"
@@ -36,17 +39,22 @@ static const char tpu_cli_description[] =
     "over the whole run both equal SCALE-Sim v2's files byte for byte.\n"
     "\n"
     "Examples:\n"
-    "  archsim tpu -c ../shared/scalesim/v2/configs/scale.cfg \\\n"
-    "              -t ../shared/scalesim/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
-    "  archsim tpu -c google.cfg -t GEMM_mnk/gemm.csv -i gemm --scalesim-compat -o runs/gemm\n"
-    "  archsim tpu -c tiny4x4.cfg -t small.csv -o runs/t --teach - --teach-window 0:12\n"
+    "  archsim tpu -c tests/tpu/shipped/v2/configs/scale.cfg \\\n"
+    "              -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
+    "  archsim tpu -c tests/tpu/shipped/v2/configs/google.cfg \\\n"
+    "              -t tests/tpu/shipped/v2/topologies/GEMM_mnk/NCF.csv -i gemm --scalesim-compat \\\n"
+    "              -o runs/ncf\n"
+    "  archsim tpu -c tests/tpu/scalesim/configs/trace4x4_os.cfg \\\n"
+    "              -t tests/tpu/scalesim/topologies/trace_tiny.csv -o runs/t --teach - \\\n"
+    "              --teach-window 0:12\n"
     "\n"
     "Exit status:\n"
     "  0   every layer ran and the reports are written\n"
-    "  64  bad command line                    65  a topology line cannot be read (file:line:col)\n"
-    "  66  an input file is missing            73  DIR exists (use --force) or cannot be made\n"
-    "  74  a report or trace could not be      78  bad .cfg (file:line:col), or an array\n"
-    "      written (none is left half-written)\n"
+    "  64  bad command line                    65  a topology line cannot be read, or a layer\n"
+    "  66  an input file is missing or not a       is too large for the limits (file:line:col)\n"
+    "      regular file                        73  DIR exists (use --force) or cannot be made\n"
+    "  74  a report or trace could not be      78  bad .cfg, a value above the limits, a v3\n"
+    "      written (none is left half-written)     option refused (file:line:col), or an array\n"
     "                                               larger than 16 x 16 for --teach\n"
     "\n"
     "Documentation: docs/tpu.md.\n";
@@ -61,6 +69,19 @@ static int tpu_usage(const char *fmt, ...)
     fprintf(stderr, "archsim tpu: %s\nTry 'archsim tpu --help'.\n", msg);
     g_free(msg);
     return ARCHSIM_EXIT_USAGE;
+}
+
+/* A layer's error: the model's (ARCHSIM_TRACE_ERROR: the layer cannot be run) at the layer's row
+ * of the topology, file:line:col; others (traces, reports) are archsim tpu's own. */
+static int tpu_layer_fail(const TpuTopology *tp, int layer, const GError *err)
+{
+    if (err->domain == ARCHSIM_TRACE_ERROR)
+        fprintf(stderr, "%s:%u:1: %s\n", tp->file, tp->layers[layer].line, err->message);
+    else if (err->domain == ARCHSIM_CONFIG_ERROR)
+        fprintf(stderr, "%s\n", err->message);
+    else
+        fprintf(stderr, "archsim tpu: %s\n", err->message);
+    return err->code;
 }
 
 int tpu_main(int argc, char **argv)
@@ -158,6 +179,11 @@ int tpu_main(int argc, char **argv)
         rc = err->code;
         goto out;
     }
+    /* what the readers took in a way the user may not expect (title rows, unknown keys) */
+    for (guint i = 0; arch.warnings != NULL && i < arch.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(arch.warnings, i));
+    for (guint i = 0; tp.warnings != NULL && i < tp.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(tp.warnings, i));
     if (teach) {
         guint64 layer = 0, from = 0, to = 0;
         if (teach_layer && (!g_ascii_string_to_unsigned(teach_layer, 10, 0, G_MAXINT, &layer, NULL)
@@ -181,9 +207,9 @@ int tpu_main(int argc, char **argv)
             }
         }
         TpuTeachFormat fmt = g_str_has_suffix(teach, ".vcd") ? TPU_TEACH_VCD : TPU_TEACH_TEXT;
-        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, &err)) {
-            fprintf(stderr, "%s\n", err->message);
-            rc = err->code;
+        if (!tpu_teach_layer(&arch, &tp.layers[layer], compat, fmt, from, to, teach, force,
+                             &err)) {
+            rc = tpu_layer_fail(&tp, (int)layer, err);
             goto out;
         }
     }
@@ -213,6 +239,12 @@ int tpu_main(int argc, char **argv)
             sample_budget = b;
     }
     tpu_sample_budget = sample_budget;
+    /* every layer the model would refuse (too large for its memory), before DIR is made */
+    for (int i = 0; i < tp.nlayers; i++)
+        if (!tpu_layer_check(&arch, &tp.layers[i], compat, sram_traces || dram_traces, &err)) {
+            rc = tpu_layer_fail(&tp, i, err);
+            goto out;
+        }
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -224,23 +256,23 @@ int tpu_main(int argc, char **argv)
     for (int i = 0; i < tp.nlayers; i++) {
         TpuLayerResult res;
         TpuTraces tr = { .from = tw_from, .to = tw_to };
-        bool traced = false, model_err = false;
+        bool traced = false;
         bool ok = (!sram_traces || (traced = tpu_traces_open(outdir, i, &tr, &err))) &&
                   (!dram_traces ||
                    (tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err)));
         if (ok && !tpu_run_layer_traced(&arch, &tp.layers[i], compat,
                                         traced || tr.dram ? &tr : NULL, &res, &err))
-            ok = false, model_err = true;
+            ok = false;
         if (tr.dram && ok)
             ok = tpu_dram_traces_close(tr.dram, &err);
         else if (tr.dram)
             tpu_dram_traces_abort(tr.dram);    /* no DRAM trace that looks complete */
-        if (traced && !tpu_traces_close(&tr, ok ? &err : NULL))
-            ok = false;
+        if (traced && ok)
+            ok = tpu_traces_close(&tr, &err);
+        else if (traced)
+            tpu_traces_abort(&tr);      /* no SRAM trace that looks complete */
         if (!ok) {
-            /* the model's errors name their file; the traces' are archsim tpu's own */
-            fprintf(stderr, "%s%s\n", model_err ? "" : "archsim tpu: ", err->message);
-            rc = err->code;
+            rc = tpu_layer_fail(&tp, i, err);
             tpu_reports_abort(rep);     /* no report that looks complete */
             goto out;
         }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../sim/error.h"
 #include "tpu.h"
@@ -150,7 +151,8 @@ size_t tpu_pyset_order(const int64_t *keys, size_t n, int64_t *out)
  * not) into NAME.part and renames it to NAME (or renames NAME.rows.part directly when no row
  * needs padding). A failed layer leaves neither. */
 typedef struct {
-    char *path, *rows_path, *part_path;
+    char *path, *rows_path, *part_path;   /* temporary files beside path (sim/outfile.h) */
+    bool placed;                          /* path is this run's own file now */
     FILE *rows;
     uint64_t width;              /* the widest row of the layer, columns including the cycle */
     uint64_t narrowest;          /* the narrowest row written (UINT64_MAX: none) */
@@ -261,11 +263,17 @@ TpuDramTraces *tpu_dram_traces_open(const char *dir, int layer, uint64_t from, u
     for (int i = 0; i < 3; i++) {
         DramFile *f = &d->f[i];
         f->path = g_build_filename(ld, dram_names[i], NULL);
-        f->rows_path = g_strconcat(f->path, ".rows.part", NULL);
-        f->part_path = g_strconcat(f->path, ".part", NULL);
         f->narrowest = UINT64_MAX;
         f->line = g_string_new(NULL);
-        if (ok && !(f->rows = fopen(f->rows_path, "w"))) {
+        /* an existing trace of that name is replaced (tpu wrote into DIR under --force); any
+         * other file, a link or a device is refused */
+        bool replace;
+        int fd = -1;
+        if (ok && (!outfile_check(f->path, true, &tpu_trace_file, &replace, error) ||
+                   (fd = outfile_create_temp(f->path, &f->rows_path, error)) < 0))
+            ok = false;
+        if (ok && !(f->rows = fdopen(fd, "w"))) {
+            close(fd);
             g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", f->rows_path,
                         g_strerror(errno));
             ok = false;
@@ -313,8 +321,10 @@ void tpu_dram_traces_abort(TpuDramTraces *d)
         if (f->rows)
             fclose(f->rows);
         f->rows = NULL;
-        g_unlink(f->rows_path);
-        g_unlink(f->part_path);
+        if (f->rows_path)
+            g_unlink(f->rows_path);
+        if (f->part_path)
+            g_unlink(f->part_path);
     }
     dram_free(d);
 }
@@ -322,8 +332,11 @@ void tpu_dram_traces_abort(TpuDramTraces *d)
 /* Pads every row of the rows file to f->width with 1.0 columns, into the .part file. */
 static bool dram_pad(DramFile *f, GError **error)
 {
-    FILE *in = fopen(f->rows_path, "r"), *out = in ? fopen(f->part_path, "w") : NULL;
-    const char *bad = !in ? f->rows_path : f->part_path;
+    FILE *in = fopen(f->rows_path, "r"), *out = NULL;
+    int fd = in ? outfile_create_temp(f->path, &f->part_path, NULL) : -1;
+    if (fd >= 0 && !(out = fdopen(fd, "w")))
+        close(fd);
+    const char *bad = !in ? f->rows_path : f->part_path ? f->part_path : f->path;
     bool ok = in && out;
     char *line = NULL;
     size_t cap = 0;
@@ -376,18 +389,25 @@ bool tpu_dram_traces_close(TpuDramTraces *d, GError **error)
                 break;
             from = f->part_path;
         }
-        if (g_rename(from, f->path) != 0) {
-            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", f->path,
-                        g_strerror(errno));
+        GError *e = NULL;
+        if (outfile_place(from, f->path, true, &tpu_trace_file, &e)) {
+            f->placed = true;
+        } else {
+            /* the name was taken meanwhile: a write error of this trace */
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s", e->message);
+            g_error_free(e);
             ok = false;
         }
         g_unlink(f->rows_path);
     }
     if (!ok)
         for (int i = 0; i < 3; i++) {
-            g_unlink(d->f[i].rows_path);
-            g_unlink(d->f[i].part_path);
-            g_unlink(d->f[i].path);            /* a layer is written whole or not at all */
+            if (d->f[i].rows_path)
+                g_unlink(d->f[i].rows_path);
+            if (d->f[i].part_path)
+                g_unlink(d->f[i].part_path);
+            if (d->f[i].placed)
+                g_unlink(d->f[i].path);        /* a layer is written whole or not at all */
         }
     dram_free(d);
     return ok;

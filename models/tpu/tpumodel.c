@@ -1069,15 +1069,138 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
                (uint64_t)a->ofmap_offset + osz >= (1ull << 62);
     if (big) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "%s: layer %s is too large: an operand of 2^40 words or more, or 2^31 ofmap "
-                    "pixels or window elements", a->file, l->name);
+                    "layer %s is too large: an operand of 2^40 words or more, or 2^31 ofmap "
+                    "pixels or window elements", l->name);
         return false;
     }
     g->M = g->Eh * g->Ew;
     g->N = l->filters;
     g->K = l->filter_h * l->filter_w * l->channels;
-    gemm_tables(g);
     return true;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* The bytes of one USER read buffer's fetch-order index (ub_init): off and cursor, 4 bytes per
+ * word of the operand, and ids, 4 bytes per (word, set) pair, at most one per valid element of
+ * the fetch order and one per set for each word. */
+static uint64_t ub_memory(const Sched *s, int op, uint64_t kb, uint64_t span)
+{
+    Fetch f = fetch_of(s, op);
+    uint64_t nelems = sat_mul(sat_mul(f.blocks, f.tb), f.wb);
+    uint64_t eps = ceil_div_u(kb * 1024, 100);
+    uint64_t pairs = MIN(nelems, sat_mul(span, nelems / eps + 1));
+    return sat_add(sat_mul(8, span + 1), sat_mul(4, pairs));
+}
+
+/* What tpu_run_layer_traced holds for a layer, at most (tpu.h); 0 and *largest untouched when
+ * gemm_init refuses the layer (its own error says why). */
+static uint64_t layer_memory(const TpuArch *a, const Gemm *g, bool compat, bool traced,
+                             const char **largest)
+{
+    Sched s;
+    sched_init(&s, g, a, !compat);
+    bool user = a->bw_mode == TPU_BW_USER;
+    uint64_t ispan = g->H * g->W * g->ch, fspan = g->N * g->fh * g->fw * g->ch;
+    uint64_t isram = a->ifmap_kb * 1024, fsram = a->filter_kb * 1024, osram = a->ofmap_kb * 1024;
+    struct {
+        const char *what;
+        uint64_t bytes;
+    } part[5] = {
+        /* gemm_tables: a Pos per ofmap pixel and per window element */
+        { "im2col tables, 16 bytes per ofmap pixel and per filter-window element",
+          sat_mul(16, sat_add(g->M, g->K)) },
+        /* the demand row, and the OFMAP buffer's line counts (one per word at worst) */
+        { "the array's edge row and the OFMAP SRAM's lines, 4 bytes per OFMAP SRAM word",
+          sat_add(sat_mul(8, MAX(a->rows, a->cols)),
+                  sat_mul(4, MIN(osram, sat_mul(g->M, g->N)) + 65536 + 1024)) },
+        { NULL, 0 },
+        { NULL, 0 },
+        { NULL, 0 },
+    };
+    if (user) {
+        part[2].what = "the USER fetch-order index of the ifmap, 8 bytes per word and 4 per "
+                       "(word, set) pair";
+        part[2].bytes = ub_memory(&s, OP_IFMAP, a->ifmap_kb, ispan);
+        part[3].what = "the USER fetch-order index of the filter, 8 bytes per word and 4 per "
+                       "(word, set) pair";
+        part[3].bytes = ub_memory(&s, OP_FILTER, a->filter_kb, fspan);
+    } else {
+        /* pages_init's directory (at most 4 M pages, 12 bytes each) and the pages of the words
+         * the SRAM window holds (4 bytes per word, plus a page per edge port) */
+        part[2].what = "the CALC estimator's index of the words the SRAMs hold, 4 bytes per "
+                       "SRAM word";
+        uint64_t pg = sat_mul(4, sat_mul(4096, a->rows + a->cols + 2));
+        part[2].bytes = sat_add(sat_add(sat_mul(12, (4u << 20) + 1), sat_mul(12, (4u << 20) + 1)),
+                                sat_add(sat_add(sat_mul(4, MIN(ispan, isram)), pg),
+                                        sat_add(sat_mul(4, MIN(fspan, fsram)), pg)));
+    }
+    if (traced) {
+        /* tpudram.c: per operand, the words since the last prefetch, their order and the Python
+         * set that orders them (CALC), or up to five line ranges of the fetch order (USER);
+         * one line of `bandwidth` words */
+        uint64_t bw = user ? a->bandwidth : MAX(a->cols, 10);
+        part[4].what = "the DRAM traces' buffers, 48 bytes per SRAM word and 56 per word of "
+                       "bandwidth";
+        part[4].bytes = sat_add(sat_mul(48, sat_add(sat_add(isram, fsram), osram)),
+                                sat_mul(3 * 56, bw));
+    }
+    uint64_t total = 0, top = 0;
+    for (int i = 0; i < 5; i++) {
+        total = sat_add(total, part[i].bytes);
+        if (part[i].bytes > part[top].bytes)
+            top = (uint64_t)i;
+    }
+    if (largest != NULL)
+        *largest = part[top].what;
+    return total;
+}
+
+static bool layer_memory_check(const TpuArch *a, const TpuLayer *l, const Gemm *g, bool compat,
+                               bool traced, GError **error);
+
+bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                     GError **error)
+{
+    Gemm g;
+    return gemm_init(&g, a, l, error) && layer_memory_check(a, l, &g, compat, traced, error);
+}
+
+uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
+                          const char **largest)
+{
+    Gemm g;
+    GError *e = NULL;
+    if (!gemm_init(&g, a, l, &e)) {
+        g_error_free(e);
+        return UINT64_MAX;
+    }
+    return layer_memory(a, &g, compat, traced, largest);
+}
+
+/* Refuses a layer whose model would hold more than TPU_MAX_LAYER_MEMORY (tpu.h), before any of
+ * it is allocated. */
+static bool layer_memory_check(const TpuArch *a, const TpuLayer *l, const Gemm *g, bool compat,
+                               bool traced, GError **error)
+{
+    const char *largest = NULL;
+    uint64_t need = layer_memory(a, g, compat, traced, &largest);
+    if (need <= TPU_MAX_LAYER_MEMORY)
+        return true;
+    char *size = tpu_format_bytes(need);
+    char *lim = tpu_format_bytes(TPU_MAX_LAYER_MEMORY);
+    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                "layer %s: the model would take %s of memory for it, above archsim's limit of %s "
+                "per layer; most of it: %s",
+                l->name, size, lim, largest);
+    g_free(size);
+    g_free(lim);
+    return false;
 }
 
 /* One full demand row (every port, -1 idle) as a trace line. */
@@ -1101,8 +1224,10 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
 {
     memset(out, 0, sizeof *out);
     Gemm g;
-    if (!gemm_init(&g, a, l, error))
+    if (!gemm_init(&g, a, l, error) ||
+        !layer_memory_check(a, l, &g, compat, tr != NULL, error))
         return false;
+    gemm_tables(&g);
     Sched s;
     sched_init(&s, &g, a, !compat);
     out->M = g.M, out->N = g.N, out->K = g.K;
@@ -1116,9 +1241,9 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     uint64_t ispan = g.H * g.W * g.ch, fspan = g.N * g.fh * g.fw * g.ch;
     if (user && (ispan > USER_SPAN_MAX || fspan > USER_SPAN_MAX)) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "%s: layer %s: InterfaceBandwidth USER indexes every word of an operand, and "
+                    "layer %s: InterfaceBandwidth USER indexes every word of an operand, and "
                     "this layer's %s has %" G_GUINT64_FORMAT " words (at most %llu); use CALC",
-                    a->file, l->name, ispan > USER_SPAN_MAX ? "ifmap" : "filter",
+                    l->name, ispan > USER_SPAN_MAX ? "ifmap" : "filter",
                     ispan > USER_SPAN_MAX ? ispan : fspan, USER_SPAN_MAX);
         gemm_free(&g);
         return false;
@@ -1330,10 +1455,12 @@ struct TpuEdge {
 TpuEdge *tpu_edge_new(const TpuArch *a, const TpuLayer *l, bool compat, GError **error)
 {
     TpuEdge *e = g_new0(TpuEdge, 1);
-    if (!gemm_init(&e->g, a, l, error)) {
+    if (!gemm_init(&e->g, a, l, error) ||
+        !layer_memory_check(a, l, &e->g, compat, false, error)) {
         g_free(e);
         return NULL;
     }
+    gemm_tables(&e->g);
     sched_init(&e->s, &e->g, a, !compat);      /* s.g points into e: e is not moved */
     const Sched *s = &e->s;
     e->shape = (TpuEdgeShape){ .df = a->dataflow, .M = e->g.M, .N = e->g.N, .K = e->g.K,

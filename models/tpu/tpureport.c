@@ -1,14 +1,15 @@
 /* tpureport.c: the three per-layer reports, with SCALE-Sim's column names, order and number
  * formatting (integers as integers, floats as Python prints them: the shortest decimal that reads
  * back to the same double), so files from the two tools compare with diff (tpu.h). Files are
- * written as .part and renamed when complete: a failed run never leaves a report that looks
- * whole. */
+ * written beside their names and renamed when complete (sim/outfile.h): a failed run never
+ * leaves a report that looks whole, and only a TPU report or trace is ever replaced. */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../sim/error.h"
 #include "tpu.h"
@@ -98,13 +99,48 @@ static const char *const report_headers[NREP] = {
     "Bandwidth Roof,Sampled Folds\n",
 };
 
+/* A TPU report: its first line is the header of the report of that name. */
+static bool tpu_is_report(const char *path)
+{
+    char *base = g_path_get_basename(path), *text = NULL;
+    bool own = false;
+    for (int i = 0; i < NREP && !own; i++)
+        if (strcmp(base, report_names[i]) == 0 && g_file_get_contents(path, &text, NULL, NULL)) {
+            own = g_str_has_prefix(text, report_headers[i]);
+            g_clear_pointer(&text, g_free);
+        }
+    g_free(base);
+    return own;
+}
+
+/* One line of a SCALE-Sim trace: numbers separated by commas (and spaces). */
+static bool tpu_trace_line(const char *l)
+{
+    bool digit = false;
+    for (; *l; l++) {
+        if (g_ascii_isdigit(*l))
+            digit = true;
+        else if (!strchr(" ,.-+eE\r", *l))
+            return false;
+    }
+    return digit;
+}
+
+static bool tpu_is_trace(const char *path)
+{
+    return outfile_lines_match(path, tpu_trace_line);
+}
+
+const OutfileKind tpu_report_file = { "tpu report", tpu_is_report };
+const OutfileKind tpu_trace_file = { "SCALE-Sim trace", tpu_is_trace };
+
 static void reports_free(TpuReports *r)
 {
     for (int i = 0; i < NREP; i++) {
-        if (r->f[i]) {
+        if (r->f[i])
             fclose(r->f[i]);
+        if (r->part[i])
             g_unlink(r->part[i]);
-        }
         g_free(r->path[i]);
         g_free(r->part[i]);
     }
@@ -128,9 +164,16 @@ TpuReports *tpu_reports_open(const char *dir, GError **error)
     r->dir = g_strdup(dir);
     for (int i = 0; i < NREP; i++) {
         r->path[i] = g_build_filename(dir, report_names[i], NULL);
-        r->part[i] = g_strconcat(r->path[i], ".part", NULL);
-        r->f[i] = fopen(r->part[i], "w");
+        bool replace;
+        int fd = -1;
+        if (!outfile_check(r->path[i], true, &tpu_report_file, &replace, error) ||
+            (fd = outfile_create_temp(r->path[i], &r->part[i], error)) < 0) {
+            reports_free(r);
+            return NULL;
+        }
+        r->f[i] = fdopen(fd, "w");
         if (!r->f[i]) {
+            close(fd);
             g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", r->part[i],
                         g_strerror(errno));
             reports_free(r);
@@ -226,15 +269,16 @@ bool tpu_reports_close(TpuReports *r, GError **error)
         }
         r->f[i] = NULL;
     }
+    /* --force let tpu write into DIR; a file there is replaced only when it is a TPU report */
     for (int i = 0; ok && i < NREP; i++)
-        if (g_rename(r->part[i], r->path[i]) != 0) {
-            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", r->path[i],
-                        g_strerror(errno));
+        if (outfile_place(r->part[i], r->path[i], true, &tpu_report_file, error))
+            g_clear_pointer(&r->part[i], g_free);
+        else
             ok = false;
-        }
     if (!ok)
         for (int i = 0; i < NREP; i++)
-            g_unlink(r->part[i]);
+            if (r->part[i])
+                g_unlink(r->part[i]);
     for (int i = 0; i < NREP; i++) {
         g_free(r->path[i]);
         g_free(r->part[i]);
@@ -258,19 +302,35 @@ bool tpu_traces_open(const char *dir, int layer, TpuTraces *tr, GError **error)
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", ld,
                     g_strerror(errno));
     for (int i = 0; ok && i < 3; i++) {
-        char *p = g_build_filename(ld, trace_names[i], NULL);
-        tr->f[i] = fopen(p, "w");
-        if (!tr->f[i]) {
-            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", p,
+        tr->path[i] = g_build_filename(ld, trace_names[i], NULL);
+        bool replace;
+        int fd = -1;
+        ok = outfile_check(tr->path[i], true, &tpu_trace_file, &replace, error) &&
+             (fd = outfile_create_temp(tr->path[i], &tr->tmp[i], error)) >= 0;
+        if (ok && !(tr->f[i] = fdopen(fd, "w"))) {
+            close(fd);
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: %s", tr->tmp[i],
                         g_strerror(errno));
             ok = false;
         }
-        g_free(p);
     }
     if (!ok)
-        tpu_traces_close(tr, NULL);
+        tpu_traces_abort(tr);
     g_free(ld);
     return ok;
+}
+
+static void traces_free(TpuTraces *tr)
+{
+    for (int i = 0; i < 3; i++) {
+        if (tr->f[i])
+            fclose(tr->f[i]);
+        tr->f[i] = NULL;
+        if (tr->tmp[i])
+            g_unlink(tr->tmp[i]);
+        g_clear_pointer(&tr->tmp[i], g_free);
+        g_clear_pointer(&tr->path[i], g_free);
+    }
 }
 
 bool tpu_traces_close(TpuTraces *tr, GError **error)
@@ -279,11 +339,21 @@ bool tpu_traces_close(TpuTraces *tr, GError **error)
     for (int i = 0; i < 3; i++) {
         if (tr->f[i] && fclose(tr->f[i]) != 0 && ok) {
             ok = false;
-            if (error)
-                g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s",
-                            trace_names[i], g_strerror(errno));
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", tr->path[i],
+                        g_strerror(errno));
         }
         tr->f[i] = NULL;
     }
+    for (int i = 0; ok && i < 3; i++)
+        if (tr->tmp[i] && outfile_place(tr->tmp[i], tr->path[i], true, &tpu_trace_file, error))
+            g_clear_pointer(&tr->tmp[i], g_free);
+        else if (tr->tmp[i])
+            ok = false;
+    traces_free(tr);             /* removes what was not placed */
     return ok;
+}
+
+void tpu_traces_abort(TpuTraces *tr)
+{
+    traces_free(tr);
 }

@@ -4,6 +4,7 @@
  * simulated time to the end of the last one (so sim.cycles is the network's cycle count, stalls
  * included), keeps only each layer's report line, and writes SCALE-Sim's three reports into the
  * run directory beside the usual stats files. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../../sim/error.h"
@@ -43,17 +44,17 @@ static const ParamSpec ta_params[] = {
     { .name = "input", .type = PARAM_ENUM, .def = "conv", .choices = in_choices,
       .doc = "the topology's form", .offset = offsetof(TaParams, input) },
     { .name = "rows", .type = PARAM_UINT, .def = "32", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 65536, .doc = "PE rows (SCALE-Sim ArrayHeight)", .offset = offsetof(TaParams, rows) },
+      .max = TPU_MAX_ARRAY_DIM, .doc = "PE rows (SCALE-Sim ArrayHeight)", .offset = offsetof(TaParams, rows) },
     { .name = "cols", .type = PARAM_UINT, .def = "32", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 65536, .doc = "PE columns (ArrayWidth)", .offset = offsetof(TaParams, cols) },
+      .max = TPU_MAX_ARRAY_DIM, .doc = "PE columns (ArrayWidth)", .offset = offsetof(TaParams, cols) },
     { .name = "ifmap_sram", .type = PARAM_SIZE, .def = "64KiB", .flags = PARAM_F_RANGE,
-      .min = 1024, .max = 1ull << 40, .doc = "IFMAP SRAM, double buffered (whole KiB)",
+      .min = 1024, .max = TPU_MAX_SRAM_KB * 1024, .doc = "IFMAP SRAM, double buffered (whole KiB)",
       .offset = offsetof(TaParams, ifmap_sram) },
     { .name = "filter_sram", .type = PARAM_SIZE, .def = "64KiB", .flags = PARAM_F_RANGE,
-      .min = 1024, .max = 1ull << 40, .doc = "filter SRAM (whole KiB)",
+      .min = 1024, .max = TPU_MAX_SRAM_KB * 1024, .doc = "filter SRAM (whole KiB)",
       .offset = offsetof(TaParams, filter_sram) },
     { .name = "ofmap_sram", .type = PARAM_SIZE, .def = "64KiB", .flags = PARAM_F_RANGE,
-      .min = 1024, .max = 1ull << 40, .doc = "OFMAP SRAM (whole KiB)",
+      .min = 1024, .max = TPU_MAX_SRAM_KB * 1024, .doc = "OFMAP SRAM (whole KiB)",
       .offset = offsetof(TaParams, ofmap_sram) },
     { .name = "dataflow", .type = PARAM_ENUM, .def = "os", .choices = df_choices,
       .doc = "output, weight or input stationary", .offset = offsetof(TaParams, dataflow) },
@@ -61,13 +62,16 @@ static const ParamSpec ta_params[] = {
       .doc = "DRAM interface: calc (stall-free, report the bandwidth needed) or user (bandwidth "
       "words/cycle, stalls)", .offset = offsetof(TaParams, interface) },
     { .name = "bandwidth", .type = PARAM_UINT, .def = "10", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1e9, .doc = "DRAM words per cycle (interface user)",
+      .max = TPU_MAX_BANDWIDTH, .doc = "DRAM words per cycle (interface user)",
       .offset = offsetof(TaParams, bandwidth) },
-    { .name = "ifmap_offset", .type = PARAM_INT, .def = "0",
+    { .name = "ifmap_offset", .type = PARAM_INT, .def = "0", .flags = PARAM_F_RANGE, .min = 0,
+      .max = TPU_MAX_OFFSET,
       .doc = "address of the IFMAP's first word", .offset = offsetof(TaParams, ifmap_offset) },
-    { .name = "filter_offset", .type = PARAM_INT, .def = "10000000",
+    { .name = "filter_offset", .type = PARAM_INT, .def = "10000000", .flags = PARAM_F_RANGE,
+      .min = 0, .max = TPU_MAX_OFFSET,
       .doc = "address of the filters' first word", .offset = offsetof(TaParams, filter_offset) },
-    { .name = "ofmap_offset", .type = PARAM_INT, .def = "20000000",
+    { .name = "ofmap_offset", .type = PARAM_INT, .def = "20000000", .flags = PARAM_F_RANGE,
+      .min = 0, .max = TPU_MAX_OFFSET,
       .doc = "address of the OFMAP's first word", .offset = offsetof(TaParams, ofmap_offset) },
     { .name = "scalesim_compat", .type = PARAM_BOOL, .def = "false",
       .doc = "SCALE-Sim v2's numbers, quirks included (docs/experiments/systolic.md)",
@@ -133,8 +137,22 @@ static bool ta_realize(Component *c, GError **error)
                          .bandwidth = p->bandwidth, .file = g_strdup(c->name) };
     if (!tpu_topology_load(p->topology, p->input == 1, &t->topo, error))
         return false;
+    /* the reader's warnings (title rows): the model has no other channel to the user; they
+     * come before the run's own output, as the CLI prints them */
+    for (guint i = 0; t->topo.warnings != NULL && i < t->topo.warnings->len; i++)
+        fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(t->topo.warnings, i));
     t->loaded = true;
     t->results = g_array_new(FALSE, FALSE, sizeof(TpuLayerResult));
+    /* a layer the model would refuse (too large for its memory) fails the build, not the run */
+    for (int i = 0; i < t->topo.nlayers; i++) {
+        GError *e = NULL;
+        if (!tpu_layer_check(&t->arch, &t->topo.layers[i], p->compat, false, &e)) {
+            g_set_error(error, e->domain, e->code, "%s:%u:1: %s", t->topo.file,
+                        t->topo.layers[i].line, e->message);
+            g_error_free(e);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -158,7 +176,7 @@ static uint64_t ta_tick(Component *c)
     TpuLayerResult r;
     GError *e = NULL;
     if (!tpu_run_layer(&t->arch, &t->topo.layers[t->next], t->p.compat, &r, &e)) {
-        char *m = g_strdup_printf("%s:%u: %s", t->topo.file, t->topo.layers[t->next].line,
+        char *m = g_strdup_printf("%s:%u:1: %s", t->topo.file, t->topo.layers[t->next].line,
                                   e->message);
         sim_fail(c->sim, g_error_new_literal(e->domain, e->code, m));
         g_free(m);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../sim/outfile.h"
 #include "../../sim/error.h"
 #include "tpu.h"
 #include "tpuint.h"
@@ -452,7 +453,7 @@ static void vcd_cycle(VcdOut *v, const Teach *x, uint64_t fold, uint64_t cycle, 
 /* ---- the dump ------------------------------------------------------------------------------ */
 
 bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
-                     uint64_t from, uint64_t to, const char *path, GError **error)
+                     uint64_t from, uint64_t to, const char *path, bool force, GError **error)
 {
     if (a->rows > TEACH_MAX_DIM || a->cols > TEACH_MAX_DIM) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
@@ -481,13 +482,24 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
     }
 
     bool to_stdout = strcmp(path, "-") == 0;
-    char *part = to_stdout ? NULL : g_strconcat(path, ".part", NULL);
-    FILE *f = to_stdout ? stdout : fopen(part, "w");
-    if (!f) {
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s", path,
-                    g_strerror(errno));
-        g_free(part);
+    /* written beside PATH and renamed; an existing PATH only when it is an archsim teaching
+     * dump and force says so (sim/outfile.h) */
+    OutFile of = { .fd = -1 };
+    bool replace = false;
+    if (!to_stdout && !outfile_check(path, force, &outfile_tpu_teach, &replace, error))
         return false;
+    FILE *f = stdout;
+    if (!to_stdout) {
+        GError *oe = NULL;
+        if (!outfile_open(&of, path, force, &outfile_tpu_teach, &oe) ||
+            !(f = fdopen(of.fd, "w"))) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s", path,
+                        oe ? oe->message : g_strerror(errno));
+            g_clear_error(&oe);
+            outfile_abort(&of);
+            return false;
+        }
+        of.fd = -1;              /* f owns it */
     }
 
     TextOut to_text = { .f = f, .line = g_string_new(NULL) };
@@ -532,14 +544,11 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
         ok = fflush(f) == 0 && ok;
     else
         ok = fclose(f) == 0 && ok;
-    if (ok && !to_stdout && rename(part, path) != 0)
-        ok = false;
     if (!ok) {
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s", path,
                     g_strerror(errno));
-        if (part)
-            remove(part);
+        outfile_abort(&of);
+        return false;
     }
-    g_free(part);
-    return ok;
+    return to_stdout || outfile_commit(&of, error);
 }

@@ -213,6 +213,8 @@ static AtRecord ta_rand_record(GRand *g, unsigned kind, uint64_t pc, uint64_t *l
     if (g_rand_boolean(g)) {
         r.flags |= AT_F_GAP;
         r.gap = ta_rand_value(g);
+        if (r.gap > AT_GAP_MAX)
+            r.gap = AT_GAP_MAX;         /* larger is an error (FORMAT.md) */
     }
     if (bit & AT_KINDS_ADDR) {
         switch (g_rand_int_range(g, 0, 5)) {
@@ -222,10 +224,18 @@ static AtRecord ta_rand_record(GRand *g, unsigned kind, uint64_t pc, uint64_t *l
         case 3: r.addr = ta_rand_value(g); break;
         default: r.addr = ta_rand64(g); break;
         }
-        *last = r.addr;
     }
     if (bit & AT_KINDS_ARG)
         r.arg = ta_rand_value(g);
+    if (bit & AT_KINDS_ADDR) {
+        /* the bytes a record touches end at 2^64 (FORMAT.md 3.2): pull a wrapping one back */
+        uint64_t len = r.size;
+        if ((kind == AT_RANGE_R || kind == AT_RANGE_W) && r.arg > len)
+            len = r.arg;
+        if (len > 0 && r.addr > UINT64_MAX - (len - 1))
+            r.addr = UINT64_MAX - (len - 1);
+        *last = r.addr;
+    }
     if (bit & AT_KINDS_ATOMIC)
         r.mo = (uint8_t)g_rand_int_range(g, 0, AT_MO_SEQ_CST + 1);
     if (kind == AT_RMW) {
@@ -724,6 +734,107 @@ static void test_bad_records(void)
 
 /* Stream-level damage: a truncated zlib stream, corrupt deflate data, a bad checksum and
  * trailing garbage are errors after every record before them, never a clean end. */
+/* The writer refuses bad (EINVAL, nothing written) and writes good, which reads back as is. */
+static void ta_writer_refuses(const AtRecord *bad, const AtRecord *good)
+{
+    AtHeader h = ta_header();
+    char *path = ta_path("refuse.at");
+    AtWriter *w = at_writer_open(path, &h, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    errno = 0;
+    CU_ASSERT_EQUAL(at_writer_put(w, bad), -1);
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    CU_ASSERT_EQUAL(at_writer_put(w, good), 0);
+    CU_ASSERT_EQUAL(at_writer_close(w), 0);
+    TaResult res = ta_read(path, 0, 0, 16);
+    CU_ASSERT_PTR_NULL(res.error);
+    ta_assert_records(res.recs, good, 1);
+    ta_free(&res);
+    g_free(path);
+}
+
+/* issue 15 item 9: a record whose bytes wrap past 2^64 (addr + size - 1, or a range's
+ * addr + length - 1) touches no line, and thread-core waited for nothing (a false deadlock).
+ * The reader refuses it at the address field; the writer refuses to write one; records that end
+ * exactly at 2^64 - 1 are fine. */
+static void issue15_item9_atrace_wrap_past_2_64(void)
+{
+    /* after the good LOAD and STORE of site 0 (last address 15): zigzag 0x25 = -19, so
+     * 15 - 19 = 0xfffffffffffffffc */
+    static const uint8_t good[] = { 0x80, 0x00, 0x40, 0x20, 0x21, 0x00, 0x01 };
+    static const struct {
+        const char *bytes;
+        int len;
+        const char *message;    /* after "PATH: "; NULL: accepted */
+    } cases[] = {
+        { "\x80\x00\x25", 3, "byte 9, record 2: LOAD of 8 bytes at 0xfffffffffffffffc wraps past 2^64" },
+        { "\x81\x00\x25", 3, "byte 9, record 2: STORE of 8 bytes at 0xfffffffffffffffc wraps past 2^64" },
+        { "\x09\x00\x25\x64", 4,
+          "byte 9, record 2: RANGE_W of 100 bytes at 0xfffffffffffffffc wraps past 2^64" },
+        { "\x60\x00\x25\x80\x00\x07", 6, NULL },   /* 4 bytes at ...fc, then 8 at ...ff8 */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        GByteArray *raw = g_byte_array_new();
+        g_byte_array_append(raw, good, sizeof good);
+        g_byte_array_append(raw, (const guint8 *)cases[i].bytes, (guint)cases[i].len);
+        char *path = ta_raw_trace("wrap.at", raw->data, raw->len, NULL);
+        for (size_t b = 0; b < G_N_ELEMENTS(ta_bufs); b++) {
+            TaResult res = ta_read(path, ta_bufs[b].in, ta_bufs[b].out, ta_bufs[b].batch);
+            if (cases[i].message == NULL) {
+                CU_ASSERT_PTR_NULL(res.error);
+                CU_ASSERT_EQUAL(res.recs->len, 4);
+            } else {
+                CU_ASSERT_EQUAL(res.recs->len, 2);
+                CU_ASSERT(res.error != NULL && res.error->code == ARCHSIM_EXIT_DATAERR);
+                ta_assert_message(res.error, path, cases[i].message);
+            }
+            ta_free(&res);
+        }
+        g_free(path);
+        g_byte_array_free(raw, TRUE);
+    }
+    AtRecord ld = { .kind = AT_LOAD, .size = 8, .addr = UINT64_MAX - 6, .pc = 0x400 };
+    AtRecord rg = { .kind = AT_RANGE_R, .addr = UINT64_MAX - 98, .arg = 100, .pc = 0x404 };
+    AtRecord edge = { .kind = AT_LOAD, .size = 8, .addr = UINT64_MAX - 7, .pc = 0x400 };
+    ta_writer_refuses(&ld, &edge);
+    ta_writer_refuses(&rg, &edge);
+}
+
+/* issue 15 item 12 (found by fuzz_threadcore): a gap of 2^63 instructions was read, then
+ * thread-core's gap x cpi overflowed and the record cost ~100 cycles. A gap over 2^40 is bad
+ * input at the gap field; the writer refuses one; 2^40 itself is fine. */
+static void issue15_item12_atrace_gap_bound(void)
+{
+    static const uint8_t good[] = { 0x80, 0x00, 0x40, 0x20, 0x21, 0x00, 0x01 };
+    /* LOAD 8 B, site 0 + G, gap (uvarint), address +0 */
+    static const uint8_t too_big[] = { 0x80, 0x01, 0x81, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00 };
+    static const uint8_t top[] = { 0x80, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00 };
+    for (int i = 0; i < 2; i++) {
+        GByteArray *raw = g_byte_array_new();
+        g_byte_array_append(raw, good, sizeof good);
+        g_byte_array_append(raw, i == 0 ? too_big : top, sizeof too_big);
+        char *path = ta_raw_trace("gap.at", raw->data, raw->len, NULL);
+        TaResult res = ta_read(path, 0, 0, 16);
+        if (i == 0) {
+            CU_ASSERT_EQUAL(res.recs->len, 2);
+            ta_assert_message(res.error, path, "byte 9, record 2: gap 1099511627777 too large "
+                              "(at most 1099511627776 instructions)");
+        } else {
+            CU_ASSERT_PTR_NULL(res.error);
+            CU_ASSERT_EQUAL_FATAL(res.recs->len, 3);
+            CU_ASSERT_EQUAL(g_array_index(res.recs, AtRecord, 2).gap, AT_GAP_MAX);
+        }
+        ta_free(&res);
+        g_free(path);
+        g_byte_array_free(raw, TRUE);
+    }
+    AtRecord big = { .kind = AT_LOAD, .size = 8, .addr = 64, .pc = 0x400, .flags = AT_F_GAP,
+                     .gap = AT_GAP_MAX + 1 };
+    AtRecord at_max = big;
+    at_max.gap = AT_GAP_MAX;
+    ta_writer_refuses(&big, &at_max);
+}
+
 static void test_bad_stream(void)
 {
     /* 200 LOADs at one site: 80 00 40 20, then 199 x 80 00 10 (stride 8) */
@@ -873,7 +984,7 @@ static void test_missing_file(void)
     res = ta_read(ta_dir, 0, 0, 8);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res.error);
     CU_ASSERT_EQUAL(res.error->code, ARCHSIM_EXIT_NOINPUT);
-    want = g_strdup_printf("cannot open: %s", g_strerror(EISDIR));
+    want = g_strdup("not a regular file (a directory)");
     ta_assert_message(res.error, ta_dir, want);
     g_free(want);
     ta_free(&res);
@@ -1187,6 +1298,8 @@ int main(void)
         !CU_add_test(s, "compression of a strided stream", test_compression) ||
         !CU_add_test(s, "bad header", test_bad_header) ||
         !CU_add_test(s, "bad records", test_bad_records) ||
+        !CU_add_test(s, "issue15_item9: wrap past 2^64", issue15_item9_atrace_wrap_past_2_64) ||
+        !CU_add_test(s, "issue15_item12: gap over 2^40", issue15_item12_atrace_gap_bound) ||
         !CU_add_test(s, "bad zlib stream", test_bad_stream) ||
         !CU_add_test(s, "error after good records", test_error_after_records) ||
         !CU_add_test(s, "missing file", test_missing_file) ||

@@ -202,6 +202,56 @@ static void test_bad_geometry(void)
     sim_destroy(&sim);
 }
 
+/* Reads lines [first, first + n) one after another (each to completion): misses and cycles. */
+static void read_lines(Rig *g, uint64_t first, uint64_t n, uint64_t *cycle, uint64_t *sum)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        g->req->nresp = 0;
+        send_at(g, *cycle, MSG_READ_REQ, (first + i) * 64, i);
+        sim_run(&g->sim.eng, TICK_MAX);
+        CU_ASSERT_EQUAL_FATAL(g->req->nresp, 1);
+        *sum += g->req->resp_cycle[0] - *cycle;
+        *cycle = g->req->resp_cycle[0] + 1;
+    }
+}
+
+/* issue 15 item 2: a 1 TiB cache (inside the documented range) used to allocate its whole tag
+ * store at realize, about 300 GiB: GLib aborted. Its tag store is now allocated by page of sets
+ * on first touch: 1 MiB of lines touched holds a few MiB, and it times exactly as a small one. */
+static void test_issue15_item2_sparse_tag_store(void)
+{
+    const char *big = "size: 1TiB\nassoc: 8\nline: 64B\nhit_latency: 3\nmshrs: 2\n";
+    const char *flat = "size: 2MiB\nassoc: 8\nline: 64B\nhit_latency: 3\nmshrs: 2\n";
+    uint64_t lat[2] = { 0, 0 };
+    for (int v = 0; v < 2; v++) {
+        Rig g;
+        rig_init(&g, v == 0 ? big : flat);
+        uint64_t cycle = 0;
+        read_lines(&g, 1 << 20, 16384, &cycle, &lat[v]);  /* 1 MiB of lines: all miss */
+        read_lines(&g, 1 << 20, 64, &cycle, &lat[v]);     /* again: all hit */
+        CU_ASSERT_EQUAL(stat(&g, "l1.read_misses"), 16384);
+        CU_ASSERT_EQUAL(stat(&g, "l1.read_hits"), 64);
+        if (v == 0) /* page table 2 MiB + the touched pages; it was 18 B x 2^34 ways */
+            CU_ASSERT(g.sim.mem_used < (8u << 20));
+        sim_destroy(&g.sim);
+    }
+    CU_ASSERT_EQUAL(lat[0], lat[1]);
+}
+
+/* issue 15 item 2: pages touched past sim.memory_limit fail the run (exit 78), saying so. */
+static void test_issue15_item2_touched_over_limit(void)
+{
+    Rig g;
+    rig_init(&g, "size: 1TiB\nassoc: 8\nline: 64B\n");
+    g.sim.mem_limit = g.sim.mem_used + (1u << 20);  /* less than a second page (1.1 MiB) */
+    send_at(&g, 0, MSG_READ_REQ, 0x1000, 1);
+    sim_run(&g.sim.eng, TICK_MAX);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g.sim.error);
+    CU_ASSERT_EQUAL(g.sim.error->code, ARCHSIM_EXIT_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(g.sim.error->message, "one more page of the tag store (1.1 MiB more)"));
+    sim_destroy(&g.sim);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -212,6 +262,8 @@ int main(void)
     CU_add_test(s, "MSHRs full: request waits", test_mshr_full_blocks);
     CU_add_test(s, "LRU victim, dirty write-back", test_dirty_victim_written_back_lru);
     CU_add_test(s, "bad geometry rejected", test_bad_geometry);
+    CU_add_test(s, "issue15_item2_sparse_tag_store", test_issue15_item2_sparse_tag_store);
+    CU_add_test(s, "issue15_item2_touched_over_limit", test_issue15_item2_touched_over_limit);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

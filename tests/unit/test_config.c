@@ -4,6 +4,8 @@
  * Run from the repository root, or set ARCHSIM_TEST_DATA to tests/unit/data/config.
  */
 #include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,6 +105,16 @@ static char *test_emit(const CfgNode *n)
 static char *test_path(const char *rel)
 {
     return g_strdup_printf("%s/%s", test_dir, rel);
+}
+
+/* Checks that node's position is DIR/REL (REL = "file:line:col"). */
+#define EXPECT_WHERE(node, dir, rel) test_expect_where((node), (dir), (rel), __LINE__)
+static void test_expect_where(const CfgNode *node, const char *dir, const char *rel, int line)
+{
+    char *where = cfg_node_where(node), *want = g_strdup_printf("%s/%s", dir, rel);
+    test_expect_str(where, want, line);
+    g_free(where);
+    g_free(want);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -282,9 +294,9 @@ static void test_missing_file(void)
     g_free(msg);
     g_free(path);
 
-    /* A directory opens but cannot be read. */
+    /* A directory is refused before it is opened (issue 15 item 3). */
     CU_ASSERT_PTR_NULL(cfg_load_file(test_dir, NULL, &err));
-    msg = g_strdup_printf("%s: cannot read: Is a directory", test_dir);
+    msg = g_strdup_printf("%s: not a regular file (a directory)", test_dir);
     EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT, msg);
     g_free(msg);
 }
@@ -311,16 +323,8 @@ static void test_include_merge_order(void)
     CU_ASSERT_EQUAL(list->items->len, 1);
     EXPECT_STR(test_scalar(root, "core.list.0"), "c");
     /* Positions point at the file that gave the winning value. */
-    char *where = cfg_node_where(test_at(root, "l1d.size"));
-    char *want = g_strdup_printf("%s/include/sub/over.yaml:4:9", test_dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
-    where = cfg_node_where(test_at(root, "l1d.assoc"));
-    want = g_strdup_printf("%s/include/main.yaml:4:10", test_dir);
-    EXPECT_STR(where, want);
-    g_free(where);
-    g_free(want);
+    EXPECT_WHERE(test_at(root, "l1d.size"), test_dir, "include/sub/over.yaml:4:9");
+    EXPECT_WHERE(test_at(root, "l1d.assoc"), test_dir, "include/main.yaml:4:10");
     /* Key order: first appearance along the merge order. */
     char *emitted = test_emit(root);
     EXPECT_STR(emitted, "l1d:\n  size: 64KiB\n  assoc: 16\n  line: 128B\n  policy: lru\n"
@@ -670,6 +674,289 @@ static void test_emit_round_trip(void)
     }
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Issue 15 item 3: includes are loaded once, inputs are bounded, only regular files are read. */
+
+static void test_write(const char *dir, const char *name, const char *text)
+{
+    char *p = g_build_filename(dir, name, NULL);
+    CU_ASSERT_TRUE(g_file_set_contents(p, text, -1, NULL));
+    g_free(p);
+}
+
+static char *test_tmpdir(void)
+{
+    char *d = g_dir_make_tmp("test_config-XXXXXX", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    return d;
+}
+
+static void test_rmdir(char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+        char *p = g_build_filename(dir, name, NULL);
+        g_remove(p);
+        g_free(p);
+    }
+    if (d != NULL)
+        g_dir_close(d);
+    g_rmdir(dir);
+    g_free(dir);
+}
+
+/* PREFIX0.yaml ... PREFIX31.yaml, each including the next (twice, or once) and holding kI: I;
+ * the last holds leaf. */
+static void test_write_chain(const char *dir, const char *prefix, bool twice, const char *leaf)
+{
+    for (int i = 0; i < 32; i++) {
+        char *name = g_strdup_printf("%s%d.yaml", prefix, i), *text;
+        if (i == 31)
+            text = g_strdup(leaf);
+        else if (twice)
+            text = g_strdup_printf("include: [%s%d.yaml, %s%d.yaml]\nk%d: %d\n", prefix, i + 1,
+                                   prefix, i + 1, i, i);
+        else
+            text = g_strdup_printf("include: %s%d.yaml\nk%d: %d\n", prefix, i + 1, i, i);
+        test_write(dir, name, text);
+        g_free(text);
+        g_free(name);
+    }
+}
+
+/* 32 files, each including the next twice: 2^31 loads without the cache (depth 25 still ran
+ * after 60 s), 32 with it. */
+static void test_issue15_item3_include_twice_per_level(void)
+{
+    char *dir = test_tmpdir();
+    test_write_chain(dir, "f", true, "leaf: yes\n");
+    char *top = g_build_filename(dir, "f0.yaml", NULL);
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    GError *err = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    CfgNode *root = cfg_load_file(top, files, &err);
+    double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_TRUE(secs < 5.0);
+    /* The merge is what it always was: the leaf first, then k30 ... k0, each file once. */
+    CU_ASSERT_EQUAL(root->keys->len, 32);
+    EXPECT_STR(((CfgNode *)g_ptr_array_index(root->keys, 0))->scalar, "leaf");
+    EXPECT_STR(((CfgNode *)g_ptr_array_index(root->keys, 31))->scalar, "k0");
+    EXPECT_STR(test_scalar(root, "k17"), "17");
+    EXPECT_WHERE(test_at(root, "k17"), dir, "f17.yaml:2:6");
+    CU_ASSERT_EQUAL(files->len, 32);
+    char *last = g_build_filename(dir, "f31.yaml", NULL);
+    EXPECT_STR(files->len > 0 ? g_ptr_array_index(files, 0) : NULL, last);
+    g_free(last);
+    cfg_node_free(root);
+    g_ptr_array_unref(files);
+    g_free(top);
+    test_rmdir(dir);
+}
+
+/* A diamond, one side naming the shared file by another spelling: the same merge, positions
+ * and relative-path base (the spelling) as when each include read its file again. */
+static void test_issue15_item3_diamond(void)
+{
+    char *dir = test_tmpdir();
+    char *sub = g_build_filename(dir, "sub", NULL);
+    CU_ASSERT_EQUAL(g_mkdir(sub, 0755), 0);
+    test_write(dir, "top.yaml", "include: [a.yaml, a.yaml, b.yaml]\ntop: 0\n");
+    test_write(dir, "a.yaml", "include: c.yaml\na: 1\nshared: a\n");
+    test_write(dir, "b.yaml", "include: sub/../c.yaml\nb: 2\n");
+    test_write(dir, "c.yaml", "c: 3\nshared: c\n");
+    char *top = g_build_filename(dir, "top.yaml", NULL);
+    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+    GError *err = NULL;
+    CfgNode *root = cfg_load_file(top, files, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    char *out = test_emit(root);
+    EXPECT_STR(out, "c: 3\nshared: c\na: 1\nb: 2\ntop: 0\n");
+    g_free(out);
+    /* c's values last came from b's side, which spells it sub/../c.yaml. */
+    EXPECT_WHERE(test_at(root, "c"), dir, "sub/../c.yaml:1:4");
+    EXPECT_WHERE(test_at(root, "shared"), dir, "sub/../c.yaml:2:9");
+    /* Each spelling listed once, after what it includes. */
+    const char *order[] = {"c.yaml", "a.yaml", "sub/../c.yaml", "b.yaml", "top.yaml"};
+    CU_ASSERT_EQUAL_FATAL(files->len, G_N_ELEMENTS(order));
+    for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+        char *p = g_build_filename(dir, order[i], NULL);
+        EXPECT_STR(g_ptr_array_index(files, i), p);
+        g_free(p);
+    }
+    cfg_node_free(root);
+    g_ptr_array_unref(files);
+    g_free(top);
+    g_rmdir(sub);
+    g_free(sub);
+    test_rmdir(dir);
+}
+
+/* A file loaded once near the top and again deeper down, where its includes pass the nesting
+ * limit: the error is the one a load without the cache gives (checked against the old code). */
+static void test_issue15_item3_depth_after_cache(void)
+{
+    char *dir = test_tmpdir();
+    test_write_chain(dir, "c", false, "leaf: 1\n");
+    test_write(dir, "top.yaml", "include: [c10.yaml, c0.yaml]\n");
+    char *top = g_build_filename(dir, "top.yaml", NULL);
+    GError *err = NULL;
+    CU_ASSERT_PTR_NULL(cfg_load_file(top, NULL, &err));
+    char *msg = g_strdup_printf("%s/c30.yaml:1:10: includes nested deeper than 32 files", dir);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_CONFIG, msg);
+    g_free(msg);
+    g_free(top);
+    test_rmdir(dir);
+}
+
+/* FIFOs, devices and directories are refused without blocking or reading (exit 66), at the
+ * position of the include entry. */
+static void test_issue15_item3_not_regular(void)
+{
+    GError *err = NULL;
+    CU_ASSERT_PTR_NULL(cfg_load_file("/dev/zero", NULL, &err));
+    EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT, "/dev/zero: not a regular file (a character device)");
+    char *dir = test_tmpdir();
+    char *fifo = g_build_filename(dir, "fifo.yaml", NULL);
+    CU_ASSERT_EQUAL(mkfifo(fifo, 0600), 0);
+    CU_ASSERT_PTR_NULL(cfg_load_file(fifo, NULL, &err));  /* would block in open() before */
+    char *msg = g_strdup_printf("%s: not a regular file (a FIFO)", fifo);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT, msg);
+    g_free(msg);
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", "a: 1\ninclude: [/dev/zero]\n", dir, &err));
+    EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT,
+                 "t.yaml:2:11: include: /dev/zero: not a regular file (a character device)");
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", "include: fifo.yaml\n", dir, &err));
+    msg = g_strdup_printf("t.yaml:1:10: include: %s: not a regular file (a FIFO)", fifo);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT, msg);
+    g_free(msg);
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", "include: .\n", dir, &err));
+    msg = g_strdup_printf("t.yaml:1:10: include: %s/.: not a regular file (a directory)", dir);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_NOINPUT, msg);
+    g_free(msg);
+    g_free(fifo);
+    test_rmdir(dir);
+}
+
+/* The documented limits: 4 MiB of text (a file included twice counts twice), 1000 include:
+ * entries; each message names the limit. */
+static void test_issue15_item3_limits(void)
+{
+    char *dir = test_tmpdir();
+    /* One file over 4 MiB. */
+    GString *big = g_string_new("k: ");
+    while (big->len <= (4u << 20))
+        g_string_append(big, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    g_string_append_c(big, '\n');
+    test_write(dir, "big.yaml", big->str);
+    g_string_free(big, TRUE);
+    GError *err = NULL;
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", "include: big.yaml\n", dir, &err));
+    char *msg = g_strdup_printf("t.yaml:1:10: include: %s/big.yaml: larger than the limit of "
+                                "4194304 bytes (4 MiB)", dir);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_CONFIG, msg);
+    g_free(msg);
+    /* 600 KB included eight times: only read once, but 4.8 MB of config text. */
+    GString *mid = g_string_new(NULL);
+    for (int i = 0; mid->len < 600000; i++)
+        g_string_append_printf(mid, "key%d: a value of some length to fill the file\n", i);
+    test_write(dir, "mid.yaml", mid->str);
+    g_string_free(mid, TRUE);
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", "include: [mid.yaml, mid.yaml, mid.yaml, "
+                                       "mid.yaml, mid.yaml, mid.yaml, mid.yaml, mid.yaml]\n",
+                                       dir, &err));
+    msg = g_strdup_printf("t.yaml:1:71: include: %s/mid.yaml: the config and its includes come to "
+                          "more than 4194304 bytes (4 MiB; a file included twice counts twice)",
+                          dir);
+    EXPECT_ERROR(err, ARCHSIM_EXIT_CONFIG, msg);
+    g_free(msg);
+    /* 1001 include: entries of one small file. */
+    test_write(dir, "small.yaml", "x: 1\n");
+    GString *many = g_string_new("include:\n");
+    for (int i = 0; i < 1001; i++)
+        g_string_append(many, "  - small.yaml\n");
+    CU_ASSERT_PTR_NULL(cfg_load_string("t.yaml", many->str, dir, &err));
+    EXPECT_ERROR(err, ARCHSIM_EXIT_CONFIG,
+                 "t.yaml:1002:5: include: more than 1000 include: entries in one config (the "
+                 "limit; a file included twice counts twice)");
+    /* 1000 are fine. */
+    g_string_truncate(many, many->len - strlen("  - small.yaml\n"));
+    CfgNode *root = cfg_load_string("t.yaml", many->str, dir, &err);
+    CU_ASSERT_PTR_NOT_NULL(root);
+    g_clear_error(&err);
+    cfg_node_free(root);
+    g_string_free(many, TRUE);
+    test_rmdir(dir);
+}
+
+/* Merging an included file of 200k keys into the tree was quadratic in the keys (an index of
+ * dst's keys makes it linear). */
+static void test_issue15_item3_wide_include(void)
+{
+    char *dir = test_tmpdir();
+    GString *wide = g_string_new(NULL);
+    for (int i = 0; i < 200000; i++)
+        g_string_append_printf(wide, "k%d: %d\n", i, i);
+    test_write(dir, "wide.yaml", wide->str);
+    g_string_free(wide, TRUE);
+    GError *err = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    CfgNode *root = cfg_load_string("t.yaml", "include: wide.yaml\nk7: x\n", dir, &err);
+    double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_TRUE(secs < 10.0);
+    CU_ASSERT_EQUAL(root->keys->len, 200000);
+    EXPECT_STR(test_scalar(root, "k7"), "x");
+    EXPECT_STR(test_scalar(root, "k199999"), "199999");
+    cfg_node_free(root);
+    test_rmdir(dir);
+}
+
+/* Issue 15 item 9: a path (or string) written quoted with spaces, '#', ': ' or quotes is kept
+ * verbatim, written so that it reads back identical, and a path that YAML cannot hold (bytes
+ * that are not UTF-8) is refused instead of naming another file when read back. */
+static void test_issue15_item9_resolved_path_round_trip(void)
+{
+    char *dir = test_tmpdir();
+    test_write(dir, "t.yaml", "trace: \"m.gz \"\nname: \" a #b: 'c' \"\n");
+    char *path = g_build_filename(dir, "t.yaml", NULL);
+    GError *err = NULL;
+    CfgNode *root = cfg_load_file(path, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    FuzzTop top = {0}, back = {0};
+    CU_ASSERT_TRUE_FATAL(param_apply(fuzz_top_specs, root, "", NULL, &top, &err));
+    char *want = g_build_filename(dir, "m.gz ", NULL);
+    EXPECT_STR(top.trace, want);
+    EXPECT_STR(top.name, " a #b: 'c' ");
+    GString *out = g_string_new(NULL);
+    param_emit_yaml(fuzz_top_specs, &top, out, 0);
+    char *line = g_strdup_printf("trace: \"%s\"\n", want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out->str, line));
+    CfgNode *again = cfg_load_string("config.resolved.yaml", out->str, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    CU_ASSERT_TRUE(param_apply(fuzz_top_specs, again, "", NULL, &back, &err));
+    EXPECT_STR(back.trace, want);
+    EXPECT_STR(back.name, top.name);
+    param_free(fuzz_top_specs, &top);
+    param_free(fuzz_top_specs, &back);
+    cfg_node_free(again);
+    cfg_node_free(root);
+    g_string_free(out, TRUE);
+    g_free(line);
+    g_free(want);
+    g_free(path);
+    test_rmdir(dir);
+
+    const ParamSpec p = {"p", PARAM_PATH, NULL, 0, 0, 0, NULL, "", 0};
+    char *v = NULL, *problem = NULL;
+    CU_ASSERT_FALSE(param_parse_value(&p, "a.gz", "/tmp/caf\xe9", &v, &problem));
+    EXPECT_STR(problem, "'a.gz': the path is not valid UTF-8 once resolved "
+                        "(\"/tmp/caf\\351/a.gz\"); config.resolved.yaml could not name it");
+    CU_ASSERT_PTR_NULL(v);
+    g_free(problem);
+}
+
 /* Every file in tests/fuzz/config/ (inputs that once crashed or broke an oracle) must now load
  * or fail cleanly, with every oracle of the fuzz harness holding. */
 static void test_fuzz_regressions(void)
@@ -737,6 +1024,13 @@ int main(void)
         {"node helpers", test_node_helpers},
         {"emit round trip", test_emit_round_trip},
         {"fuzz regressions", test_fuzz_regressions},
+        {"issue15_item3_include_twice_per_level", test_issue15_item3_include_twice_per_level},
+        {"issue15_item3_diamond", test_issue15_item3_diamond},
+        {"issue15_item3_depth_after_cache", test_issue15_item3_depth_after_cache},
+        {"issue15_item3_not_regular", test_issue15_item3_not_regular},
+        {"issue15_item3_limits", test_issue15_item3_limits},
+        {"issue15_item3_wide_include", test_issue15_item3_wide_include},
+        {"issue15_item9_resolved_path_round_trip", test_issue15_item9_resolved_path_round_trip},
     };
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(tests); i++)
         if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL)

@@ -202,6 +202,31 @@ static void test_corrupt_trace_fails_run(void)
     g_free(path);
 }
 
+/* issue 15 item 9: a load or store whose last byte wraps past 2^64 used to be read, then
+ * sent as zero accesses: the load waited forever (a false deadlock, exit 3), the store vanished
+ * (exit 0). The run must fail with 65 at the reference's position. */
+static void issue15_item9_wrapping_reference_fails_run(void)
+{
+    static const char *const data[] = { " L ffffffffffffffff,8\n", " S fffffffffffffffc,8\n" };
+    for (size_t i = 0; i < G_N_ELEMENTS(data); i++) {
+        char *path = g_build_filename(tmpdir, "wrap.lackey", NULL);
+        char *text = g_strdup_printf("I  00001000,4\n L 00002000,8\nI  00001004,4\n%s", data[i]);
+        g_file_set_contents(path, text, -1, NULL);
+        GError *e = NULL;
+        SystemRun *r = build(path, NULL, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_FALSE(system_run(r, &e));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_DATAERR);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "wrap.lackey:4:4: reference 0x"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "wraps past 2^64"));
+        g_error_free(e);
+        system_free(r);
+        g_free(text);
+        g_free(path);
+    }
+}
+
 int main(void)
 {
     tmpdir = g_dir_make_tmp("archsim-core-XXXXXX", NULL);
@@ -216,6 +241,8 @@ int main(void)
     CU_add_test(s, "stores retire through the store buffer", test_stores_do_not_block);
     CU_add_test(s, "line-crossing references split; max_insts", test_split_and_max_insts);
     CU_add_test(s, "corrupt trace fails the run with 65", test_corrupt_trace_fails_run);
+    CU_add_test(s, "issue15_item9: a reference wrapping past 2^64 fails with 65",
+                issue15_item9_wrapping_reference_fails_run);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -13,27 +13,40 @@
 #include "../../sim/system.h"
 #include "sysutil.h"
 #include "../../traces/atrace.h"
+#include "../../sim/tracedump.h"
 
-/* The replay machine with checks on; model NULL leaves core.model at its default (none). */
-static SystemRun *replay_model(const char *dir, int cores, const char *protocol, const char *model,
-                               GError **e)
+/* The replay machine with checks on, then `sets` (NULL-terminated KEY=VALUE; NULL: none); td
+ * (NULL: none) dumps its events under opts. Built, not run. */
+static SystemRun *replay_sets(const char *dir, int cores, const char *const *sets, TraceDump *td,
+                              const TraceOptions *opts, GError **e)
 {
     CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, e);
     if (!root)
         return NULL;
     char *s1 = g_strdup_printf("workload.trace=%s", dir);
     char *s2 = g_strdup_printf("system.cores=%d", cores);
-    char *s3 = g_strdup_printf("l1d.protocol=%s", protocol);
-    char *s4 = g_strdup_printf("core.model=%s", model ? model : "none");
     bool ok = cfg_apply_set(root, s1, e) && cfg_apply_set(root, s2, e) &&
-              cfg_apply_set(root, s3, e) && cfg_apply_set(root, "system.check=true", e) &&
-              (!model || cfg_apply_set(root, s4, e));
-    g_free(s1), g_free(s2), g_free(s3), g_free(s4);
+              cfg_apply_set(root, "system.check=true", e);
+    for (const char *const *s = sets; ok && s && *s; s++)
+        ok = cfg_apply_set(root, *s, e);
+    g_free(s1), g_free(s2);
     if (!ok) {
         cfg_node_free(root);
         return NULL;
     }
-    return system_build(root, 1, NULL, NULL, e);
+    return system_build(root, 1, td, opts, e);
+}
+
+/* The replay machine with checks on; model NULL leaves core.model at its default (none). */
+static SystemRun *replay_model(const char *dir, int cores, const char *protocol, const char *model,
+                               GError **e)
+{
+    char *s3 = g_strdup_printf("l1d.protocol=%s", protocol);
+    char *s4 = model ? g_strdup_printf("core.model=%s", model) : NULL;
+    const char *sets[] = { s3, s4, NULL };
+    SystemRun *r = replay_sets(dir, cores, sets, NULL, NULL, e);
+    g_free(s3), g_free(s4);
+    return r;
 }
 
 static SystemRun *replay(const char *dir, int cores, const char *protocol, GError **e)
@@ -562,8 +575,294 @@ static void test_synth_release_acquire(void)
     remove_trace(dir);
 }
 
+/* ---- issue 15 item 7: a record's compute gap is spent before it issues --------------------
+ * Whatever the record and whatever the core model, its gap (cpi x instructions) comes first, in
+ * program order: the record issues after it, and the records after a record that waits pay
+ * their own gaps after the wait. Observed in the L1s' event dump: the cycle of a line's first
+ * L1 event says when the core's access to it issued. */
+
+#define G7 3000                 /* the gap under test, in instructions (cpi 1) */
+#define X7_LINES 8              /* lines whose first L1 event a case checks */
+
+static AtRecord gapped(AtRecord r, uint64_t insts)
+{
+    r.flags |= AT_F_GAP;
+    r.gap = insts;
+    return r;
+}
+
+/* Runs dir on `cores` cores of the replay machine with `sets` (NULL-terminated KEY=VALUE),
+ * checks on, dumping every L1's events as text; returns the dump's path (in a new temporary
+ * directory: free with remove_dump) or NULL when the run failed. */
+static char *dump_run(const char *dir, int cores, const char *const *sets)
+{
+    GError *e = NULL;
+    char *tmp = g_dir_make_tmp("archsim-gap7-XXXXXX", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+    char *path = g_build_filename(tmp, "l1.txt", NULL);
+    g_free(tmp);
+    char *comps[] = { "l1d*", NULL };
+    TraceOptions o = { .format = TRACE_FMT_TEXT, .path = path, .end = UINT64_MAX,
+                       .components = comps };
+    TraceDump *td = trace_open(&o, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    SystemRun *r = replay_sets(dir, cores, sets, td, &o, &e);
+    bool ran = r && system_run(r, &e);
+    if (!ran)
+        trace_abort(td);                  /* nothing kept */
+    if (!ran || !trace_close(td, &e)) {
+        fprintf(stderr, "\n%s: %s\n", dir, e ? e->message : "?");
+        g_clear_error(&e);
+        g_free(path);
+        path = NULL;
+    }
+    if (r)
+        system_free(r);
+    return path;
+}
+
+static void remove_dump(char *path)
+{
+    if (!path)
+        return;
+    char *d = g_path_get_dirname(path);
+    g_remove(path);
+    g_rmdir(d);
+    g_free(d);
+    g_free(path);
+}
+
+/* From a dump: the first cycle l1d<core> logged an event on each line of addrs (UINT64_MAX:
+ * never), and, when win is set, the events of every L1 per window of `width` cycles. */
+static void dump_scan(const char *path, int core, const uint64_t *addrs, int n, uint64_t *first,
+                      uint64_t width, uint64_t *win, int nwin)
+{
+    for (int i = 0; i < n; i++)
+        first[i] = UINT64_MAX;
+    for (int i = 0; win && i < nwin; i++)
+        win[i] = 0;
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long cyc;
+        int idx;
+        if (sscanf(line, " %llu: l1d%d:", &cyc, &idx) != 2)
+            continue;
+        if (win && cyc / width < (unsigned long long)nwin)
+            win[cyc / width]++;
+        const char *a = strstr(line, " addr=0x");
+        if (idx != core || !a)
+            continue;
+        uint64_t addr = g_ascii_strtoull(a + 8, NULL, 16) & ~63ull;
+        for (int i = 0; i < n; i++)
+            if (addrs[i] == addr && first[i] == UINT64_MAX)
+                first[i] = cyc;
+    }
+    fclose(f);
+}
+
+/* A case: thread 0's and thread 1's records, and lines whose first L1 event (on that core's L1)
+ * must come after the gap G7 (and before G7 + 2000: the gap is not paid twice). */
+typedef struct {
+    const char *what;
+    AtRecord t0[8];
+    int n0;
+    AtRecord t1[4];
+    int n1;
+    int core[3];
+    uint64_t after[3];          /* 0: unused */
+    bool lock;                  /* run under every mutex mapping too */
+    bool tx;                    /* needs htm: on */
+} GapCase;
+
+#define CR1 ((AtRecord){ .kind = AT_CREATE, .arg = 1 })
+#define JN1 ((AtRecord){ .kind = AT_JOIN, .arg = 1 })
+#define LK(a) ((AtRecord){ .kind = AT_LOCK_ACQ, .addr = (a) })
+#define UL(a) ((AtRecord){ .kind = AT_LOCK_REL, .addr = (a) })
+#define BAR7 0x600000ull
+#define C7 0x700000ull          /* the line the record under test touches */
+#define B7 0x710000ull          /* a store after it */
+#define D7 0x720000ull          /* thread 1's access */
+
+static void gap_case_check(const GapCase *gc, const char *dir, const char *const *sets,
+                           const char *label)
+{
+    char *path = dump_run(dir, 2, sets);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+    for (int i = 0; i < 3 && gc->after[i]; i++) {
+        uint64_t first;
+        dump_scan(path, gc->core[i], &gc->after[i], 1, &first, 0, NULL, 0);
+        bool ok = first != UINT64_MAX && first >= G7 - 1 && first < G7 + 2000;
+        if (!ok)
+            fprintf(stderr, "\n  %s, %s: l1d%d first touched 0x%" G_GINT64_MODIFIER "x at cycle "
+                    "%" G_GINT64_MODIFIER "d, not after the gap of %d\n", gc->what, label,
+                    gc->core[i], gc->after[i], (gint64)first, G7);
+        CU_ASSERT(ok);
+    }
+    remove_dump(path);
+}
+
+static void test_issue15_item7_every_kind_every_model(void)
+{
+    const AtRecord sa = st(X), sb = st(B7), sc7 = st(C7), sd = st(D7);
+    AtRecord rr = { .kind = AT_RANGE_R, .addr = C7, .arg = 128 };
+    AtRecord rw = { .kind = AT_RANGE_W, .addr = C7, .arg = 128 };
+    AtRecord cas = { .kind = AT_CAS_OK, .size = 8, .addr = C7, .mo = AT_MO_SEQ_CST,
+                     .mo_fail = AT_MO_RELAXED };
+    AtRecord casf = cas;
+    casf.kind = AT_CAS_FAIL;
+    AtRecord bar = { .kind = AT_BARRIER, .addr = BAR7, .arg = 2 };
+    AtRecord cw = { .kind = AT_COND_WAIT, .addr = 0x730000 };
+    AtRecord txb = { .kind = AT_TX_BEGIN }, txe = { .kind = AT_TX_END };
+    /* .core / .after: the L1 (core) and line of each check */
+    const GapCase cases[] = {
+        { .what = "load", .t0 = { sa, gapped(ld(C7), G7), sb }, .n0 = 3, .after = { C7, B7 } },
+        { .what = "atomic load", .t0 = { sa, gapped(ald(C7, AT_MO_ACQUIRE), G7), sb }, .n0 = 3,
+          .after = { C7, B7 } },
+        { .what = "store", .t0 = { sa, gapped(sc7, G7), sb }, .n0 = 3, .after = { C7, B7 } },
+        { .what = "release store", .t0 = { sa, gapped(ast(C7, AT_MO_RELEASE), G7), sb },
+          .n0 = 3, .after = { C7, B7 } },
+        { .what = "rmw", .t0 = { sa, gapped(rmw(C7, AT_OP_ADD, AT_MO_RELAXED), G7), sb },
+          .n0 = 3, .after = { C7, B7 } },
+        { .what = "cas", .t0 = { sa, gapped(cas, G7), sb }, .n0 = 3, .after = { C7, B7 } },
+        { .what = "failed cas", .t0 = { sa, gapped(casf, G7), sb }, .n0 = 3, .after = { B7 } },
+        { .what = "fence", .t0 = { sa, gapped(fence(AT_MO_SEQ_CST), G7), sb }, .n0 = 3,
+          .after = { B7 } },
+        { .what = "range read", .t0 = { sa, gapped(rr, G7), sb }, .n0 = 3, .after = { C7, B7 } },
+        { .what = "range write", .t0 = { sa, gapped(rw, G7), sb }, .n0 = 3,
+          .after = { C7, B7 } },
+        { .what = "cond wait", .t0 = { sa, gapped(cw, G7), sb }, .n0 = 3, .after = { B7 } },
+        { .what = "lock", .t0 = { sa, gapped(LK(L), G7), sb, UL(L) }, .n0 = 4, .after = { B7 },
+          .lock = true },
+        /* the compute before an unlock is inside the critical section: thread 1 waits for it */
+        { .what = "unlock", .t0 = { CR1, LK(L), sa, gapped(UL(L), G7), JN1 }, .n0 = 5,
+          .t1 = { LK(L), sd, UL(L) }, .n1 = 3, .core = { 1 }, .after = { D7 }, .lock = true },
+        { .what = "create", .t0 = { sa, gapped(CR1, G7), JN1 }, .n0 = 3, .t1 = { sd }, .n1 = 1,
+          .core = { 1 }, .after = { D7 } },
+        { .what = "join", .t0 = { CR1, gapped(JN1, G7), sb }, .n0 = 3, .t1 = { sd }, .n1 = 1,
+          .after = { B7 } },
+        { .what = "barrier", .t0 = { CR1, gapped(bar, G7), sb, JN1 }, .n0 = 4,
+          .t1 = { bar, sd }, .n1 = 2, .core = { 0, 1 }, .after = { B7, D7 } },
+        { .what = "load in a transaction", .t0 = { sa, txb, gapped(ld(C7), G7), sb, txe },
+          .n0 = 5, .after = { C7, B7 }, .tx = true },
+    };
+    static const char *const mods[] = { "none", "sc", "tso", "pso", "weak" };
+    static const char *const mutexes[] = { "manager", "tas", "mcs" };
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        const GapCase *gc = &cases[c];
+        char *dir = write_trace(gc->t0, gc->n0, gc->t1, gc->n1);
+        for (int m = 0; m < 5; m++)
+            for (int x = 0; x < (gc->lock ? 3 : 1); x++) {
+                char *s0 = g_strdup_printf("core.model=%s", mods[m]);
+                char *s1 = g_strdup_printf("core.mutex=%s", mutexes[x]);
+                const char *sets[] = { s0, s1, gc->tx ? "core.htm=on" : NULL, NULL };
+                char *label = g_strdup_printf("model %s, mutex %s", mods[m], mutexes[x]);
+                gap_case_check(gc, dir, sets, label);
+                g_free(label);
+                g_free(s0);
+                g_free(s1);
+            }
+        remove_trace(dir);
+    }
+}
+
+/* The mutex program of the issue: thread 0 computes 60,000 instructions before it locks; thread
+ * 1 locks the same mutex meanwhile. The compute is not inside thread 0's critical section (its
+ * store there comes after it) and thread 1 does not wait for it. */
+static void test_issue15_item7_mutex_compute_outside_lock(void)
+{
+    const uint64_t g = 60000;
+    AtRecord t0[] = { CR1, gapped(LK(L), g), st(X), UL(L), JN1 };
+    AtRecord t1[] = { LK(L), st(Y), UL(L) };
+    char *dir = write_trace(t0, 5, t1, 3);
+    static const char *const mods[] = { "none", "sc", "tso", "pso", "weak" };
+    static const char *const mutexes[] = { "manager", "tas", "ttas", "mcs" };
+    for (int m = 0; m < 5; m++)
+        for (int x = 0; x < 4; x++) {
+            char *s0 = g_strdup_printf("core.model=%s", mods[m]);
+            char *s1 = g_strdup_printf("core.mutex=%s", mutexes[x]);
+            const char *sets[] = { s0, s1, NULL };
+            GError *e = NULL;
+            SystemRun *r = replay_sets(dir, 2, sets, NULL, NULL, &e);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+            CU_ASSERT_TRUE_FATAL(system_run(r, &e));
+            uint64_t wait1 = stat_u(r, "core1.sync_wait_cycles");
+            uint64_t end0 = stat_u(r, "core0.cycles"), end1 = stat_u(r, "core1.cycles");
+            system_free(r);
+            if (wait1 >= 1000 || end1 >= 5000 || end0 < g)
+                fprintf(stderr, "\n  model %s, mutex %s: thread 1 waited %" G_GUINT64_FORMAT
+                        " cycles, finished at %" G_GUINT64_FORMAT ", thread 0 at %"
+                        G_GUINT64_FORMAT "\n", mods[m], mutexes[x], wait1, end1, end0);
+            CU_ASSERT(wait1 < 1000);       /* it found the mutex free (was ~60,000) */
+            CU_ASSERT(end1 < 5000);
+            CU_ASSERT(end0 >= g);
+            /* thread 0's store inside its critical section comes after its compute */
+            char *path = dump_run(dir, 2, sets);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+            uint64_t lines[] = { X }, first;
+            dump_scan(path, 0, lines, 1, &first, 0, NULL, 0);
+            CU_ASSERT(first != UINT64_MAX && first >= g - 1 && first < g + 2000);
+            remove_dump(path);
+        }
+    remove_trace(dir);
+}
+
+/* The histogram sample (relaxed fetch_adds with compute between them): its L1 events are spread
+ * evenly over the run under every model, as under tso, rather than bunched in the first windows
+ * with nothing after (model none was 124,516 / 128,675 / 47,438 then 0 / 0 / 0 events per
+ * 100,000-cycle window). Every window before the last two holds at least half of the busiest. */
+static void test_issue15_item7_histogram_windows(void)
+{
+    static const char *const mods[] = { "none", "sc", "tso", "pso", "weak" };
+    for (int m = 0; m < 5; m++) {
+        char *s0 = g_strdup_printf("core.model=%s", mods[m]);
+        const char *sets[] = { s0, NULL };
+        char *path = dump_run("traces/samples/histogram", 5, sets);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+        uint64_t win[32], last = 0, most = 0, least = UINT64_MAX;
+        dump_scan(path, 0, NULL, 0, NULL, 100000, win, 32);
+        for (int i = 0; i < 32; i++)
+            if (win[i])
+                last = (uint64_t)i;
+        CU_ASSERT(last >= 3 && last < 31);
+        for (uint64_t i = 0; i + 1 < last; i++) {
+            most = win[i] > most ? win[i] : most;
+            least = win[i] < least ? win[i] : least;
+        }
+        if (least * 2 < most) {
+            fprintf(stderr, "\n  model %s: L1 events per 100k cycles:", mods[m]);
+            for (uint64_t i = 0; i <= last; i++)
+                fprintf(stderr, " %" G_GUINT64_FORMAT, win[i]);
+            fprintf(stderr, "\n");
+        }
+        CU_ASSERT(least * 2 >= most);
+        remove_dump(path);
+        g_free(s0);
+    }
+}
+
 /* model none is the core as it was: it has none of the pipeline's statistics, and a bad model
  * name is a config error naming the choices. */
+/* issue 15 item 9: accesses in the last line of the address space. Their end address is 2^64,
+ * 0 in 64 bits: an access that ended there sent nothing (a false deadlock) and one inside that
+ * line looped over the whole address space. Loads, stores, a store forwarded to a load and an
+ * RMW, under model none and every memory model, complete with the checks on. */
+static void test_issue15_item9_last_line_of_memory(void)
+{
+    const uint64_t top = UINT64_MAX - 7;    /* the last 8 bytes */
+    AtRecord t[] = { ld(top), st(top - 8), ld(top - 8), rmw(top - 16, AT_OP_ADD, AT_MO_SEQ_CST),
+                     st(top), ld(top) };
+    char *dir = write_trace(t, G_N_ELEMENTS(t), NULL, 0);
+    const char *const names[] = { "core0.loads", NULL };
+    for (int m = -1; m < 4; m++) {
+        uint64_t v[1] = { 0 };
+        run_synth(dir, m < 0 ? NULL : models[m], names, v);
+        CU_ASSERT_EQUAL(v[0], 3);     /* the three loads; the RMW is counted apart */
+    }
+    remove_trace(dir);
+}
+
 static void test_model_param(void)
 {
     GError *e = NULL;
@@ -618,6 +917,14 @@ int main(void)
     CU_add_test(s, "fences: seq_cst, acquire, release", test_synth_fences);
     CU_add_test(s, "C11 atomics: release, seq_cst, RMW at the L1", test_synth_atomics);
     CU_add_test(s, "release/acquire hand-over through a spin lock", test_synth_release_acquire);
+    CU_add_test(s, "issue15_item7_every_kind_every_model: a record's gap comes before it",
+                test_issue15_item7_every_kind_every_model);
+    CU_add_test(s, "issue15_item7_mutex_compute_outside_lock: compute before a lock is not in "
+                "the critical section", test_issue15_item7_mutex_compute_outside_lock);
+    CU_add_test(s, "issue15_item9_last_line_of_memory: accesses that end at 2^64 complete",
+                test_issue15_item9_last_line_of_memory);
+    CU_add_test(s, "issue15_item7_histogram_windows: L1 events spread evenly over the run",
+                test_issue15_item7_histogram_windows);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -38,7 +38,7 @@ static char *teach(const TpuArch *a, bool compat, TpuTeachFormat fmt, uint64_t f
     char *path = g_build_filename(tmpdir, fmt == TPU_TEACH_VCD ? "t.vcd" : "t.txt", NULL);
     GError *e = NULL;
     char *text = NULL;
-    if (tpu_teach_layer(a, &l, compat, fmt, from, to, path, &e)) {
+    if (tpu_teach_layer(a, &l, compat, fmt, from, to, path, true, &e)) {
         CU_ASSERT_TRUE(g_file_get_contents(path, &text, NULL, NULL));
     } else {
         if (code)
@@ -402,7 +402,7 @@ static void test_errors(void)
     TpuLayer l = layer();
     GError *e = NULL;
     char *path = g_build_filename(tmpdir, "big.txt", NULL);
-    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, &e));
+    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, true, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(e->domain, ARCHSIM_CONFIG_ERROR);
     CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_CONFIG);
@@ -430,7 +430,7 @@ static void test_errors(void)
 
     /* a file that cannot be written: exit 74, nothing left behind */
     path = g_build_filename(tmpdir, "no", "such", "dir.txt", NULL);
-    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, &e));
+    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, true, &e));
     CU_ASSERT_TRUE(e && e->code == ARCHSIM_EXIT_IOERR && g_str_has_prefix(e->message, path));
     g_clear_error(&e);
     g_free(path);

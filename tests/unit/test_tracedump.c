@@ -92,7 +92,27 @@ static guint dir_entries(const char *dir)
 
 static TraceOptions opts_for(TraceFormat f, const char *path)
 {
-    return (TraceOptions){ .format = f, .path = path, .start = 0, .end = UINT64_MAX };
+    /* force: several tests write one path again (an archsim dump may then be replaced) */
+    return (TraceOptions){ .format = f, .path = path, .start = 0, .end = UINT64_MAX,
+                           .force = true };
+}
+
+/* Whether DIR holds a temporary file "NAME.part-XXXXXX" (sim/outfile.h). */
+static bool part_exists(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    char *prefix = g_strconcat(base, ".part-", NULL);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *n;
+    bool found = false;
+    while (d && (n = g_dir_read_name(d)))
+        found = found || g_str_has_prefix(n, prefix);
+    if (d)
+        g_dir_close(d);
+    g_free(prefix);
+    g_free(base);
+    g_free(dir);
+    return found;
 }
 
 /* Runs a program; true when it exits 0. */
@@ -447,7 +467,6 @@ static void test_text_exact(void)
 {
     char *dir = test_dir("text");
     char *path = g_build_filename(dir, "t.txt", NULL);
-    char *part = g_strconcat(path, ".part", NULL);
     TraceOptions o = opts_for(TRACE_FMT_TEXT, path);
     GError *err = NULL;
     TraceDump *td = trace_open(&o, &err);
@@ -468,12 +487,12 @@ static void test_text_exact(void)
     trace_emit(td, core, 0, "odd\r", 0, odd, 4);
     CU_ASSERT_EQUAL(trace_count(td), 4);
 
-    /* The dump is only PATH.part until trace_close succeeds. */
-    CU_ASSERT_TRUE(g_file_test(part, G_FILE_TEST_EXISTS));
+    /* The dump is only PATH.part-XXXXXX until trace_close succeeds. */
+    CU_ASSERT_TRUE(part_exists(path));
     CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
     CU_ASSERT_TRUE(trace_close(td, &err));
     CU_ASSERT_PTR_NULL(err);
-    CU_ASSERT_FALSE(g_file_test(part, G_FILE_TEST_EXISTS));
+    CU_ASSERT_FALSE(part_exists(path));
 
     char *text = slurp(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -486,7 +505,6 @@ static void test_text_exact(void)
         /* emitted after a later cycle with no trace_hold: written as it came, and counted */
         "# archsim: 1 events out of cycle order (reported later than the reorder buffer waits)\n");
     g_free(text);
-    g_free(part);
     g_free(path);
     g_free(dir);
 }
@@ -1218,7 +1236,7 @@ static void test_vcd(void)
     TraceDump *td = trace_open(&o, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(td);
     emit_vcd_scenario(td);
-    CU_ASSERT_EQUAL(dir_entries(dir), 1);   /* t.vcd.part only: the body file is unlinked */
+    CU_ASSERT_EQUAL(dir_entries(dir), 1);   /* t.vcd.part-XXXXXX only: the body file is unlinked */
     CU_ASSERT_TRUE(trace_close(td, NULL));
     CU_ASSERT_EQUAL(dir_entries(dir), 3);   /* t.vcd, t.vcd.filter and t.vcd.gtkw */
 
@@ -1754,17 +1772,23 @@ static void test_missing_directory(void)
     g_free(path);
 }
 
-/* When the final rename fails (PATH is a directory), close reports EX_IOERR and cleans up. */
+/* When the final rename fails (a directory appeared at PATH while the dump was written), close
+ * reports EX_IOERR and cleans up; a directory there before is refused at open (exit 73). */
 static void test_close_failure_is_ioerr(void)
 {
     char *dir = test_dir("ioerr");
     char *path = g_build_filename(dir, "t.vcd", NULL);
     char *inside = g_build_filename(path, "keep", NULL);
-    g_mkdir(path, 0700);
-    g_file_set_contents(inside, "x", 1, NULL);
     TraceOptions o = opts_for(TRACE_FMT_VCD, path);
     TraceDump *td = trace_open(&o, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    g_mkdir(path, 0700);
+    g_file_set_contents(inside, "x", 1, NULL);
+    GError *open_err = NULL;
+    CU_ASSERT_PTR_NULL(trace_open(&o, &open_err));
+    CU_ASSERT_TRUE(open_err != NULL && open_err->code == ARCHSIM_EXIT_CANTCREAT &&
+                   strstr(open_err->message, "is a directory") != NULL);
+    g_clear_error(&open_err);
     emit_mixed(td);
     GError *err = NULL;
     CU_ASSERT_FALSE(trace_close(td, &err));

@@ -6,6 +6,9 @@
  * exact record sequences for a loop, the atomics, locks, barriers, condition variables, thread
  * create/join, ROI markers and memcpy ranges. Run from the repo root. gcc's -fsanitize=thread
  * is required: without it the build test fails (with the compiler's message), it never skips.
+ * The suite "workload directory" checks what a replay accepts as a recording (issue 15 item 9):
+ * synthetic directories with a missing, misnamed or orphan thread file, a bad create or join,
+ * or a manifest.yaml that does not match its files, each refused with its position.
  */
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../sim/error.h"
+#include "../../sim/system.h"
 #include "../../traces/atrace.h"
 #include "../../traces/atrace_record.h"
 
@@ -507,6 +511,284 @@ static void tt_cleanup(void)
     g_free(tt_dir);
 }
 
+/* ---- workload directories (issue 15 item 9) ------------------------------------------------ */
+
+/* One synthetic thread: tid, parent (header), the thread ids it creates and then joins, and
+ * whether the file's header lies about the tid. */
+typedef struct {
+    int tid, parent, header_tid;
+    int creates[4], ncreates;
+    int joins[4], njoins;
+    uint64_t load_base;
+} TwThread;
+
+/* Writes DIR/T<tid>.trace for each thread: a store and a load of its own line, then the
+ * creates, then the joins. With manifest, a manifest.yaml as the runtime writes it. */
+static char *tw_make(const char *name, const TwThread *t, int n, bool manifest)
+{
+    char *dir = g_build_filename(tt_dir, name, NULL);
+    tt_rmtree(dir);
+    g_mkdir_with_parents(dir, 0755);
+    GString *m = g_string_new("format: atrace\nversion: 1\nfrontend: \"synthetic\"\n");
+    g_string_append_printf(m, "thread_count: %d\nthreads:\n", n);
+    uint64_t total_r = 0, total_b = 0;
+    for (int i = 0; i < n; i++) {
+        AtHeader h = { .version = ATRACE_VERSION, .tid = (uint32_t)t[i].header_tid,
+                       .parent = t[i].parent, .load_base = t[i].load_base };
+        g_strlcpy(h.frontend, "synthetic", sizeof h.frontend);
+        char *path = g_strdup_printf("%s/T%d.trace", dir, t[i].tid);
+        AtWriter *w = at_writer_open(path, &h, 1);
+        g_assert(w != NULL);
+        uint64_t line = 0x10000 + 64 * (uint64_t)t[i].tid;
+        AtRecord st = { .kind = AT_STORE, .size = 8, .addr = line, .pc = 0x400 };
+        AtRecord ld = { .kind = AT_LOAD, .size = 8, .addr = line, .pc = 0x404 };
+        g_assert(at_writer_put(w, &st) == 0 && at_writer_put(w, &ld) == 0);
+        for (int c = 0; c < t[i].ncreates; c++) {
+            AtRecord r = { .kind = AT_CREATE, .arg = (uint64_t)t[i].creates[c], .pc = 0x408 };
+            g_assert(at_writer_put(w, &r) == 0);
+        }
+        for (int c = 0; c < t[i].njoins; c++) {
+            AtRecord r = { .kind = AT_JOIN, .arg = (uint64_t)t[i].joins[c], .pc = 0x40c };
+            g_assert(at_writer_put(w, &r) == 0);
+        }
+        uint64_t recs = at_writer_records(w);
+        g_assert(at_writer_close(w) == 0);
+        GStatBuf sb;
+        g_assert(g_stat(path, &sb) == 0);
+        g_string_append_printf(m, "  - tid: %d\n    parent: %d\n    file: T%d.trace\n"
+                               "    complete: true\n    records: %" G_GUINT64_FORMAT "\n"
+                               "    bytes: %" G_GUINT64_FORMAT "\n    kinds: {LOAD: 1, STORE: 1",
+                               t[i].tid, t[i].parent, t[i].tid, recs, (uint64_t)sb.st_size);
+        if (t[i].ncreates)
+            g_string_append_printf(m, ", CREATE: %d", t[i].ncreates);
+        if (t[i].njoins)
+            g_string_append_printf(m, ", JOIN: %d", t[i].njoins);
+        g_string_append(m, "}\n");
+        total_r += recs;
+        total_b += (uint64_t)sb.st_size;
+        g_free(path);
+    }
+    g_string_append_printf(m, "records: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT "\n",
+                           total_r, total_b);
+    if (manifest) {
+        char *mp = g_build_filename(dir, "manifest.yaml", NULL);
+        g_assert(g_file_set_contents(mp, m->str, -1, NULL));
+        g_free(mp);
+    }
+    g_string_free(m, TRUE);
+    return dir;
+}
+
+/* Replaces the first `from` with `to` in DIR/manifest.yaml. */
+static void tw_edit_manifest(const char *dir, const char *from, const char *to)
+{
+    char *mp = g_build_filename(dir, "manifest.yaml", NULL), *text = NULL;
+    g_assert(g_file_get_contents(mp, &text, NULL, NULL));
+    char *at = strstr(text, from);
+    g_assert(at != NULL);
+    *at = '\0';
+    char *out = g_strconcat(text, to, at + strlen(from), NULL);
+    g_assert(g_file_set_contents(mp, out, -1, NULL));
+    g_free(out);
+    g_free(text);
+    g_free(mp);
+}
+
+/* Builds and runs the snooping replay machine on dir with `cores` cores. Returns the exit code
+ * (0 when it ran) and the message in *msg. */
+static int tw_run(const char *dir, int cores, char **msg)
+{
+    GError *e = NULL;
+    *msg = NULL;
+    CfgNode *root = cfg_load_file("configs/false_sharing/replay.yaml", NULL, &e);
+    g_assert(root != NULL);
+    char *s1 = g_strdup_printf("workload.trace=%s", dir);
+    char *s2 = g_strdup_printf("system.cores=%d", cores);
+    g_assert(cfg_apply_set(root, s1, &e) && cfg_apply_set(root, s2, &e));
+    g_free(s1);
+    g_free(s2);
+    SystemRun *r = system_build(root, -1, NULL, NULL, &e);
+    bool ok = r != NULL && system_run(r, &e);
+    int code = ok ? 0 : e->code;
+    if (e) {
+        *msg = g_strdup(e->message);
+        g_error_free(e);
+    }
+    if (r)
+        system_free(r);
+    return code;
+}
+
+/* Asserts the run of dir fails with code and a message holding each of parts (NULL-ended;
+ * "@D@" stands for dir). */
+static void tw_expect(const char *dir, int cores, int code, const char *const *parts)
+{
+    char *msg = NULL;
+    int got = tw_run(dir, cores, &msg);
+    if (got != code)
+        fprintf(stderr, "\n  %s: exit %d (%s), expected %d\n", dir, got, msg ? msg : "", code);
+    CU_ASSERT_EQUAL(got, code);
+    for (int i = 0; parts[i] != NULL; i++) {
+        char **bits = g_strsplit(parts[i], "@D@", -1);
+        char *want = g_strjoinv(dir, bits);
+        g_strfreev(bits);
+        if (msg == NULL || strstr(msg, want) == NULL)
+            fprintf(stderr, "\n  message lacks: %s\n  message: %s\n", want, msg ? msg : "(none)");
+        CU_ASSERT(msg != NULL && strstr(msg, want) != NULL);
+        g_free(want);
+    }
+    g_free(msg);
+}
+
+/* Three threads: T0 creates 1 and 2 and joins both. */
+static const TwThread tw_good[] = {
+    { 0, -1, 0, { 1, 2 }, 2, { 1, 2 }, 2, 0 },
+    { 1, 0, 1, { 0 }, 0, { 0 }, 0, 0 },
+    { 2, 0, 2, { 0 }, 0, { 0 }, 0, 0 },
+};
+
+static void issue15_item9_workload_good_dir_runs(void)
+{
+    char *dir = tw_make("good", tw_good, 3, true);
+    char *msg = NULL;
+    int code = tw_run(dir, 3, &msg);
+    if (code != 0)
+        fprintf(stderr, "\n  %s\n", msg);
+    CU_ASSERT_EQUAL(code, 0);
+    g_free(msg);
+    g_free(dir);
+}
+
+/* T0 creates thread 2, whose file is missing: 66 naming the file and the CREATE record (was a
+ * GLib CRITICAL and a false deadlock). */
+static void issue15_item9_workload_missing_created_thread(void)
+{
+    char *dir = tw_make("missing", tw_good, 3, false);
+    char *t2 = g_build_filename(dir, "T2.trace", NULL);
+    g_unlink(t2);
+    const char *const parts[] = { "@D@/T2.trace: cannot open: No such file or directory "
+                                  "(@D@/T0.trace record 3 creates thread 2)", NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_NOINPUT, parts);
+    tw_expect(dir, 2, ARCHSIM_EXIT_NOINPUT, parts);     /* fewer cores: the same file */
+    g_free(t2);
+    g_free(dir);
+}
+
+/* One change to tw_good: thread t's field set to value (fields by name, two changes at most). */
+typedef enum { TW_NONE, TW_HTID, TW_PARENT, TW_BASE, TW_CREATE0, TW_CREATE1, TW_NCREATES,
+               TW_JOIN0, TW_JOIN1, TW_NJOINS } TwField;
+
+typedef struct {
+    const char *name;
+    struct { int t; TwField f; int64_t v; } change[2];
+    const char *message;
+} TwCase;
+
+static void tw_apply(TwThread *t, int i, TwField f, int64_t v)
+{
+    switch (f) {
+    case TW_NONE: break;
+    case TW_HTID: t[i].header_tid = (int)v; break;
+    case TW_PARENT: t[i].parent = (int)v; break;
+    case TW_BASE: t[i].load_base = (uint64_t)v; break;
+    case TW_CREATE0: t[i].creates[0] = (int)v; break;
+    case TW_CREATE1: t[i].creates[1] = (int)v; break;
+    case TW_NCREATES: t[i].ncreates = (int)v; break;
+    case TW_JOIN0: t[i].joins[0] = (int)v; break;
+    case TW_JOIN1: t[i].joins[1] = (int)v; break;
+    case TW_NJOINS: t[i].njoins = (int)v; break;
+    }
+}
+
+/* Headers that disagree with the file names, each other and the CREATE records (65 at the
+ * header byte), and CREATE and JOIN records that name threads the directory does not hold, or
+ * twice (65 at the record). */
+static void issue15_item9_workload_bad_headers_and_sync(void)
+{
+    static const TwCase cases[] = {
+        { "tid", { { 2, TW_HTID, 1 } },
+          "@D@/T2.trace: byte 28: header says tid 1, but the file name says thread 2" },
+        { "parent", { { 2, TW_PARENT, 1 } },
+          "@D@/T2.trace: byte 32: header says parent 1, but @D@/T0.trace record 3 creates it" },
+        { "parent0", { { 0, TW_PARENT, 5 } },
+          "@D@/T0.trace: byte 32: header says parent 5, but thread 0 is the main thread "
+          "(parent -1)" },
+        /* a file of another run of the program */
+        { "base", { { 2, TW_BASE, 0x555555554000 } },
+          "@D@/T2.trace: byte 16: header load base 0x555555554000 differs from @D@/T0.trace's "
+          "0x0 (not one recording)" },
+        { "orphan", { { 0, TW_NCREATES, 1 } },
+          "@D@/T2.trace: no thread creates thread 2" },
+        { "twice", { { 1, TW_CREATE0, 2 }, { 1, TW_NCREATES, 1 } },
+          "@D@/T1.trace: record 2 creates thread 2 again (@D@/T0.trace record 3 created it)" },
+        { "join", { { 0, TW_JOIN1, 7 } },
+          "@D@/T0.trace: record 5 joins thread 7, which @D@ does not hold (no T7.trace)" },
+        { "self", { { 1, TW_JOIN0, 1 }, { 1, TW_NJOINS, 1 } },
+          "@D@/T1.trace: record 2: thread 1 joins itself" },
+        { "create0", { { 0, TW_CREATE1, 0 } }, "@D@/T0.trace: record 3: CREATE of thread 0" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TwThread t[3];
+        memcpy(t, tw_good, sizeof t);
+        for (int c = 0; c < 2; c++)
+            tw_apply(t, cases[i].change[c].t, cases[i].change[c].f, cases[i].change[c].v);
+        char *dir = tw_make(cases[i].name, t, 3, false);
+        const char *const parts[] = { cases[i].message, NULL };
+        tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+        g_free(dir);
+    }
+}
+
+/* A manifest.yaml that does not describe its files: 65 at the manifest's line and column. */
+static void issue15_item9_workload_manifest_mismatch(void)
+{
+    static const struct {
+        const char *from, *to, *message;
+    } cases[] = {
+        { "thread_count: 3", "thread_count: 4",
+          "@D@/manifest.yaml:4:15: thread_count is 4, but @D@ holds 3 thread files" },
+        { "file: T1.trace", "file: T9.trace",
+          "@D@/manifest.yaml:15:11: threads[1].file is 'T9.trace', but thread 1's file is "
+          "T1.trace" },
+        { "records: 2\n", "records: 3\n",
+          "@D@/manifest.yaml:17:14: threads[1].records is 3, but @D@/T1.trace holds 2 records" },
+        { "{LOAD: 1, STORE: 1, CREATE: 2", "{LOAD: 2, STORE: 1, CREATE: 2",
+          "@D@/manifest.yaml:12:19: threads[0].kinds: LOAD 2, but @D@/T0.trace holds 1" },
+        { "parent: 0", "parent: 2",
+          "@D@/manifest.yaml:14:13: threads[1].parent is 2, but @D@/T1.trace's header says 0" },
+        { "frontend: \"synthetic\"", "frontend: \"qemu\"",
+          "@D@/manifest.yaml:3:11: frontend is 'qemu', but @D@/T0.trace's header says "
+          "'synthetic'" },
+        { "  - tid: 2", "  - tid: 5",
+          "@D@/manifest.yaml:20:10: threads[2].tid is 5, expected 2" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *dir = tw_make("manifest", tw_good, 3, true);
+        tw_edit_manifest(dir, cases[i].from, cases[i].to);
+        const char *const parts[] = { cases[i].message, NULL };
+        tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+        g_free(dir);
+    }
+    /* bytes: a thread file that is not the one recorded */
+    char *dir = tw_make("bytes", tw_good, 3, true);
+    char *t1 = g_build_filename(dir, "T1.trace", NULL);
+    GStatBuf sb;
+    g_assert(g_stat(t1, &sb) == 0);
+    char *from = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size);
+    char *to = g_strdup_printf("bytes: %" G_GUINT64_FORMAT "\n", (uint64_t)sb.st_size + 1);
+    tw_edit_manifest(dir, from, to);
+    char *want = g_strdup_printf("@D@/manifest.yaml:18:12: threads[1].bytes is %" G_GUINT64_FORMAT
+                                 ", but @D@/T1.trace has %" G_GUINT64_FORMAT " bytes",
+                                 (uint64_t)sb.st_size + 1, (uint64_t)sb.st_size);
+    const char *const parts[] = { want, NULL };
+    tw_expect(dir, 3, ARCHSIM_EXIT_DATAERR, parts);
+    g_free(want);
+    g_free(from);
+    g_free(to);
+    g_free(t1);
+    g_free(dir);
+}
+
 static bool tt_add_suite(const char *name, int (*init)(void))
 {
     CU_pSuite s = CU_add_suite(name, init, NULL);
@@ -524,6 +806,16 @@ int main(void)
     if (tt_init() != 0 || CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     bool ok = tt_add_suite("tracer-gcc", tt_suite_init_gcc);
+    CU_pSuite ws = CU_add_suite("workload directory", NULL, NULL);
+    ok = ok && ws != NULL &&
+         CU_add_test(ws, "issue15_item9: a consistent directory runs",
+                     issue15_item9_workload_good_dir_runs) &&
+         CU_add_test(ws, "issue15_item9: missing created thread is 66",
+                     issue15_item9_workload_missing_created_thread) &&
+         CU_add_test(ws, "issue15_item9: bad headers, creates and joins are 65",
+                     issue15_item9_workload_bad_headers_and_sync) &&
+         CU_add_test(ws, "issue15_item9: manifest mismatch is 65",
+                     issue15_item9_workload_manifest_mismatch);
     /* clang is not one of archsim's required packages: its suite runs where it is installed */
     if (tt_have("clang"))
         ok = ok && tt_add_suite("tracer-clang", tt_suite_init_clang);

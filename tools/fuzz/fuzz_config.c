@@ -111,10 +111,59 @@ static int fuzz_check_error(const GError *err, int code, const char *prefix)
     return 0;
 }
 
+/* A STRING or PATH value must be what the text says (a PATH: resolved against base), and must
+ * read back through param_emit_yaml as itself. Comparing the read-back value only with the parsed
+ * one (as fuzz_check_scalar does) missed issue 15 item 9: parsing stripped a quoted path's
+ * spaces, so both sides had lost them; and with the current directory as the only base, no path
+ * ever held bytes that YAML cannot (a directory name that is not UTF-8). */
+static int fuzz_check_text_value(const ParamSpec *s, const char *text, const char *base)
+{
+    char *v1 = NULL, *v2 = NULL, *problem = NULL;
+    const ParamSpec one[] = {*s, PARAM_END};
+    if (!param_parse_value(s, text, base, &v1, &problem)) {
+        int bad = problem == NULL || problem[0] == '\0'
+                      ? fuzz_violation("parse failure without a problem", text)
+                      : 0;
+        g_free(problem);
+        return bad;
+    }
+    int bad = 0;
+    char *want = s->type == PARAM_STRING ? g_strdup(text) : g_canonicalize_filename(text, base);
+    if (strcmp(v1, want) != 0)
+        bad = fuzz_violation("value is not what the text says", text);
+    GString *out = g_string_new(NULL);
+    param_emit_yaml(one, &v1, out, 0);
+    GError *err = NULL;
+    CfgNode *back = bad ? NULL : cfg_load_string("emit.yaml", out->str, NULL, &err);
+    if (!bad && back == NULL)
+        bad = fuzz_violation("param emit does not parse", out->str);
+    else if (!bad && !param_apply(one, back, "", NULL, &v2, &err))
+        bad = fuzz_violation("param emit does not read back", err->message);
+    else if (!bad && strcmp(v1, v2) != 0)
+        bad = fuzz_violation("value changed through emit", out->str);
+    g_clear_error(&err);
+    cfg_node_free(back);
+    g_string_free(out, TRUE);
+    g_free(want);
+    g_free(v1);
+    g_free(v2);
+    return bad;
+}
+
 /* Every scalar that parses as some type must format back (param_emit_yaml) to the same value. */
 static int fuzz_check_scalar(const char *text)
 {
     int bad = 0;
+    /* Paths under a base made of the text itself and under one that is not UTF-8. */
+    char *odd_base = g_strconcat("/\xff/", text, NULL), *text_base = g_strconcat("/", text, NULL);
+    const char *bases[] = {NULL, text_base, odd_base};
+    g_assert(fuzz_type_specs[4].type == PARAM_STRING && fuzz_type_specs[5].type == PARAM_PATH);
+    for (size_t i = 0; i < G_N_ELEMENTS(bases) && !bad; i++)
+        bad = fuzz_check_text_value(&fuzz_type_specs[5], text, bases[i]);
+    if (!bad)
+        bad = fuzz_check_text_value(&fuzz_type_specs[4], text, NULL);
+    g_free(odd_base);
+    g_free(text_base);
     for (const ParamSpec *s = fuzz_type_specs; s->name != NULL && !bad; s++) {
         union {
             bool b;
