@@ -229,6 +229,16 @@ char *cfg_node_where(const CfgNode *node)
     return g_strdup_printf("%s:%d:%d", node->file, node->line, node->col);
 }
 
+void cfg_set_error_va(GError **error, GQuark domain, int code, const CfgNode *node,
+                      const char *fmt, va_list ap)
+{
+    char *msg = g_strdup_vprintf(fmt, ap);
+    char *where = cfg_node_where(node);
+    g_set_error(error, domain, code, "%s: %s", where, msg);
+    g_free(where);
+    g_free(msg);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Parsing */
 

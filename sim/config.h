@@ -10,6 +10,8 @@
 #ifndef ARCHSIM_CONFIG_H
 #define ARCHSIM_CONFIG_H
 
+#include <stdarg.h>
+
 #include <glib.h>
 #include <stdbool.h>
 
@@ -69,6 +71,9 @@ void cfg_node_free(CfgNode *node);
 
 /* "file:line:col" (or "--set" form) of a node, for error messages; newly allocated. */
 char *cfg_node_where(const CfgNode *node);
+/* Sets *error to "WHERE: message" in domain/code, WHERE being cfg_node_where(node). */
+void cfg_set_error_va(GError **error, GQuark domain, int code, const CfgNode *node,
+                      const char *fmt, va_list ap) G_GNUC_PRINTF(5, 0);
 
 /* Writes a node as YAML (block style, keys in order) into out at the given indent. */
 void cfg_node_emit_yaml(const CfgNode *node, GString *out, int indent);

@@ -219,12 +219,8 @@ static void yaml_error(GError **error, const CfgNode *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
+    cfg_set_error_va(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, at, fmt, ap);
     va_end(ap);
-    char *where = cfg_node_where(at);
-    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: %s", where, msg);
-    g_free(where);
-    g_free(msg);
 }
 
 /* a value as --set takes it: quoted YAML scalars stay quoted, so they stay strings */

@@ -60,12 +60,8 @@ static void set_node_error(GError **error, const CfgNode *node, const char *fmt,
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
+    cfg_set_error_va(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, node, fmt, ap);
     va_end(ap);
-    char *where = cfg_node_where(node);
-    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: %s", where, msg);
-    g_free(where);
-    g_free(msg);
 }
 
 static const char *scalar_of(const CfgNode *n)

@@ -500,12 +500,8 @@ static bool wl_manifest_bad(GError **error, const CfgNode *n, const char *fmt, .
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
+    cfg_set_error_va(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, n, fmt, ap);
     va_end(ap);
-    char *where = cfg_node_where(n);
-    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %s", where, msg);
-    g_free(where);
-    g_free(msg);
     return false;
 }
 
