@@ -261,6 +261,8 @@ bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const
 char *sim_mem_format(uint64_t bytes)
 {
     static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes == UINT64_MAX)        /* a product that overflowed */
+        return g_strdup("more than 16 EiB");
     if (bytes < 1024)
         return g_strdup_printf("%" G_GUINT64_FORMAT " B", bytes);
     double v = (double)bytes;

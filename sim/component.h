@@ -243,7 +243,8 @@ bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const
  * allocates), but once the total passes the limit the run fails (sim_fail, exit 78) with the
  * message, so that the engine stops after this event. */
 void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes);
-/* "12 KiB", "1.5 GiB": a byte count for messages. Newly allocated. */
+/* "12 KiB", "1.5 GiB" ("more than 16 EiB" for UINT64_MAX, an overflowed product): a byte count
+ * for messages. Newly allocated. */
 char *sim_mem_format(uint64_t bytes);
 
 /* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */

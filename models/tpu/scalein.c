@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../sim/component.h"
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 #include "../../sim/param.h"
@@ -46,22 +47,6 @@ const TpuLimit tpu_limits[TPU_LIM_N] = {
                            "8 bytes per word of a DRAM line"},
 };
 
-char *tpu_format_bytes(uint64_t bytes)
-{
-    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    if (bytes == UINT64_MAX)
-        return g_strdup("more than 16 EiB");
-    if (bytes < 1024)
-        return g_strdup_printf("%" PRIu64 " bytes", bytes);
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 6) {
-        v /= 1024;
-        u++;
-    }
-    return g_strdup_printf("%.1f %s", v, unit[u]);
-}
-
 char *tpu_limit_check(TpuLimitId id, uint64_t v)
 {
     g_assert(id < TPU_LIM_N);
@@ -75,9 +60,9 @@ char *tpu_limit_check(TpuLimitId id, uint64_t v)
                                " (every address must stay below 2^61)", v, l->max);
     /* what it would take, in bytes: v x bytes_per, saturated */
     uint64_t bytes;
-    char *size = tpu_format_bytes(__builtin_mul_overflow(v, l->bytes_per, &bytes) ? UINT64_MAX
+    char *size = sim_mem_format(__builtin_mul_overflow(v, l->bytes_per, &bytes) ? UINT64_MAX
                                                                                   : bytes);
-    char *lim = tpu_format_bytes(l->max * l->bytes_per);
+    char *lim = sim_mem_format(l->max * l->bytes_per);
     char *m = g_strdup_printf("%" PRIu64 " is above archsim's limit of %" PRIu64
                               " (it would take %s of memory, %s; the limit takes %s)",
                               v, l->max, size, l->what, lim);

@@ -84,8 +84,6 @@ typedef struct {
     const char *what;            /* what those bytes are, for the message */
 } TpuLimit;
 extern const TpuLimit tpu_limits[TPU_LIM_N];
-/* "12.5 GiB" (IEC units, one decimal; "more than 16 EiB" for UINT64_MAX). */
-char *tpu_format_bytes(uint64_t bytes);
 /* "N: above archsim's limit of MAX (it would take SIZE: WHAT)", or NULL when v is within. */
 char *tpu_limit_check(TpuLimitId id, uint64_t v);
 /* The bytes tpu_run_layer would hold for layer l at most (its tables, the SRAM windows' index,

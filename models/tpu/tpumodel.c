@@ -42,6 +42,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../sim/component.h"
 #include "../../sim/error.h"
 #include "tpu.h"
 #include "tpuint.h"
@@ -1192,8 +1193,8 @@ static bool layer_memory_check(const TpuArch *a, const TpuLayer *l, const Gemm *
     uint64_t need = layer_memory(a, g, compat, traced, &largest);
     if (need <= TPU_MAX_LAYER_MEMORY)
         return true;
-    char *size = tpu_format_bytes(need);
-    char *lim = tpu_format_bytes(TPU_MAX_LAYER_MEMORY);
+    char *size = sim_mem_format(need);
+    char *lim = sim_mem_format(TPU_MAX_LAYER_MEMORY);
     g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
                 "layer %s: the model would take %s of memory for it, above archsim's limit of %s "
                 "per layer; most of it: %s",
