@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "error.h"
 #include "outfile.h"
 #include "registry.h"
@@ -37,9 +38,10 @@ static const char *const usage_text =
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"
     "%s"
-    "  help              this text\n"
+    "  help [COMMAND]    this text, or COMMAND's options (as archsim COMMAND --help)\n"
     "\n"
-    "Options: --help (-h) and --version. `archsim COMMAND --help` shows a command's options.\n"
+    "Options: --help (-h) and --version. `archsim COMMAND --help` (or `archsim help COMMAND`)\n"
+    "shows a command's options.\n"
     "\n"
     "Examples:\n"
     "  archsim run configs/default.yaml\n"
@@ -77,8 +79,7 @@ static int fail(GError *e)
 
 static int usage_error(const char *cmd, const char *msg)
 {
-    fprintf(stderr, "archsim %s: %s\nTry 'archsim %s --help'.\n", cmd, msg, cmd);
-    return ARCHSIM_EXIT_USAGE;
+    return cli_usage_error(cmd, "%s", msg);
 }
 
 /* ---- run ------------------------------------------------------------------------------- */
@@ -397,6 +398,31 @@ static void print_summary(FILE *f, const char *config, const StatSet *st, uint64
     fputc('\n', f);
 }
 
+static const CliHelp run_help = {
+    .cmd = "run",
+    .usage = "archsim run CONFIG [OPTIONS]",
+    .summary = "Simulate the machine and workload of a YAML config; the results go to a new run "
+               "directory.",
+    .details =
+        "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
+        "run directory; an existing one is never replaced without --force. A failed run leaves\n"
+        "no run directory behind; one left by a killed run (its process gone) is replaced, with\n"
+        "a note. An existing --trace file is replaced only with --force and only when it is an\n"
+        "archsim dump; devices, FIFOs and symbolic links are never written (--trace - writes\n"
+        "the dump to stdout, and the summary then goes to stderr). SIGINT, SIGTERM and SIGHUP\n"
+        "stop the run and remove what it wrote (exit 130).\n"
+        "\n"
+        "Examples:\n"
+        "  archsim run configs/default.yaml\n"
+        "  archsim run configs/default.yaml --set l1d.size=64KiB --seed 7 -o runs/l1d64k\n"
+        "  archsim run configs/default.yaml --trace trace.txt --trace-window 1000:2000\n"
+        "  archsim run configs/teach/msi.yaml --teach\n"
+        "\n"
+        "Exit status: 0 success, 3 a checker failed (deadlock watchdog, invariant), 64 bad\n"
+        "command line, 65 bad trace, 66 an input file is missing, 73 the run directory exists or\n"
+        "cannot be made, 74 I/O error, 78 bad configuration, 130 interrupted; see archsim --help.\n",
+};
+
 static int cmd_run(int argc, char **argv)
 {
     RunOpts o = { .seed = -1 };
@@ -429,16 +455,6 @@ static int cmd_run(int argc, char **argv)
           NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new("CONFIG - simulate a YAML config");
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_description(ctx,
-        "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
-        "run directory; an existing one is never replaced without --force. A failed run leaves\n"
-        "no run directory behind; one left by a killed run (its process gone) is replaced, with\n"
-        "a note. An existing --trace file is replaced only with --force and only when it is an\n"
-        "archsim dump; devices, FIFOs and symbolic links are never written (--trace - writes\n"
-        "the dump to stdout, and the summary then goes to stderr). SIGINT, SIGTERM and SIGHUP\n"
-        "stop the run and remove what it wrote (exit 130).\n");
     GError *e = NULL;
     int rc = 0;
     char *stage = NULL, *trace_path = NULL, *out = NULL;
@@ -459,13 +475,16 @@ static int cmd_run(int argc, char **argv)
     argv_copy[0] = g_strdup("archsim");
     for (int i = 0; i < argc; i++)
         argv_copy[i + 1] = g_strdup(argv[i]);
-    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
-        rc = usage_error("run", e->message);
-        g_clear_error(&e);
+    rc = cli_parse(&run_help, entries, &argc, &argv);
+    if (rc >= 0)
         goto out;
-    }
+    rc = 0;
     if (argc != 2) {
         rc = usage_error("run", argc < 2 ? "missing CONFIG" : "exactly one CONFIG expected");
+        goto out;
+    }
+    if (!*argv[1]) {
+        rc = usage_error("run", "empty CONFIG");
         goto out;
     }
     if (o.seed_text) {
@@ -756,34 +775,51 @@ out:
     g_free(o.trace_window);
     g_free(o.trace_components);
     g_free(o.trace_addr);
-    g_option_context_free(ctx);
     return rc;
 }
 
 /* ---- validate / describe ------------------------------------------------------------- */
 
+static const CliHelp validate_help = {
+    .cmd = "validate",
+    .usage = "archsim validate FILE... [--set KEY=VALUE]...",
+    .summary = "Check configs (keys, types, units, ranges, inputs) without running them.",
+    .details =
+        "Checks every key, type, unit and range, builds the machine and opens its inputs.\n"
+        "Prints 'FILE: ok' per good file and each bad file's error (file:line:col: problem);\n"
+        "goes on with the next FILE and exits with the first failure's code.\n"
+        "\n"
+        "Examples:\n"
+        "  archsim validate configs/default.yaml configs/small-l1d.yaml\n"
+        "  archsim validate configs/default.yaml --set l1d.size=64KiB\n"
+        "\n"
+        "Exit status: 0 every FILE is good, 64 bad command line, 66 a file is missing,\n"
+        "78 bad configuration; see archsim --help.\n",
+};
+
 static int cmd_validate(int argc, char **argv)
 {
     gchar **sets = NULL;
     GOptionEntry entries[] = {
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "apply overrides before checking",
-          "KEY=VALUE" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "apply an override before checking (repeatable)", "KEY=VALUE" },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new("FILE... - check configs without running them");
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_description(ctx,
-        "Checks every key, type, unit and range, builds the machine and opens its inputs.\n"
-        "Prints 'FILE: ok' per good file; exits with the first failure's code.\n");
     GError *e = NULL;
-    int rc = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
-        rc = usage_error("validate", e->message);
-        g_clear_error(&e);
+    int rc = cli_parse(&validate_help, entries, &argc, &argv);
+    if (rc >= 0) {
+        /* help printed or usage error */
     } else if (argc < 2) {
         rc = usage_error("validate", "missing FILE");
     } else {
-        for (int i = 1; i < argc; i++) {
+        rc = 0;
+        bool empty = false;
+        for (int i = 1; i < argc && !empty; i++)
+            if (!*argv[i]) {
+                rc = cli_usage_error("validate", "argument %d is empty (expected FILE)", i);
+                empty = true;
+            }
+        for (int i = 1; i < argc && !empty; i++) {
             CfgNode *root = cfg_load_file(argv[i], NULL, &e);
             for (char **s = sets; root && s && *s; s++)
                 if (!cfg_apply_set(root, *s, &e))
@@ -801,21 +837,40 @@ static int cmd_validate(int argc, char **argv)
         }
     }
     g_strfreev(sets);
-    g_option_context_free(ctx);
     return rc;
 }
 
+static const CliHelp describe_help = {
+    .cmd = "describe",
+    .usage = "archsim describe [TYPE]",
+    .summary = "List the systems and component classes, or one TYPE's parameters, ports and "
+               "statistics.",
+    .details =
+        "Without TYPE: every section, system (system.type) and component class; with TYPE (a\n"
+        "system, a class, or sim) that one only: each parameter with its type, default, range\n"
+        "and meaning, each port and each statistic, as configs and stats files name them.\n"
+        "\n"
+        "Examples:\n"
+        "  archsim describe\n"
+        "  archsim describe cache\n"
+        "\n"
+        "Exit status: 0 success, 64 bad command line or unknown TYPE; see archsim --help.\n",
+};
+
 static int cmd_describe(int argc, char **argv)
 {
-    GOptionContext *ctx = g_option_context_new("[TYPE] - parameters, ports and stats of a class");
-    GError *e = NULL;
-    int rc = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
-        rc = usage_error("describe", e->message);
-        g_clear_error(&e);
+    GOptionEntry entries[] = {
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    int rc = cli_parse(&describe_help, entries, &argc, &argv);
+    if (rc >= 0) {
+        /* help printed or usage error */
     } else if (argc > 2) {
         rc = usage_error("describe", "at most one TYPE");
+    } else if (argc == 2 && !*argv[1]) {
+        rc = usage_error("describe", "empty TYPE");
     } else {
+        rc = 0;
         GString *out = g_string_new(NULL);
         if (system_describe(argc == 2 ? argv[1] : NULL, out)) {
             fputs(out->str, stdout);
@@ -834,8 +889,39 @@ static int cmd_describe(int argc, char **argv)
         }
         g_string_free(out, TRUE);
     }
-    g_option_context_free(ctx);
     return rc;
+}
+
+/* Runs the subcommand NAME with argv[0] == NAME; false when there is none of that name. */
+static bool dispatch(const char *name, int argc, char **argv, int *rc)
+{
+    static const struct { const char *name; int (*main)(int, char **); } builtin[] = {
+        { "run", cmd_run }, { "sweep", sweep_main }, { "validate", cmd_validate },
+        { "describe", cmd_describe },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(builtin); i++)
+        if (!strcmp(name, builtin[i].name)) {
+            *rc = builtin[i].main(argc, argv);
+            return true;
+        }
+    for (const CliCommand *c = archsim_model_commands; c->name; c++)
+        if (!strcmp(name, c->name)) {
+            *rc = c->main(argc, argv);
+            return true;
+        }
+    return false;
+}
+
+static int unknown_command(const char *prefix, const char *cmd)
+{
+    const char *names[64] = { "run", "sweep", "validate", "describe", "help" };
+    size_t n = 5;
+    for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
+        names[n++] = c->name;
+    const char *hint = param_suggest(cmd, names, n);
+    fprintf(stderr, "%s: unknown command '%s'%s%s%s\nTry 'archsim --help'.\n", prefix, cmd,
+            hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    return ARCHSIM_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -845,6 +931,20 @@ int main(int argc, char **argv)
         return ARCHSIM_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc > 2) {
+        /* `archsim help CMD` is `archsim CMD --help` */
+        if (argc > 3)
+            return usage_error("help", "at most one COMMAND");
+        if (!strcmp(argv[2], "help")) {
+            print_usage(stdout);
+            return 0;
+        }
+        char *args[] = { argv[2], (char *)"--help", NULL };
+        int rc;
+        if (dispatch(argv[2], 2, args, &rc))
+            return rc;
+        return unknown_command("archsim help", argv[2]);
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         print_usage(stdout);
         return 0;
@@ -853,23 +953,8 @@ int main(int argc, char **argv)
         printf("archsim %s (git %s)\n", ARCHSIM_VERSION, ARCHSIM_GIT);
         return 0;
     }
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep"))
-        return sweep_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "validate"))
-        return cmd_validate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "describe"))
-        return cmd_describe(argc - 1, argv + 1);
-    for (const CliCommand *c = archsim_model_commands; c->name; c++)
-        if (!strcmp(cmd, c->name))
-            return c->main(argc - 1, argv + 1);
-    const char *names[64] = { "run", "sweep", "validate", "describe", "help" };
-    size_t n = 5;
-    for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
-        names[n++] = c->name;
-    const char *hint = param_suggest(cmd, names, n);
-    fprintf(stderr, "archsim: unknown command '%s'%s%s%s\nTry 'archsim --help'.\n", cmd,
-            hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-    return ARCHSIM_EXIT_USAGE;
+    int rc;
+    if (dispatch(cmd, argc - 1, argv + 1, &rc))
+        return rc;
+    return unknown_command("archsim", cmd);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "cli.h"
 #include "error.h"
 #include "outfile.h"
 
@@ -1055,9 +1056,30 @@ static int sweep_fail(GError *e)
 
 static int sweep_usage(const char *msg)
 {
-    fprintf(stderr, "archsim sweep: %s\nTry 'archsim sweep --help'.\n", msg);
-    return ARCHSIM_EXIT_USAGE;
+    return cli_usage_error("sweep", "%s", msg);
 }
+
+static const CliHelp sweep_help = {
+    .cmd = "sweep",
+    .usage = "archsim sweep CONFIG --grid KEY=V1,V2,... [--zip KEY=V1,...]... [OPTIONS]",
+    .summary = "Run CONFIG at every point of a sweep; one row per point in DIR/sweep.csv.",
+    .details =
+        "Each point runs `archsim run` into DIR/point-NNNN/; DIR/sweep.csv gets one row per point\n"
+        "(swept values, seed, status, message, selected stats) and DIR/sweep.json describes the\n"
+        "points. Point order: axes in order, the last varying fastest. A `sweep:` block in CONFIG\n"
+        "may give the axes instead of --grid and --zip. Points die with the sweep (SIGINT,\n"
+        "SIGTERM, SIGHUP, even SIGKILL of the driver); an interrupted sweep keeps its complete\n"
+        "points and writes no sweep.csv: finish it with --resume. See docs/sweeps.md.\n"
+        "\n"
+        "Examples:\n"
+        "  archsim sweep configs/coherence/false-sharing.yaml --grid core.spacing=8B,64B \\\n"
+        "                --grid system.cores=1,2,4,8 -j 4 -o runs/fs-sweep\n"
+        "  archsim sweep configs/default.yaml --grid l1d.size=16KiB,32KiB,64KiB --dry-run\n"
+        "\n"
+        "Exit status: 0 every point succeeded, 3 a point failed (its row says how), 64 bad\n"
+        "command line, 65 --resume refused, 73 DIR exists or cannot be made, 78 bad\n"
+        "configuration, 130 interrupted; see archsim --help.\n",
+};
 
 /* Relative PARAM_PATH values resolve against the directory of the file that set them; the base
  * config written into the sweep directory would move them, so values naming an existing file
@@ -1306,27 +1328,22 @@ int sweep_main(int argc, char **argv)
           "them as without --mpi); needs a build with OpenMPI", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new("CONFIG - run CONFIG at every point of a sweep");
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_description(ctx,
-        "Each point runs `archsim run` into DIR/point-NNNN/; DIR/sweep.csv gets one row per point\n"
-        "(swept values, seed, status, message, selected stats) and DIR/sweep.json describes the\n"
-        "points. Point order: axes in order, the last varying fastest. Exit 0 when every point\n"
-        "succeeded, 3 when one failed (its row says how). Points die with the sweep (SIGINT,\n"
-        "SIGTERM, SIGHUP, even SIGKILL of the driver). See docs/sweeps.md.\n");
     GError *e = NULL;
     int rc = 0;
     Sweep *s = sweep_new();
     CfgNode *root = NULL;
     SweepResult *results = NULL;
     guint n = 0, resumed = 0, failed = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &e)) {
-        rc = sweep_usage(e->message);
-        g_clear_error(&e);
+    rc = cli_parse(&sweep_help, entries, &argc, &argv);
+    if (rc >= 0)
         goto out;
-    }
+    rc = 0;
     if (argc != 2) {
         rc = sweep_usage(argc < 2 ? "missing CONFIG" : "exactly one CONFIG expected");
+        goto out;
+    }
+    if (!*argv[1]) {
+        rc = sweep_usage("empty CONFIG");
         goto out;
     }
     if (jobs < 1) {
@@ -1591,6 +1608,5 @@ out:
     g_strfreev(grids);
     g_strfreev(zips);
     g_strfreev(sets);
-    g_option_context_free(ctx);
     return rc;
 }

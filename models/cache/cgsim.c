@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../sim/cli.h"
 #include "../../sim/error.h"
 #include "../../traces/lackey.h"
 
@@ -273,16 +274,19 @@ CgCounts cgsim_counts(const CgSim *s)
 #define CG_DEFAULT_LL "1048576,16,64"
 #define CG_BATCH 8192   /* references per lackey_read: 128 KiB of MemRef, stays in L2 */
 
-static const char cg_cli_summary[] =
+static const CliHelp cg_cli_help = {
+    .cmd = "cachegrind",
+    .usage = "archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE",
+    .summary = "Print cachegrind's nine I1/D1/LL counters for a valgrind lackey trace.",
+    .details =
     "Runs a valgrind lackey trace (valgrind --tool=lackey --trace-mem=yes --log-file=TRACE, plain\n"
     "or gzip) through I1, D1 and LL caches with cachegrind's rules (valgrind 3.19) and prints\n"
     "cachegrind's nine counters.\n"
     "\n"
     "Geometries are SIZE,ASSOC,LINE in bytes; the set count must be a power of two and LINE at\n"
     "least 16. Defaults: --I1=" CG_DEFAULT_I1 " --D1=" CG_DEFAULT_D1 " --LL=" CG_DEFAULT_LL ".\n"
-    "Cachegrind picks its defaults from the host CPU, so give both tools the same three options.";
-
-static const char cg_cli_description[] =
+    "Cachegrind picks its defaults from the host CPU, so give both tools the same three options.\n"
+    "\n"
     "Output (stdout): a header line and a line of values, in the order of the \"summary:\" line\n"
     "of cachegrind's output file, for example (workloads/matmul, default geometry):\n"
     "  Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
@@ -290,24 +294,13 @@ static const char cg_cli_description[] =
     "Ir: instruction fetches (lackey I); Dr: reads (L and M, one read each); Dw: writes (S);\n"
     "*1mr/*1mw: L1 misses; *Lmr/*Lmw: LL misses (LL sees only L1 misses).\n"
     "\n"
-    "Exit status: 0 success, 64 bad command line, 65 malformed or truncated trace,\n"
-    "66 trace missing or unreadable, 74 output could not be written.";
-
-/* Prints GLib's option help with our usage line: GLib would name g_get_prgname() alone, but
- * this is the "cachegrind" subcommand of archsim. */
-static void cg_cli_print_help(GOptionContext *ctx)
-{
-    char *help = g_option_context_get_help(ctx, TRUE, NULL);
-    const char *body = help;
-    if (g_str_has_prefix(help, "Usage:")) {
-        const char *para = strstr(help, "\n\n");
-        if (para != NULL)
-            body = para + 2;
-    }
-    printf("Usage:\n  archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE\n\n%s",
-           body);
-    g_free(help);
-}
+    "Example:\n"
+    "  archsim cachegrind --D1=65536,8,64 traces/samples/matmul64.lackey.gz\n"
+    "\n"
+    "Exit status: 0 success, 64 bad command line, 65 malformed or truncated trace, or one\n"
+    "without a single memory reference (as archsim run), 66 trace missing or unreadable,\n"
+    "74 output could not be written.\n",
+};
 
 static int cg_cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
@@ -317,7 +310,7 @@ static int cg_cli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "archsim cachegrind: %s\n", msg);
+    cli_usage_error("cachegrind", "%s", msg);
     g_free(msg);
     return ARCHSIM_EXIT_USAGE;
 }
@@ -341,13 +334,23 @@ static bool cg_cli_run(CgSim *s, const char *path, GError **error)
         return false;
     MemRef *buf = g_new(MemRef, CG_BATCH);
     size_t n;
+    uint64_t refs = 0;
     GError *err = NULL;
-    while ((n = lackey_read(r, buf, CG_BATCH, &err)) > 0)
+    while ((n = lackey_read(r, buf, CG_BATCH, &err)) > 0) {
         cgsim_access_batch(s, buf, n);
+        refs += n;
+    }
     g_free(buf);
     lackey_close(r);
     if (err != NULL) {
         g_propagate_error(error, err);
+        return false;
+    }
+    /* as archsim run (trace-core): a trace without a single reference (a crashed recording,
+     * only ==pid== lines) is bad input, not nine zeros */
+    if (refs == 0) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: the trace holds no memory references", path);
         return false;
     }
     return true;
@@ -371,8 +374,6 @@ int cgsim_cli_main(int argc, char **argv)
     /* GLib's built-in --help calls exit(); ours returns, so the caller decides. */
     g_option_context_set_help_enabled(ctx, FALSE);
     g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_summary(ctx, cg_cli_summary);
-    g_option_context_set_description(ctx, cg_cli_description);
 
     /* parse_strv owns and edits its vector; give it a copy, not the caller's argv. */
     char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
@@ -386,11 +387,11 @@ int cgsim_cli_main(int argc, char **argv)
     CgSim *s = NULL;
     CgGeom i1, d1, ll;
     if (!g_option_context_parse_strv(ctx, &args, &err)) {
-        rc = cg_cli_usage_error("%s (see --help)", err->message);
+        rc = cg_cli_usage_error("%s", err->message);
         goto out;
     }
     if (help) {
-        cg_cli_print_help(ctx);
+        cli_help_print(stdout, &cg_cli_help, entries);
         if (fflush(stdout) != 0 || ferror(stdout))
             rc = ARCHSIM_EXIT_IOERR;
         goto out;
@@ -399,11 +400,19 @@ int cgsim_cli_main(int argc, char **argv)
     guint first = args[0] != NULL && args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
     guint nargs = g_strv_length(args) - (first - 1);
     if (nargs < 2) {
-        rc = cg_cli_usage_error("missing TRACE (see --help)");
+        rc = cg_cli_usage_error("missing TRACE");
         goto out;
     }
     if (nargs > 2) {
         rc = cg_cli_usage_error("unexpected argument '%s' (one TRACE only)", args[first + 1]);
+        goto out;
+    }
+    if (!cli_check_empty("cachegrind", entries)) {
+        rc = ARCHSIM_EXIT_USAGE;
+        goto out;
+    }
+    if (!*args[first]) {
+        rc = cg_cli_usage_error("empty TRACE");
         goto out;
     }
     if (!cg_cli_geom("I1", i1_text ? i1_text : CG_DEFAULT_I1, &i1) ||

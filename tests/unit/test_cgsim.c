@@ -412,13 +412,20 @@ static void test_cli(void)
         int rc;
         const char *err;        /* exact stderr, or a prefix when it ends in "..." */
     } bad[] = {
-        { 1, { "cachegrind" }, 64, "archsim cachegrind: missing TRACE (see --help)\n" },
+        { 1, { "cachegrind" }, 64,
+          "archsim cachegrind: missing TRACE\nTry 'archsim cachegrind --help'.\n" },
+        { 2, { "cachegrind", "" }, 64,
+          "archsim cachegrind: empty TRACE\nTry 'archsim cachegrind --help'.\n" },
+        { 3, { "cachegrind", "--LL=", SAMPLE }, 64,
+          "archsim cachegrind: --LL: empty S,A,L\nTry 'archsim cachegrind --help'.\n" },
         { 3, { "cachegrind", "a", "b" }, 64,
-          "archsim cachegrind: unexpected argument 'b' (one TRACE only)\n" },
+          "archsim cachegrind: unexpected argument 'b' (one TRACE only)\n"
+          "Try 'archsim cachegrind --help'.\n" },
         { 3, { "cachegrind", "--I1=32768,8,48", SAMPLE }, 64,
-          "archsim cachegrind: --I1=32768,8,48: line size 48 is not a power of two\n" },
+          "archsim cachegrind: --I1=32768,8,48: line size 48 is not a power of two\n"
+          "Try 'archsim cachegrind --help'.\n" },
         { 3, { "cachegrind", "--L2=1,1,1", SAMPLE }, 64,
-          "archsim cachegrind: Unknown option --L2=1,1,1 (see --help)\n" },
+          "archsim cachegrind: Unknown option --L2=1,1,1\nTry 'archsim cachegrind --help'.\n" },
         { 2, { "cachegrind", "no/such/trace" }, 66,
           "no/such/trace: cannot open: No such file or directory\n" },
     };
@@ -450,6 +457,34 @@ static void test_cli(void)
     g_free(path);
 }
 
+/* An empty trace, one with lackey's ==pid== header only and one with a comment only: as in
+ * archsim run, a trace without a single reference is bad input (65), not nine zeros (issue 16). */
+static void test_cli_no_references(void)
+{
+    static const char *const bodies[] = {
+        "", "==4242== Lackey, an example Valgrind tool\n==4242== Command: ./a.out\n", "# c\n",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bodies); i++) {
+        char *path = NULL, *out = NULL, *err = NULL;
+        int fd = g_file_open_tmp("test_cgsim_empty.XXXXXX", &path, NULL);
+        g_assert(fd >= 0);
+        g_assert(write(fd, bodies[i], strlen(bodies[i])) == (ssize_t)strlen(bodies[i]));
+        close(fd);
+        const char *argv[] = { "cachegrind", path };
+        CU_ASSERT_EQUAL(tc_cli(&out, &err, 2, argv), 65);
+        char *want = i < 2 ? g_strdup_printf("%s: the trace holds no memory references\n", path)
+                           : g_strdup_printf("%s:1:1: unknown record '#' (expected I, L, S or M)\n",
+                                             path);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        CU_ASSERT_STRING_EQUAL(out, "");
+        g_free(want);
+        g_free(out);
+        g_free(err);
+        g_unlink(path);
+        g_free(path);
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -465,7 +500,8 @@ int main(void)
         !CU_add_test(s, "block 0 hits cold", test_block_zero_hits_cold) ||
         !CU_add_test(s, "size clamp", test_size_clamp) ||
         !CU_add_test(s, "golden: cachegrind on matmul64", test_golden_matmul) ||
-        !CU_add_test(s, "command line", test_cli)) {
+        !CU_add_test(s, "command line", test_cli) ||
+        !CU_add_test(s, "a trace without references is bad input", test_cli_no_references)) {
         CU_cleanup_registry();
         return 1;
     }
