@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sim/cli.h"
 #include "../sim/error.h"
 #include "../sim/param.h"
 
@@ -970,9 +971,6 @@ int checker_cli_main(int argc, char **argv)
     GOptionContext *ctx = g_option_context_new("NAME");
     g_option_context_set_help_enabled(ctx, FALSE);
     g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_summary(ctx, "Check a coherence protocol's table by exploring its "
-                                 "states (Murphi style).");
-    g_option_context_set_description(ctx, ck_cli_description);
     char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
@@ -986,11 +984,16 @@ int checker_cli_main(int argc, char **argv)
         goto out;
     }
     if (help) {
-        char *text = g_option_context_get_help(ctx, TRUE, NULL);
-        const char *body = strstr(text, "\n\n");
-        printf("Usage:\n  archsim check-protocol [--caches N] [--pointers K] [--markdown] NAME\n\n%s",
-               body != NULL ? body + 2 : text);
-        g_free(text);
+        static const CliHelp ck_cli_help = {
+            .cmd = "check-protocol",
+            .usage = "archsim check-protocol [--caches N] [--pointers K] [--markdown] NAME",
+            .summary = "Check a coherence protocol's table by exploring its states (Murphi "
+                       "style).",
+            .details = ck_cli_description,
+        };
+        cli_help_print(stdout, &ck_cli_help, entries);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = ARCHSIM_EXIT_IOERR;
         goto out;
     }
     guint first = args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;

@@ -67,7 +67,7 @@ static void cli_format_entries(GString *o, const GOptionEntry *const *sets, size
     size_t width = 0;
     for (size_t k = 0; k < nsets; k++)
         for (const GOptionEntry *e = sets[k]; e && e->long_name; e++) {
-            if (e->flags & G_OPTION_FLAG_HIDDEN)
+            if ((e->flags & G_OPTION_FLAG_HIDDEN) || !*e->long_name)
                 continue;
             char *left = cli_entry_left(e);
             size_t n = strlen(left);
@@ -78,7 +78,7 @@ static void cli_format_entries(GString *o, const GOptionEntry *const *sets, size
     size_t col = 2 + width + 2;
     for (size_t k = 0; k < nsets; k++)
         for (const GOptionEntry *e = sets[k]; e && e->long_name; e++) {
-            if (e->flags & G_OPTION_FLAG_HIDDEN)
+            if ((e->flags & G_OPTION_FLAG_HIDDEN) || !*e->long_name)
                 continue;
             char *left = cli_entry_left(e);
             size_t n = strlen(left);
@@ -103,7 +103,8 @@ void cli_help_print(FILE *f, const CliHelp *h, const GOptionEntry *entries)
     GString *o = g_string_new(NULL);
     char **forms = g_strsplit(h->usage, "\n", -1);
     for (char **p = forms; *p; p++)
-        g_string_append_printf(o, "%s%s\n", p == forms ? "Usage: " : "       ", *p);
+        g_string_append_printf(o, "%s%s\n", p == forms ? "Usage: " : **p == ' ' ? "" : "       ",
+                               *p);
     g_strfreev(forms);
     g_string_append_printf(o, "\n%s\n\nOptions:\n", h->summary);
     const GOptionEntry *sets[2] = { entries, cli_help_entry };
@@ -130,8 +131,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 static bool cli_empty_option(const char *cmd, const GOptionEntry *e)
 {
-    cli_usage_error(cmd, "--%s: empty %s", e->long_name,
-                    e->arg_description ? e->arg_description : "value");
+    if (!*e->long_name)      /* G_OPTION_REMAINING: the operands */
+        cli_usage_error(cmd, "an empty argument where a file name is expected");
+    else
+        cli_usage_error(cmd, "--%s: empty %s", e->long_name,
+                        e->arg_description ? e->arg_description : "value");
     return false;
 }
 

@@ -13,7 +13,7 @@
 typedef struct {
     const char *cmd;       /* as typed after `archsim`: "run", "trace dump" */
     /* the usage forms, one per line, each printed after "Usage: " (the first) or seven spaces;
-     * continuation lines of a long form start with spaces */
+     * a line that starts with a space continues the form above and is printed as it is */
     const char *usage;
     const char *summary;   /* one line, no final newline */
     /* after the options: what the command reads and writes, examples and exit status (or a
@@ -22,7 +22,8 @@ typedef struct {
 } CliHelp;
 
 /* Prints the help of h to f: usage, summary, "Options:" listing entries (NULL-terminated;
- * G_OPTION_FLAG_HIDDEN ones left out) plus -h/--help when entries has none, then details. */
+ * G_OPTION_FLAG_HIDDEN ones and G_OPTION_REMAINING left out) plus -h/--help when entries has
+ * none, then details. */
 void cli_help_print(FILE *f, const CliHelp *h, const GOptionEntry *entries);
 
 /* Prints "archsim CMD: MESSAGE\nTry 'archsim CMD --help'.\n" to stderr; returns 64. */

@@ -932,18 +932,19 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "help") && argc > 2) {
-        /* `archsim help CMD` is `archsim CMD --help` */
-        if (argc > 3)
-            return usage_error("help", "at most one COMMAND");
+        /* `archsim help CMD [SUB]` is `archsim CMD [SUB] --help` */
         if (!strcmp(argv[2], "help")) {
             print_usage(stdout);
             return 0;
         }
-        char *args[] = { argv[2], (char *)"--help", NULL };
+        char **args = g_new0(char *, (size_t)argc);
+        for (int i = 2; i < argc; i++)
+            args[i - 2] = argv[i];
+        args[argc - 2] = (char *)"--help";
         int rc;
-        if (dispatch(argv[2], 2, args, &rc))
-            return rc;
-        return unknown_command("archsim help", argv[2]);
+        bool found = dispatch(argv[2], argc - 1, args, &rc);
+        g_free(args);
+        return found ? rc : unknown_command("archsim help", argv[2]);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         print_usage(stdout);

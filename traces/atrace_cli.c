@@ -20,6 +20,7 @@
 
 #include <glib/gstdio.h>
 
+#include "../sim/cli.h"
 #include "../sim/error.h"
 #include "atrace.h"
 
@@ -92,14 +93,25 @@ static int at_cli_flush(void)
 
 static void at_cli_print_help(void)
 {
-    printf("Usage:\n");
-    for (const AtCliCommand *c = at_cli_commands; c->name != NULL; c++)
-        printf("  archsim trace %s %s\n", c->name, c->args);
-    printf("\nInspects archsim's per-thread traces (format: traces/FORMAT.md).\n\nSubcommands:\n");
-    for (const AtCliCommand *c = at_cli_commands; c->name != NULL; c++)
-        printf("  %-6s %s\n", c->name, c->summary);
-    printf("\nExit status: 0 success, 64 bad command line, 65 malformed or truncated trace,\n"
-           "66 trace missing or unreadable, 74 output could not be written.\n");
+    GString *usage = g_string_new(NULL), *details = g_string_new("Subcommands:\n");
+    for (const AtCliCommand *c = at_cli_commands; c->name != NULL; c++) {
+        g_string_append_printf(usage, "%sarchsim trace %s %s", c == at_cli_commands ? "" : "\n",
+                               c->name, c->args);
+        g_string_append_printf(details, "  %-6s %s\n", c->name, c->summary);
+    }
+    g_string_append(details, "\n`archsim trace SUBCOMMAND --help` shows a subcommand's options.\n"
+                    "\nExit status: 0 success, 64 bad command line, 65 malformed or truncated "
+                    "trace,\n66 trace missing or unreadable, 74 output could not be written.\n");
+    const CliHelp h = {
+        .cmd = "trace",
+        .usage = usage->str,
+        .summary = "Inspect and make archsim's per-thread traces (format: traces/FORMAT.md).",
+        .details = details->str,
+    };
+    static const GOptionEntry none[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
+    cli_help_print(stdout, &h, none);
+    g_string_free(usage, TRUE);
+    g_string_free(details, TRUE);
 }
 
 int atrace_cli_main(int argc, char **argv)
@@ -148,6 +160,20 @@ static bool at_cli_parse(const char *cmd, GOptionEntry *entries, int argc, char 
     /* GLib keeps a "--" that precedes an operand starting with '-'; it only ends options */
     guint first = v[1] != NULL && !strcmp(v[1], "--") ? 2 : 1;
     guint n = g_strv_length(v) - first;
+    /* an empty --addr2line or FILE names no file (it read as "": No such file) */
+    char *full = g_strconcat("trace ", cmd, NULL);
+    bool empty = !cli_check_empty(full, entries);
+    for (guint i = 0; !empty && i < n; i++)
+        if (!*v[first + i]) {
+            cli_usage_error(full, "argument %u is empty (expected FILE)", i + 1);
+            empty = true;
+        }
+    g_free(full);
+    if (empty) {
+        *rc = ARCHSIM_EXIT_USAGE;
+        g_strfreev(v);
+        return false;
+    }
     char **ops = g_new0(char *, n + 1);
     for (guint i = 0; i < n; i++)
         ops[i] = g_strdup(v[first + i]);
@@ -260,11 +286,20 @@ static int at_cli_info(int argc, char **argv)
     if (!at_cli_parse("info", entries, argc, argv, &files, &rc))
         return rc;
     if (help) {
-        printf("Usage:\n  archsim trace info FILE...\n\n"
-               "Prints each trace's header, its records per kind, its sites, its size per\n"
-               "record (compressed and not) and whether its first and last records carry gaps.\n"
-               "A bad file is reported on stderr and the others are still read; the exit\n"
-               "status is then that of the first error (65 malformed, 66 missing).\n");
+        static const CliHelp h = {
+            .cmd = "trace info",
+            .usage = "archsim trace info FILE...",
+            .summary = "Print each trace's header, records per kind, sites and size per record.",
+            .details =
+                "Prints each trace's header, its records per kind, its sites, its size per\n"
+                "record (compressed and not) and whether its first and last records carry gaps.\n"
+                "A bad file is reported on stderr and the others are still read.\n"
+                "\n"
+                "Exit status: 0 success, 64 bad command line, then that of the first bad file:\n"
+                "65 malformed or truncated, 66 missing or unreadable; 74 output could not be\n"
+                "written.\n",
+        };
+        cli_help_print(stdout, &h, entries);
         g_strfreev(files);
         return at_cli_flush();
     }
@@ -488,13 +523,22 @@ static int at_cli_dump(int argc, char **argv)
     if (!at_cli_parse("dump", entries, argc, argv, &files, &rc))
         goto out;
     if (help) {
-        printf("Usage:\n  archsim trace dump FILE [--limit N] [--addr2line BINARY]\n\n"
-               "Prints one line per record after two '#' lines (the header, the columns):\n"
-               "  index kind size address order arg gap pc [function file:line]\n"
-               "'-' marks a field the kind does not have; order is MO, OP/MO[/unchanged] for\n"
-               "RMW, MO/FAILURE-MO for CAS. --addr2line runs addr2line once on BINARY (the\n"
-               "traced executable) with every site's PC, less the load base, less 1 unless the\n"
-               "header says the PCs are exact (return addresses of the TSan hooks).\n");
+        static const CliHelp h = {
+            .cmd = "trace dump",
+            .usage = "archsim trace dump FILE [--limit N] [--addr2line BINARY]",
+            .summary = "Print one line per record of a trace.",
+            .details =
+                "Prints one line per record after two '#' lines (the header, the columns):\n"
+                "  index kind size address order arg gap pc [function file:line]\n"
+                "'-' marks a field the kind does not have; order is MO, OP/MO[/unchanged] for\n"
+                "RMW, MO/FAILURE-MO for CAS. --addr2line runs addr2line once on BINARY (the\n"
+                "traced executable) with every site's PC, less the load base, less 1 unless the\n"
+                "header says the PCs are exact (return addresses of the TSan hooks).\n"
+                "\n"
+                "Exit status: 0 success, 64 bad command line, 65 malformed or truncated trace,\n"
+                "66 trace missing or unreadable, 74 output could not be written.\n",
+        };
+        cli_help_print(stdout, &h, entries);
         rc = at_cli_flush();
         goto out;
     }

@@ -35,6 +35,7 @@
 
 #include <glib/gstdio.h>
 
+#include "../sim/cli.h"
 #include "../sim/error.h"
 #include "../sim/outfile.h"
 #include "atrace.h"
@@ -627,15 +628,28 @@ int atrace_gaps_main(int argc, char **argv)
         goto out;
     }
     if (help) {
-        printf("Usage:\n  archsim trace gaps DIR --binary PROGRAM [--force] [--quiet]\n\n"
-               "Gives every record of DIR/T<tid>.trace (recorded with tools/archsim-cc) an\n"
-               "estimated gap: instructions since the previous record, counted statically in\n"
-               "`objdump -d PROGRAM` per basic block (shared/notes/tracing.md section 6,\n"
-               "docs/tracing.md \"Gaps\"). Rewrites the traces in place with header flag\n"
-               "has-gaps and without gaps-exact, and manifest.yaml's gaps: line. Traces that\n"
-               "already have gaps are refused (exit 65) unless --force. Needs objdump\n"
-               "(binutils).\n");
+        static const CliHelp ag_help = {
+            .cmd = "trace gaps",
+            .usage = "archsim trace gaps DIR --binary PROGRAM [--force] [--quiet]",
+            .summary = "Estimate the compute gaps of a recording from its program's objdump.",
+            .details =
+                "Gives every record of DIR/T<tid>.trace (recorded with tools/archsim-cc) an\n"
+                "estimated gap: instructions since the previous record, counted statically in\n"
+                "`objdump -d PROGRAM` per basic block (docs/tracing.md \"Gaps\"). Rewrites the\n"
+                "traces in place with header flag has-gaps and without gaps-exact, and\n"
+                "manifest.yaml's gaps: line. Traces that already have gaps are refused (exit 65)\n"
+                "unless --force. Needs objdump (binutils).\n"
+                "\n"
+                "Exit status: 0 success, 64 bad command line, 65 malformed traces or gaps already\n"
+                "there, 66 DIR or PROGRAM missing, 73 or 74 a trace could not be rewritten; see\n"
+                "archsim --help.\n",
+        };
+        cli_help_print(stdout, &ag_help, entries);
         rc = fflush(stdout) == 0 ? ARCHSIM_EXIT_OK : ARCHSIM_EXIT_IOERR;
+        goto out;
+    }
+    if (!cli_check_empty("trace gaps", entries)) {
+        rc = ARCHSIM_EXIT_USAGE;
         goto out;
     }
     if (ops == NULL || ops[0] == NULL) {

@@ -17,29 +17,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../sim/cli.h"
 #include "../sim/config.h"
 #include "../sim/error.h"
 #include "atrace.h"
 
-static const char *const atrace_record_usage =
-    "Usage: archsim trace record -o DIR [--force] [--zlevel N] [--verify] [--quiet] -- PROGRAM "
-    "[ARGS...]\n"
-    "\n"
+/* record parses its own command line (everything after PROGRAM is PROGRAM's); this table is
+ * only its --help */
+static const GOptionEntry atrace_record_options[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, NULL,
+      "where the traces go (created; must be empty or absent)", "DIR" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "reuse a non-empty DIR: its T*.trace and manifest.yaml are removed", NULL },
+    { "zlevel", 0, 0, G_OPTION_ARG_INT, NULL, "zlib level of the streams, 0-9 (default 1)", "N" },
+    { "verify", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "also decode every record and compare counts with the manifest", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, NULL, "only the summary line", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static const CliHelp atrace_record_help = {
+    .cmd = "trace record",
+    .usage = "archsim trace record -o DIR [--force] [--zlevel N] [--verify] [--quiet] -- PROGRAM "
+             "[ARGS...]",
+    .summary = "Record a program built with tools/archsim-cc: one trace per thread in DIR.",
+    .details =
     "Runs PROGRAM (built with tools/archsim-cc) with ARCHSIM_TRACE_OUT=DIR: its recording\n"
     "runtime writes DIR/T<tid>.trace per thread (0 = main, then pthread_create order) and\n"
     "DIR/manifest.yaml. Then checks the manifest and every stream's header, and prints threads,\n"
     "records and bytes.\n"
     "\n"
-    "Options:\n"
-    "  -o, --output DIR   where the traces go (created; must be empty or absent)\n"
-    "  --force            reuse a non-empty DIR: its T*.trace and manifest.yaml are removed\n"
-    "  --zlevel N         zlib level of the streams, 0-9 (default 1)\n"
-    "  --verify           also decode every record and compare counts with the manifest\n"
-    "  -q, --quiet        only the summary line\n"
-    "\n"
     "Exit status: PROGRAM's own status when it fails (traces kept); otherwise 0, 64 bad command\n"
     "line, 65 bad manifest or traces, 66 PROGRAM cannot be run or wrote no manifest, 73 DIR not\n"
-    "empty or not creatable.\n";
+    "empty or not creatable.\n",
+};
 
 /* ---- reading a recording back ------------------------------------------------------------- */
 
@@ -330,8 +341,8 @@ int atrace_record_main(int argc, char **argv)
         if (a[0] != '-')
             break;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(atrace_record_usage, stdout);
-            return ARCHSIM_EXIT_OK;
+            cli_help_print(stdout, &atrace_record_help, atrace_record_options);
+            return fflush(stdout) == 0 && !ferror(stdout) ? ARCHSIM_EXIT_OK : ARCHSIM_EXIT_IOERR;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (++i >= argc)
                 return ar_usage("-o needs a directory");
@@ -357,7 +368,9 @@ int atrace_record_main(int argc, char **argv)
             return rc;
         }
     }
-    if (dir == NULL || *dir == '\0')
+    if (dir != NULL && *dir == '\0')
+        return ar_usage("--output: empty DIR");
+    if (dir == NULL)
         return ar_usage("missing -o DIR");
     if (i >= argc)
         return ar_usage("missing PROGRAM (after --)");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../sim/cli.h"
 #include "../../sim/config.h"
 #include "../../sim/error.h"
 #include "../../sim/input.h"
@@ -55,6 +56,15 @@ static const char lit_cli_description[] =
     "  74  the output could not be written       78  bad --config/--set for the machine\n"
     "\n"
     "Documentation: docs/litmus.md.\n";
+
+static const CliHelp lit_cli_help = {
+    .cmd = "litmus",
+    .usage = "archsim litmus [--model sc|tso|pso|weak] [--exhaustive] [--runs N] [--seed S]\n"
+             "                      [--manifest FILE] [--config FILE] [--set KEY=VALUE]...\n"
+             "                      [--trace FILE [--force]] [-q] FILE...",
+    .summary = "Run herd7 X86 litmus tests under a memory model.",
+    .details = lit_cli_description,
+};
 
 static int lit_usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int lit_usage(const char *fmt, ...)
@@ -415,8 +425,6 @@ int litmus_cli_main(int argc, char **argv)
     GOptionContext *ctx = g_option_context_new("FILE...");
     g_option_context_set_help_enabled(ctx, FALSE);
     g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_summary(ctx, "Run herd7 X86 litmus tests under a memory model.");
-    g_option_context_set_description(ctx, lit_cli_description);
     char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
@@ -434,13 +442,13 @@ int litmus_cli_main(int argc, char **argv)
         goto out;
     }
     if (help) {
-        char *text = g_option_context_get_help(ctx, TRUE, NULL);
-        const char *body = strstr(text, "\n\n");
-        printf("Usage:\n  archsim litmus [--model sc|tso|pso|weak] [--exhaustive] [--runs N] "
-               "[--seed S]\n                 [--manifest FILE] [--config FILE] [--set KEY=VALUE]"
-               "... [--trace FILE [--force]] [-q]\n                 FILE...\n\n%s",
-               body != NULL ? body + 2 : text);
-        g_free(text);
+        cli_help_print(stdout, &lit_cli_help, entries);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = ARCHSIM_EXIT_IOERR;
+        goto out;
+    }
+    if (!cli_check_empty("litmus", entries)) {
+        rc = ARCHSIM_EXIT_USAGE;
         goto out;
     }
     guint first = args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
@@ -454,6 +462,11 @@ int litmus_cli_main(int argc, char **argv)
         rc = lit_usage("missing FILE (a herd7 X86 .litmus test)");
         goto out;
     }
+    for (guint i = first; args[i] != NULL; i++)
+        if (!*args[i]) {
+            rc = lit_usage("argument %u is empty (expected FILE)", i - first + 1);
+            goto out;
+        }
     guint64 runs = LIT_DEFAULT_RUNS, seed = 1, max_states = LIT_DEFAULT_MAX_STATES;
     if (runs_text && (!g_ascii_string_to_unsigned(runs_text, 10, 1, G_MAXUINT32, &runs, NULL))) {
         rc = lit_usage("--runs: expected a positive integer");

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -146,6 +147,10 @@ typedef struct {
  * Compat mode, USER bandwidth and runs with traces always simulate every fold. */
 #define TPU_SAMPLE_BUDGET (1ull << 28)
 extern uint64_t tpu_sample_budget;
+/* Set (to the signal number) by `archsim tpu`'s SIGINT/SIGTERM/SIGHUP handler: the layer under
+ * way stops at its next fold with ARCHSIM_EXIT_INTERRUPTED, so that a long layer does not hold
+ * the process for seconds after a signal. */
+extern volatile sig_atomic_t tpu_stop_requested;
 bool tpu_run_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuLayerResult *out,
                    GError **error);
 

@@ -2,13 +2,23 @@
  * array model and writes SCALE-Sim's three reports (tpu.h). One layer is simulated at a time and
  * its result written at once: memory does not grow with the number of layers. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include <glib/gstdio.h>
+
+#include "../../sim/cli.h"
 #include "../../sim/error.h"
 #include "tpu.h"
+
+static const char tpu_cli_usage[] =
+    "archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] -o DIR [--force] [-q]\n"
+    "                   [--exact | --sample-budget WORDS]\n"
+    "                   [--sram-traces] [--dram-traces] [--trace-window FROM:TO]\n"
+    "                   [--teach FILE [--teach-layer N] [--teach-window FROM:TO]]";
 
 static const char tpu_cli_description[] =
     "Reads SCALE-Sim v2's inputs: the architecture .cfg (array size, SRAM sizes in KiB, offsets,\n"
@@ -38,6 +48,10 @@ static const char tpu_cli_description[] =
     "FROM 0 also takes the first fill, at negative cycles). With --scalesim-compat and a window\n"
     "over the whole run both equal SCALE-Sim v2's files byte for byte.\n"
     "\n"
+    "SIGINT, SIGTERM and SIGHUP stop the run at the next fold and remove what it wrote: no\n"
+    "report, and no DIR when the run made it (exit 130); with --force into an existing DIR the\n"
+    "traces of the layers already finished stay.\n"
+    "\n"
     "Examples:\n"
     "  archsim tpu -c tests/tpu/shipped/v2/configs/scale.cfg \\\n"
     "              -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o runs/alexnet\n"
@@ -56,8 +70,16 @@ static const char tpu_cli_description[] =
     "  74  a report or trace could not be      78  bad .cfg, a value above the limits, a v3\n"
     "      written (none is left half-written)     option refused (file:line:col), or an array\n"
     "                                               larger than 16 x 16 for --teach\n"
+    "  130 interrupted by SIGINT, SIGTERM or SIGHUP (no report written)\n"
     "\n"
     "Documentation: docs/tpu.md.\n";
+
+static const CliHelp tpu_cli_help = {
+    .cmd = "tpu",
+    .usage = tpu_cli_usage,
+    .summary = "Run a DNN topology on the systolic-array model; SCALE-Sim's reports.",
+    .details = tpu_cli_description,
+};
 
 static int tpu_usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int tpu_usage(const char *fmt, ...)
@@ -66,9 +88,38 @@ static int tpu_usage(const char *fmt, ...)
     va_start(ap, fmt);
     char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "archsim tpu: %s\nTry 'archsim tpu --help'.\n", msg);
+    cli_usage_error("tpu", "%s", msg);
     g_free(msg);
     return ARCHSIM_EXIT_USAGE;
+}
+
+static void tpu_on_signal(int sig)
+{
+    tpu_stop_requested = sig;
+}
+
+/* After a signal: what this run wrote besides the reports (aborted by the caller). When the run
+ * made DIR: the traces of layers 0 .. last under DIR/layerN/ (by their names only: nothing
+ * else is touched), then DIR itself if empty now. An existing DIR (--force) keeps the finished
+ * layers' traces; empty layerN/ directories go in both cases. */
+static void tpu_remove_outputs(const char *dir, int last, bool traces, bool made_dir)
+{
+    static const char *const kinds[] = { "SRAM", "DRAM" };
+    static const char *const ops[] = { "IFMAP", "FILTER", "OFMAP" };
+    for (int i = 0; traces && i <= last; i++) {
+        char *ld = g_strdup_printf("%s/layer%d", dir, i);
+        for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
+            for (size_t o = 0; o < G_N_ELEMENTS(ops); o++) {
+                char *p = g_strdup_printf("%s/%s_%s_TRACE.csv", ld, ops[o], kinds[k]);
+                if (made_dir)
+                    g_unlink(p);
+                g_free(p);
+            }
+        g_rmdir(ld);            /* only when empty: the last layer's, whose traces were aborted */
+        g_free(ld);
+    }
+    if (made_dir)
+        g_rmdir(dir);
 }
 
 /* A layer's error: the model's (ARCHSIM_TRACE_ERROR: the layer cannot be run) at the layer's row
@@ -126,8 +177,6 @@ int tpu_main(int argc, char **argv)
     GOptionContext *ctx = g_option_context_new("");
     g_option_context_set_help_enabled(ctx, FALSE);
     g_option_context_add_main_entries(ctx, entries, NULL);
-    g_option_context_set_summary(ctx, "Run a DNN topology on the systolic-array model.");
-    g_option_context_set_description(ctx, tpu_cli_description);
     char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
@@ -135,6 +184,9 @@ int tpu_main(int argc, char **argv)
         args[0] = g_strdup("tpu");
     int rc = ARCHSIM_EXIT_OK;
     GError *err = NULL;
+    static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction old_actions[G_N_ELEMENTS(stop_signals)];
+    bool handlers = false;
     TpuArch arch = { 0 };
     TpuTopology tp = { 0 };
     bool have_arch = false, have_topo = false;
@@ -143,14 +195,13 @@ int tpu_main(int argc, char **argv)
         goto out;
     }
     if (help) {
-        char *text = g_option_context_get_help(ctx, TRUE, NULL);
-        const char *body = strstr(text, "\n\n");
-        printf("Usage:\n  archsim tpu -c CFG -t TOPOLOGY.csv [-i conv|gemm] [--scalesim-compat] "
-               "-o DIR [--force] [-q]\n              [--exact | --sample-budget WORDS]\n              "
-               "[--sram-traces] [--dram-traces] [--trace-window FROM:TO]\n              "
-               "[--teach FILE [--teach-layer N] [--teach-window FROM:TO]]\n\n%s",
-               body ? body + 2 : text);
-        g_free(text);
+        cli_help_print(stdout, &tpu_cli_help, entries);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = ARCHSIM_EXIT_IOERR;
+        goto out;
+    }
+    if (!cli_check_empty("tpu", entries)) {
+        rc = ARCHSIM_EXIT_USAGE;
         goto out;
     }
     if (g_strv_length(args) > 1) {
@@ -245,6 +296,13 @@ int tpu_main(int argc, char **argv)
             rc = tpu_layer_fail(&tp, i, err);
             goto out;
         }
+    /* from here on a signal stops the run cleanly: no report (*.part) or half trace is left */
+    bool made_dir = !g_file_test(outdir, G_FILE_TEST_EXISTS);
+    struct sigaction sa = { .sa_handler = tpu_on_signal };
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < G_N_ELEMENTS(stop_signals); i++)
+        sigaction(stop_signals[i], &sa, &old_actions[i]);
+    handlers = true;
     TpuReports *rep = tpu_reports_open(outdir, &err);
     if (!rep) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
@@ -271,6 +329,20 @@ int tpu_main(int argc, char **argv)
             ok = tpu_traces_close(&tr, &err);
         else if (traced)
             tpu_traces_abort(&tr);      /* no SRAM trace that looks complete */
+        if (ok && tpu_stop_requested)      /* the signal came after the layer's last fold */
+            ok = !(err = g_error_new(ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
+                                     "interrupted by signal %d in layer %s",
+                                     (int)tpu_stop_requested, tp.layers[i].name));
+        if (!ok && err->code == ARCHSIM_EXIT_INTERRUPTED) {
+            tpu_reports_abort(rep);
+            tpu_remove_outputs(outdir, i, sram_traces || dram_traces, made_dir);
+            fprintf(stderr, "archsim tpu: %s (%d of %d layers done); no results written%s\n",
+                    err->message,
+                    i, tp.nlayers, made_dir || !(sram_traces || dram_traces) ? ""
+                    : " (the traces of the layers before it stay in DIR)");
+            rc = ARCHSIM_EXIT_INTERRUPTED;
+            goto out;
+        }
         if (!ok) {
             rc = tpu_layer_fail(&tp, i, err);
             tpu_reports_abort(rep);     /* no report that looks complete */
@@ -284,6 +356,14 @@ int tpu_main(int argc, char **argv)
                    res.stall_cycles, res.overall_util,
                    res.sampled_folds ? " (DRAM reads sampled)" : "");
     }
+    if (tpu_stop_requested) {
+        tpu_reports_abort(rep);
+        tpu_remove_outputs(outdir, tp.nlayers - 1, sram_traces || dram_traces, made_dir);
+        fprintf(stderr, "archsim tpu: interrupted by signal %d; no results written\n",
+                (int)tpu_stop_requested);
+        rc = ARCHSIM_EXIT_INTERRUPTED;
+        goto out;
+    }
     if (!tpu_reports_close(rep, &err)) {
         fprintf(stderr, "archsim tpu: %s\n", err->message);
         rc = err->code;
@@ -293,6 +373,8 @@ int tpu_main(int argc, char **argv)
         printf("%d layers, %" G_GUINT64_FORMAT " cycles in all (%.3f s); reports in %s\n",
                tp.nlayers, total, (double)(clock() - t0) / CLOCKS_PER_SEC, outdir);
 out:
+    for (size_t i = 0; handlers && i < G_N_ELEMENTS(stop_signals); i++)
+        sigaction(stop_signals[i], &old_actions[i], NULL);
     if (have_arch)
         tpu_arch_clear(&arch);
     if (have_topo)

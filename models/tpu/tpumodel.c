@@ -981,6 +981,7 @@ static void wb_finish(WrBuf *w, double cycle)
 
 /* ---- sampling huge layers (default mode, CALC) ------------------------------------------- */
 uint64_t tpu_sample_budget = TPU_SAMPLE_BUDGET;
+volatile sig_atomic_t tpu_stop_requested;
 
 typedef struct {
     uint64_t fed, ins;           /* words fed to the estimator, words it inserted into sets */
@@ -1279,8 +1280,13 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     uint64_t budget = compat || user || tr ? 0 : tpu_sample_budget;
     bool sampling = false;                     /* the estimator is no longer fed */
     Sample sm = { 0 };
-    for (uint64_t fc = 0; fc < s.col_folds; fc++) {
+    bool stopped = false;
+    for (uint64_t fc = 0; fc < s.col_folds && !stopped; fc++) {
         for (uint64_t fr = 0; fr < s.row_folds; fr++) {
+            if (G_UNLIKELY(tpu_stop_requested)) {
+                stopped = true;
+                break;
+            }
             sched_fold(&s, fc, fr);
             nfolds++;
             uint64_t sr_i = out->sram_ifmap_reads, sr_f = out->sram_filter_reads;
@@ -1405,6 +1411,12 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
         }
     }
     wb_finish(&wb, last_out);
+    if (stopped) {
+        gemm_free(&g);
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
+                    "interrupted by signal %d in layer %s", (int)tpu_stop_requested, l->name);
+        return false;
+    }
 
     out->stall_cycles = stall;
     out->total_cycles = compat ? (uint64_t)last_out : (uint64_t)last_out + 1;

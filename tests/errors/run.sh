@@ -7,7 +7,7 @@
 #        #! args --set x=y          (optional extra arguments for `archsim run`)
 #    stderr must contain that text (after substituting @T@ with the scratch directory).
 #  - *.cases (cli.cases and one file per topic): one command line per line:
-#        EXIT|STDERR TEXT|ARGS (ARGS split on spaces; @T@ too)
+#        EXIT|STDERR TEXT|ARGS (ARGS split on spaces; @T@ too; @E@ is an empty argument)
 # Prints "errors: N passed, N failed".
 set -u
 A=./archsim
@@ -17,6 +17,8 @@ pass=0; fail=0
 
 expect() {  # name code text args...
     name=$1; code=$2; text=$3; shift 3
+    # @E@ stands for an empty argument, which splitting on spaces cannot make
+    for a in "$@"; do shift; [ "$a" = @E@ ] && a=""; set -- "$@" "$a"; done
     rm -rf "$T/out" "$T"/out.part-*
     "$A" "$@" > "$T/stdout" 2> "$T/stderr"
     rc=$?
