@@ -6,6 +6,7 @@
 #include "litmus.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static const char lit_cli_description[] =
     "  66  a file is missing or unreadable\n"
     "  73  the --trace FILE exists (use --force for an archsim dump) or is not a regular file\n"
     "  74  the output could not be written       78  bad --config/--set for the machine\n"
+    "  130 with --trace: interrupted by SIGINT, SIGTERM or SIGHUP (the dump is removed)\n"
     "\n"
     "Documentation: docs/litmus.md.\n";
 
@@ -76,6 +78,11 @@ static int lit_usage(const char *fmt, ...)
     fprintf(stderr, "archsim litmus: %s\nTry 'archsim litmus --help'.\n", msg);
     g_free(msg);
     return ARCHSIM_EXIT_USAGE;
+}
+
+static void lit_on_signal(int sig)
+{
+    litmus_stop_requested = sig;
 }
 
 static int lit_fail(GError *e)
@@ -433,6 +440,9 @@ int litmus_cli_main(int argc, char **argv)
 
     int rc = ARCHSIM_EXIT_OK;
     GError *err = NULL;
+    static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction old_actions[G_N_ELEMENTS(stop_signals)];
+    bool handlers = false;
     GPtrArray *tests = g_ptr_array_new_with_free_func((GDestroyNotify)litmus_free);
     LitManifest *manifest = NULL;
     CfgNode *machine = NULL;
@@ -500,6 +510,14 @@ int litmus_cli_main(int argc, char **argv)
         rc = lit_fail(err);
         err = NULL;
         goto out;
+    }
+    if (trace) {
+        /* the one output file: a signal stops the runs and removes the dump being written */
+        struct sigaction sa = { .sa_handler = lit_on_signal };
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < G_N_ELEMENTS(stop_signals); i++)
+            sigaction(stop_signals[i], &sa, &old_actions[i]);
+        handlers = true;
     }
     /* read everything first: a bad file or manifest stops before any long run */
     for (guint k = first; args[k]; k++) {
@@ -627,6 +645,8 @@ int litmus_cli_main(int argc, char **argv)
                 failed == 1 ? "" : "s", failed == 1 ? "s" : "", manifest_path, model->name);
     }
 out:
+    for (size_t i = 0; handlers && i < G_N_ELEMENTS(stop_signals); i++)
+        sigaction(stop_signals[i], &old_actions[i], NULL);
     fputs(o->str, stdout);
     g_string_free(o, TRUE);
     g_clear_error(&err);

@@ -14,6 +14,7 @@
 #define ARCHSIM_LITMUS_H
 
 #include <glib.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -172,6 +173,10 @@ typedef struct {
     bool trace_force;               /* may replace an existing archsim dump (sim/outfile.h) */
 } LitSimOptions;
 bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GError **error);
+/* Set (to the signal number) by `archsim litmus --trace`'s SIGINT/SIGTERM/SIGHUP handler:
+ * litmus_simulate stops before its next run with ARCHSIM_EXIT_INTERRUPTED and removes the
+ * dump it was writing instead of keeping a part of it. */
+extern volatile sig_atomic_t litmus_stop_requested;
 
 /* cli.c */
 int litmus_cli_main(int argc, char **argv);

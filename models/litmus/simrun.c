@@ -260,6 +260,8 @@ static SystemRun *lit_build(const LitTest *t, const LitSimOptions *o, TraceDump 
     return system_build(root, (int64_t)(o->seed & (uint64_t)INT64_MAX), td, to, error);
 }
 
+volatile sig_atomic_t litmus_stop_requested;
+
 bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GError **error)
 {
     g_assert(t && o && o->model && out);
@@ -312,6 +314,15 @@ bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GEr
     GHashTable *seen = g_hash_table_new_full(outcome_hash, outcome_equal, g_free, g_free);
     bool ok = true;
     for (L.runno = 0; ok && L.runno < o->runs; L.runno++) {
+        if (G_UNLIKELY(litmus_stop_requested)) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
+                        "archsim litmus: interrupted by signal %d in test %s (run %"
+                        G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT "); no results written",
+                        (int)litmus_stop_requested, t->name ? t->name : "litmus", L.runno,
+                        o->runs);
+            ok = false;
+            break;
+        }
         bool tracing = td && L.runno == 0;     /* the dump shows the first run's test phase */
         set_tracing(&L, false);
         if (!lit_setup(&L, error)) {
@@ -349,7 +360,11 @@ bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GEr
             litmus_hist_add(out, t, k, *(uint64_t *)v);
     }
     g_hash_table_destroy(seen);
-    if (td) {
+    if (td && litmus_stop_requested) {
+        set_tracing(&L, false);
+        sim->trace = NULL;
+        trace_abort(td);                /* interrupted: no dump that looks complete */
+    } else if (td) {
         /* the dump is kept on a failure too: it shows the first run, the best evidence there is */
         set_tracing(&L, false);
         sim->trace = NULL;

@@ -1,10 +1,12 @@
 #!/bin/sh
-# regress/tpu-signals.sh BUILD: issue 16 item 4: `archsim tpu` stopped by SIGTERM, SIGINT or
+# regress/signals.sh BUILD: issue 16 item 4: `archsim tpu` stopped by SIGTERM, SIGINT or
 # SIGHUP exits 130 with "interrupted by signal N ...; no results written" and leaves no report,
-# no *.part file and no half trace (it used to die with 143 and leave the four *.part reports).
+# no *.part file and no half trace (it used to die with 143 and leave the four *.part reports);
+# `archsim litmus --trace` likewise removes the dump it was writing (run stops the same way:
+# regress/outputs.sh; sweep keeps its complete points for --resume: docs/sweeps.md).
 # The topology is generated: 40 GEMM layers of 1024^3 on SCALE-Sim's 32 x 32 array (--exact),
 # about 0.3 s each, so the run is under way when the signal comes; every wait is a bounded poll.
-# Prints "tpu-signals: N passed, N failed".
+# Prints "signals: N passed, N failed".
 set -u
 A=$(cd "$(dirname "${1:-build}/archsim")" && pwd)/archsim
 T=$(mktemp -d)
@@ -63,5 +65,17 @@ printf 'Layer, M, N, K,\nsmall, 64, 64, 64,\n' > "$T/small.csv"
 check "an uninterrupted run: exit 0 and its four reports" \
     "[ $rc -eq 0 ] && [ -f '$T/ok/COMPUTE_REPORT.csv' ] && [ -f '$T/ok/ROOFLINE.csv' ] && ! parts"
 
-echo "tpu-signals: $pass passed, $fail failed"
+# litmus --trace: 10^9 random runs of SB, stopped once the dump's temporary file is there
+timeout 120 "$A" litmus --runs 1000000000 --trace "$T/lit.txt" tests/litmus/herd/SB.litmus \
+    > "$T/out" 2> "$T/err" &
+pid=$!; LEFT="$LEFT $pid"
+until_true "ls '$T' | grep -q 'lit.txt.part'"
+sleep 0.5
+kill -TERM $pid
+wait $pid; rc=$?
+check "litmus --trace, SIGTERM: 130, 'interrupted by signal 15 in test SB', no dump, no *.part" \
+    "[ $rc -eq 130 ] && grep -q '^archsim litmus: interrupted by signal 15 in test SB (run [0-9]* of 1000000000); no results written\$' '$T/err' &&
+     [ ! -e '$T/lit.txt' ] && ! parts"
+
+echo "signals: $pass passed, $fail failed"
 [ $fail -eq 0 ]
