@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "json.h"
 #include "outfile.h"
 #include "registry.h"
 #include "sweep.h"
@@ -251,19 +252,6 @@ static char *default_out_dir(const char *config)
     return dir;
 }
 
-static void json_str(GString *o, const char *s)
-{
-    g_string_append_c(o, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf(o, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf(o, "\\u%04x", *p);
-        else
-            g_string_append_c(o, (char)*p);
-    }
-    g_string_append_c(o, '"');
-}
 
 /* The dump's size advice (docs/trace-dumps.md), named by the --trace the user gave. */
 static void trace_warn(const char *message, void *ctx)
@@ -697,19 +685,19 @@ static int cmd_run(int argc, char **argv)
         for (int i = 0; argv_copy[i]; i++) {
             if (i)
                 g_string_append(buf, ", ");
-            json_str(buf, argv_copy[i]);
+            json_append_string(buf, argv_copy[i]);
         }
         g_string_append(buf, "],\n  \"version\": ");
-        json_str(buf, ARCHSIM_VERSION);
+        json_append_string(buf, ARCHSIM_VERSION);
         g_string_append(buf, ",\n  \"git\": ");
-        json_str(buf, ARCHSIM_GIT);
+        json_append_string(buf, ARCHSIM_GIT);
         g_string_append(buf, ",\n  \"config\": ");
-        json_str(buf, config);
+        json_append_string(buf, config);
         g_string_append(buf, ",\n  \"config_files\": [");
         for (guint i = 0; i < files->len; i++) {
             if (i)
                 g_string_append(buf, ", ");
-            json_str(buf, g_ptr_array_index(files, i));
+            json_append_string(buf, g_ptr_array_index(files, i));
         }
         g_string_append_printf(buf,
                                "],\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"host_seconds\": %.3f,\n"
@@ -721,7 +709,7 @@ static int cmd_run(int argc, char **argv)
                                run->sim.eng.events,
                                host > 0 ? (double)run->sim.eng.events / host : 0);
         if (o.trace)
-            json_str(buf, o.trace);
+            json_append_string(buf, o.trace);
         else
             g_string_append(buf, "null");
         g_string_append(buf, "\n}\n");

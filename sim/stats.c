@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json.h"
 
 static void entry_clear(gpointer p)
 {
@@ -121,19 +122,6 @@ void stats_format_txt(const StatSet *s, GString *out)
     g_string_append(out, "\n---------- End Simulation Statistics   ----------\n");
 }
 
-static void json_string(GString *out, const char *s)
-{
-    g_string_append_c(out, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf(out, "\\u%04x", *p);
-        else
-            g_string_append_c(out, (char)*p);
-    }
-    g_string_append_c(out, '"');
-}
 
 void stats_format_json(const StatSet *s, GString *out)
 {
@@ -145,7 +133,7 @@ void stats_format_json(const StatSet *s, GString *out)
         if (!e->is_int && (e->d != e->d || e->d > 1e308 || e->d < -1e308))
             g_strlcpy(v, "0", sizeof v); /* JSON has no NaN/Inf; formulas avoid them anyway */
         g_string_append(out, "  ");
-        json_string(out, e->name);
+        json_append_string(out, e->name);
         g_string_append_printf(out, ": %s%s\n", v, i + 1 < s->entries->len ? "," : "");
     }
     g_string_append(out, "}\n");

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "json.h"
 #include "outfile.h"
 
 #ifndef ARCHSIM_VERSION
@@ -924,19 +925,6 @@ void sweep_csv_row(const Sweep *s, guint i, const SweepResult *r, const GPtrArra
     g_string_append_c(out, '\n');
 }
 
-static void json_str(GString *o, const char *s)
-{
-    g_string_append_c(o, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf(o, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf(o, "\\u%04x", *p);
-        else
-            g_string_append_c(o, (char)*p);
-    }
-    g_string_append_c(o, '"');
-}
 
 /* the part of sweep.json that identifies the sweep (compared by --resume) */
 static void json_points(const Sweep *s, GString *o)
@@ -950,9 +938,9 @@ static void json_points(const Sweep *s, GString *o)
             const SweepAxis *a = g_ptr_array_index(s->axes, k);
             if (k)
                 g_string_append(o, ", ");
-            json_str(o, a->key);
+            json_append_string(o, a->key);
             g_string_append(o, ": ");
-            json_str(o, sweep_point_value(s, i, k));
+            json_append_string(o, sweep_point_value(s, i, k));
         }
         g_string_append_printf(o, "}}%s\n", i + 1 < n ? "," : "");
     }
@@ -962,28 +950,28 @@ static void json_points(const Sweep *s, GString *o)
 static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
 {
     g_string_append(o, "{\n  \"archsim\": ");
-    json_str(o, ARCHSIM_VERSION);
+    json_append_string(o, ARCHSIM_VERSION);
     g_string_append(o, ",\n  \"config\": ");
-    json_str(o, s->config);
+    json_append_string(o, s->config);
     g_string_append(o, ",\n  \"run_config\": ");
-    json_str(o, s->run_config);
+    json_append_string(o, s->run_config);
     g_string_append(o, ",\n  \"set\": [");
     for (guint k = 0; k < s->sets->len; k++) {
         if (k)
             g_string_append(o, ", ");
-        json_str(o, g_ptr_array_index(s->sets, k));
+        json_append_string(o, g_ptr_array_index(s->sets, k));
     }
     g_string_append_printf(o, "],\n  \"base_seed\": %" G_GUINT64_FORMAT ",\n  \"axes\": [",
                            s->base_seed);
     for (guint k = 0; k < s->axes->len; k++) {
         const SweepAxis *a = g_ptr_array_index(s->axes, k);
         g_string_append(o, k ? ",\n    {\"key\": " : "\n    {\"key\": ");
-        json_str(o, a->key);
+        json_append_string(o, a->key);
         g_string_append_printf(o, ", \"kind\": \"%s\", \"values\": [", a->zip ? "zip" : "grid");
         for (guint j = 0; j < a->values->len; j++) {
             if (j)
                 g_string_append(o, ", ");
-            json_str(o, g_ptr_array_index(a->values, j));
+            json_append_string(o, g_ptr_array_index(a->values, j));
         }
         g_string_append(o, "]}");
     }
@@ -992,18 +980,18 @@ static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
     for (char **g = s->stats; g && *g; g++) {
         if (g != s->stats)
             g_string_append(o, ", ");
-        json_str(o, *g);
+        json_append_string(o, *g);
     }
     g_string_append(o, "],\n  \"definition\": {\"binary\": ");
-    json_str(o, s->binary_id ? s->binary_id : "");
+    json_append_string(o, s->binary_id ? s->binary_id : "");
     g_string_append(o, ", \"binary_sha256\": ");
-    json_str(o, s->binary_sha256 ? s->binary_sha256 : "");
+    json_append_string(o, s->binary_sha256 ? s->binary_sha256 : "");
     g_string_append(o, ", \"config_sha256\": ");
-    json_str(o, s->config_sha256 ? s->config_sha256 : "");
+    json_append_string(o, s->config_sha256 ? s->config_sha256 : "");
     g_string_append(o, ",\n    \"point_sha256\": [");
     for (guint i = 0; s->point_sha256 && i < s->point_sha256->len; i++) {
         g_string_append(o, i ? ",\n      " : "\n      ");
-        json_str(o, g_ptr_array_index(s->point_sha256, i));
+        json_append_string(o, g_ptr_array_index(s->point_sha256, i));
     }
     g_string_append(o, "]},\n");
     json_points(s, o);
@@ -1021,7 +1009,7 @@ static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
                                "\"signal\": %d, \"resumed\": %s, \"message\": ", i, st,
                                r->exit_code, r->signal, r->resumed ? "true" : "false");
         g_free(st);
-        json_str(o, r->message ? r->message : "");
+        json_append_string(o, r->message ? r->message : "");
         g_string_append_printf(o, "}%s\n", i + 1 < n ? "," : "");
     }
     g_string_append(o, "  ]\n}\n");

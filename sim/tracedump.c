@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "error.h"
+#include "json.h"
 #include "outfile.h"
 #include "teach.h"
 
@@ -195,62 +196,12 @@ static inline void trace_put_text(TraceSink *s, const char *str)
     s->len += trace_text_clean(d, str, n);
 }
 
-/* JSON string body (RFC 8259): escapes '"', '\\' and control characters; copies valid UTF-8;
- * replaces each byte of invalid UTF-8 by U+FFFD so every consumer can decode the file.
- * Writes at most 6 bytes per input byte. */
-static size_t trace_json_escape(char *dst, const char *src, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)src, *end = p + n;
-    char *d = dst;
-    while (p < end) {
-        unsigned char c = *p;
-        if (G_LIKELY(c >= 0x20 && c < 0x80 && c != '"' && c != '\\')) {
-            *d++ = (char)c;
-            p++;
-            continue;
-        }
-        if (c >= 0x80) {
-            gunichar u = g_utf8_get_char_validated((const char *)p, (gssize)(end - p));
-            if (u == (gunichar)-1 || u == (gunichar)-2) {
-                memcpy(d, "\\ufffd", 6);
-                d += 6;
-                p++;
-            } else {
-                size_t len = (size_t)g_utf8_skip[c];
-                memcpy(d, p, len);
-                d += len;
-                p += len;
-            }
-            continue;
-        }
-        *d++ = '\\';
-        switch (c) {
-        case '"': *d++ = '"'; break;
-        case '\\': *d++ = '\\'; break;
-        case '\n': *d++ = 'n'; break;
-        case '\r': *d++ = 'r'; break;
-        case '\t': *d++ = 't'; break;
-        case '\b': *d++ = 'b'; break;
-        case '\f': *d++ = 'f'; break;
-        default:
-            memcpy(d, "u00", 3);
-            d[3] = hex[c >> 4];
-            d[4] = hex[c & 0xf];
-            d += 5;
-            break;
-        }
-        p++;
-    }
-    return (size_t)(d - dst);
-}
-
 static void trace_put_json_str(TraceSink *s, const char *str)
 {
     size_t n = strlen(str);
-    char *d = trace_sink_reserve(s, 6 * n + 2);
+    char *d = trace_sink_reserve(s, JSON_ESCAPE_MAX * n + 2);
     d[0] = '"';
-    size_t m = trace_json_escape(d + 1, str, n);
+    size_t m = json_escape_buf(d + 1, str, n);
     d[1 + m] = '"';
     s->len += m + 2;
 }
@@ -258,12 +209,7 @@ static void trace_put_json_str(TraceSink *s, const char *str)
 /* A JSON string (quotes included) appended to a GString. */
 static void trace_gstring_json_str(GString *out, const char *str)
 {
-    size_t n = strlen(str), at = out->len;
-    g_string_set_size(out, at + 6 * n + 2);
-    out->str[at] = '"';
-    size_t m = trace_json_escape(out->str + at + 1, str, n);
-    out->str[at + 1 + m] = '"';
-    g_string_set_size(out, at + m + 2);
+    json_append_string(out, str);
 }
 
 /* The arguments as one JSON object in a GString (for text kept past the emit call); the same
@@ -294,8 +240,8 @@ static void trace_json_args_append(GString *out, const TraceArg *args, int nargs
 static char *trace_json_escape_dup(const char *str)
 {
     size_t n = strlen(str);
-    char *d = g_malloc(6 * n + 1);
-    d[trace_json_escape(d, str, n)] = '\0';
+    char *d = g_malloc(JSON_ESCAPE_MAX * n + 1);
+    d[json_escape_buf(d, str, n)] = '\0';
     return d;
 }
 
