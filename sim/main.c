@@ -252,7 +252,6 @@ static char *default_out_dir(const char *config)
     return dir;
 }
 
-
 /* The dump's size advice (docs/trace-dumps.md), named by the --trace the user gave. */
 static void trace_warn(const char *message, void *ctx)
 {

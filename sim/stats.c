@@ -122,7 +122,6 @@ void stats_format_txt(const StatSet *s, GString *out)
     g_string_append(out, "\n---------- End Simulation Statistics   ----------\n");
 }
 
-
 void stats_format_json(const StatSet *s, GString *out)
 {
     g_string_append(out, "{\n");

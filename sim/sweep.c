@@ -925,7 +925,6 @@ void sweep_csv_row(const Sweep *s, guint i, const SweepResult *r, const GPtrArra
     g_string_append_c(out, '\n');
 }
 
-
 /* the part of sweep.json that identifies the sweep (compared by --resume) */
 static void json_points(const Sweep *s, GString *o)
 {
