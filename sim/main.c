@@ -780,8 +780,8 @@ static const CliHelp validate_help = {
         "  archsim validate configs/default.yaml configs/small-l1d.yaml\n"
         "  archsim validate configs/default.yaml --set l1d.size=64KiB\n"
         "\n"
-        "Exit status: 0 every FILE is good, 64 bad command line, 66 a file is missing,\n"
-        "78 bad configuration; see archsim --help.\n",
+        "Exit status: 0 every FILE is good, 64 bad command line, 65 a bad input (trace),\n"
+        "66 a file is missing, 78 bad configuration; see archsim --help.\n",
 };
 
 static int cmd_validate(int argc, char **argv)

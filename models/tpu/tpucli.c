@@ -338,7 +338,7 @@ int tpu_main(int argc, char **argv)
             tpu_remove_outputs(outdir, i, sram_traces || dram_traces, made_dir);
             fprintf(stderr, "archsim tpu: %s (%d of %d layers done); no results written%s\n",
                     err->message,
-                    i, tp.nlayers, made_dir || !(sram_traces || dram_traces) ? ""
+                    i, tp.nlayers, made_dir || !(sram_traces || dram_traces) || i == 0 ? ""
                     : " (the traces of the layers before it stay in DIR)");
             rc = ARCHSIM_EXIT_INTERRUPTED;
             goto out;
