@@ -104,7 +104,8 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     c->section = section_positions(section);
     static const char *const ignore[] = { "type", NULL };
     /* The component's own clock converts latencies written as times ("4ns") to its cycles. */
-    if (cls->params && !param_apply_clocked(cls->params, section, name, ignore, clk->freq_hz,
+    if (cls->params && !param_apply_clocked(cls->params, section, name, ignore,
+                                            clk != NULL ? clk->freq_hz : 0,
                                             sim_component_params(c), error)) {
         param_free(cls->params, sim_component_params(c));
         cfg_node_free(c->section);
@@ -178,8 +179,8 @@ bool sim_component_set_param(Component *c, const char *name, const char *text, G
         if (strcmp(s->name, name) != 0)
             continue;
         char *problem = NULL;
-        if (param_parse_value_clocked(s, text, NULL, c->clk->freq_hz, sim_component_params(c),
-                                      &problem))
+        if (param_parse_value_clocked(s, text, NULL, c->clk != NULL ? c->clk->freq_hz : 0,
+                                      sim_component_params(c), &problem))
             return true;
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: %s", c->name, name,
                     problem);
