@@ -1105,6 +1105,21 @@ void param_describe(const ParamSpec *specs, GString *out, int indent)
         g_string_free(line, TRUE);
     }
     g_strfreev(cells);
+    /* What the unit types accept that their names do not say (docs/config.md "Units"). */
+    bool has[PARAM_BANDWIDTH + 1] = {false};
+    for (size_t i = 0; i < n; i++)
+        has[specs[i].type] = true;
+    int in = MAX(indent, 0);
+    if (has[PARAM_CYCLES])
+        g_string_append_printf(out, "%*sunit cycles|time: cycles (4, 4cycles) or a time (4ns, "
+                               "1.5us), converted by the component's clock and rounded up\n",
+                               in, "");
+    if (has[PARAM_SIZE])
+        g_string_append_printf(out, "%*sunit size: bytes; kB, MB, GB are binary like KiB, MiB, "
+                               "GiB (as gem5 reads sizes)\n", in, "");
+    if (has[PARAM_BANDWIDTH])
+        g_string_append_printf(out, "%*sunit bandwidth: bytes per second, decimal (1 GB/s = "
+                               "10^9 B/s, as nccl-tests reports)\n", in, "");
 }
 
 void param_free(const ParamSpec *specs, void *dst)

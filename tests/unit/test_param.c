@@ -742,7 +742,10 @@ static void test_describe(void)
                "  policy  enum         lru         lru|fifo|random             replacement "
                "policy\n"
                "  trace   path         (required)                              input trace\n"
-               "  hit     cycles|time  2           [1cycle, 64cycles]          hit latency\n");
+               "  hit     cycles|time  2           [1cycle, 64cycles]          hit latency\n"
+               "  unit cycles|time: cycles (4, 4cycles) or a time (4ns, 1.5us), converted by the "
+               "component's clock and rounded up\n"
+               "  unit size: bytes; kB, MB, GB are binary like KiB, MiB, GiB (as gem5 reads sizes)\n");
     g_string_free(out, TRUE);
 }
 
