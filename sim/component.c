@@ -103,8 +103,10 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     sim_rng_seed(&c->rng, sim->seed, name);
     c->section = section_positions(section);
     static const char *const ignore[] = { "type", NULL };
-    if (cls->params && !param_apply(cls->params, section, name, ignore,
-                                    sim_component_params(c), error)) {
+    /* The component's own clock converts latencies written as times ("4ns") to its cycles. */
+    if (cls->params && !param_apply_clocked(cls->params, section, name, ignore,
+                                            clk != NULL ? clk->freq_hz : 0,
+                                            sim_component_params(c), error)) {
         param_free(cls->params, sim_component_params(c));
         cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
@@ -137,6 +139,7 @@ bool sim_component_param_u64(Component *c, const char *name, uint64_t *out)
         case PARAM_FREQ:
         case PARAM_CYCLES:
         case PARAM_TIME:
+        case PARAM_BANDWIDTH:
             *out = *(const uint64_t *)((const char *)sim_component_params(c) + s->offset);
             return true;
         default:
@@ -176,7 +179,8 @@ bool sim_component_set_param(Component *c, const char *name, const char *text, G
         if (strcmp(s->name, name) != 0)
             continue;
         char *problem = NULL;
-        if (param_parse_value(s, text, NULL, sim_component_params(c), &problem))
+        if (param_parse_value_clocked(s, text, NULL, c->clk != NULL ? c->clk->freq_hz : 0,
+                                      sim_component_params(c), &problem))
             return true;
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: %s", c->name, name,
                     problem);

@@ -48,19 +48,24 @@ typedef struct {
 } ParamUnitKind;
 
 #define PARAM_KI UINT64_C(1024)
+/* Memory sizes are binary whatever the spelling, as in gem5 (src/python/m5/util/convert.py,
+ * toMemorySize: its binary_prefixes map k, M, G, T to 2^10, 2^20, 2^30, 2^40, and it warns that
+ * a "base 10" size is cast to base 2): "64kB" is 64 KiB. The IEC names come first: they are the
+ * ones written back (param_emit_yaml). */
 static const ParamUnit param_size_units[] = {
     {"B", 1},
     {"KiB", PARAM_KI},
     {"MiB", PARAM_KI * PARAM_KI},
     {"GiB", PARAM_KI * PARAM_KI * PARAM_KI},
     {"TiB", PARAM_KI * PARAM_KI * PARAM_KI * PARAM_KI},
-    {"kB", UINT64_C(1000)},
-    {"MB", UINT64_C(1000000)},
-    {"GB", UINT64_C(1000000000)},
-    {"TB", UINT64_C(1000000000000)},
+    {"kB", PARAM_KI},
+    {"MB", PARAM_KI * PARAM_KI},
+    {"GB", PARAM_KI * PARAM_KI * PARAM_KI},
+    {"TB", PARAM_KI * PARAM_KI * PARAM_KI * PARAM_KI},
     {NULL, 0},
 };
-/* "KB" is the classic ambiguity (JEDEC 1024 or SI 1000?): rejected, and we bet on KiB. */
+/* gem5 rejects "KB" (no 'K' prefix) and so does archsim: one spelling per unit, and a config
+ * that reads here reads the same in gem5. Bare prefixes ("64K") are rejected too. */
 static const ParamUnitAlias param_size_aliases[] = {
     {"KB", "KiB"}, {"K", "KiB"}, {"k", "KiB"}, {"Kb", "KiB"}, {"kb", "KiB"}, {"Ki", "KiB"},
     {"M", "MiB"},  {"m", "MiB"}, {"Mi", "MiB"}, {"G", "GiB"}, {"g", "GiB"},  {"Gi", "GiB"},
@@ -92,14 +97,46 @@ static const ParamUnitAlias param_time_aliases[] = {
     {"psec", "ps"},      {"sec", "s"},        {"secs", "s"},  {NULL, NULL},
 };
 
+/* A cycle count may also be written as a time: the time units come after the cycle units, and
+ * param_parse_latency converts them by the clock of the component being read (see there). */
 static const ParamUnit param_cycle_units[] = {
     {"cycles", 1},
     {"cycle", 1},
+    {"ps", 1},
+    {"ns", UINT64_C(1000)},
+    {"us", UINT64_C(1000000)},
+    {"ms", UINT64_C(1000000000)},
+    {"s", UINT64_C(1000000000000)},
     {NULL, 0},
 };
 static const ParamUnitAlias param_cycle_aliases[] = {
-    {"c", "cycles"}, {"cyc", "cycles"}, {"clk", "cycles"}, {"clks", "cycles"},
-    {"clocks", "cycles"}, {NULL, NULL},
+    {"c", "cycles"},     {"cyc", "cycles"},   {"clk", "cycles"}, {"clks", "cycles"},
+    {"clocks", "cycles"}, {"\xC2\xB5s", "us"}, {"\xCE\xBCs", "us"}, {"usec", "us"},
+    {"nsec", "ns"},      {"msec", "ms"},      {"psec", "ps"},    {"sec", "s"},
+    {"secs", "s"},       {NULL, NULL},
+};
+
+/* Bandwidths (bytes per second) are decimal, as nccl-tests reports them (its algbw and busbw
+ * columns are bytes / 1.0E9 / seconds, in "GB/s": src/all_reduce.cu and doc/PERFORMANCE.md);
+ * the IEC spellings say binary explicitly. Unlike gem5, whose toMemoryBandwidth reads "GB/s"
+ * as GiB/s: a link's GB/s here is the number a vendor's datasheet and nccl-tests print. The
+ * decimal names come first: they are the ones written back. */
+static const ParamUnit param_bandwidth_units[] = {
+    {"B/s", 1},
+    {"kB/s", UINT64_C(1000)},
+    {"MB/s", UINT64_C(1000000)},
+    {"GB/s", UINT64_C(1000000000)},
+    {"TB/s", UINT64_C(1000000000000)},
+    {"KiB/s", PARAM_KI},
+    {"MiB/s", PARAM_KI * PARAM_KI},
+    {"GiB/s", PARAM_KI * PARAM_KI * PARAM_KI},
+    {"TiB/s", PARAM_KI * PARAM_KI * PARAM_KI * PARAM_KI},
+    {NULL, 0},
+};
+/* Bits per second ("Gb/s", "Gbps") are not accepted: a factor of 8 is too easy to lose. */
+static const ParamUnitAlias param_bandwidth_aliases[] = {
+    {"GBps", "GB/s"}, {"MBps", "MB/s"}, {"kBps", "kB/s"}, {"KB/s", "kB/s"}, {"GB/sec", "GB/s"},
+    {"MB/sec", "MB/s"}, {"G/s", "GB/s"}, {"M/s", "MB/s"}, {"Bps", "B/s"}, {NULL, NULL},
 };
 
 static const ParamUnitKind param_kind_size = {"size", "a size", "32KiB", "bytes", true,
@@ -110,6 +147,10 @@ static const ParamUnitKind param_kind_time = {"time", "a time", "10ns", "picosec
                                               param_time_units, param_time_aliases};
 static const ParamUnitKind param_kind_cycles = {"cycle", "a cycle count", "4cycles", "cycles",
                                                 true, param_cycle_units, param_cycle_aliases};
+static const ParamUnitKind param_kind_bandwidth = {"bandwidth", "a bandwidth", "25GB/s",
+                                                   "bytes per second", false,
+                                                   param_bandwidth_units,
+                                                   param_bandwidth_aliases};
 
 static const ParamUnitKind *param_unit_kind(ParamType t)
 {
@@ -122,6 +163,8 @@ static const ParamUnitKind *param_unit_kind(ParamType t)
         return &param_kind_time;
     case PARAM_CYCLES:
         return &param_kind_cycles;
+    case PARAM_BANDWIDTH:
+        return &param_kind_bandwidth;
     default:
         return NULL;
     }
@@ -380,6 +423,48 @@ static bool param_parse_quantity(const ParamUnitKind *k, const char *t, uint64_t
     return true;
 }
 
+/* A cycle count, or a time converted to cycles by the clock that will count them (clock_hz;
+ * 0 when the caller knows none: a time is then an error). The rule is gem5's: a time becomes
+ * ticks, and ClockedObject::ticksToCycles (src/sim/clocked_object.hh) takes divCeil(ticks,
+ * clockPeriod()), the next clock edge, so a latency is never shortened. Here the ceiling is
+ * exact, of ps x Hz / 10^12, rather than of ticks over a period rounded to whole ticks (gem5 at
+ * 3 GHz has a 333 ps period and makes 4ns 13 cycles; archsim makes it 12). *from_time tells
+ * the caller that a conversion was made, for its messages. */
+static bool param_parse_latency(const char *t, uint64_t clock_hz, uint64_t *out, bool *from_time,
+                                char **problem)
+{
+    ParamNum num;
+    const char *why;
+    const char *end = param_scan_number(t, true, &num, &why);
+    bool is_time = false;
+    if (end != NULL) {
+        while (*end == ' ' || *end == '\t')
+            end++;
+        for (const ParamUnit *u = param_time_units; u->name != NULL && !is_time; u++)
+            is_time = strcmp(u->name, end) == 0;
+    }
+    *from_time = is_time;
+    if (!is_time)
+        return param_parse_quantity(&param_kind_cycles, t, out, problem);
+    uint64_t ps;
+    if (!param_parse_quantity(&param_kind_time, t, &ps, problem))
+        return false;
+    if (clock_hz == 0) {
+        *problem = g_strdup_printf("'%s': a time here needs the clock of a component to become "
+                                   "cycles, and none is known; write cycles (4cycles)", t);
+        return false;
+    }
+    __extension__ typedef unsigned __int128 ParamU128;
+    const ParamU128 ps_per_s = (ParamU128)UINT64_C(1000000000000);
+    ParamU128 cycles = ((ParamU128)ps * clock_hz + ps_per_s - 1) / ps_per_s;
+    if (cycles > UINT64_MAX) {
+        *problem = g_strdup_printf("'%s': too large", t);
+        return false;
+    }
+    *out = (uint64_t)cycles;
+    return true;
+}
+
 static bool param_parse_integer(const char *t, bool is_signed, ParamValue *v, char **problem)
 {
     ParamNum num;
@@ -410,6 +495,13 @@ static bool param_parse_integer(const char *t, bool is_signed, ParamValue *v, ch
 /* ------------------------------------------------------------------------------------------ */
 /* Formatting values */
 
+static bool param_is_pow10(uint64_t m)
+{
+    while (m % 10 == 0)
+        m /= 10;
+    return m == 1;
+}
+
 /* v / mult as an exact decimal ("1.4"), mult a power of ten. */
 static void param_append_decimal(GString *out, uint64_t v, uint64_t mult)
 {
@@ -433,24 +525,23 @@ static char *param_format_quantity(ParamType t, uint64_t v)
     if (t == PARAM_CYCLES) {
         g_string_append_printf(out, "%" PRIu64 "%s", v, v == 1 ? "cycle" : "cycles");
     } else if (t == PARAM_SIZE) {
-        /* Largest binary unit that divides exactly, then decimal, else bytes: always integral. */
+        /* Largest unit that divides exactly, else bytes: always integral. Strictly larger, so
+         * of two names for one multiplier the first (IEC) one is written. */
         const char *unit = "B";
         uint64_t div = 1;
-        for (int pass = 0; pass < 2 && v != 0 && div == 1; pass++)
-            for (const ParamUnit *u = param_size_units + 1; u->name != NULL; u++) {
-                bool binary = u->mult % 1024 == 0;
-                if (binary == (pass == 0) && v % u->mult == 0 && u->mult > div) {
-                    div = u->mult;
-                    unit = u->name;
-                }
+        for (const ParamUnit *u = param_size_units + 1; v != 0 && u->name != NULL; u++)
+            if (v % u->mult == 0 && u->mult > div) {
+                div = u->mult;
+                unit = u->name;
             }
         g_string_append_printf(out, "%" PRIu64 "%s", v / div, unit);
     } else {
-        /* Frequencies and times: the largest unit not above the value, with an exact decimal
-         * fraction ("1.4GHz", "1.5us"), which parses back to the same integer. */
-        const ParamUnit *units = t == PARAM_FREQ ? param_freq_units : param_time_units;
+        /* Frequencies, times and bandwidths: the largest decimal unit not above the value,
+         * with an exact decimal fraction ("1.4GHz", "1.5us", "12.5GB/s"), which parses back to
+         * the same integer. The decimal units lead each table; the first binary one ends them. */
+        const ParamUnit *units = param_unit_kind(t)->units;
         const ParamUnit *best = &units[0];
-        for (const ParamUnit *u = units; u->name != NULL; u++)
+        for (const ParamUnit *u = units; u->name != NULL && param_is_pow10(u->mult); u++)
             if (v >= u->mult)
                 best = u;
         param_append_decimal(out, v, best->mult);
@@ -497,6 +588,7 @@ static char *param_format_value(const ParamSpec *spec, const ParamValue *v)
     case PARAM_FREQ:
     case PARAM_CYCLES:
     case PARAM_TIME:
+    case PARAM_BANDWIDTH:
         return param_format_quantity(spec->type, v->u);
     }
     g_assert_not_reached();
@@ -516,6 +608,7 @@ static char *param_format_bound(const ParamSpec *spec, double b)
     case PARAM_FREQ:
     case PARAM_CYCLES:
     case PARAM_TIME:
+    case PARAM_BANDWIDTH:
         if (integral && b >= 0 && b < 18446744073709551616.0) {
             if (spec->type == PARAM_UINT)
                 return g_strdup_printf("%" PRIu64, (uint64_t)b);
@@ -574,8 +667,10 @@ static bool param_parse_bool(const char *t, bool *out)
 }
 
 static bool param_parse_typed(const ParamSpec *spec, const char *raw, const char *t,
-                              const char *base_dir, ParamValue *v, char **problem)
+                              const char *base_dir, uint64_t clock_hz, ParamValue *v,
+                              bool *from_time, char **problem)
 {
+    *from_time = false;
     if (spec->type != PARAM_STRING && t[0] == '\0') {
         *problem = g_strdup_printf("no value given (expected %s)", param_type_noun(spec));
         return false;
@@ -642,10 +737,12 @@ static bool param_parse_typed(const ParamSpec *spec, const char *raw, const char
         g_string_free(list, TRUE);
         return false;
     }
+    case PARAM_CYCLES:
+        return param_parse_latency(t, clock_hz, &v->u, from_time, problem);
     case PARAM_SIZE:
     case PARAM_FREQ:
-    case PARAM_CYCLES:
     case PARAM_TIME:
+    case PARAM_BANDWIDTH:
         return param_parse_quantity(param_unit_kind(spec->type), t, &v->u, problem);
     }
     g_assert_not_reached();
@@ -711,6 +808,7 @@ static void param_store(const ParamSpec *spec, void *dst, const ParamValue *v)
     case PARAM_FREQ:
     case PARAM_CYCLES:
     case PARAM_TIME:
+    case PARAM_BANDWIDTH:
         *(uint64_t *)field = v->u;
         break;
     }
@@ -742,27 +840,47 @@ static void param_load(const ParamSpec *spec, const void *src, ParamValue *v)
     case PARAM_FREQ:
     case PARAM_CYCLES:
     case PARAM_TIME:
+    case PARAM_BANDWIDTH:
         v->u = *(const uint64_t *)field;
         break;
     }
 }
 
-bool param_parse_value(const ParamSpec *spec, const char *text, const char *base_dir, void *dst,
-                       char **problem)
+bool param_parse_value_clocked(const ParamSpec *spec, const char *text, const char *base_dir,
+                               uint64_t clock_hz, void *dst, char **problem)
 {
     g_return_val_if_fail(spec != NULL && text != NULL && dst != NULL && problem != NULL, false);
     *problem = NULL;
     char *t = g_strstrip(g_strdup(text));
     ParamValue v;
     memset(&v, 0, sizeof v);
-    bool ok = param_parse_typed(spec, text, t, base_dir, &v, problem) &&
-              param_check_value(spec, t, &v, problem);
+    bool from_time = false;
+    bool ok = param_parse_typed(spec, text, t, base_dir, clock_hz, &v, &from_time, problem);
+    if (ok) {
+        /* A range error on a converted time shows what it became: "0ns (0 cycles at 3GHz)". */
+        char *shown = t;
+        if (from_time) {
+            char *hz = param_format_quantity(PARAM_FREQ, clock_hz);
+            shown = g_strdup_printf("%s (%" PRIu64 " %s at %s)", t, v.u,
+                                    v.u == 1 ? "cycle" : "cycles", hz);
+            g_free(hz);
+        }
+        ok = param_check_value(spec, shown, &v, problem);
+        if (shown != t)
+            g_free(shown);
+    }
     if (ok)
         param_store(spec, dst, &v);
     else if (spec->type == PARAM_STRING || spec->type == PARAM_PATH)
         g_free(v.s);
     g_free(t);
     return ok;
+}
+
+bool param_parse_value(const ParamSpec *spec, const char *text, const char *base_dir, void *dst,
+                       char **problem)
+{
+    return param_parse_value_clocked(spec, text, base_dir, 0, dst, problem);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -836,6 +954,13 @@ static void param_apply_default(const ParamSpec *spec, void *dst)
 bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *path,
                  const char *const *ignore, void *dst, GError **error)
 {
+    return param_apply_clocked(specs, section, path, ignore, 0, dst, error);
+}
+
+bool param_apply_clocked(const ParamSpec *specs, const CfgNode *section, const char *path,
+                         const char *const *ignore, uint64_t clock_hz, void *dst,
+                         GError **error)
+{
     g_return_val_if_fail(specs != NULL && dst != NULL, false);
     size_t n = param_count(specs);
     const CfgNode *at = section;  /* where "required key is missing" points */
@@ -875,7 +1000,7 @@ bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *pat
                             param_type_noun(&specs[s]), v->kind == CFG_MAP ? "map" : "sequence");
         } else {
             char *dir = param_node_dir(v), *problem = NULL;
-            if (!param_parse_value(&specs[s], v->scalar, dir, dst, &problem))
+            if (!param_parse_value_clocked(&specs[s], v->scalar, dir, clock_hz, dst, &problem))
                 ok = param_fail(error, v, "%s: %s", full, problem);
             given[s] = true;
             g_free(problem);
@@ -931,7 +1056,8 @@ static const char *param_type_name(ParamType t)
         [PARAM_BOOL] = "bool",     [PARAM_INT] = "int",       [PARAM_UINT] = "uint",
         [PARAM_DOUBLE] = "double", [PARAM_STRING] = "string", [PARAM_PATH] = "path",
         [PARAM_ENUM] = "enum",     [PARAM_SIZE] = "size",     [PARAM_FREQ] = "frequency",
-        [PARAM_CYCLES] = "cycles", [PARAM_TIME] = "time",
+        [PARAM_CYCLES] = "cycles|time", [PARAM_TIME] = "time",
+        [PARAM_BANDWIDTH] = "bandwidth",
     };
     return (size_t)t < G_N_ELEMENTS(names) && names[t] != NULL ? names[t] : "?";
 }
@@ -979,6 +1105,21 @@ void param_describe(const ParamSpec *specs, GString *out, int indent)
         g_string_free(line, TRUE);
     }
     g_strfreev(cells);
+    /* What the unit types accept that their names do not say (docs/config.md "Units"). */
+    bool has[PARAM_BANDWIDTH + 1] = {false};
+    for (size_t i = 0; i < n; i++)
+        has[specs[i].type] = true;
+    int in = MAX(indent, 0);
+    if (has[PARAM_CYCLES])
+        g_string_append_printf(out, "%*sunit cycles|time: cycles (4, 4cycles) or a time (4ns, "
+                               "1.5us), converted by the component's clock and rounded up\n",
+                               in, "");
+    if (has[PARAM_SIZE])
+        g_string_append_printf(out, "%*sunit size: bytes; kB, MB, GB are binary like KiB, MiB, "
+                               "GiB (as gem5 reads sizes)\n", in, "");
+    if (has[PARAM_BANDWIDTH])
+        g_string_append_printf(out, "%*sunit bandwidth: bytes per second, decimal (1 GB/s = "
+                               "10^9 B/s, as nccl-tests reports)\n", in, "");
 }
 
 void param_free(const ParamSpec *specs, void *dst)

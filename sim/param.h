@@ -5,12 +5,18 @@
  * parsing and checking (param_apply), the resolved config (param_emit_yaml), `archsim describe`
  * (param_describe) and docs. Values land in a plain C struct at each spec's offset.
  *
- * Units (strict; a hint is given for near misses):
- *   PARAM_SIZE   bytes    "64", "64B", "32KiB", "1MiB", "2GiB", "1kB"/"1MB"/"1GB" (decimal);
- *                         "32KB" is rejected with a hint (KiB = 1024, kB = 1000); also TiB, TB
+ * Units (strict; a hint is given for near misses; one table of suffixes per kind in param.c;
+ * the user's rule is docs/config.md, "Values and units"):
+ *   PARAM_SIZE   bytes    "64", "64B", "32KiB", "1MiB", "2GiB", also TiB; and gem5's spellings
+ *                         "64kB", "1MB", "1GB", "1TB", which are binary too (kB = KiB, as gem5
+ *                         reads memory sizes); "32KB" is rejected with a hint, as gem5 does
  *   PARAM_FREQ   Hz       "3GHz", "1.4GHz", "800MHz", "100kHz", "50Hz"; a bare number is an error
- *   PARAM_CYCLES cycles   "4", "4cycles", "4 cycles", "1cycle"
+ *   PARAM_CYCLES cycles   "4", "4cycles", "4 cycles", "1cycle"; or a time ("4ns", "500ps",
+ *                         "1.5us") converted by the reading component's clock, rounded up to
+ *                         the next whole cycle (gem5's ticksToCycles); see param_apply_clocked
  *   PARAM_TIME   ps       "10ns", "1.5us", "500ps", "2ms", "1s"; a bare number is an error
+ *   PARAM_BANDWIDTH B/s   "25GB/s", "800MB/s", "12.5GB/s" decimal (1 GB/s = 10^9 B/s, as
+ *                         nccl-tests reports), "1GiB/s" binary; a bare number is an error
  *   PARAM_UINT / PARAM_INT / PARAM_DOUBLE plain numbers (UINT/INT accept 0x hex, and _ separators)
  *   PARAM_BOOL   true/false/yes/no/on/off (YAML 1.1 spellings)
  *   PARAM_ENUM   one of choices[]; stored as the int index
@@ -48,6 +54,7 @@ typedef enum {
     PARAM_FREQ,     /* uint64_t Hz */
     PARAM_CYCLES,   /* uint64_t cycles */
     PARAM_TIME,     /* uint64_t picoseconds */
+    PARAM_BANDWIDTH,/* uint64_t bytes per second */
 } ParamType;
 
 #define PARAM_F_REQUIRED 0x1u  /* no default: the key must be given */
@@ -91,6 +98,16 @@ typedef struct {
 bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *path,
                  const char *const *ignore, void *dst, GError **error);
 
+/* param_apply with the clock of the component the section configures: a PARAM_CYCLES value
+ * written as a time ("4ns") becomes ceil(time x clock_hz) cycles (exactly: 4ns at 3GHz is 12
+ * cycles, 0.1ns is 1). clock_hz == 0 (what param_apply passes) means no clock is known there:
+ * a time is then an error that says to write cycles. Range checks apply to the cycles, and
+ * their message shows the conversion: "l1d.hit_latency: 0ns (0 cycles at 3GHz) is out of range
+ * [1cycle, 1000cycles]". The resolved config records the cycles. */
+bool param_apply_clocked(const ParamSpec *specs, const CfgNode *section, const char *path,
+                         const char *const *ignore, uint64_t clock_hz, void *dst,
+                         GError **error);
+
 /* Parses one value (used by param_apply and by the CLI). On failure returns false and sets
  * *problem to a newly allocated message without position ("'32KB': unknown size unit ...").
  * base_dir is for PARAM_PATH (NULL = cwd). The value is stored at (char *)dst + spec->offset,
@@ -98,6 +115,10 @@ bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *pat
  * checks are included ("0 is out of range [1, 64]"). */
 bool param_parse_value(const ParamSpec *spec, const char *text, const char *base_dir, void *dst,
                        char **problem);
+/* param_parse_value with a clock for PARAM_CYCLES values written as times (see
+ * param_apply_clocked; clock_hz == 0: none known). */
+bool param_parse_value_clocked(const ParamSpec *spec, const char *text, const char *base_dir,
+                               uint64_t clock_hz, void *dst, char **problem);
 
 /* Writes every parameter of the table with its current value from src as "key: value" lines at
  * the given indent, in a form param_parse_value accepts back (sizes as "32KiB" when exact,

@@ -76,6 +76,22 @@ static SweepAxis *axis_new(const char *key, bool zip)
     return a;
 }
 
+const char *sweep_seeds_name(SweepSeeds m)
+{
+    return m == SWEEP_SEEDS_PER_POINT ? "per-point" : "common";
+}
+
+bool sweep_seeds_parse(const char *text, SweepSeeds *out)
+{
+    if (!strcmp(text, "common"))
+        *out = SWEEP_SEEDS_COMMON;
+    else if (!strcmp(text, "per-point"))
+        *out = SWEEP_SEEDS_PER_POINT;
+    else
+        return false;
+    return true;
+}
+
 static bool is_seed_key(const char *key)
 {
     return !strcmp(key, "seed") || !strcmp(key, "sim.seed");
@@ -293,7 +309,7 @@ static bool yaml_lists(Sweep *s, const CfgNode *map, const char *name, GError **
 bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error)
 {
     if (block->kind != CFG_MAP) {
-        yaml_error(error, block, "sweep: expected a map with grid, zip and stats");
+        yaml_error(error, block, "sweep: expected a map with grid, zip, stats and seeds");
         return false;
     }
     for (guint i = 0; i < block->keys->len; i++) {
@@ -328,8 +344,15 @@ bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error)
             g_ptr_array_add(g, NULL);
             g_strfreev(s->stats);
             s->stats = (char **)g_ptr_array_free(g, FALSE);
+        } else if (!strcmp(k->scalar, "seeds")) {
+            if (v->kind != CFG_SCALAR || !sweep_seeds_parse(v->scalar, &s->seeds)) {
+                yaml_error(error, v, "sweep.seeds: expected common (every point gets the base "
+                           "seed) or per-point (point i gets base + i)");
+                return false;
+            }
         } else {
-            yaml_error(error, k, "sweep.%s: unknown key; expected grid, zip or stats", k->scalar);
+            yaml_error(error, k, "sweep.%s: unknown key; expected grid, zip, stats or seeds",
+                       k->scalar);
             return false;
         }
     }
@@ -450,7 +473,7 @@ uint64_t sweep_point_seed(const Sweep *s, guint i)
         if (is_seed_key(a->key) && parse_seed(sweep_point_value(s, i, k), &v))
             return v;
     }
-    return s->base_seed + i;
+    return s->seeds == SWEEP_SEEDS_PER_POINT ? s->base_seed + i : s->base_seed;
 }
 
 char *sweep_point_dir(const Sweep *s, guint i)
@@ -960,8 +983,8 @@ static void json_sweep(const Sweep *s, const SweepResult *results, GString *o)
             g_string_append(o, ", ");
         json_append_string(o, g_ptr_array_index(s->sets, k));
     }
-    g_string_append_printf(o, "],\n  \"base_seed\": %" G_GUINT64_FORMAT ",\n  \"axes\": [",
-                           s->base_seed);
+    g_string_append_printf(o, "],\n  \"base_seed\": %" G_GUINT64_FORMAT ",\n  \"seeds\": \"%s\",\n"
+                           "  \"axes\": [", s->base_seed, sweep_seeds_name(s->seeds));
     for (guint k = 0; k < s->axes->len; k++) {
         const SweepAxis *a = g_ptr_array_index(s->axes, k);
         g_string_append(o, k ? ",\n    {\"key\": " : "\n    {\"key\": ");
@@ -1261,13 +1284,30 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
             char *old = NULL;
             GString *pts = g_string_new(NULL);
             json_points(s, pts);
-            if (!g_file_get_contents(marker, &old, NULL, NULL) || !strstr(old, pts->str)) {
+            char *old_seeds = NULL;
+            bool read = g_file_get_contents(marker, &old, NULL, NULL);
+            if (read) {
+                /* a sweep.json without "seeds" predates the choice: it used base + i */
+                old_seeds = json_find_string(old, "seeds", NULL);
+                if (!old_seeds)
+                    old_seeds = g_strdup(sweep_seeds_name(SWEEP_SEEDS_PER_POINT));
+            }
+            if (read && !strstr(old, pts->str) &&
+                strcmp(old_seeds, sweep_seeds_name(s->seeds)) != 0) {
+                /* the same points but for their seeds would be resumed with mixed seeds */
+                fprintf(stderr, "%s: its points were seeded with --seeds %s, this sweep asks for "
+                        "--seeds %s; resuming would mix seeds; add --seeds %s to resume it, or "
+                        "--force to start it over\n", s->dir, old_seeds,
+                        sweep_seeds_name(s->seeds), old_seeds);
+                rc = ARCHSIM_EXIT_DATAERR;
+            } else if (!read || !strstr(old, pts->str)) {
                 fprintf(stderr, "%s: holds a different sweep (its points differ); use --force "
                         "to replace it, or -o another\n", s->dir);
                 rc = ARCHSIM_EXIT_CANTCREAT;
             } else {
                 rc = check_definition(s, old);
             }
+            g_free(old_seeds);
             g_free(old);
             g_string_free(pts, TRUE);
         }
@@ -1282,7 +1322,7 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
 
 int sweep_main(int argc, char **argv)
 {
-    char *out = NULL, *seed_text = NULL, *stats = NULL;
+    char *out = NULL, *seed_text = NULL, *stats = NULL, *seeds_text = NULL;
     char **grids = NULL, **zips = NULL, **sets = NULL;
     gint jobs = 1;
     gboolean force = FALSE, resume = FALSE, quiet = FALSE, dry = FALSE, mpi = FALSE;
@@ -1302,7 +1342,11 @@ int sweep_main(int argc, char **argv)
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
           "override a config value in every point (repeatable)", "KEY=VALUE" },
         { "seed", 0, 0, G_OPTION_ARG_STRING, &seed_text,
-          "base seed: point i gets N+i (default sim.seed)", "N" },
+          "base seed (default sim.seed): every point's, or point i gets N+i with --seeds "
+          "per-point", "N" },
+        { "seeds", 0, 0, G_OPTION_ARG_STRING, &seeds_text,
+          "common: every point runs with the base seed (common random numbers; the default), "
+          "per-point: point i gets base + i; a swept seed overrides both", "common|per-point" },
         { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "replace an existing sweep directory", NULL },
         { "resume", 'r', 0, G_OPTION_ARG_NONE, &resume,
           "finish an existing sweep directory: keep complete points, rerun the others; refused "
@@ -1345,6 +1389,13 @@ int sweep_main(int argc, char **argv)
         rc = sweep_usage("--seed: expected a non-negative integer");
         goto out;
     }
+    SweepSeeds seeds_opt = SWEEP_SEEDS_COMMON;
+    if (seeds_text && !sweep_seeds_parse(seeds_text, &seeds_opt)) {
+        char *msg = g_strdup_printf("--seeds: '%s': expected common or per-point", seeds_text);
+        rc = sweep_usage(msg);
+        g_free(msg);
+        goto out;
+    }
     if (mpi) {
         rc = sweep_mpi_init(&rank, &nranks);
         if (rc)
@@ -1377,6 +1428,8 @@ int sweep_main(int argc, char **argv)
             }
         }
     }
+    if (seeds_text)
+        s->seeds = seeds_opt;     /* the command line wins over the sweep: block */
     if (stats) {
         g_strfreev(s->stats);
         s->stats = g_strsplit(stats, ",", -1);
@@ -1591,6 +1644,7 @@ out:
     sweep_free(s);
     g_free(out);
     g_free(seed_text);
+    g_free(seeds_text);
     g_free(stats);
     g_strfreev(grids);
     g_strfreev(zips);

@@ -6,8 +6,9 @@
  * into DIR/point-NNNN/, and its result becomes one row of DIR/sweep.csv.
  *
  * Point order: axes in order (the sweep: block's grid keys, then command-line --grid keys, then
- * the zip group); the LAST axis varies fastest, like nested loops written in that order. Point i
- * has seed base + i unless `seed` (or `sim.seed`) is swept.
+ * the zip group); the LAST axis varies fastest, like nested loops written in that order. Seeds
+ * (SweepSeeds): every point gets the base seed (common random numbers, the default), or point i
+ * gets base + i (--seeds per-point); a swept `seed` (or `sim.seed`) overrides both.
  *
  * The pieces are separate so that another driver (e.g. MPI ranks) can hand out points:
  * sweep_run_point() runs point i synchronously and returns its result; the writer collects the
@@ -33,6 +34,21 @@ typedef struct {
     bool from_yaml;     /* from the config's sweep: block */
 } SweepAxis;
 
+/* How points get their seeds. COMMON gives every point the same seed, so that two points
+ * differ only in what is swept: common random numbers, the standard variance-reduction
+ * technique for comparing configurations (Law & Kelton, "Simulation Modeling and Analysis",
+ * the chapter on variance-reduction techniques). PER_POINT is the rule of archsim before issue
+ * 16 (seed = base + index), kept for replications and for results made with it; a sweep.json
+ * without "seeds" was made with it. */
+typedef enum {
+    SWEEP_SEEDS_COMMON,
+    SWEEP_SEEDS_PER_POINT,
+} SweepSeeds;
+
+/* "common" / "per-point", as --seeds, the sweep: block and sweep.json spell them. */
+const char *sweep_seeds_name(SweepSeeds m);
+bool sweep_seeds_parse(const char *text, SweepSeeds *out);
+
 typedef struct {
     char *config;        /* the config the user gave (recorded) */
     char *run_config;    /* the config each point runs (config, or DIR/sweep-base.yaml) */
@@ -42,6 +58,8 @@ typedef struct {
     GPtrArray *sets;     /* char*: fixed --set assignments for every point */
     char **stats;        /* stats globs */
     uint64_t base_seed;
+    SweepSeeds seeds;    /* the rule for points whose seed is not swept (sweep: block's
+                            seeds:, overridden by --seeds) */
     bool quiet;
     /* what defines the points, recorded in sweep.json and checked by --resume (docs/sweeps.md
      * "Resume"): the binary (version, git hash, SHA-256 of its file), the config as the points

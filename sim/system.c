@@ -110,12 +110,32 @@ static void on_deadlock(Engine *eng, void *ctx)
     run->deadlock_report = r;
 }
 
+/* sim.clock as given (or its default), for sim.max_cycles and sim.watchdog written as times,
+ * which the system clock counts; 0 when it does not parse (param_apply then says why). */
+static uint64_t sim_clock_given(const CfgNode *root)
+{
+    const CfgNode *sim = cfg_map_get(root, "sim");
+    const CfgNode *v = sim != NULL && sim->kind == CFG_MAP ? cfg_map_get(sim, "clock") : NULL;
+    for (const ParamSpec *s = sim_param_specs; s->name != NULL; s++) {
+        if (strcmp(s->name, "clock") != 0)
+            continue;
+        SimParams p;
+        char *problem = NULL;
+        const char *text = v != NULL && v->kind == CFG_SCALAR ? v->scalar : s->def;
+        bool ok = param_parse_value(s, text, NULL, &p, &problem);
+        g_free(problem);
+        return ok ? p.clock_hz : 0;
+    }
+    g_assert_not_reached();
+}
+
 SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
                         const TraceOptions *trace_opts, GError **error)
 {
     SystemRun *run = g_new0(SystemRun, 1);
     run->root = root;
-    if (!param_apply(sim_param_specs, cfg_map_get(root, "sim"), "sim", NULL, &run->sp, error))
+    if (!param_apply_clocked(sim_param_specs, cfg_map_get(root, "sim"), "sim", NULL,
+                             sim_clock_given(root), &run->sp, error))
         goto fail_early;
     if (seed_override >= 0)
         run->sp.seed = (uint64_t)seed_override;
@@ -201,9 +221,12 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
             }
             g_assert(cls);
             void *scratch = g_malloc0(cls->size);
+            /* every component runs on the system clock today (sim_component_new is given
+             * sys_clk), so the check converts times by it too */
             bool ok = !cls->params ||
-                      param_apply(cls->params, v, s->name, ignore_type,
-                                  (char *)scratch + cls->params_offset, error);
+                      param_apply_clocked(cls->params, v, s->name, ignore_type,
+                                          run->sp.clock_hz, (char *)scratch + cls->params_offset,
+                                          error);
             if (ok && cls->params)
                 param_free(cls->params, (char *)scratch + cls->params_offset);
             g_free(scratch);

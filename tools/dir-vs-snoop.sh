@@ -22,12 +22,14 @@ if [ -n "${KEEP:-}" ]; then echo "dir-vs-snoop.sh: run directories kept in $T" >
 : > "$T/sweeps"
 
 # sweep NAME SOURCE CONFIG MACHINE ARGS...: one archsim sweep into $T/NAME-MACHINE, listed in
-# $T/sweeps for the collector. Every point of both machines gets the same seed (base + index).
+# $T/sweeps for the collector. Point i of both machines gets the same seed (base + index: the
+# CSV was made with that rule, the sweep default before issue 16, hence --seeds per-point).
 sweep() {
     name=$1 source=$2 config=$3 machine=$4
     shift 4
     echo "dir-vs-snoop.sh: $name on the $machine machine" >&2
-    "$A" sweep "$config" -j "$JOBS" -q -o "$T/$name-$machine" "$@" --stats sim.cycles > /dev/null
+    "$A" sweep "$config" -j "$JOBS" -q -o "$T/$name-$machine" --seeds per-point "$@" \
+        --stats sim.cycles > /dev/null
     echo "$name $source $machine $T/$name-$machine" >> "$T/sweeps"
 }
 

@@ -20,9 +20,11 @@ if [ -n "${KEEP:-}" ]; then echo "htm.sh: run directories kept in $T" >&2
 else trap 'rm -rf "$T"' EXIT; fi
 
 # Each structure's own sweep: 2 sizes x 3 kernels x 1-32 workers (system.cores = workers + 2).
+# docs/experiments/htm.csv was made with seed = 1 + point index, the sweep rule before common
+# seeds became the default (issue 16): --seeds per-point keeps it reproducible.
 for s in hash list; do
     echo "htm.sh: $s" >&2
-    "$A" sweep "configs/htm/$s-experiment.yaml" -j "$JOBS" -q -o "$T/$s" > /dev/null
+    "$A" sweep "configs/htm/$s-experiment.yaml" -j "$JOBS" -q -o "$T/$s" --seeds per-point > /dev/null
 done
 
 CSV="$OUT/htm.csv"

@@ -29,10 +29,12 @@ T=$(mktemp -d)
 if [ -n "${KEEP:-}" ]; then echo "locks.sh: run directories kept in $T" >&2; else trap 'rm -rf "$T"' EXIT; fi
 
 # The config's own sweep (every lock x 1-32 cores), at each critical-section length. Both sweeps
-# number their points alike, so a point's seed depends only on its lock and core count.
+# number their points alike, so a point's seed depends only on its lock and core count. The CSVs
+# were made with seed = 1 + point index, the sweep rule before common seeds became the default
+# (issue 16): --seeds per-point keeps them reproducible.
 for cs in 1000 50; do
     echo "locks.sh: cs $cs" >&2
-    "$A" sweep "$CFG" -j "$JOBS" -q -o "$T/cs$cs" --set core.cs="$cs" > /dev/null
+    "$A" sweep "$CFG" -j "$JOBS" -q -o "$T/cs$cs" --seeds per-point --set core.cs="$cs" > /dev/null
 done
 
 CSV="$OUT/$NAME.csv"

@@ -1,5 +1,5 @@
 /* test_param.c: CUnit tests for sim/param.c: strict unit parsing (sizes, frequencies, cycles,
- * times), every checking error with its exact "file:line:col: key: problem" message, --set
+ * times, latencies written as times at a clock, bandwidths), every checking error with its exact "file:line:col: key: problem" message, --set
  * positions, defaults and required keys, PATH resolution, emit -> parse round trips for every
  * type, describe, edit distance and "did you mean" hints.
  */
@@ -159,10 +159,17 @@ static void test_sizes(void)
     EXPECT_U64(PARAM_SIZE, "1MiB", 1048576);
     EXPECT_U64(PARAM_SIZE, "2GiB", UINT64_C(2147483648));
     EXPECT_U64(PARAM_SIZE, "1TiB", UINT64_C(1099511627776));
-    EXPECT_U64(PARAM_SIZE, "1kB", 1000);
-    EXPECT_U64(PARAM_SIZE, "1MB", 1000000);
-    EXPECT_U64(PARAM_SIZE, "1GB", 1000000000);
-    EXPECT_U64(PARAM_SIZE, "2TB", UINT64_C(2000000000000));
+    /* issue 16 item 5: gem5's spellings are binary, as gem5 reads memory sizes (kB = KiB). */
+    EXPECT_U64(PARAM_SIZE, "1kB", 1024);
+    EXPECT_U64(PARAM_SIZE, "64kB", 65536);
+    EXPECT_U64(PARAM_SIZE, "64 kB", 65536);
+    EXPECT_U64(PARAM_SIZE, "1.5kB", 1536);
+    EXPECT_U64(PARAM_SIZE, "1MB", 1048576);
+    EXPECT_U64(PARAM_SIZE, "8MB", 8388608);
+    EXPECT_U64(PARAM_SIZE, "1GB", UINT64_C(1073741824));
+    EXPECT_U64(PARAM_SIZE, "0.5GB", UINT64_C(536870912));
+    EXPECT_U64(PARAM_SIZE, "2TB", UINT64_C(2199023255552));
+    EXPECT_U64(PARAM_SIZE, "1000B", 1000);    /* the way to say a decimal size */
     EXPECT_U64(PARAM_SIZE, "1.5KiB", 1536);
     EXPECT_U64(PARAM_SIZE, "0.5MiB", 524288);
     EXPECT_U64(PARAM_SIZE, "1_024B", 1024);
@@ -178,6 +185,9 @@ static void test_sizes(void)
                                            "'B'?");
     EXPECT_PROBLEM(PARAM_SIZE, "4xyz", "'4xyz': unknown size unit 'xyz' (expected one of: B, "
                                        "KiB, MiB, GiB, TiB, kB, MB, GB, TB)");
+    EXPECT_PROBLEM(PARAM_SIZE, "32Kb", "'32Kb': unknown size unit 'Kb'; did you mean 'KiB'?");
+    EXPECT_PROBLEM(PARAM_SIZE, "4mb", "'4mb': unknown size unit 'mb'; did you mean 'MB'?");
+    EXPECT_PROBLEM(PARAM_SIZE, "0.1kB", "'0.1kB': not a whole number of bytes"); /* 102.4 */
     EXPECT_PROBLEM(PARAM_SIZE, "0.5B", "'0.5B': not a whole number of bytes");
     EXPECT_PROBLEM(PARAM_SIZE, "-4KiB", "'-4KiB': a size cannot be negative");
     EXPECT_PROBLEM(PARAM_SIZE, "big", "'big': expected a size such as 32KiB");
@@ -222,8 +232,15 @@ static void test_cycles_and_times(void)
                                          "'cycles'?");
     EXPECT_PROBLEM(PARAM_CYCLES, "4cylces", "'4cylces': unknown cycle unit 'cylces'; did you "
                                             "mean 'cycles'?");
-    EXPECT_PROBLEM(PARAM_CYCLES, "4ns", "'4ns': unknown cycle unit 'ns' (expected one of: "
-                                        "cycles, cycle)");
+    EXPECT_PROBLEM(PARAM_CYCLES, "4xyz", "'4xyz': unknown cycle unit 'xyz' (expected one of: "
+                                         "cycles, cycle, ps, ns, us, ms, s)");
+    EXPECT_PROBLEM(PARAM_CYCLES, "4nsec", "'4nsec': unknown cycle unit 'nsec'; did you mean "
+                                          "'ns'?");
+    EXPECT_PROBLEM(PARAM_CYCLES, "4NS", "'4NS': unknown cycle unit 'NS'; did you mean 'ns'?");
+    /* A time where no clock is known (param_parse_value) is refused, never guessed. */
+    EXPECT_PROBLEM(PARAM_CYCLES, "4ns", "'4ns': a time here needs the clock of a component to "
+                                        "become cycles, and none is known; write cycles "
+                                        "(4cycles)");
 
     EXPECT_U64(PARAM_TIME, "10ns", 10000);
     EXPECT_U64(PARAM_TIME, "1.5us", 1500000);
@@ -237,6 +254,149 @@ static void test_cycles_and_times(void)
                                              "you mean 'us'?");
     EXPECT_PROBLEM(PARAM_TIME, "3sec", "'3sec': unknown time unit 'sec'; did you mean 's'?");
     EXPECT_PROBLEM(PARAM_TIME, "3NS", "'3NS': unknown time unit 'NS'; did you mean 'ns'?");
+}
+
+/* A latency written as a time, read at a clock: cycles, or the problem. */
+#define EXPECT_CLOCKED(text, hz, want, problem)                                                \
+    test_expect_clocked((text), (hz), (want), (problem), __LINE__)
+static void test_expect_clocked(const char *text, uint64_t hz, uint64_t want, const char *want_p,
+                                int line)
+{
+    const ParamSpec spec = {.name = "lat", .type = PARAM_CYCLES, .def = "1",
+                            .flags = PARAM_F_RANGE, .min = 1, .max = 1000};
+    uint64_t got = 12345;
+    char *problem = NULL;
+    bool ok = param_parse_value_clocked(&spec, text, NULL, hz, &got, &problem);
+    char *what = g_strdup_printf("'%s' at %" PRIu64 " Hz -> %" PRIu64 ", got %s %" PRIu64 " %s",
+                                 text, hz, want, ok ? "value" : "error", got,
+                                 problem ? problem : "");
+    bool good = want_p == NULL ? ok && got == want : !ok && got == 12345;
+    if (!good)
+        fprintf(stderr, "\n  line %d: %s\n", line, what);
+    CU_assertImplementation(good ? CU_TRUE : CU_FALSE, (unsigned)line, what, __FILE__, "",
+                            CU_FALSE);
+    if (want_p != NULL)
+        test_expect_str(problem, want_p, line);
+    g_free(what);
+    g_free(problem);
+}
+
+/* issue 16 item 5: latencies in time units, converted by the reading component's clock and
+ * rounded up to the next whole cycle (gem5's ticksToCycles), exactly (no period rounding). */
+static void test_latency_times(void)
+{
+    const uint64_t ghz3 = UINT64_C(3000000000), ghz1 = UINT64_C(1000000000);
+    EXPECT_CLOCKED("4ns", ghz3, 12, NULL);          /* exact: 12 cycles of 333.3 ps */
+    EXPECT_CLOCKED("4 ns", ghz3, 12, NULL);
+    EXPECT_CLOCKED("4ns", ghz1, 4, NULL);           /* the same text, another clock */
+    EXPECT_CLOCKED("4ns", UINT64_C(1400000000), 6, NULL);   /* 5.6 -> 6 */
+    EXPECT_CLOCKED("1us", ghz1, 1000, NULL);
+    EXPECT_CLOCKED("500ps", ghz1, 1, NULL);         /* half a cycle rounds up */
+    EXPECT_CLOCKED("1ps", ghz3, 1, NULL);           /* any time > 0 is at least 1 cycle */
+    EXPECT_CLOCKED("333ps", ghz3, 1, NULL);         /* 0.999 -> 1 */
+    EXPECT_CLOCKED("334ps", ghz3, 2, NULL);         /* 1.002 -> 2 */
+    EXPECT_CLOCKED("1001ps", ghz1, 2, NULL);
+    EXPECT_CLOCKED("1000ps", ghz1, 1, NULL);        /* whole: no rounding */
+    EXPECT_CLOCKED("7", ghz3, 7, NULL);             /* cycles stay cycles at any clock */
+    EXPECT_CLOCKED("7cycles", ghz1, 7, NULL);
+    EXPECT_CLOCKED("0ns", ghz3, 0, "0ns (0 cycles at 3GHz) is out of range [1cycle, 1000cycles]");
+    EXPECT_CLOCKED("1.5us", ghz3, 0, "1.5us (4500 cycles at 3GHz) is out of range [1cycle, "
+                                     "1000cycles]");
+    EXPECT_CLOCKED("0.5ps", ghz3, 0, "'0.5ps': not a whole number of picoseconds");
+    EXPECT_CLOCKED("-4ns", ghz3, 0, "'-4ns': a time cannot be negative");
+    EXPECT_CLOCKED("4ns", 0, 0, "'4ns': a time here needs the clock of a component to become "
+                                "cycles, and none is known; write cycles (4cycles)");
+    EXPECT_CLOCKED("4GHz", ghz3, 0, "'4GHz': unknown cycle unit 'GHz' (expected one of: cycles, "
+                                    "cycle, ps, ns, us, ms, s)");
+
+    /* Overflow of ps x Hz is caught, not wrapped. */
+    const ParamSpec wide = {.name = "w", .type = PARAM_CYCLES, .def = "0"};
+    uint64_t got = 0;
+    char *problem = NULL;
+    CU_ASSERT_TRUE(param_parse_value_clocked(&wide, "18446744s", NULL, UINT64_C(1000000),
+                                             &got, &problem));
+    CU_ASSERT_EQUAL(got, UINT64_C(18446744000000));
+    CU_ASSERT_FALSE(param_parse_value_clocked(&wide, "18446744s", NULL, UINT64_C(2000000000000),
+                                              &got, &problem));  /* 2 THz: 3.7e19 cycles */
+    EXPECT_STR(problem, "'18446744s': too large");
+    g_free(problem);
+
+    /* param_apply_clocked: the message keeps file:line:col, the resolved value is cycles. */
+    GError *err = NULL;
+    CfgNode *root = cfg_load_string("t.yaml", "l1d:\n  trace: t.lt\n  latency: 4ns\n", NULL,
+                                    &err);
+    g_assert(root != NULL);
+    TestCache c = {0};
+    CU_ASSERT_TRUE(param_apply_clocked(test_cache_specs, cfg_map_get(root, "l1d"), "l1d",
+                                       test_ignore, UINT64_C(2000000000), &c, &err));
+    CU_ASSERT_EQUAL(c.latency, 8);
+    GString *out = g_string_new(NULL);
+    param_emit_yaml(test_cache_specs, &c, out, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out->str, "\nlatency: 8cycles\n"));
+    g_string_free(out, TRUE);
+    param_free(test_cache_specs, &c);
+    /* without a clock (param_apply) the same text is an error at its position */
+    CU_ASSERT_FALSE(param_apply(test_cache_specs, cfg_map_get(root, "l1d"), "l1d", test_ignore,
+                                &c, &err));
+    EXPECT_STR(err ? err->message : NULL,
+               "t.yaml:3:12: l1d.latency: '4ns': a time here needs the clock of a component to "
+               "become cycles, and none is known; write cycles (4cycles)");
+    g_clear_error(&err);
+    cfg_node_free(root);
+    root = cfg_load_string("t.yaml", "l1d:\n  trace: t.lt\n  latency: 0ps\n", NULL, &err);
+    g_assert(root != NULL);
+    const ParamSpec ranged[] = {
+        {"latency", PARAM_CYCLES, "4", PARAM_F_RANGE, 1, 64, NULL, "", offsetof(TestCache,
+                                                                                latency)},
+        PARAM_END,
+    };
+    CU_ASSERT_FALSE(param_apply_clocked(ranged, cfg_map_get(root, "l1d"), "l1d",
+                                        (const char *const[]){"trace", NULL}, UINT64_C(3000000000),
+                                        &c, &err));
+    EXPECT_STR(err ? err->message : NULL, "t.yaml:3:12: l1d.latency: 0ps (0 cycles at 3GHz) is "
+                                          "out of range [1cycle, 64cycles]");
+    g_clear_error(&err);
+    cfg_node_free(root);
+}
+
+/* Bandwidths are decimal (nccl-tests' GB/s = 10^9 B/s); the IEC names are binary. */
+static void test_bandwidths(void)
+{
+    EXPECT_U64(PARAM_BANDWIDTH, "25GB/s", UINT64_C(25000000000));
+    EXPECT_U64(PARAM_BANDWIDTH, "12.5GB/s", UINT64_C(12500000000));
+    EXPECT_U64(PARAM_BANDWIDTH, "800MB/s", 800000000);
+    EXPECT_U64(PARAM_BANDWIDTH, "1kB/s", 1000);
+    EXPECT_U64(PARAM_BANDWIDTH, "3TB/s", UINT64_C(3000000000000));
+    EXPECT_U64(PARAM_BANDWIDTH, "1 B/s", 1);
+    EXPECT_U64(PARAM_BANDWIDTH, "1GiB/s", UINT64_C(1073741824));
+    EXPECT_U64(PARAM_BANDWIDTH, "1KiB/s", 1024);
+    EXPECT_PROBLEM(PARAM_BANDWIDTH, "25", "'25': missing bandwidth unit (B/s, kB/s, MB/s, GB/s, "
+                                          "TB/s, KiB/s, MiB/s, GiB/s, TiB/s)");
+    EXPECT_PROBLEM(PARAM_BANDWIDTH, "25GBps", "'25GBps': unknown bandwidth unit 'GBps'; did you "
+                                              "mean 'GB/s'?");
+    EXPECT_PROBLEM(PARAM_BANDWIDTH, "25KB/s", "'25KB/s': unknown bandwidth unit 'KB/s'; did you "
+                                              "mean 'kB/s'?");
+    EXPECT_PROBLEM(PARAM_BANDWIDTH, "0.5B/s", "'0.5B/s': not a whole number of bytes per second");
+
+    /* written back in the largest decimal unit with an exact fraction */
+    const ParamSpec bw[] = {{"bw", PARAM_BANDWIDTH, "1B/s", 0, 0, 0, NULL, "", 0}, PARAM_END};
+    const struct {
+        uint64_t v;
+        const char *text;
+    } rt[] = {{UINT64_C(25000000000), "bw: 25GB/s\n"}, {UINT64_C(12500000000), "bw: 12.5GB/s\n"},
+              {UINT64_C(1073741824), "bw: 1.073741824GB/s\n"}, {999, "bw: 999B/s\n"},
+              {0, "bw: 0B/s\n"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(rt); i++) {
+        GString *out = g_string_new(NULL);
+        uint64_t v = rt[i].v, back = 1;
+        param_emit_yaml(bw, &v, out, 0);
+        EXPECT_STR(out->str, rt[i].text);
+        char *problem = NULL;
+        CU_ASSERT_TRUE(param_parse_value(&bw[0], out->str + 4, NULL, &back, &problem));
+        CU_ASSERT_EQUAL(back, v);
+        g_free(problem);
+        g_string_free(out, TRUE);
+    }
 }
 
 static void test_numbers_bools_enums(void)
@@ -513,7 +673,7 @@ static void test_emit(void)
          "offset: -9223372036854775808\nratio: 0.1\nenabled: true\npolicy: fifo\n"
          "name: \"yes: #x\"\n# trace: (not set)\n"},
         {3000, 1, 0, 1, INT64_MAX, 1e300, "", "a b/c.lt",
-         "size: 3kB\nline: 7\nfreq: 1Hz\nlatency: 0cycles\ntimeout: 1ps\n"
+         "size: 3000B\nline: 7\nfreq: 1Hz\nlatency: 0cycles\ntimeout: 1ps\n"
          "offset: 9223372036854775807\nratio: 1e+300\nenabled: true\npolicy: fifo\nname: \"\"\n"
          "trace: a b/c.lt\n"},
         {0, UINT64_C(1234567891), UINT64_MAX, UINT64_MAX, 0, 1.0 / 3, "- x", "#x",
@@ -571,14 +731,21 @@ static void test_describe(void)
          "total capacity", 0},
         {"policy", PARAM_ENUM, "lru", 0, 0, 0, test_policies, "replacement policy", 0},
         {"trace", PARAM_PATH, NULL, PARAM_F_REQUIRED, 0, 0, NULL, "input trace", 0},
+        {"hit", PARAM_CYCLES, "2", PARAM_F_RANGE, 1, 64, NULL, "hit latency", 0},
         PARAM_END,
     };
     GString *out = g_string_new(NULL);
     param_describe(specs, out, 2);
+    /* a latency in cycles says that it takes a time too */
     EXPECT_STR(out->str,
-               "  size    size  32KiB       [1KiB, 1MiB], power of two  total capacity\n"
-               "  policy  enum  lru         lru|fifo|random             replacement policy\n"
-               "  trace   path  (required)                              input trace\n");
+               "  size    size         32KiB       [1KiB, 1MiB], power of two  total capacity\n"
+               "  policy  enum         lru         lru|fifo|random             replacement "
+               "policy\n"
+               "  trace   path         (required)                              input trace\n"
+               "  hit     cycles|time  2           [1cycle, 64cycles]          hit latency\n"
+               "  unit cycles|time: cycles (4, 4cycles) or a time (4ns, 1.5us), converted by the "
+               "component's clock and rounded up\n"
+               "  unit size: bytes; kB, MB, GB are binary like KiB, MiB, GiB (as gem5 reads sizes)\n");
     g_string_free(out, TRUE);
 }
 
@@ -623,6 +790,8 @@ int main(void)
         {"sizes", test_sizes},
         {"frequencies", test_frequencies},
         {"cycles and times", test_cycles_and_times},
+        {"latencies as times", test_latency_times},
+        {"bandwidths", test_bandwidths},
         {"numbers, bools, enums", test_numbers_bools_enums},
         {"strings and paths", test_strings_and_paths},
         {"apply errors", test_apply_errors},

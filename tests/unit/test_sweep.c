@@ -51,11 +51,25 @@ static void test_order(void)
         char *t = point_text(s, i);
         CU_ASSERT_STRING_EQUAL(t, want[i]);
         g_free(t);
-        CU_ASSERT_EQUAL(sweep_point_seed(s, i), 1 + i);
+        /* issue 16 item 5: common random numbers by default: every point gets the base seed */
+        CU_ASSERT_EQUAL(sweep_point_seed(s, i), 1);
     }
     const SweepAxis *first = g_ptr_array_index(s->axes, 0);
     CU_ASSERT_STRING_EQUAL(first->key, "a");
+    CU_ASSERT_EQUAL(s->seeds, SWEEP_SEEDS_COMMON);
+    /* --seeds per-point: point i gets base + i, the rule before issue 16 */
+    s->seeds = SWEEP_SEEDS_PER_POINT;
+    for (guint i = 0; i < 12; i++)
+        CU_ASSERT_EQUAL(sweep_point_seed(s, i), 1 + i);
     sweep_free(s);
+
+    SweepSeeds m = SWEEP_SEEDS_COMMON;
+    CU_ASSERT_TRUE(sweep_seeds_parse("per-point", &m) && m == SWEEP_SEEDS_PER_POINT);
+    CU_ASSERT_TRUE(sweep_seeds_parse("common", &m) && m == SWEEP_SEEDS_COMMON);
+    CU_ASSERT_FALSE(sweep_seeds_parse("per_point", &m));
+    CU_ASSERT_FALSE(sweep_seeds_parse("", &m));
+    CU_ASSERT_STRING_EQUAL(sweep_seeds_name(SWEEP_SEEDS_PER_POINT), "per-point");
+    CU_ASSERT_STRING_EQUAL(sweep_seeds_name(SWEEP_SEEDS_COMMON), "common");
 
     /* zip alone; base seed */
     const char *zips2[] = { "l1d.size=32KiB,64KiB,1MiB", "l1d.assoc=4,8,16", NULL };
@@ -65,15 +79,20 @@ static void test_order(void)
     char *t = point_text(s, 2);
     CU_ASSERT_STRING_EQUAL(t, "1MiB 16");
     g_free(t);
+    CU_ASSERT_EQUAL(sweep_point_seed(s, 2), 100);
+    s->seeds = SWEEP_SEEDS_PER_POINT;
     CU_ASSERT_EQUAL(sweep_point_seed(s, 2), 102);
     sweep_free(s);
 
-    /* a swept seed replaces base + i */
+    /* a swept seed replaces the rule, common or per-point */
     const char *grids3[] = { "seed=7,9", "system.cores=1,2", NULL };
     s = sweep_of(grids3, NULL);
-    CU_ASSERT_EQUAL(sweep_point_seed(s, 0), 7);
-    CU_ASSERT_EQUAL(sweep_point_seed(s, 1), 7);
-    CU_ASSERT_EQUAL(sweep_point_seed(s, 2), 9);
+    for (int mode = 0; mode < 2; mode++) {
+        s->seeds = mode ? SWEEP_SEEDS_PER_POINT : SWEEP_SEEDS_COMMON;
+        CU_ASSERT_EQUAL(sweep_point_seed(s, 0), 7);
+        CU_ASSERT_EQUAL(sweep_point_seed(s, 1), 7);
+        CU_ASSERT_EQUAL(sweep_point_seed(s, 2), 9);
+    }
     sweep_free(s);
 }
 
@@ -171,10 +190,12 @@ static void test_yaml_block(void)
         "sweep:\n"
         "  grid: {system.cores: [1, 2, 4], core.spacing: [8B, 64B]}\n"
         "  zip: {l1d.size: [1KiB, '2KiB'], l1d.assoc: [1, 2]}\n"
-        "  stats: [sim.cycles, '*.ipc']\n", NULL, &e);
+        "  stats: [sim.cycles, '*.ipc']\n"
+        "  seeds: per-point\n", NULL, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     Sweep *s = sweep_new();
     CU_ASSERT_TRUE_FATAL(sweep_add_yaml(s, cfg_map_get(root, "sweep"), &e));
+    CU_ASSERT_EQUAL(s->seeds, SWEEP_SEEDS_PER_POINT);   /* the block's seeds: key */
     /* the command line replaces a block's list in place and adds new keys after it */
     SweepAxis *a = sweep_axis_parse("--grid", "system.cores=8,16", &e);
     CU_ASSERT_TRUE_FATAL(sweep_add_axis(s, a, true, &e));
@@ -208,7 +229,10 @@ static void test_yaml_block(void)
     static const struct { const char *yaml, *msg; } bad[] = {
         { "sweep: {grid: {a: []}}\n", "b.yaml:1:19: sweep.grid.a: empty list" },
         { "sweep: {gird: {a: [1]}}\n",
-          "b.yaml:1:9: sweep.gird: unknown key; expected grid, zip or stats" },
+          "b.yaml:1:9: sweep.gird: unknown key; expected grid, zip, stats or seeds" },
+        { "sweep: {grid: {a: [1]}, seeds: random}\n",
+          "b.yaml:1:32: sweep.seeds: expected common (every point gets the base seed) or "
+          "per-point (point i gets base + i)" },
         { "sweep: {grid: [a]}\n", "b.yaml:1:15: sweep.grid: expected a map of KEY: [V1, V2, ...]" },
         { "sweep: {grid: {a: [[1]]}}\n", "b.yaml:1:20: sweep.grid.a: expected a list of values" },
         { "sweep: {grid: {seed: [1, x]}}\n",
@@ -258,6 +282,7 @@ static void test_csv(void)
 
     const char *grids[] = { "system.cores=2,4", "core.spacing=8B,'a,b'", NULL };
     Sweep *s = sweep_of(grids, NULL);
+    s->seeds = SWEEP_SEEDS_PER_POINT;   /* the seed column holds each point's own seed */
     SweepResult r[4];
     const char *two[] = { "sim.cycles", "36108", "core0.ipc", "0.5", "core1.ipc",
                           "0.25000000000000001", "l1d0.miss_rate", "0", NULL };
