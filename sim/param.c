@@ -833,8 +833,23 @@ static void param_apply_default(const ParamSpec *spec, void *dst)
         g_error("param: bad default for '%s': %s", spec->name, problem);
 }
 
+static bool param_apply_mode(const ParamSpec *specs, const CfgNode *section, const char *path,
+                             const char *const *ignore, void *dst, bool partial, GError **error);
+
 bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *path,
                  const char *const *ignore, void *dst, GError **error)
+{
+    return param_apply_mode(specs, section, path, ignore, dst, false, error);
+}
+
+bool param_check_given(const ParamSpec *specs, const CfgNode *section, const char *path,
+                       const char *const *ignore, void *dst, GError **error)
+{
+    return param_apply_mode(specs, section, path, ignore, dst, true, error);
+}
+
+static bool param_apply_mode(const ParamSpec *specs, const CfgNode *section, const char *path,
+                             const char *const *ignore, void *dst, bool partial, GError **error)
 {
     g_return_val_if_fail(specs != NULL && dst != NULL, false);
     size_t n = param_count(specs);
@@ -886,7 +901,9 @@ bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *pat
     for (size_t s = 0; ok && s < n; s++) {
         if (given[s])
             continue;
-        if (param_is_required(&specs[s])) {
+        if (partial) {
+            continue;   /* a part: what it leaves out, the including config gives */
+        } else if (param_is_required(&specs[s])) {
             char *full = param_full_name(path, specs[s].name);
             ok = param_fail(error, at, "%s: required key is missing", full);
             g_free(full);
