@@ -227,6 +227,17 @@ bool sim_component_reject(Component *c, const char *key, GError **error, const c
     return false;
 }
 
+bool sim_component_prefix_error(Component *c, const char *key, GError **error)
+{
+    char *where = sim_component_where(c, key);
+    char *sect = section_name(c);
+    g_prefix_error(error, "%s%s%s.%s: ", where ? where : "", where ? ": " : "", sect, key);
+    c->placed = true;
+    g_free(sect);
+    g_free(where);
+    return false;
+}
+
 static const CfgNode *param_node(const Component *c, const char *key)
 {
     return c->section && c->section->kind == CFG_MAP ? cfg_map_get(c->section, key) : NULL;
