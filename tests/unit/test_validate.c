@@ -144,8 +144,8 @@ static void test_run_refuses_part(void)
 static void test_sweep_points(void)
 {
     int code;
-    put("base.yaml", "system: {type: smp, cores: 2}\ncore:\n  type: pattern-core\n"
-                     "  pattern: private\n  ops: 20\n");
+    g_free(put("base.yaml", "system: {type: smp, cores: 2}\ncore:\n  type: pattern-core\n"
+                            "  pattern: private\n  ops: 20\n"));
     char *p = put("bad.yaml", "include: base.yaml\nsweep:\n  grid:\n    core.ops: [1, 2]\n"
                               "    system.cores: [1, 99]\n");
     GString *sum = g_string_new(NULL);
