@@ -34,7 +34,7 @@ static const char *const usage_text =
     "                    simulate a YAML config; results go to a new run directory\n"
     "  sweep CONFIG --grid KEY=V1,V2,... [--zip KEY=V1,...]... [-j N] [-o DIR] [--stats GLOBS]\n"
     "        [--force | --resume] [--mpi]   run CONFIG at every point; one row each in sweep.csv\n"
-    "  validate FILE...  check configs (keys, types, units, ranges, inputs) without running\n"
+    "  validate FILE...  check configs, sweep files (every point) and parts without running\n"
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"
     "%s"
