@@ -170,10 +170,26 @@ static void test_sweep_points(void)
     CU_ASSERT_TRUE(has(s, "(sweep point 0 of 2: system.cores=1)"));
     g_free(s);
     g_free(p);
-    p = put("empty.yaml", "include: base.yaml\nsweep: {}\n");
+    /* a block with only stats takes its axes from the command line: its base is built */
+    p = put("stats.yaml", "include: base.yaml\nsweep: {stats: [sim.cycles]}\n");
+    s = check(p, NULL, &code);
+    CU_ASSERT_EQUAL(code, 0);
+    CU_ASSERT_TRUE(has(s, "ok (sweep with no grid or zip: its base config built"));
+    g_free(s);
+    g_free(p);
+    p = put("stats2.yaml", "include: base.yaml\nsweep: {stats: [sim.cycles]}\ncore: {ops: x}\n");
     s = check(p, NULL, &code);
     CU_ASSERT_EQUAL(code, 78);
-    CU_ASSERT_TRUE(has(s, "empty.yaml:2:8: sweep: nothing to sweep"));
+    CU_ASSERT_TRUE(has(s, "stats2.yaml:3:13: core.ops: 'x'"));
+    g_free(s);
+    g_free(p);
+    /* zip lists of different lengths: at the block, exit 78 */
+    p = put("zip.yaml", "include: base.yaml\nsweep:\n  zip:\n    core.ops: [1, 2]\n"
+                        "    system.cores: [1]\n");
+    s = check(p, NULL, &code);
+    CU_ASSERT_EQUAL(code, 78);
+    CU_ASSERT_TRUE(has(s, "zip.yaml:3:3: sweep: zip lists differ in length: core.ops has 2 "
+                          "values, system.cores has 1"));
     g_free(s);
     g_free(p);
 }
