@@ -231,6 +231,17 @@ bool sim_component_reject(Component *c, const char *key, GError **error, const c
     return false;
 }
 
+bool sim_component_prefix_error(Component *c, const char *key, GError **error)
+{
+    char *where = sim_component_where(c, key);
+    char *sect = section_name(c);
+    g_prefix_error(error, "%s%s%s.%s: ", where ? where : "", where ? ": " : "", sect, key);
+    c->placed = true;
+    g_free(sect);
+    g_free(where);
+    return false;
+}
+
 static const CfgNode *param_node(const Component *c, const char *key)
 {
     return c->section && c->section->kind == CFG_MAP ? cfg_map_get(c->section, key) : NULL;
@@ -431,8 +442,14 @@ bool sim_realize_all(Sim *sim, GError **error)
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->realize && !c->cls->realize(c, error)) {
-            if (!c->placed)     /* sim_component_reject named the place and the component */
-                g_prefix_error(error, "%s: ", c->name);
+            /* sim_component_reject named the place and the component; any other error gets
+             * both here, once: "FILE:LINE:COL: NAME: problem" (the section's position), so a
+             * model's message names neither itself nor its section */
+            if (!c->placed) {
+                char *where = sim_component_where(c, NULL);
+                g_prefix_error(error, "%s%s%s: ", where ? where : "", where ? ": " : "", c->name);
+                g_free(where);
+            }
             return false;
         }
         if (sim->trace)

@@ -229,6 +229,9 @@ char *sim_component_where(const Component *c, const char *key);
  * everything is a default) and returns false. SECTION is c's config section (l1d for l1d3). */
 bool sim_component_reject(Component *c, const char *key, GError **error, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
+/* An error about what parameter key names (a file that cannot be opened or read): prefixes
+ * *error with "WHERE: SECTION.KEY: " as above, keeping its domain and code; returns false. */
+bool sim_component_prefix_error(Component *c, const char *key, GError **error);
 /* The first of the keys (NULL-ended) that c's config section sets, else the first: the key to
  * blame for a constraint among several parameters of c. */
 const char *sim_component_first_set(const Component *c, const char *key, ...) G_GNUC_NULL_TERMINATED;

@@ -715,7 +715,9 @@ static CfgNode *cfg_include_all(CfgNode *root, const char *dir, CfgIncludeState 
                 g_hash_table_add(res->closure, t);
             res->height = MAX(res->height, child->height + 1);
         }
-        cfg_merge(result, cfg_node_copy(child->tree));
+        CfgNode *part = cfg_node_copy(child->tree);
+        cfg_map_remove(part, "part");   /* `part: true` marks a file itself, not its includer */
+        cfg_merge(result, part);
     }
     g_ptr_array_unref(names);
     if (!ok) {

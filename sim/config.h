@@ -40,7 +40,8 @@ struct CfgNode {
  * files_read gets newly allocated strings (create it with g_ptr_array_new_with_free_func(g_free));
  * each file is listed once, after the files it includes. A missing included file is
  * ARCHSIM_EXIT_NOINPUT too, prefixed with the position of its include: entry. include: inside a
- * nested map is an ordinary key (left for the ParamSpec check), not an include. */
+ * nested map is an ordinary key (left for the ParamSpec check), not an include. A top-level
+ * `part:` key of an included file is dropped (it marks that file as an include-only part). */
 CfgNode *cfg_load_file(const char *path, GPtrArray *files_read, GError **error);
 
 /* Parses YAML from memory; name is used as the file name in positions. No include: processing

@@ -951,15 +951,32 @@ static void param_apply_default(const ParamSpec *spec, void *dst)
         g_error("param: bad default for '%s': %s", spec->name, problem);
 }
 
+static bool param_apply_mode(const ParamSpec *specs, const CfgNode *section, const char *path,
+                             const char *const *ignore, uint64_t clock_hz, void *dst,
+                             bool partial, GError **error);
+
 bool param_apply(const ParamSpec *specs, const CfgNode *section, const char *path,
                  const char *const *ignore, void *dst, GError **error)
 {
-    return param_apply_clocked(specs, section, path, ignore, 0, dst, error);
+    return param_apply_mode(specs, section, path, ignore, 0, dst, false, error);
 }
 
 bool param_apply_clocked(const ParamSpec *specs, const CfgNode *section, const char *path,
                          const char *const *ignore, uint64_t clock_hz, void *dst,
                          GError **error)
+{
+    return param_apply_mode(specs, section, path, ignore, clock_hz, dst, false, error);
+}
+
+bool param_check_given(const ParamSpec *specs, const CfgNode *section, const char *path,
+                       const char *const *ignore, uint64_t clock_hz, void *dst, GError **error)
+{
+    return param_apply_mode(specs, section, path, ignore, clock_hz, dst, true, error);
+}
+
+static bool param_apply_mode(const ParamSpec *specs, const CfgNode *section, const char *path,
+                             const char *const *ignore, uint64_t clock_hz, void *dst,
+                             bool partial, GError **error)
 {
     g_return_val_if_fail(specs != NULL && dst != NULL, false);
     size_t n = param_count(specs);
@@ -1011,7 +1028,9 @@ bool param_apply_clocked(const ParamSpec *specs, const CfgNode *section, const c
     for (size_t s = 0; ok && s < n; s++) {
         if (given[s])
             continue;
-        if (param_is_required(&specs[s])) {
+        if (partial) {
+            continue;   /* a part: what it leaves out, the including config gives */
+        } else if (param_is_required(&specs[s])) {
             char *full = param_full_name(path, specs[s].name);
             ok = param_fail(error, at, "%s: required key is missing", full);
             g_free(full);

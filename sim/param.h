@@ -108,6 +108,12 @@ bool param_apply_clocked(const ParamSpec *specs, const CfgNode *section, const c
                          const char *const *ignore, uint64_t clock_hz, void *dst,
                          GError **error);
 
+/* param_apply for an include-only part (`archsim validate`): the keys the section gives are
+ * checked as above, times by clock_hz (known, type, unit, range); keys it leaves out are neither required nor
+ * filled with their defaults. dst must be zeroed; release it with param_free. */
+bool param_check_given(const ParamSpec *specs, const CfgNode *section, const char *path,
+                       const char *const *ignore, uint64_t clock_hz, void *dst, GError **error);
+
 /* Parses one value (used by param_apply and by the CLI). On failure returns false and sets
  * *problem to a newly allocated message without position ("'32KB': unknown size unit ...").
  * base_dir is for PARAM_PATH (NULL = cwd). The value is stored at (char *)dst + spec->offset,

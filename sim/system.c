@@ -86,6 +86,214 @@ static bool section_type_ok(const SystemSection *s, const CfgNode *t, GError **e
     return false;
 }
 
+static const char *const ignore_type[] = { "type", NULL };
+
+/* One present section (key k, map v) against its class table: its type: (one the system
+ * allows) and every key it gives; partial (an include-only part) leaves out the required-key
+ * check, since the including config may give them. */
+/* Checks one section's parameters against its class; times convert by clock_hz (every
+ * component runs on the system clock today). */
+static bool section_check(const SystemSection *s, const CfgNode *k, const CfgNode *v,
+                          bool partial, uint64_t clock_hz, GError **error)
+{
+    const CfgNode *tn = cfg_map_get(v, "type");
+    const ComponentClass *cls = registry_find_class(s->cls);
+    if (tn && !section_type_ok(s, tn, error))
+        return false;
+    if (tn && scalar_of(tn))
+        for (int a = 0; s->alts && s->alts[a]; a++)
+            if (strcmp(tn->scalar, s->alts[a]) == 0)
+                cls = registry_find_class(s->alts[a]);
+    if (!cls) {
+        set_node_error(error, tn ? tn : k, "%s: class is not built into this archsim", s->name);
+        return false;
+    }
+    if (!cls->params)
+        return true;
+    void *scratch = g_malloc0(cls->size);
+    void *dst = (char *)scratch + cls->params_offset;
+    bool ok = partial
+        ? param_check_given(cls->params, v, s->name, ignore_type, clock_hz, dst, error)
+        : param_apply_clocked(cls->params, v, s->name, ignore_type, clock_hz, dst, error);
+    if (ok)
+        param_free(cls->params, dst);
+    g_free(scratch);
+    return ok;
+}
+
+/* The key node of a top-level key, or NULL. */
+static const CfgNode *top_key(const CfgNode *root, const char *name)
+{
+    for (guint i = 0; root->kind == CFG_MAP && i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        if (strcmp(k->scalar, name) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* system.type of a tree ("uniproc" when absent); NULL with *error for a bad one. */
+static const SystemClass *system_of(const CfgNode *sysn, GError **error)
+{
+    const CfgNode *t = sysn ? cfg_map_get(sysn, "type") : NULL;
+    if (t && !scalar_of(t)) {
+        set_node_error(error, t, "system.type: expected a name");
+        return NULL;
+    }
+    const char *type = t ? t->scalar : "uniproc";
+    const SystemClass *sys = registry_find_system(type);
+    if (!sys) {
+        const char *names[64];
+        size_t n = 0;
+        for (; archsim_system_classes[n] && n < 64; n++)
+            names[n] = archsim_system_classes[n]->name;
+        const char *hint = param_suggest(type, names, n);
+        set_node_error(error, t ? t : sysn, "system.type: unknown system '%s'%s%s%s", type,
+                       hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    }
+    return sys;
+}
+
+static const SystemSection *system_section(const SystemClass *sys, const char *name)
+{
+    for (const SystemSection *s = sys->sections; s->name; s++)
+        if (strcmp(s->name, name) == 0)
+            return s;
+    return NULL;
+}
+
+bool system_is_part(const CfgNode *root)
+{
+    if (root->kind != CFG_MAP || top_key(root, "part"))
+        return root->kind == CFG_MAP;
+    if (root->keys->len == 0 || top_key(root, "system") || top_key(root, "sim"))
+        return false;
+    for (guint i = 0; i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        bool known = false;
+        for (int j = 0; archsim_system_classes[j] && !known; j++)
+            known = system_section(archsim_system_classes[j], k->scalar) != NULL;
+        if (!known)
+            return false;
+    }
+    return true;
+}
+
+static uint64_t sim_clock_given(const CfgNode *root);
+
+bool system_check_part(const CfgNode *root, GString *summary, GError **error)
+{
+    /* times in a part convert by its sim.clock, or the default clock when it has none */
+    uint64_t clock_hz = sim_clock_given(root);
+    const CfgNode *pk = top_key(root, "part");
+    const CfgNode *pv = pk ? cfg_map_get(root, "part") : NULL;
+    if (pv && !(pv->kind == CFG_SCALAR && strcmp(pv->scalar, "true") == 0)) {
+        set_node_error(error, pv, "part: expected true (this file is an include-only part)");
+        return false;
+    }
+    const CfgNode *sysn = cfg_map_get(root, "system");
+    const SystemClass *sys = NULL;
+    if (sysn) {
+        if (!(sys = system_of(sysn, error)))
+            return false;
+        void *sp = g_malloc0(sys->params_size ? sys->params_size : 1);
+        bool ok = !sys->params ||
+                  param_check_given(sys->params, sysn, "system", ignore_type, clock_hz, sp,
+                                    error);
+        if (ok && sys->params)
+            param_free(sys->params, sp);
+        g_free(sp);
+        if (!ok)
+            return false;
+    }
+    guint n = 0;
+    GString *names = g_string_new(NULL);
+    bool ok = true;
+    for (guint i = 0; ok && i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        const CfgNode *v = g_ptr_array_index(root->items, i);
+        if (strcmp(k->scalar, "part") == 0 || strcmp(k->scalar, "system") == 0)
+            continue;
+        n++;
+        g_string_append_printf(names, "%s%s", names->len ? ", " : "", k->scalar);
+        if (v->kind != CFG_MAP && !(v->kind == CFG_SCALAR && v->scalar[0] == '\0')) {
+            set_node_error(error, v, "%s: expected a map of parameters", k->scalar);
+            ok = false;
+        } else if (strcmp(k->scalar, "sim") == 0) {
+            SimParams scratch = { 0 };
+            ok = param_check_given(sim_param_specs, v, "sim", NULL, clock_hz, &scratch, error);
+        } else if (v->kind != CFG_MAP) {
+            continue;                   /* "l1d:" alone: all defaults */
+        } else if (sys) {
+            const SystemSection *s = system_section(sys, k->scalar);
+            if (!s) {
+                const char *allowed[64];
+                size_t na = 0;
+                allowed[na++] = "sim";
+                allowed[na++] = "system";
+                for (const SystemSection *t = sys->sections; t->name && na < 64; t++)
+                    allowed[na++] = t->name;
+                const char *hint = param_suggest(k->scalar, allowed, na);
+                set_node_error(error, k, "%s: unknown section for system '%s'%s%s%s", k->scalar,
+                               sys->name, hint ? "; did you mean '" : "", hint ? hint : "",
+                               hint ? "'?" : "");
+                ok = false;
+            } else {
+                ok = section_check(s, k, v, true, clock_hz, error);
+            }
+        } else {
+            /* no system: the section is good if it is good for some system that has it; when
+             * none takes it, the first system's complaint is reported */
+            GError *first = NULL;
+            bool found = false, good = false;
+            for (int j = 0; archsim_system_classes[j] && !good; j++) {
+                const SystemSection *s = system_section(archsim_system_classes[j], k->scalar);
+                if (!s)
+                    continue;
+                found = true;
+                GError *e = NULL;
+                good = section_check(s, k, v, true, clock_hz, &e);
+                if (e && !first)
+                    first = e;
+                else if (e)
+                    g_error_free(e);
+            }
+            if (good) {
+                g_clear_error(&first);
+            } else if (found) {
+                g_propagate_error(error, first);
+                ok = false;
+            } else {
+                const char *all[256];
+                size_t na = 0;
+                all[na++] = "sim";
+                all[na++] = "system";
+                all[na++] = "part";
+                for (int j = 0; archsim_system_classes[j]; j++)
+                    for (const SystemSection *t = archsim_system_classes[j]->sections;
+                         t->name && na < 256; t++)
+                        all[na++] = t->name;
+                const char *hint = param_suggest(k->scalar, all, na);
+                set_node_error(error, k, "%s: unknown section: no system has it%s%s%s", k->scalar,
+                               hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+                ok = false;
+            }
+        }
+    }
+    if (ok) {
+        if (sys)
+            g_string_append_printf(summary, "part of system %s: ", sys->name);
+        else
+            g_string_append(summary, "part: ");
+        g_string_append_printf(summary, "%u section%s checked on %s own", n, n == 1 ? "" : "s",
+                               n == 1 ? "its" : "their");
+        if (n)
+            g_string_append_printf(summary, " (%s)", names->str);
+    }
+    g_string_free(names, TRUE);
+    return ok;
+}
+
 static void on_deadlock(Engine *eng, void *ctx)
 {
     SystemRun *run = ctx;
@@ -140,34 +348,20 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
     if (seed_override >= 0)
         run->sp.seed = (uint64_t)seed_override;
 
+    /* an include-only part is not a machine (docs/config.md "Parts") */
+    const CfgNode *pk = top_key(root, "part");
+    if (pk) {
+        set_node_error(error, pk, "part: this file is an include-only part, not a machine: "
+                       "include it from a config (include: %s); `archsim validate` checks it "
+                       "on its own", root->file);
+        goto fail_early;
+    }
     /* system.type picks the system class; "uniproc" when absent */
     const CfgNode *sysn = cfg_map_get(root, "system");
-    const char *type = "uniproc";
-    if (sysn) {
-        const CfgNode *t = cfg_map_get(sysn, "type");
-        if (t && !scalar_of(t)) {
-            set_node_error(error, t, "system.type: expected a name");
-            goto fail_early;
-        }
-        if (t)
-            type = t->scalar;
-        run->sys = registry_find_system(type);
-        if (!run->sys) {
-            const char *names[64];
-            size_t n = 0;
-            for (; archsim_system_classes[n] && n < 64; n++)
-                names[n] = archsim_system_classes[n]->name;
-            const char *hint = param_suggest(type, names, n);
-            set_node_error(error, t ? t : sysn, "system.type: unknown system '%s'%s%s%s", type,
-                           hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-            goto fail_early;
-        }
-    } else {
-        run->sys = registry_find_system(type);
-    }
-    g_assert(run->sys);
+    run->sys = system_of(sysn, error);
+    if (!run->sys)
+        goto fail_early;
     run->sys_params = g_malloc0(run->sys->params_size ? run->sys->params_size : 1);
-    static const char *const ignore_type[] = { "type", NULL };
     if (run->sys->params &&
         !param_apply(run->sys->params, sysn, "system", ignore_type, run->sys_params, error))
         goto fail_early;
@@ -203,36 +397,10 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
     for (guint i = 0; i < root->keys->len; i++) {
         const CfgNode *k = g_ptr_array_index(root->keys, i);
         const CfgNode *v = g_ptr_array_index(root->items, i);
-        for (const SystemSection *s = run->sys->sections; s->name; s++) {
-            if (strcmp(s->name, k->scalar) != 0 || v->kind != CFG_MAP)
-                continue;
-            const CfgNode *tn = cfg_map_get(v, "type");
-            const ComponentClass *cls = registry_find_class(s->cls);
-            if (tn && !section_type_ok(s, tn, error))
+        for (const SystemSection *s = run->sys->sections; s->name; s++)
+            if (strcmp(s->name, k->scalar) == 0 && v->kind == CFG_MAP &&
+                !section_check(s, k, v, false, run->sp.clock_hz, error))
                 goto fail_early;
-            if (tn && scalar_of(tn))
-                for (int a = 0; s->alts && s->alts[a]; a++)
-                    if (strcmp(tn->scalar, s->alts[a]) == 0)
-                        cls = registry_find_class(s->alts[a]);
-            if (!cls) {
-                set_node_error(error, tn ? tn : k, "%s: class is not built into this archsim",
-                               s->name);
-                goto fail_early;
-            }
-            g_assert(cls);
-            void *scratch = g_malloc0(cls->size);
-            /* every component runs on the system clock today (sim_component_new is given
-             * sys_clk), so the check converts times by it too */
-            bool ok = !cls->params ||
-                      param_apply_clocked(cls->params, v, s->name, ignore_type,
-                                          run->sp.clock_hz, (char *)scratch + cls->params_offset,
-                                          error);
-            if (ok && cls->params)
-                param_free(cls->params, (char *)scratch + cls->params_offset);
-            g_free(scratch);
-            if (!ok)
-                goto fail_early;
-        }
     }
 
     sim_init(&run->sim, run->sp.seed, run->sp.clock_hz);

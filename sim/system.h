@@ -32,6 +32,16 @@ typedef struct {
  * machine. seed_override >= 0 replaces sim.seed. Takes ownership of root. */
 SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
                         const TraceOptions *trace_opts, GError **error);
+/* Include-only parts (docs/config.md "Parts"): a tree with a top-level `part: true`, or one
+ * without system: and sim: whose every top-level key is a section of some system (such as
+ * configs/parts/caches.yaml). system_check_part() checks such a tree on its own: system: (its
+ * type and the keys it gives), sim:, and each section against the class it configures (its
+ * system's, or with no system: the class of any system that has the section) for the keys it
+ * gives; required keys and the machine itself are left to the configs that include it. On
+ * success appends "part: N sections checked on their own (a, b)" to summary. */
+bool system_is_part(const CfgNode *root);
+bool system_check_part(const CfgNode *root, GString *summary, GError **error);
+
 /* Runs to completion. Returns false with ARCHSIM_EXIT_CHECK on deadlock (the report, with every
  * component's dump, is in run->deadlock_report). */
 bool system_run(SystemRun *run, GError **error);

@@ -1205,21 +1205,24 @@ static bool kc_make_world(KCore *k, GError **error)
     const KcParams *p = &k->p;
     int given = (p->kernel != 0) + (p->kernel_file != NULL) + (p->program != NULL);
     if (given != 1) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s: give exactly one of kernel (a built-in: tas, ttas, ttas-backoff, "
-                    "ticket, anderson, mcs, clh, llsc), kernel_file or program", c->name);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "kernel", "kernel_file",
+                                                               "program", NULL),
+                                    error, "give exactly one of kernel (a built-in: tas, ttas, "
+                                    "ttas-backoff, ticket, anderson, mcs, clh, llsc), kernel_file "
+                                    "or program");
     }
     if (p->iterations == 0 && p->duration == 0) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s: iterations and duration are both 0: `loop` would never end", c->name);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "iterations", "duration",
+                                                               NULL),
+                                    error, "iterations and duration are both 0: `loop` would "
+                                    "never end");
     }
     if (p->backoff_min > p->backoff_max) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s: backoff_min (%" G_GUINT64_FORMAT ") is above backoff_max (%"
-                    G_GUINT64_FORMAT ")", c->name, p->backoff_min, p->backoff_max);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "backoff_min", "backoff_max",
+                                                               NULL),
+                                    error, "backoff_min (%" G_GUINT64_FORMAT ") is above "
+                                    "backoff_max (%" G_GUINT64_FORMAT ")", p->backoff_min,
+                                    p->backoff_max);
     }
     KernelSource src = { 0 };
     char *text = NULL, *fname = NULL;
@@ -1275,8 +1278,8 @@ static bool kc_realize(Component *c, GError **error)
     KCore *k = (KCore *)c;
     k->dc = sim_port(c, "dcache", 0);
     if (!k->dc) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: dcache is not "
-                    "connected", c->name);
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "dcache is not "
+                    "connected");
         return false;
     }
     KCore *owner = kc_owner(c);
@@ -1285,8 +1288,8 @@ static bool kc_realize(Component *c, GError **error)
             return false;
     } else {
         if (!owner->w) {
-            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: %s has no "
-                        "program", c->name, owner->base.name);
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s has no program",
+                        owner->base.name);
             return false;
         }
         k->w = owner->w;

@@ -650,7 +650,7 @@ static bool mm_realize(Component *c, GError **error)
     k->dc = sim_port(c, "dcache", 0);
     if (!k->dc) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s: dcache is not connected", c->name);
+                    "dcache is not connected");
         return false;
     }
     return true;

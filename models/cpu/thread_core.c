@@ -1988,10 +1988,11 @@ static bool tc_lock_realize(TCore *k, GError **error)
 {
     Component *c = &k->base;
     if (k->p.backoff_min > k->p.backoff_max) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: backoff_min (%"
-                    G_GUINT64_FORMAT ") is above backoff_max (%" G_GUINT64_FORMAT ")", c->name,
-                    k->p.backoff_min, k->p.backoff_max);
-        return false;
+        return sim_component_reject(c, sim_component_first_set(c, "backoff_min", "backoff_max",
+                                                               NULL),
+                                    error, "backoff_min (%" G_GUINT64_FORMAT ") is above "
+                                    "backoff_max (%" G_GUINT64_FORMAT ")", k->p.backoff_min,
+                                    k->p.backoff_max);
     }
     TCore *owner = NULL;
     int n = 0;
@@ -2006,9 +2007,9 @@ static bool tc_lock_realize(TCore *k, GError **error)
         k->tw = tcl_world_new((TclAlgo)k->p.mutex, n, k->p.line, k->p.backoff_min,
                               k->p.backoff_max);
     else if (!owner->tw || owner->p.mutex != k->p.mutex || owner->p.line != k->p.line) {
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: mutex and line must "
-                    "be the same on every thread-core (%s has mutex: %s)", c->name,
-                    owner->base.name, tcl_algo_names[owner->p.mutex]);
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "mutex and line must be "
+                    "the same on every thread-core (%s has mutex: %s)", owner->base.name,
+                    tcl_algo_names[owner->p.mutex]);
         return false;
     }
     k->tl = tcl_thread(owner->tw, c->index);

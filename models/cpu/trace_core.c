@@ -164,7 +164,7 @@ static bool core_realize(Component *c, GError **error)
     }
     k->reader = lackey_open(k->p.trace, error);
     if (!k->reader)
-        return false;
+        return sim_component_prefix_error(c, "trace", error);
     k->rb = g_new(MemRef, TRACE_BUF);
     k->fq_cap = (uint32_t)k->p.fetch_queue;
     k->fq = g_new0(Instr, k->fq_cap);

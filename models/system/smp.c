@@ -96,6 +96,8 @@ bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error)
     }
     g_free(t0);
     g_free(extra);
+    if (!ok)                    /* at workload.trace's place in the config */
+        return sim_component_prefix_error(wl, "trace", error);
     for (uint64_t i = 0; ok && i < cores; i++) {
         char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
         Component *core = sim_component_find(sim, cn);

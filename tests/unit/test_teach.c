@@ -183,7 +183,8 @@ static void test_script_bad(void)
     }
 }
 
-/* A bad script stops the build at realize with exit code 78, naming the core and the item. */
+/* A bad script stops the build at realize with exit code 78, naming the core section's place,
+ * the core and the item (issue 16 item 2: the place once, the core once). */
 static void test_script_config_error(void)
 {
     GError *e = NULL;
@@ -194,8 +195,8 @@ static void test_script_config_error(void)
     CU_ASSERT_PTR_NULL(system_build(root, -1, NULL, NULL, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(archsim_exit_code(e), 78);
-    CU_ASSERT_STRING_EQUAL(e->message,
-                           "core0: script item 2 'c2@9:L:0x40': there is no core 2 (cores 0 to 1)");
+    CU_ASSERT_STRING_EQUAL(e->message, "t.yaml:2:7: core0: script item 2 'c2@9:L:0x40': there is "
+                           "no core 2 (cores 0 to 1)");
     g_error_free(e);
 }
 
