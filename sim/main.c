@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "error.h"
 #include "outfile.h"
 #include "registry.h"
@@ -36,6 +37,9 @@ static const char *const usage_text =
     "  validate FILE...  check configs (keys, types, units, ranges, inputs) without running\n"
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"
+    "  diff A B [--stats GLOBS] [--threshold PCT] [--all] [--format text|csv|json]\n"
+    "                    the stats that differ between two runs, largest relative change\n"
+    "                    first; exit 0 identical, 1 they differ\n"
     "%s"
     "  help              this text\n"
     "\n"
@@ -52,6 +56,7 @@ static const char *const usage_text =
     "\n"
     "Exit status:\n"
     "  0   success\n"
+    "  1   archsim diff: the runs' stats differ (like diff(1) and cmp(1))\n"
     "  3   the simulation ran but a checker failed (deadlock watchdog, invariant)\n"
     "  64  bad command line          65  bad input data (trace)\n"
     "  66  an input file is missing  70  internal error\n"
@@ -861,11 +866,13 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "describe"))
         return cmd_describe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "diff"))
+        return diff_main(argc - 1, argv + 1);
     for (const CliCommand *c = archsim_model_commands; c->name; c++)
         if (!strcmp(cmd, c->name))
             return c->main(argc - 1, argv + 1);
-    const char *names[64] = { "run", "sweep", "validate", "describe", "help" };
-    size_t n = 5;
+    const char *names[64] = { "run", "sweep", "validate", "describe", "diff", "help" };
+    size_t n = 6;
     for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
         names[n++] = c->name;
     const char *hint = param_suggest(cmd, names, n);
