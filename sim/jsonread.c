@@ -105,6 +105,8 @@ static bool json_string(JsonReader *r, GString *out)
             r->p++;
             return true;
         }
+        if (c == '\n')
+            return json_fail_at(r, open, "string not closed on its line (a '\"' missing?)");
         if (c < 0x20)
             return json_fail_at(r, r->p, "control character 0x%02X in a string (write it as "
                                 "\\u%04X)", c, c);
