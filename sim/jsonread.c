@@ -16,20 +16,30 @@ typedef struct {
     const unsigned char *p, *start, *end;
     GError **error;
     bool failed;
+    /* the last position computed: members come in file order, so each one's line and column
+     * are counted on from the previous member's (linear, not quadratic, in the file size) */
+    const unsigned char *pos_at;
+    int pos_line, pos_col;
 } JsonReader;
 
-static void json_position(const JsonReader *r, const unsigned char *at, int *line, int *col)
+static void json_position(JsonReader *r, const unsigned char *at, int *line, int *col)
 {
-    *line = 1;
-    *col = 1;
-    for (const unsigned char *q = r->start; q < at && q < r->end; q++) {
+    if (!r->pos_at || at < r->pos_at) {
+        r->pos_at = r->start;
+        r->pos_line = 1;
+        r->pos_col = 1;
+    }
+    for (const unsigned char *q = r->pos_at; q < at && q < r->end; q++) {
         if (*q == '\n') {
-            (*line)++;
-            *col = 1;
+            r->pos_line++;
+            r->pos_col = 1;
         } else if ((*q & 0xC0) != 0x80) {
-            (*col)++;          /* count characters: UTF-8 continuation bytes add nothing */
+            r->pos_col++;      /* count characters: UTF-8 continuation bytes add nothing */
         }
     }
+    r->pos_at = at < r->end ? at : r->end;
+    *line = r->pos_line;
+    *col = r->pos_col;
 }
 
 G_GNUC_PRINTF(3, 4)
@@ -326,7 +336,7 @@ GPtrArray *json_read_numbers(const char *file, const char *text, gsize len, bool
                              GError **error)
 {
     JsonReader r = { file, (const unsigned char *)text, (const unsigned char *)text,
-                     (const unsigned char *)text + len, error, false };
+                     (const unsigned char *)text + len, error, false, NULL, 0, 0 };
     GPtrArray *out = g_ptr_array_new_with_free_func(json_number_free);
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     json_skip_ws(&r);
