@@ -100,6 +100,11 @@ static bool diff_load_json(DiffSide *s, const char *path, const char *prefix, si
     char *text = NULL;
     gsize len = 0;
     GError *e = NULL;
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: not a regular file",
+                    path);
+        return false;
+    }
     if (!g_file_get_contents(path, &text, &len, &e)) {
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
                     e->message);
@@ -179,8 +184,16 @@ static bool diff_load_side(DiffSide *s, bool all, GError **error)
                     "%s: no such run directory or stats.json file", arg);
         return false;
     }
-    if (!g_file_test(arg, G_FILE_TEST_IS_DIR))
+    if (!g_file_test(arg, G_FILE_TEST_IS_DIR)) {
+        if (!g_file_test(arg, G_FILE_TEST_IS_REGULAR)) {
+            /* a FIFO or a device could block the read forever */
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT,
+                        "%s: not a regular file nor a directory (expected a run directory or a "
+                        "stats.json file)", arg);
+            return false;
+        }
         return diff_load_run(s, arg, "", all, error);
+    }
     char *stats = g_build_filename(arg, "stats.json", NULL);
     if (g_file_test(stats, G_FILE_TEST_EXISTS)) {
         bool ok = diff_load_run(s, stats, "", all, error);
