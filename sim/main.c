@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "diff.h"
 #include "error.h"
 #include "json.h"
 #include "outfile.h"
@@ -39,6 +40,9 @@ static const char *const usage_text =
     "  validate FILE...  check configs, sweep files (every point) and parts without running\n"
     "  describe [TYPE]   list systems and component classes, or one TYPE's parameters,\n"
     "                    ports and statistics\n"
+    "  diff A B [--stats GLOBS] [--threshold PCT] [--all] [--format text|csv|json]\n"
+    "                    the stats that differ between two runs, largest relative change\n"
+    "                    first; exit 0 identical, 1 they differ\n"
     "%s"
     "  help [COMMAND]    this text, or COMMAND's options (as archsim COMMAND --help)\n"
     "\n"
@@ -56,6 +60,7 @@ static const char *const usage_text =
     "\n"
     "Exit status:\n"
     "  0   success\n"
+    "  1   archsim diff: the runs' stats differ (like diff(1) and cmp(1))\n"
     "  3   the simulation ran but a checker failed (deadlock watchdog, invariant)\n"
     "  64  bad command line          65  bad input data (trace)\n"
     "  66  an input file is missing  70  internal error\n"
@@ -892,7 +897,7 @@ static bool dispatch(const char *name, int argc, char **argv, int *rc)
 {
     static const struct { const char *name; int (*main)(int, char **); } builtin[] = {
         { "run", cmd_run }, { "sweep", sweep_main }, { "validate", cmd_validate },
-        { "describe", cmd_describe },
+        { "describe", cmd_describe }, { "diff", diff_main },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(builtin); i++)
         if (!strcmp(name, builtin[i].name)) {
@@ -909,8 +914,8 @@ static bool dispatch(const char *name, int argc, char **argv, int *rc)
 
 static int unknown_command(const char *prefix, const char *cmd)
 {
-    const char *names[64] = { "run", "sweep", "validate", "describe", "help" };
-    size_t n = 5;
+    const char *names[64] = { "run", "sweep", "validate", "describe", "diff", "help" };
+    size_t n = 6;
     for (const CliCommand *c = archsim_model_commands; c->name && n < 64; c++)
         names[n++] = c->name;
     const char *hint = param_suggest(cmd, names, n);

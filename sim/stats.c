@@ -110,15 +110,122 @@ static void format_value(const StatEntry *e, char *buf, size_t n, bool json)
      * setlocale(LC_NUMERIC), so '.' is the decimal point. */
 }
 
+/* ---- idle components in stats.txt --------------------------------------------------------
+ * A component's stats are the entries named COMPONENT.STAT (the prefix before the first '.',
+ * as sim_collect_stats names them). One whose every stat is 0 did nothing in this run: stats.txt
+ * names all of them on one "# idle" line instead of listing their zeros (docs/outputs.md "Idle
+ * components"); stats.json and stats.csv keep every line. */
+
+typedef struct {
+    guint n;            /* its stats */
+    bool active;        /* one of them is not 0 */
+} StatGroup;
+
+static size_t stats_prefix_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? (size_t)(dot - name) : 0;
+}
+
+static bool stats_entry_zero(const StatEntry *e)
+{
+    return e->is_int ? e->u == 0 : e->d == 0;
+}
+
+/* name = STEM + decimal index (no leading zero): the index, else -1 */
+static gint64 stats_name_index(const char *name, size_t len, size_t *stem)
+{
+    size_t i = len;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    *stem = i;
+    if (i == len || i == 0 || len - i > 9 || (name[i] == '0' && len - i > 1))
+        return -1;
+    return g_ascii_strtoll(name + i, NULL, 10);
+}
+
+/* "core5..core16, l1d5..l1d16": idle names in order of appearance, runs of consecutive
+ * indices of one stem as FIRST..LAST. */
+static void stats_append_ranges(GString *out, GPtrArray *names)
+{
+    for (guint i = 0; i < names->len;) {
+        const char *a = g_ptr_array_index(names, i);
+        size_t stem;
+        gint64 idx = stats_name_index(a, strlen(a), &stem);
+        guint j = i + 1;
+        while (idx >= 0 && j < names->len) {
+            const char *b = g_ptr_array_index(names, j);
+            size_t stem_b;
+            gint64 idx_b = stats_name_index(b, strlen(b), &stem_b);
+            if (idx_b != idx + (gint64)(j - i) || stem_b != stem || strncmp(a, b, stem))
+                break;
+            j++;
+        }
+        if (i)
+            g_string_append(out, ", ");
+        g_string_append(out, a);
+        if (j - i > 1)
+            g_string_append_printf(out, "..%s", (const char *)g_ptr_array_index(names, j - 1));
+        i = j;
+    }
+}
+
 void stats_format_txt(const StatSet *s, GString *out)
 {
     g_string_append(out, "\n---------- Begin Simulation Statistics ----------\n");
+    GHashTable *groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    GPtrArray *order = g_ptr_array_new();      /* prefixes, first appearance */
     for (guint i = 0; i < s->entries->len; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        size_t n = stats_prefix_len(e->name);
+        if (n == 0)
+            continue;
+        char *key = g_strndup(e->name, n);
+        StatGroup *g = g_hash_table_lookup(groups, key);
+        if (!g) {
+            g = g_new0(StatGroup, 1);
+            g_hash_table_insert(groups, key, g);
+            g_ptr_array_add(order, key);
+        } else {
+            g_free(key);
+        }
+        g->n++;
+        g->active |= !stats_entry_zero(e);
+    }
+    GPtrArray *idle = g_ptr_array_new();
+    guint idle_stats = 0;
+    for (guint i = 0; i < order->len; i++) {
+        const StatGroup *g = g_hash_table_lookup(groups, g_ptr_array_index(order, i));
+        if (!g->active) {
+            g_ptr_array_add(idle, g_ptr_array_index(order, i));
+            idle_stats += g->n;
+        }
+    }
+    if (idle->len) {
+        g_string_append(out, "# idle (no events: every stat 0, each still in stats.json and "
+                        "stats.csv): ");
+        stats_append_ranges(out, idle);
+        g_string_append_printf(out, " (%u %s, %u %s)\n", idle->len,
+                               idle->len == 1 ? "component" : "components", idle_stats,
+                               idle_stats == 1 ? "stat" : "stats");
+    }
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        size_t n = stats_prefix_len(e->name);
+        if (idle->len && n) {
+            char *key = g_strndup(e->name, n);
+            const StatGroup *g = g_hash_table_lookup(groups, key);
+            g_free(key);
+            if (!g->active)
+                continue;
+        }
         char v[64];
         format_value(e, v, sizeof v, false);
         g_string_append_printf(out, "%-48s %20s # %s (%s)\n", e->name, v, e->desc, e->unit);
     }
+    g_ptr_array_free(idle, TRUE);
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(groups);
     g_string_append(out, "\n---------- End Simulation Statistics   ----------\n");
 }
 

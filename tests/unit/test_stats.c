@@ -99,6 +99,50 @@ static void test_write_error(void)
     g_string_free(c, TRUE);
 }
 
+/* issue 16 item 6: components whose every stat is 0 are named on one '# idle' line of stats.txt,
+ * index runs compressed; stats.json keeps them */
+static void test_txt_idle(void)
+{
+    StatSet s;
+    stats_init(&s);
+    stats_add_u64(&s, "sim.cycles", 10, "cycle", "cycles");
+    const char *zero[] = { "core1", "core2", "core3", "core5", "core07", "l1d", "bus2" };
+    stats_add_u64(&s, "core0.insts", 4, "count", "insts");
+    for (size_t i = 0; i < G_N_ELEMENTS(zero); i++) {
+        char *n = g_strdup_printf("%s.insts", zero[i]);
+        stats_add_u64(&s, n, 0, "count", "insts");
+        g_free(n);
+        n = g_strdup_printf("%s.ipc", zero[i]);
+        stats_add_double(&s, n, 0.0, "ratio", "ipc");
+        g_free(n);
+    }
+    stats_add_u64(&s, "core4.insts", 0, "count", "insts");      /* one non-zero stat: active */
+    stats_add_double(&s, "core4.ipc", 0.5, "ratio", "ipc");
+    stats_add_u64(&s, "nodot", 0, "count", "a name without a component");
+    GString *o = g_string_new(NULL);
+    stats_format_txt(&s, o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "Statistics ----------\n# idle (no events: every stat 0, "
+                                  "each still in stats.json and stats.csv): core1..core3, core5, "
+                                  "core07, l1d, bus2 (7 components, 14 stats)\n"));
+    CU_ASSERT_PTR_NULL(strstr(o->str, "\ncore1."));
+    CU_ASSERT_PTR_NULL(strstr(o->str, "\nl1d."));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\ncore4.insts "));   /* kept whole, zeros too */
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\ncore0.insts "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\nnodot "));
+    g_string_truncate(o, 0);
+    stats_format_json(&s, o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\"core1.insts\": 0,"));
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+    /* nothing idle: no line */
+    fill(&s);
+    o = g_string_new(NULL);
+    stats_format_txt(&s, o);
+    CU_ASSERT_PTR_NULL(strstr(o->str, "# idle"));
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -109,6 +153,7 @@ int main(void)
     CU_add_test(s, "stats.csv quoting", test_csv);
     CU_add_test(s, "histograms", test_hist);
     CU_add_test(s, "write error", test_write_error);
+    CU_add_test(s, "stats.txt: idle components on one line", test_txt_idle);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
