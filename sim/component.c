@@ -605,6 +605,9 @@ static void roi_end_fire(SimEvent *ev)
 
 void sim_stats_roi_begin(Sim *sim)
 {
+    if (sim->roi.ended)
+        return;                  /* the region is over: a late begin changes nothing */
+    sim->roi.open++;
     if (sim->roi.begun)
         return;
     sim->roi.begun = true;
@@ -614,8 +617,8 @@ void sim_stats_roi_begin(Sim *sim)
 
 void sim_stats_roi_end(Sim *sim)
 {
-    if (sim->roi.ended || sim_event_scheduled(&sim->roi.end_ev))
-        return;
+    if (sim->roi.ended || (sim->roi.open > 0 && --sim->roi.open > 0))
+        return;                  /* other threads are still in their region */
     sim->roi.ended = true;
     sim_event_init(&sim->roi.end_ev, roi_end_fire, sim);
     sim_schedule(&sim->eng, &sim->roi.end_ev, sim->eng.now, SIM_PRI_STATS);

@@ -199,7 +199,8 @@ typedef struct {
     void (*on_end)(Sim *sim, void *ctx);     /* the stats freeze at the end of the ROI */
     void *on_reset_ctx;          /* (both get this) */
     bool markers;                /* sim.roi_markers: the cores act on ROI markers */
-    bool begun, ended;           /* sim_stats_roi_begin / _end were called */
+    bool begun, ended;           /* the region began (first begin) / ended (last end) */
+    uint64_t open;               /* begins not yet matched by an end */
     SimEvent end_ev;
 } SimStatsRoi;
 
@@ -356,11 +357,12 @@ void sim_collect_stats(Sim *sim, StatSet *set);
 void sim_stats_reset(Sim *sim);
 /* Schedules the reset at tick `when` (after every other event of that tick). */
 void sim_stats_reset_at(Sim *sim, Tick when);
-/* The begin of the region of interest (a trace's ROI-begin marker): the reset, as a warm-up's,
- * at the end of this tick. Only the first call counts. */
+/* The region of interest, from a trace's markers (gem5's m5_work_begin/end: each thread may mark
+ * its own work; PARSEC's hooks: one thread marks the whole region). The first begin resets the
+ * stats (as a warm-up, at the end of this tick); each end matches a begin, and when every begin
+ * is matched the driver's on_end hook freezes the stats at the end of that tick (the machine
+ * runs on to its end). Markers after that change nothing; an end without a begin freezes. */
 void sim_stats_roi_begin(Sim *sim);
-/* The end of the region of interest (a trace's ROI-end marker): at the end of this tick the
- * driver's on_end hook freezes the stats; the machine runs on. Only the first call counts. */
 void sim_stats_roi_end(Sim *sim);
 /* While a view is on (nestable), each StatSpec counter of every component reads its value since
  * the reset, so that formulas compute over the ROI; the end restores the live values. Nothing

@@ -59,6 +59,9 @@ bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **p
                 k = i;
         if (k < 0) {
             const char *hint = param_suggest(u, sim_warm_unit_names, 3);
+            for (int i = 0; !hint && sim_warm_unit_names[i]; i++)   /* "instructions", "ref" */
+                if (strlen(u) >= 3 && strncmp(u, sim_warm_unit_names[i], 3) == 0)
+                    hint = sim_warm_unit_names[i];
             *problem = g_strdup_printf("'%s': unknown unit '%s' (insts, refs or cycles)%s%s%s",
                                        text, u, hint ? "; did you mean '" : "", hint ? hint : "",
                                        hint ? "'?" : "");

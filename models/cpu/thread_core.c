@@ -439,9 +439,9 @@ enum { TAKE_GO, TAKE_GAP, TAKE_END };
  * kept, and returned by the call after them; an early wake-up sleeps the rest); TAKE_END: the
  * trace is over. Counts the record and its instructions when taken from the trace (a
  * transaction's records replayed from the copy: time only). */
-/* A record reached from the trace (not a transaction's replay): ROI markers reset and freeze
- * the stats (the first begin of any thread, then the first end: PARSEC's __parsec_roi_begin/end
- * convention, one thread marks the region; docs/outputs.md). */
+/* A record reached from the trace (not a transaction's replay): with sim.roi_markers, the ROI
+ * markers reset the stats at the first begin of any thread and freeze them once every begin
+ * has its end (sim_stats_roi_begin; docs/outputs.md). */
 static void tc_reached(TCore *k, const AtRecord *r)
 {
     if (k->tx_from_buf || !k->base.sim->roi.markers)
