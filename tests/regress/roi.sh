@@ -8,6 +8,7 @@
 #  - --stats-every: the stats are byte-identical to a run without it; the epoch lines cover
 #    the run without gaps and sum, stat by stat, to stats.json; two runs give the same lines;
 #    with a warm-up, the epochs start at the reset
+#  - a sweep over sim.warmup
 #  - --roi on a recorded trace with ROI markers: the stats are reset and frozen there
 #  - a warm-up the run never reaches: a warning, exit 0, sim.roi.reset 0
 # Prints "roi: N passed, N failed".
@@ -133,6 +134,13 @@ check "--stats-every on a 17-core replay: sums to stats.json (per-core, bus, sys
 run "epk" configs/default.yaml --set sim.stats_every=1000000
 check "sim.stats_every in the config = --stats-every" \
     "[ $(wc -l < "$T/epk/stats.jsonl") -eq 4 ]"
+
+$A sweep configs/default.yaml --grid sim.warmup=0,$C:cycles --set sim.stats_every=1000000 -q \
+    -o "$T/sw" > "$T/sw.out" 2>&1 || { cat "$T/sw.out"; ko "sweep over sim.warmup"; }
+check "a sweep over sim.warmup: the point with it has the warm-up run's stats (seed aside) and its stats.jsonl" \
+    "grep -v '^sim.seed' '$T/sw/point-0001/stats.txt' > '$T/sw1' && grep -v '^sim.seed' '$T/warm-default/stats.txt' > '$T/w1' &&
+     cmp -s '$T/sw1' '$T/w1' && grep -q '^sim.roi.reset  *1 ' '$T/sw/point-0001/stats.txt' &&
+     [ $(wc -l < "$T/sw/point-0001/stats.jsonl" 2>/dev/null || echo 0) -eq 3 ]"
 
 # ---- ROI markers of a recorded trace --------------------------------------------------------
 check "the sample trace's workers mark their ROI (not the main thread)" \
