@@ -269,7 +269,13 @@ static const PortSpec tcore_ports[] = {
 #define T(x) ((const TCore *)(x))
 static double f_ipc(const Component *c)
 {
-    return stats_ratio((double)T(c)->instructions, (double)T(c)->finish_cycle);
+    /* a thread that has a trace and has not finished (stats frozen at a ROI end): over the
+     * cycles so far */
+    const TCore *k = T(c);
+    uint64_t cycles = k->finish_cycle;
+    if (c->sim->roi.ended && k->st != TS_DONE && k->rd && k->instructions)
+        cycles = sim_stats_cycles(c);
+    return stats_ratio((double)k->instructions, (double)cycles);
 }
 
 static const StatSpec tcore_stats[] = {

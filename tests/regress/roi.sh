@@ -159,6 +159,8 @@ check "--roi: frozen once every worker passed its ROI_END: each worker's ROI hol
 check "--roi: the main thread's instructions before the ROI are not counted" \
     "[ $(jget "$T/roi/stats.json" core0.instructions) -lt $(jget "$T/full-replay/stats.json" core0.instructions) ] &&
      [ $(($(jget "$T/roi/stats.json" core0.instructions) + $(jget "$T/roi/stats.json" sim.roi.reset_insts))) -le $(jget "$T/full-replay/stats.json" core0.instructions) ]"
+check "--roi: a worker still running at the freeze has its ipc over the ROI's cycles" \
+    "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert abs(d[\"core1.ipc\"] - d[\"core1.instructions\"] / d[\"sim.cycles\"]) < 1e-9 and d[\"core1.ipc\"] > 0.1' '$T/roi/stats.json'"
 check "--roi: epochs run from the reset to the freeze and sum to the frozen stats" \
     "py '$T/epochs.py' '$T/roi/stats.jsonl' '$T/roi/stats.json' $(jget "$T/roi/stats.json" sim.roi.reset_cycle)"
 check "without --roi the markers change nothing (the golden replay stats)" \
