@@ -658,13 +658,17 @@ void sim_stats_reset(Sim *sim)
     if (!r->extra_base)
         r->extra_base = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     g_hash_table_remove_all(r->extra_base);
+    /* read in a view, so that an extra count derived from table counters (rebased already)
+     * reads 0 here and is not subtracted twice */
     StatSet tmp;
     stats_init(&tmp);
+    sim_stats_view_begin(sim);
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->extra_stats)
             c->cls->extra_stats(c, &tmp);
     }
+    sim_stats_view_end(sim);
     for (guint j = 0; j < tmp.entries->len; j++) {
         const StatEntry *e = &g_array_index(tmp.entries, StatEntry, j);
         if (e->is_int && !e->level && e->u)

@@ -445,7 +445,8 @@ static int cmd_run(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(ctx,
         "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
-        "run directory; an existing one is never replaced without --force. A failed run leaves\n"
+        "run directory (and stats.jsonl with --stats-every; --warmup, --roi and the epochs:\n"
+        "docs/outputs.md); an existing one is never replaced without --force. A failed run leaves\n"
         "no run directory behind; one left by a killed run (its process gone) is replaced, with\n"
         "a note. An existing --trace file is replaced only with --force and only when it is an\n"
         "archsim dump; devices, FIFOs and symbolic links are never written (--trace - writes\n"

@@ -37,6 +37,7 @@ static void probe_extra(const Component *c, StatSet *out)
 {
     const Probe *p = (const Probe *)c;
     stats_add_u64(out, "probe.extra", p->extra, "count", "a count outside the table");
+    stats_add_u64(out, "probe.ticks_x2", 2 * p->ticks, "count", "a count derived from the table's");
     stats_add_level(out, "probe.extra_level", p->extra, "count", "a level outside the table");
     stats_add_double(out, "probe.mean2", stats_ratio((double)p->sum, (double)p->extra), "count",
                      "sum / extra (sum restarts in stats_reset)");
@@ -119,6 +120,7 @@ static void test_reset_mid_run(void)
         CU_ASSERT_EQUAL(stat(&s, "probe.phase::samples"), 60);
         CU_ASSERT_EQUAL(stat(&s, "probe.phase::min"), 0);
         CU_ASSERT_EQUAL(stat(&s, "probe.extra"), 60);        /* rebased by name */
+        CU_ASSERT_EQUAL(stat(&s, "probe.ticks_x2"), 120);    /* not rebased twice */
         CU_ASSERT_EQUAL(stat(&s, "probe.extra_level"), 100); /* a level is left alone */
         CU_ASSERT_EQUAL(stat(&s, "probe.mean2"), 120.0 / 100.0); /* sum restarted (hook) */
         stats_clear(&s);
