@@ -168,6 +168,38 @@ static void test_warm_count(void)
     sim_destroy(&sim);
 }
 
+static int ends_seen;
+static void on_end(Sim *sim, void *ctx)
+{
+    (void)ctx;
+    ends_seen++;
+    CU_ASSERT(sim->roi.done);
+}
+
+/* ROI markers as work items: the first begin resets, the end matching the last open begin
+ * freezes (once), later markers change nothing. */
+static void test_markers_nest(void)
+{
+    Sim sim;
+    probe_sim(&sim, 100);
+    sim.roi.on_end = on_end;
+    ends_seen = 0;
+    sim_stats_roi_begin(&sim);               /* thread A */
+    sim_stats_roi_begin(&sim);               /* thread B */
+    CU_ASSERT(sim_event_scheduled(&sim.roi.ev));
+    sim_stats_roi_end(&sim);                 /* A done, B still in its region */
+    CU_ASSERT_FALSE(sim.roi.ended);
+    sim_stats_roi_end(&sim);
+    CU_ASSERT(sim.roi.ended);
+    sim_stats_roi_begin(&sim);               /* too late */
+    sim_stats_roi_end(&sim);
+    sim_run(&sim.eng, TICK_MAX);
+    CU_ASSERT_EQUAL(ends_seen, 1);
+    CU_ASSERT_EQUAL(sim.roi.open, 0);
+    CU_ASSERT_EQUAL(sim.eng.events, 100);
+    sim_destroy(&sim);
+}
+
 static void fire_nothing(SimEvent *ev) { (void)ev; }
 
 /* A SIM_PRI_STATS event alone does not keep the run going, nor count, nor move last_work. */
@@ -239,6 +271,7 @@ int main(void)
                 test_reset_mid_run);
     CU_add_test(s, "a stamp older than the reset reads 0", test_stamp_before_reset);
     CU_add_test(s, "instructions reaching the warm-up schedule one reset", test_warm_count);
+    CU_add_test(s, "ROI markers: first begin resets, last end freezes", test_markers_nest);
     CU_add_test(s, "SIM_PRI_STATS events observe only", test_observer_events);
     CU_add_test(s, "sim.warmup syntax", test_warmup_syntax);
     CU_basic_set_mode(CU_BRM_VERBOSE);
