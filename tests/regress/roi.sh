@@ -9,7 +9,9 @@
 #    the run without gaps and sum, stat by stat, to stats.json; two runs give the same lines;
 #    with a warm-up, the epochs start at the reset
 #  - a sweep over sim.warmup
-#  - --roi on a recorded trace with ROI markers: the stats are reset and frozen there
+#  - --roi on a recorded trace with ROI markers: the stats are reset and frozen there (the
+#    samples' workers each mark their loop; tests/regress/data/roi_parsec.c, recorded here,
+#    marks one region from the main thread)
 #  - a warm-up the run never reaches: a warning, exit 0, sim.roi.reset 0
 # Prints "roi: N passed, N failed".
 set -u
@@ -163,6 +165,17 @@ check "--roi: a worker still running at the freeze has its ipc over the ROI's cy
     "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert abs(d[\"core1.ipc\"] - d[\"core1.instructions\"] / d[\"sim.cycles\"]) < 1e-9 and d[\"core1.ipc\"] > 0.1' '$T/roi/stats.json'"
 check "--roi: epochs run from the reset to the freeze and sum to the frozen stats" \
     "py '$T/epochs.py' '$T/roi/stats.jsonl' '$T/roi/stats.json' $(jget "$T/roi/stats.json" sim.roi.reset_cycle)"
+# one thread marks the region (PARSEC's convention): recorded here, a few ms
+tools/archsim-cc -O1 -pthread -Itools/tracer tests/regress/data/roi_parsec.c -o "$T/parsec" > "$T/cc.out" 2>&1 &&
+    $A trace record -o "$T/parsec-tr" --quiet -- "$T/parsec" > "$T/rec.out" 2>&1 ||
+    { cat "$T/cc.out" "$T/rec.out"; ko "record tests/regress/data/roi_parsec.c"; }
+run "pa" configs/false_sharing/replay.yaml --set workload.trace="$T/parsec-tr"
+run "pr" configs/false_sharing/replay.yaml --set workload.trace="$T/parsec-tr" --roi
+check "--roi, main thread marks the region: its warm-up and clean-up stores are outside, the workers inside" \
+    "[ $(jget "$T/pa/stats.json" core0.stores) -eq 8192 ] && [ $(jget "$T/pr/stats.json" core0.stores) -eq 0 ] &&
+     [ $(jget "$T/pr/stats.json" sim.roi.reset_refs) -eq 4096 ] &&
+     [ $(jget "$T/pr/stats.json" core1.loads) -eq 4000 ] && [ $(jget "$T/pr/stats.json" core2.stores) -eq 2000 ] &&
+     [ $(jget "$T/pr/stats.json" sim.roi.frozen) -eq 1 ] && [ $(jget "$T/pr/stats.json" sim.cycles) -lt $(jget "$T/pa/stats.json" sim.cycles) ]"
 check "without --roi the markers change nothing (the golden replay stats)" \
     "! grep -q sim.roi '$T/full-replay/stats.txt'"
 
