@@ -22,6 +22,9 @@ void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz)
     sim->seed = seed;
     sim->mem_limit = SIM_MEM_LIMIT_DEFAULT;
     clock_domain_init(&sim->sys_clk, "system", sys_freq_hz);
+    sim->roi.warm_insts = sim->roi.warm_refs = UINT64_MAX;
+    sim_event_init(&sim->roi.ev, NULL, sim);
+    sim_event_init(&sim->roi.end_ev, NULL, sim);
 }
 
 void sim_fail(Sim *sim, GError *error)
@@ -38,6 +41,12 @@ void sim_destroy(Sim *sim)
     g_clear_error(&sim->error);
     /* the heap points into components and messages: empty it before they go */
     sim_engine_destroy(&sim->eng);
+    if (sim->roi.base)
+        g_array_free(sim->roi.base, TRUE);
+    if (sim->roi.saved)
+        g_array_free(sim->roi.saved, TRUE);
+    if (sim->roi.extra_base)
+        g_hash_table_destroy(sim->roi.extra_base);
     oracle_free(sim->oracle);
     for (guint i = sim->components->len; i-- > 0;) {
         Component *c = g_ptr_array_index(sim->components, i);
@@ -154,7 +163,7 @@ bool sim_component_stat(Component *c, const char *name, double *out)
     for (const StatSpec *s = c ? c->cls->stats : NULL; s && s->name; s++) {
         if (strcmp(s->name, name) != 0)
             continue;
-        if (s->kind == STAT_COUNTER)
+        if (s->kind == STAT_COUNTER || s->kind == STAT_STAMP)
             *out = (double)*(const uint64_t *)((const char *)c + s->offset);
         else if (s->kind == STAT_FORMULA || s->kind == STAT_FORMULA_U64)
             *out = s->formula(c);
@@ -550,14 +559,17 @@ void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
 
 void sim_collect_stats(Sim *sim, StatSet *set)
 {
+    sim_stats_view_begin(sim);
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
         for (const StatSpec *s = c->cls->stats; s && s->name; s++) {
             char *name = g_strdup_printf("%s.%s", c->name, s->name);
             switch (s->kind) {
             case STAT_COUNTER:
-                stats_add_u64(set, name, *(const uint64_t *)((const char *)c + s->offset),
-                              s->unit, s->desc);
+            case STAT_STAMP:
+                (s->kind == STAT_STAMP ? stats_add_level : stats_add_u64)(
+                    set, name, *(const uint64_t *)((const char *)c + s->offset), s->unit,
+                    s->desc);
                 break;
             case STAT_FORMULA:
                 stats_add_double(set, name, s->formula(c), s->unit, s->desc);
@@ -572,8 +584,159 @@ void sim_collect_stats(Sim *sim, StatSet *set)
             }
             g_free(name);
         }
-        if (c->cls->extra_stats)
+        if (c->cls->extra_stats) {
+            guint from = set->entries->len;
             c->cls->extra_stats(c, set);
+            /* their counts are rebased by name: the value at the reset is subtracted */
+            for (guint j = from; sim->roi.extra_base && j < set->entries->len; j++) {
+                StatEntry *e = &g_array_index(set->entries, StatEntry, j);
+                const uint64_t *b = e->is_int && !e->level
+                                        ? g_hash_table_lookup(sim->roi.extra_base, e->name)
+                                        : NULL;
+                if (b)
+                    e->u = e->u > *b ? e->u - *b : 0, e->d = (double)e->u;
+            }
+        }
+    }
+    sim_stats_view_end(sim);
+}
+
+uint64_t sim_stats_first_cycle(const Component *c)
+{
+    return c->sim->roi.done ? clock_cycle(c->clk, c->sim->roi.at) + 1 : 0;
+}
+
+static void roi_fire(SimEvent *ev)
+{
+    sim_stats_reset(ev->ctx);
+}
+
+void sim_stats_reset_at(Sim *sim, Tick when)
+{
+    sim->roi.ev.fn = roi_fire;
+    sim_reschedule(&sim->eng, &sim->roi.ev, when, SIM_PRI_STATS);
+}
+
+static void roi_end_fire(SimEvent *ev)
+{
+    Sim *sim = ev->ctx;
+    if (sim->roi.on_end)
+        sim->roi.on_end(sim, sim->roi.on_reset_ctx);
+}
+
+void sim_stats_roi_begin(Sim *sim)
+{
+    if (sim->roi.ended)
+        return;                  /* the region is over: a late begin changes nothing */
+    sim->roi.open++;
+    if (sim->roi.begun)
+        return;
+    sim->roi.begun = true;
+    sim->roi.warm_insts = sim->roi.warm_refs = UINT64_MAX;   /* the marker wins */
+    sim_stats_reset_at(sim, sim->eng.now);
+}
+
+void sim_stats_roi_end(Sim *sim)
+{
+    if (sim->roi.ended || (sim->roi.open > 0 && --sim->roi.open > 0))
+        return;                  /* other threads are still in their region */
+    sim->roi.ended = true;
+    sim_event_init(&sim->roi.end_ev, roi_end_fire, sim);
+    sim_schedule(&sim->eng, &sim->roi.end_ev, sim->eng.now, SIM_PRI_STATS);
+}
+
+void sim_stats_warm_reached(Sim *sim)
+{
+    sim->roi.warm_insts = sim->roi.warm_refs = UINT64_MAX;
+    if (!sim_event_scheduled(&sim->roi.ev))
+        sim_stats_reset_at(sim, sim->eng.now);
+}
+
+void sim_stats_reset(Sim *sim)
+{
+    SimStatsRoi *r = &sim->roi;
+    g_assert(r->view == 0);
+    if (!r->base)
+        r->base = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    g_array_set_size(r->base, 0);
+    r->done = true;
+    r->at = sim->eng.now;
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        for (const StatSpec *s = c->cls->stats; s && s->name; s++) {
+            void *f = (char *)c + s->offset;
+            if (s->kind == STAT_COUNTER || s->kind == STAT_STAMP) {
+                uint64_t v = s->kind == STAT_STAMP ? sim_stats_first_cycle(c)
+                                                   : *(const uint64_t *)f;
+                g_array_append_val(r->base, v);
+            } else if (s->kind == STAT_HIST) {
+                memset(f, 0, sizeof(SimHist));
+            }
+        }
+        if (c->cls->stats_reset)
+            c->cls->stats_reset(c);
+    }
+    if (!r->extra_base)
+        r->extra_base = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_hash_table_remove_all(r->extra_base);
+    /* read in a view, so that an extra count derived from table counters (rebased already)
+     * reads 0 here and is not subtracted twice */
+    StatSet tmp;
+    stats_init(&tmp);
+    sim_stats_view_begin(sim);
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        if (c->cls->extra_stats)
+            c->cls->extra_stats(c, &tmp);
+    }
+    sim_stats_view_end(sim);
+    for (guint j = 0; j < tmp.entries->len; j++) {
+        const StatEntry *e = &g_array_index(tmp.entries, StatEntry, j);
+        if (e->is_int && !e->level && e->u)
+            g_hash_table_replace(r->extra_base, g_strdup(e->name), g_memdup2(&e->u, sizeof e->u));
+    }
+    stats_clear(&tmp);
+    r->events = sim->eng.events;
+    r->insts_at = r->insts;
+    r->refs_at = r->refs;
+    if (r->on_reset)
+        r->on_reset(sim, r->on_reset_ctx);
+}
+
+void sim_stats_view_begin(Sim *sim)
+{
+    SimStatsRoi *r = &sim->roi;
+    if (r->view++ > 0 || !r->done)
+        return;
+    if (!r->saved)
+        r->saved = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    g_array_set_size(r->saved, r->base->len);
+    guint k = 0;
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        for (const StatSpec *s = c->cls->stats; s && s->name; s++) {
+            if (s->kind != STAT_COUNTER && s->kind != STAT_STAMP)
+                continue;
+            uint64_t *f = (uint64_t *)((char *)c + s->offset);
+            uint64_t b = g_array_index(r->base, uint64_t, k);
+            g_array_index(r->saved, uint64_t, k++) = *f;
+            *f = *f > b ? *f - b : 0;
+        }
+    }
+}
+
+void sim_stats_view_end(Sim *sim)
+{
+    SimStatsRoi *r = &sim->roi;
+    g_assert(r->view > 0);
+    if (--r->view > 0 || !r->done)
+        return;
+    guint k = 0;
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        for (const StatSpec *s = c->cls->stats; s && s->name; s++)
+            if (s->kind == STAT_COUNTER || s->kind == STAT_STAMP)
+                *(uint64_t *)((char *)c + s->offset) = g_array_index(r->saved, uint64_t, k++);
     }
 }
 

@@ -152,6 +152,11 @@ typedef struct {
     /* outputs: files of the model's own besides the stats (e.g. the TPU's SCALE-Sim reports),
      * written into the run directory after a successful run; false with *error on failure */
     bool (*write_outputs)(Component *c, const char *dir, GError **error);
+    /* stats_reset: a warm-up or ROI reset (sim_stats_reset) is happening: zero the statistics
+     * the StatSpec table does not cover and that are not plain counts reported by extra_stats
+     * (those are rebased by the stats layer): histograms, sums behind means and ratios, per-link
+     * busy times. Must not touch state the model's behaviour reads. NULL: nothing of the kind. */
+    void (*stats_reset)(Component *c);
 } ComponentClass;
 
 struct Component {
@@ -171,6 +176,34 @@ struct Component {
     bool placed;                 /* its realize error already names its position */
 };
 
+/* Warm-up and region of interest (docs/outputs.md, "Warm-up, ROI and epochs"): gem5's
+ * m5.stats.reset() for the whole machine at one instant. The machine's state stays warm; the
+ * stats describe only what follows. StatSpec counters are never written by the reset (models
+ * read some of them, e.g. insts against max_insts): their values at the reset are kept in `base`
+ * and subtracted whenever stats are read (sim_stats_view_begin); histograms are emptied in place;
+ * classes zero what else they keep in their stats_reset op; extra stats that are counts are
+ * rebased by name (extra_base). */
+typedef struct {
+    bool done;                   /* a reset happened */
+    Tick at;                     /* its tick: the ROI is what happens after it */
+    uint64_t events;             /* Engine.events then */
+    uint64_t insts, refs;        /* retired by every core so far (sim_count_insts/_refs) */
+    uint64_t insts_at, refs_at;  /* insts and refs at the reset */
+    uint64_t warm_insts, warm_refs;  /* reset once insts/refs reach these; UINT64_MAX: off */
+    SimEvent ev;                 /* the pending reset (SIM_PRI_STATS: an observer) */
+    GArray *base;                /* uint64_t: every StatSpec counter at the reset, in order */
+    GArray *saved;               /* the live values while a view is on */
+    GHashTable *extra_base;      /* extra stats' counts at the reset: name -> uint64_t* */
+    int view;                    /* nesting of sim_stats_view_begin */
+    void (*on_reset)(Sim *sim, void *ctx);   /* the driver's hooks: epochs restart at a reset, */
+    void (*on_end)(Sim *sim, void *ctx);     /* the stats freeze at the end of the ROI */
+    void *on_reset_ctx;          /* (both get this) */
+    bool markers;                /* sim.roi_markers: the cores act on ROI markers */
+    bool begun, ended;           /* the region began (first begin) / ended (last end) */
+    uint64_t open;               /* begins not yet matched by an end */
+    SimEvent end_ev;
+} SimStatsRoi;
+
 /* The simulation: engine + components + message pool + trace dump. */
 struct Sim {
     Engine eng;
@@ -187,6 +220,7 @@ struct Sim {
                                     responder wins): the bus asks before ordering while > 0 */
     uint64_t mem_limit;          /* bytes of model state the components may hold (sim.memory_limit) */
     uint64_t mem_used;           /* bytes reserved or charged so far, all components together */
+    SimStatsRoi roi;             /* warm-up / ROI reset of the stats */
 };
 
 /* The default of sim.memory_limit: what a run may hold in model state (tag stores, line data,
@@ -319,8 +353,59 @@ void sim_port_call(Component *c, Port *p, Msg *m);
     } while (0)
 
 /* Collects every component's stats (class StatSpec tables) into a StatSet, prefixed by the
- * component name. */
+ * component name. After a reset, the values describe what followed it (a view, below). */
 void sim_collect_stats(Sim *sim, StatSet *set);
+
+/* Resets every statistic now (see SimStatsRoi); a second reset starts the ROI again. */
+void sim_stats_reset(Sim *sim);
+/* Schedules the reset at tick `when` (after every other event of that tick). */
+void sim_stats_reset_at(Sim *sim, Tick when);
+/* The region of interest, from a trace's markers (gem5's m5_work_begin/end: each thread may mark
+ * its own work; PARSEC's hooks: one thread marks the whole region). The first begin resets the
+ * stats (as a warm-up, at the end of this tick); each end matches a begin, and when every begin
+ * is matched the driver's on_end hook freezes the stats at the end of that tick (the machine
+ * runs on to its end). Markers after that change nothing; an end without a begin freezes. */
+void sim_stats_roi_begin(Sim *sim);
+void sim_stats_roi_end(Sim *sim);
+/* While a view is on (nestable), each StatSpec counter of every component reads its value since
+ * the reset, so that formulas compute over the ROI; the end restores the live values. Nothing
+ * may run the simulation in between. */
+void sim_stats_view_begin(Sim *sim);
+void sim_stats_view_end(Sim *sim);
+/* The cycle of c's clock at which the ROI began: 0 without a reset. */
+uint64_t sim_stats_first_cycle(const Component *c);
+/* Cycles of c's clock from the ROI's start (0, or the reset) to the current one, inclusive:
+ * the denominator of utilizations and rates. */
+static inline uint64_t sim_stats_cycles(const Component *c)
+{
+    uint64_t now = sim_component_cycle(c) + 1, first = sim_stats_first_cycle(c);
+    return now > first ? now - first : 0;
+}
+/* Ticks from the ROI's start to now. */
+static inline Tick sim_stats_ticks(const Sim *sim)
+{
+    Tick first = sim->roi.done ? sim->roi.at + 1 : 0;
+    return sim->eng.now > first ? sim->eng.now - first : 0;
+}
+/* The cores count what they retire, for --warmup N:insts / N:refs: instructions, and memory
+ * references (loads, stores, atomics, instruction fetches) as their front end delivers them.
+ * Summed over every core (one reset for the machine); reaching the warm-up point schedules the
+ * reset at the end of the current tick. */
+void sim_stats_warm_reached(Sim *sim);
+static inline void sim_count_insts(Component *c, uint64_t n)
+{
+    SimStatsRoi *r = &c->sim->roi;
+    r->insts += n;
+    if (G_UNLIKELY(r->insts >= r->warm_insts))
+        sim_stats_warm_reached(c->sim);
+}
+static inline void sim_count_refs(Component *c, uint64_t n)
+{
+    SimStatsRoi *r = &c->sim->roi;
+    r->refs += n;
+    if (G_UNLIKELY(r->refs >= r->warm_refs))
+        sim_stats_warm_reached(c->sim);
+}
 
 /* Writes every component's dump op output (deadlock report). */
 void sim_dump_all(Sim *sim, GString *out);

@@ -87,6 +87,8 @@ void sim_schedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio)
     }
     ev->when = when;
     ev->prio = (uint8_t)prio;
+    if (prio == SIM_PRI_STATS)
+        eng->passive++;
     uint32_t i = eng->heap_len++;
     eng->heap[i] = (SimHeapEntry){ when, ((uint64_t)prio << 56) | (eng->seq++ & ((1ull << 56) - 1)),
                                    ev };
@@ -97,6 +99,8 @@ static void heap_remove_at(Engine *eng, uint32_t i)
 {
     SimEvent *ev = eng->heap[i].ev;
     ev->heap_idx = -1;
+    if (ev->prio == SIM_PRI_STATS)
+        eng->passive--;
     uint32_t last = --eng->heap_len;
     if (i == last)
         return;
@@ -127,7 +131,7 @@ static void watchdog_fire(SimEvent *ev)
     if (eng->progress == eng->watchdog_seen) {
         /* Nothing retired in a whole period: with events still pending this is a livelock or a
          * lost message; with only the watchdog left, run() ends by itself below. */
-        if (eng->heap_len > 0) {
+        if (eng->heap_len > eng->passive) {
             eng->deadlocked = true;
             if (eng->on_deadlock)
                 eng->on_deadlock(eng, eng->on_deadlock_ctx);
@@ -136,8 +140,8 @@ static void watchdog_fire(SimEvent *ev)
         }
     }
     eng->watchdog_seen = eng->progress;
-    /* Re-arm only while other events exist, so the watchdog never keeps a finished run alive. */
-    if (eng->heap_len > 0)
+    /* Re-arm only while other work exists, so the watchdog never keeps a finished run alive. */
+    if (eng->heap_len > eng->passive)
         sim_schedule(eng, ev, eng->now + eng->watchdog_period, SIM_PRI_WATCHDOG);
 }
 
@@ -157,7 +161,7 @@ uint64_t sim_run(Engine *eng, Tick limit)
     uint64_t n = 0;
     eng->stop = false;
     eng->limit = limit;
-    while (eng->heap_len > 0 && !eng->stop) {
+    while (eng->heap_len > eng->passive && !eng->stop) {
         SimHeapEntry top = eng->heap[0];
         if (top.when > limit)
             break;
@@ -169,13 +173,18 @@ uint64_t sim_run(Engine *eng, Tick limit)
             heap_sift_down(eng, 0);
         }
         eng->now = top.when;
+        if (G_UNLIKELY(top.ev->prio == SIM_PRI_STATS)) {
+            eng->passive--;          /* an observer: not an event of the simulation */
+            top.ev->fn(top.ev);
+            continue;
+        }
         if (G_LIKELY(top.ev != &eng->watchdog_ev))
             eng->last_work = top.when;
+        eng->events++;               /* kept current: a warm-up reset reads it mid-run */
         top.ev->fn(top.ev);
         n++;
         if (G_UNLIKELY((n & 0xffff) == 0) && eng->heartbeat)
             eng->heartbeat(eng, eng->heartbeat_ctx);
     }
-    eng->events += n;
     return n;
 }

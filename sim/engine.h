@@ -23,7 +23,11 @@ typedef uint64_t Tick;               /* picoseconds */
  *            edge is visible to the tick of that same cycle (one-cycle handshakes stay exact);
  *   TICK     clocked components advance;
  *   WATCHDOG progress checks see the state after every tick of that instant;
- *   STATS    periodic stat dumps and end-of-run hooks come last. */
+ *   STATS    periodic stat dumps, warm-up resets and end-of-run hooks come last. A STATS event
+ *            only observes the machine: it is not counted in Engine.events, is not work (it
+ *            moves neither last_work nor the watchdog) and does not keep the run alive (the
+ *            loop ends when only STATS events are left), so scheduling one never changes what
+ *            the simulation computes (docs/outputs.md, "Warm-up, ROI and epochs"). */
 typedef enum {
     SIM_PRI_DELIVER = 0,
     SIM_PRI_TICK = 1,
@@ -81,7 +85,8 @@ typedef void (*SimWatchdogFn)(Engine *eng, void *ctx);
 struct Engine {
     Tick now;
     uint64_t seq;
-    uint64_t events;            /* events executed */
+    uint64_t events;            /* events executed (SIM_PRI_STATS ones excepted) */
+    uint32_t passive;           /* SIM_PRI_STATS events in the heap */
     Tick last_work;             /* tick of the last event other than the watchdog's */
     SimHeapEntry *heap;
     uint32_t heap_len, heap_cap;
@@ -112,10 +117,10 @@ void sim_reschedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
 static inline Tick sim_now(const Engine *eng) { return eng->now; }
 static inline void sim_progress(Engine *eng) { eng->progress++; }
 static inline uint32_t sim_pending(const Engine *eng) { return eng->heap_len; }
-/* Pending events other than the watchdog's own. */
+/* Pending events other than the watchdog's own and the SIM_PRI_STATS observers. */
 static inline uint32_t sim_pending_work(const Engine *eng)
 {
-    return eng->heap_len - (sim_event_scheduled(&eng->watchdog_ev) ? 1u : 0u);
+    return eng->heap_len - eng->passive - (sim_event_scheduled(&eng->watchdog_ev) ? 1u : 0u);
 }
 /* a * b, saturating at TICK_MAX (periods times large cycle counts from configs) */
 static inline Tick sim_tick_mul(uint64_t a, uint64_t b)
@@ -127,8 +132,8 @@ static inline Tick sim_tick_mul(uint64_t a, uint64_t b)
  * pending, calls on_deadlock (which dumps state) and stops the run with eng->deadlocked set. */
 void sim_watchdog_arm(Engine *eng, Tick period, SimWatchdogFn on_deadlock, void *ctx);
 
-/* Runs until the heap is empty, sim_stop() is called, or the next event is past `limit`.
- * Returns the number of events executed. */
+/* Runs until only SIM_PRI_STATS events are left, sim_stop() is called, or the next event is
+ * past `limit`. Returns the number of events executed (SIM_PRI_STATS ones excepted). */
 uint64_t sim_run(Engine *eng, Tick limit);
 static inline void sim_stop(Engine *eng) { eng->stop = true; }
 

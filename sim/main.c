@@ -100,6 +100,8 @@ typedef struct {
     char *trace, *trace_format, *trace_window, *trace_components, *trace_addr;
     gint64 trace_max;
     gboolean teach;
+    char *warmup, *stats_every;
+    gboolean roi;
 } RunOpts;
 
 typedef struct {
@@ -266,7 +268,7 @@ static void trace_warn(const char *message, void *ctx)
 
 /* The run directory's own files: a relative --trace must not take one of their names. */
 static const char *const run_files[] = {
-    "config.resolved.yaml", "stats.txt", "stats.json", "stats.csv", "run.json",
+    "config.resolved.yaml", "stats.txt", "stats.json", "stats.csv", "run.json", "stats.jsonl",
     OUTFILE_RESERVATION, NULL,
 };
 
@@ -398,7 +400,8 @@ static const CliHelp run_help = {
                "directory.",
     .details =
         "Writes config.resolved.yaml, stats.txt, stats.json, stats.csv and run.json into a new\n"
-        "run directory; an existing one is never replaced without --force. A failed run leaves\n"
+        "run directory (and stats.jsonl with --stats-every; --warmup, --roi and the epochs:\n"
+        "docs/outputs.md); an existing one is never replaced without --force. A failed run leaves\n"
         "no run directory behind; one left by a killed run (its process gone) is replaced, with\n"
         "a note. An existing --trace file is replaced only with --force and only when it is an\n"
         "archsim dump; devices, FIFOs and symbolic links are never written (--trace - writes\n"
@@ -442,6 +445,17 @@ static int cmd_run(int argc, char **argv)
           "only events whose address is in LO:HI (or one address)", "LO:HI" },
         { "trace-max-events", 0, 0, G_OPTION_ARG_INT64, &o.trace_max,
           "stop dumping after N events (the dump says it was cut)", "N" },
+        { "warmup", 0, 0, G_OPTION_ARG_STRING, &o.warmup,
+          "reset every statistic after N instructions (N or N:insts), N:refs memory references "
+          "or N:cycles system cycles, all cores together; same as --set sim.warmup=N",
+          "N[:UNIT]" },
+        { "stats-every", 0, 0, G_OPTION_ARG_STRING, &o.stats_every,
+          "append one line of per-epoch stat deltas to stats.jsonl every N system cycles; "
+          "same as --set sim.stats_every=N", "N" },
+        { "roi", 0, 0, G_OPTION_ARG_NONE, &o.roi,
+          "a trace's ROI markers reset the stats (first begin) and freeze them (when every "
+          "begin has its end); "
+          "same as --set sim.roi_markers=true", NULL },
         { "teach", 0, 0, G_OPTION_ARG_NONE, &o.teach,
           "print a table to stdout: per core access the bus transaction, who supplied the data "
           "and every cache's state of the line (--trace-window and --trace-addr narrow it)",
@@ -492,14 +506,64 @@ static int cmd_run(int argc, char **argv)
         rc = fail(e);
         goto out;
     }
+    /* --warmup and --stats-every are --set sim.KEY=VALUE, checked here as usage */
+    char *roi_sets[4] = { NULL, NULL, NULL, NULL };
+    int nroi = 0;
+    if (o.warmup) {
+        uint64_t n;
+        SimWarmUnit u;
+        char *problem = NULL;
+        if (!sim_warmup_parse(o.warmup, &n, &u, &problem)) {
+            char *msg = g_strdup_printf("--warmup: %s", problem);
+            rc = usage_error("run", msg);
+            g_free(msg), g_free(problem);
+            goto out;
+        }
+        roi_sets[nroi++] = g_strdup_printf("sim.warmup=%s", o.warmup);
+    }
+    if (o.stats_every) {
+        uint64_t n;
+        char *problem = NULL;
+        const ParamSpec *spec = NULL;
+        for (const ParamSpec *p = sim_param_specs; p->name; p++)
+            if (strcmp(p->name, "stats_every") == 0)
+                spec = p;
+        ParamSpec one = *spec;
+        one.offset = 0;
+        if (!param_parse_value(&one, o.stats_every, NULL, &n, &problem) || n == 0) {
+            char *msg = g_strdup_printf("--stats-every: %s", problem ? problem :
+                                        "expected a positive number of cycles");
+            rc = usage_error("run", msg);
+            g_free(msg), g_free(problem);
+            g_free(roi_sets[0]);
+            goto out;
+        }
+        roi_sets[nroi++] = g_strdup_printf("sim.stats_every=%s", o.stats_every);
+    }
+    if (o.roi)
+        roi_sets[nroi++] = g_strdup("sim.roi_markers=true");
     const char *config = argv[1];
     CfgNode *root = cfg_load_file(config, files, &e);
     if (!root) {
+        g_free(roi_sets[0]), g_free(roi_sets[1]), g_free(roi_sets[2]);
         rc = fail(e);
         goto out;
     }
     for (char **s = o.sets; s && *s; s++) {
         if (!cfg_apply_set(root, *s, &e)) {
+            cfg_node_free(root);
+            g_free(roi_sets[0]), g_free(roi_sets[1]), g_free(roi_sets[2]);
+            rc = fail(e);
+            goto out;
+        }
+    }
+    for (int i = 0; roi_sets[i]; i++) {
+        bool set_ok = cfg_apply_set(root, roi_sets[i], &e);
+        g_free(roi_sets[i]);
+        roi_sets[i] = NULL;
+        if (!set_ok) {
+            for (int j = i + 1; roi_sets[j]; j++)
+                g_free(roi_sets[j]);
             cfg_node_free(root);
             rc = fail(e);
             goto out;
@@ -653,9 +717,16 @@ static int cmd_run(int argc, char **argv)
         }
     }
     /* outputs */
+    system_finish_epochs(run);
     StatSet st;
     stats_init(&st);
     system_collect_stats(run, &st);
+    if (system_warmup_missed(run))
+        fprintf(stderr, "archsim run: warning: sim.warmup %s was not reached: the run ended at "
+                "cycle %" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT " instructions and %"
+                G_GUINT64_FORMAT " memory references (all cores); the stats describe the whole "
+                "run (sim.roi.reset 0)\n", run->sp.warmup, stats_find(&st, "sim.cycles")->u,
+                run->sim.roi.insts, run->sim.roi.refs);
     GString *buf = g_string_new(NULL);
     g_string_append_printf(buf,
                            "# archsim %s (git %s): resolved configuration of %s\n"
@@ -675,6 +746,11 @@ static int cmd_run(int argc, char **argv)
         outs[i].fmt(&st, buf);
         p = g_build_filename(stage, outs[i].name, NULL);
         ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
+        g_free(p);
+    }
+    if (ok && run->epochs) {
+        p = g_build_filename(stage, "stats.jsonl", NULL);
+        ok = outfile_write(p, run->epochs->str, run->epochs->len, false, NULL, &e);
         g_free(p);
     }
     /* the models' own output files (e.g. the TPU's reports) */
@@ -717,6 +793,26 @@ static int cmd_run(int argc, char **argv)
             json_append_string(buf, o.trace);
         else
             g_string_append(buf, "null");
+        /* a warm-up or ROI markers: where the stats begin and end (docs/outputs.md) */
+        const StatEntry *roi = stats_find(&st, "sim.roi.reset");
+        if (roi) {
+            g_string_append(buf, ",\n  \"warmup\": ");
+            json_append_string(buf, run->sp.warmup);
+            g_string_append(buf, ",\n  \"roi\": {");
+            static const char *const keys[] = { "reset", "reset_cycle", "reset_insts",
+                                                "reset_refs", "frozen", "end_cycle", NULL };
+            for (int i = 0; keys[i]; i++) {
+                char *name = g_strdup_printf("sim.roi.%s", keys[i]);
+                const StatEntry *k = stats_find(&st, name);
+                g_string_append_printf(buf, "%s\"%s\": %" G_GUINT64_FORMAT, i ? ", " : "",
+                                       keys[i], k ? k->u : 0);
+                g_free(name);
+            }
+            g_string_append(buf, "}");
+        }
+        if (run->epochs)
+            g_string_append_printf(buf, ",\n  \"stats_jsonl_epochs\": %" G_GUINT64_FORMAT,
+                                   run->epoch);
         g_string_append(buf, "\n}\n");
         p = g_build_filename(stage, "run.json", NULL);
         ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
@@ -768,6 +864,8 @@ out:
     g_free(o.trace_window);
     g_free(o.trace_components);
     g_free(o.trace_addr);
+    g_free(o.warmup);
+    g_free(o.stats_every);
     return rc;
 }
 

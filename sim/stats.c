@@ -37,7 +37,12 @@ static void stats_push(StatSet *s, StatEntry e)
 
 void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
 {
-    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc) });
+    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc), false });
+}
+
+void stats_add_level(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
+{
+    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc), true });
 }
 
 void stats_add_counters(StatSet *s, const char *prefix, const void *base, const StatCounterDef *d,
@@ -53,7 +58,7 @@ void stats_add_counters(StatSet *s, const char *prefix, const void *base, const 
 
 void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc)
 {
-    stats_push(s, (StatEntry){ g_strdup(name), false, 0, v, unit, g_strdup(desc) });
+    stats_push(s, (StatEntry){ g_strdup(name), false, 0, v, unit, g_strdup(desc), true });
 }
 
 void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,
@@ -68,10 +73,10 @@ void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *
     stats_add_double(s, n, stats_ratio((double)h->sum, (double)h->samples), unit, d);
     g_free(n), g_free(d);
     n = g_strdup_printf("%s::min", name);
-    stats_add_u64(s, n, h->min, unit, desc);
+    stats_add_level(s, n, h->min, unit, desc);
     g_free(n);
     n = g_strdup_printf("%s::max", name);
-    stats_add_u64(s, n, h->max, unit, desc);
+    stats_add_level(s, n, h->max, unit, desc);
     g_free(n);
     for (unsigned b = 0; b < SIM_HIST_BUCKETS; b++) {
         if (h->bucket[b] == 0)

@@ -36,8 +36,11 @@ static inline void sim_hist_add(SimHist *h, uint64_t v)
     h->sum += v;
 }
 
-/* STAT_FORMULA_U64: a formula whose value is a whole count (sums of counters), printed as one. */
-typedef enum { STAT_COUNTER, STAT_FORMULA, STAT_FORMULA_U64, STAT_HIST } StatKind;
+/* STAT_FORMULA_U64: a formula whose value is a whole count (sums of counters), printed as one.
+ * STAT_STAMP: a uint64_t field like a counter, but holding a cycle number of the component's
+ * clock (e.g. "cycle of the last retirement"): after a warm-up or ROI reset it reads as cycles
+ * since the reset (0 if it last moved before), and epoch lines leave it out (docs/outputs.md). */
+typedef enum { STAT_COUNTER, STAT_FORMULA, STAT_FORMULA_U64, STAT_HIST, STAT_STAMP } StatKind;
 
 struct Component;
 typedef struct {
@@ -58,6 +61,9 @@ typedef struct {
     double d;
     const char *unit;
     char *desc;
+    bool level;          /* a level (a min, a max, a time stamp, a setting), not a count: the
+                            per-epoch deltas of stats.jsonl and the reset of extra stats leave
+                            it alone */
 } StatEntry;
 
 typedef struct {
@@ -67,6 +73,8 @@ typedef struct {
 void stats_init(StatSet *s);
 void stats_clear(StatSet *s);
 void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc);
+/* The same for an integer that is a level (StatEntry.level), not a count. */
+void stats_add_level(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc);
 /* A table of uint64_t counters of a struct: each is added as PREFIX.NAME with the value at
  * base + off (for stats that only some runs have, e.g. under a model option). */
 typedef struct {

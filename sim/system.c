@@ -26,8 +26,85 @@ const ParamSpec sim_param_specs[] = {
       .doc = "most host memory the models may hold (tag stores, line data, buffers): a larger "
       "machine is refused (exit 78) before it is built, or when its sparse stores fill up",
       .offset = offsetof(SimParams, memory_limit) },
+    { .name = "warmup", .type = PARAM_STRING, .def = "0",
+      .doc = "reset every statistic once the warm-up is over: N instructions (N or N:insts), "
+      "N:refs memory references or N:cycles system cycles, all cores together (k, M, G "
+      "suffixes); 0 = none (docs/outputs.md)",
+      .offset = offsetof(SimParams, warmup) },
+    { .name = "stats_every", .type = PARAM_CYCLES, .def = "0",
+      .doc = "write one line of per-epoch stat deltas to stats.jsonl every N system cycles "
+      "(0 = none; docs/outputs.md)",
+      .offset = offsetof(SimParams, stats_every) },
+    { .name = "roi_markers", .type = PARAM_BOOL, .def = "false",
+      .doc = "a trace's ROI markers (archsim_roi_begin/end) reset the stats at the first begin "
+      "and freeze them at the first end (off: replayed as no-ops, as before)",
+      .offset = offsetof(SimParams, roi_markers) },
     PARAM_END,
 };
+
+const char *const sim_warm_unit_names[] = { "insts", "refs", "cycles", NULL };
+
+bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **problem)
+{
+    char *t = g_strstrip(g_strdup(text));
+    char *colon = strchr(t, ':');
+    *unit = SIM_WARM_INSTS;
+    bool ok = true;
+    if (colon) {
+        *colon = '\0';
+        const char *u = colon + 1;
+        int k = -1;
+        for (int i = 0; sim_warm_unit_names[i]; i++)
+            if (strcmp(u, sim_warm_unit_names[i]) == 0)
+                k = i;
+        if (k < 0) {
+            const char *hint = param_suggest(u, sim_warm_unit_names, 3);
+            for (int i = 0; !hint && sim_warm_unit_names[i]; i++)   /* "instructions", "ref" */
+                if (strlen(u) >= 3 && strncmp(u, sim_warm_unit_names[i], 3) == 0)
+                    hint = sim_warm_unit_names[i];
+            *problem = g_strdup_printf("'%s': unknown unit '%s' (insts, refs or cycles)%s%s%s",
+                                       text, u, hint ? "; did you mean '" : "", hint ? hint : "",
+                                       hint ? "'?" : "");
+            g_free(t);
+            return false;
+        }
+        *unit = (SimWarmUnit)k;
+    }
+    uint64_t v = 0, mult = 1;
+    const char *p = t;
+    if (!g_ascii_isdigit(*p) || (p[0] == '0' && g_ascii_isdigit(p[1])))
+        ok = false;
+    for (; ok && *p; p++) {
+        if (*p == '_' && p > t && g_ascii_isdigit(p[-1]) && g_ascii_isdigit(p[1]))
+            continue;
+        if (!g_ascii_isdigit(*p))
+            break;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            *problem = g_strdup_printf("'%s': too large", text);
+            g_free(t);
+            return false;
+        }
+        v = v * 10 + d;
+    }
+    if (ok && *p) {
+        mult = *p == 'k' || *p == 'K' ? 1000ull : *p == 'M' ? 1000000ull
+                                                    : *p == 'G' ? 1000000000ull : 0;
+        ok = mult != 0 && p[1] == '\0';
+    }
+    if (ok && mult > 1 && v > UINT64_MAX / mult) {
+        *problem = g_strdup_printf("'%s': too large", text);
+        g_free(t);
+        return false;
+    }
+    if (!ok)
+        *problem = g_strdup_printf("'%s': expected N, N:insts, N:refs or N:cycles, N a count such "
+                                   "as 1000000 or 1M", text);
+    else
+        *n = v * mult;
+    g_free(t);
+    return ok;
+}
 
 /* A numeric parameter of the system section, by name (counts of replicated sections). */
 static uint64_t system_param_u64(const SystemClass *sys, const void *params, const char *name)
@@ -347,6 +424,14 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
         goto fail_early;
     if (seed_override >= 0)
         run->sp.seed = (uint64_t)seed_override;
+    char *problem = NULL;
+    if (!sim_warmup_parse(run->sp.warmup, &run->warm_n, &run->warm_unit, &problem)) {
+        const CfgNode *simn = cfg_map_get(root, "sim");
+        const CfgNode *wn = simn ? cfg_map_get(simn, "warmup") : NULL;
+        set_node_error(error, wn ? wn : root, "sim.warmup: %s", problem);
+        g_free(problem);
+        goto fail_early;
+    }
 
     /* an include-only part is not a machine (docs/config.md "Parts") */
     const CfgNode *pk = top_key(root, "part");
@@ -462,6 +547,7 @@ fail:
     system_free(run);
     return NULL;
 fail_early:
+    param_free(sim_param_specs, &run->sp);
     if (run->sys && run->sys->params && run->sys_params)
         param_free(run->sys->params, run->sys_params);
     g_free(run->sys_params);
@@ -470,10 +556,132 @@ fail_early:
     return NULL;
 }
 
+/* One line of stats.jsonl: the epoch from run->epoch_begin to `end` (system cycles, end
+ * excluded) with the deltas of every count stat that moved (docs/outputs.md). */
+static void epoch_write(SystemRun *run, uint64_t end)
+{
+    StatSet st;
+    stats_init(&st);
+    system_collect_stats(run, &st);
+    GString *l = run->epochs;
+    g_string_append_printf(l, "{\"epoch\": %" G_GUINT64_FORMAT ", \"cycle_begin\": %" G_GUINT64_FORMAT
+                           ", \"cycle_end\": %" G_GUINT64_FORMAT ", \"stats\": {",
+                           run->epoch, run->epoch_begin, end);
+    bool first = true;
+    for (guint i = 0; i < st.entries->len; i++) {
+        const StatEntry *e = &g_array_index(st.entries, StatEntry, i);
+        if (!e->is_int || e->level)
+            continue;
+        uint64_t *prev = g_hash_table_lookup(run->epoch_prev, e->name);
+        uint64_t d = prev ? (e->u > *prev ? e->u - *prev : 0) : e->u;
+        if (prev)
+            *prev = e->u;
+        else if (e->u)
+            g_hash_table_insert(run->epoch_prev, g_strdup(e->name), g_memdup2(&e->u, sizeof e->u));
+        if (d == 0)
+            continue;
+        g_string_append(l, first ? "\"" : ", \"");
+        for (const char *p = e->name; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                g_string_append_c(l, '\\');
+            g_string_append_c(l, *p);
+        }
+        g_string_append_printf(l, "\": %" G_GUINT64_FORMAT, d);
+        first = false;
+    }
+    g_string_append(l, "}}\n");
+    stats_clear(&st);
+    run->epoch++;
+    run->epoch_begin = end;
+}
+
+static uint64_t sys_cycle_now(const SystemRun *run)
+{
+    return clock_cycle(&run->sim.sys_clk, run->sim.eng.now) + 1;
+}
+
+static void epoch_fire(SimEvent *ev)
+{
+    SystemRun *run = ev->ctx;
+    Engine *eng = &run->sim.eng;
+    /* with no work left the run is over: its last epoch is written after it */
+    if (run->epochs_closed || sim_pending_work(eng) == 0)
+        return;
+    epoch_write(run, sys_cycle_now(run));
+    sim_schedule(eng, ev, eng->now + sim_tick_mul(run->sp.stats_every, run->sim.sys_clk.period),
+                 SIM_PRI_STATS);
+}
+
+/* A reset (warm-up over, ROI begin): the epochs restart with it, those of the warm-up dropped. */
+static void on_roi_reset(Sim *sim, void *ctx)
+{
+    SystemRun *run = ctx;
+    if (!run->epochs || run->epochs_closed)
+        return;
+    g_string_truncate(run->epochs, 0);
+    g_hash_table_remove_all(run->epoch_prev);
+    run->epoch = 0;
+    run->epoch_begin = clock_cycle(&sim->sys_clk, sim->roi.at) + 1;
+    sim_reschedule(&sim->eng, &run->epoch_ev,
+                   sim->roi.at + sim_tick_mul(run->sp.stats_every, sim->sys_clk.period),
+                   SIM_PRI_STATS);
+}
+
+/* The ROI end marker: the stats (and the epochs) stop here; the machine runs to its end. */
+static void on_roi_end(Sim *sim, void *ctx)
+{
+    SystemRun *run = ctx;
+    (void)sim;
+    if (run->frozen)
+        return;
+    if (run->epochs && !run->epochs_closed && sys_cycle_now(run) > run->epoch_begin)
+        epoch_write(run, sys_cycle_now(run));
+    run->epochs_closed = true;
+    run->frozen_cycle = sys_cycle_now(run);
+    StatSet *f = g_new0(StatSet, 1);
+    stats_init(f);
+    system_collect_stats(run, f);
+    run->frozen = f;
+}
+
+void system_finish_epochs(SystemRun *run)
+{
+    if (!run->epochs || run->epochs_closed)
+        return;
+    uint64_t end = run->sim.eng.events ? sys_cycle_now(run) : 0;
+    if (end > run->epoch_begin || run->epoch == 0)
+        epoch_write(run, end);
+    run->epochs_closed = true;
+}
+
+bool system_warmup_missed(const SystemRun *run)
+{
+    return run->warm_n > 0 && !run->sim.roi.done;
+}
+
 bool system_run(SystemRun *run, GError **error)
 {
     Engine *eng = &run->sim.eng;
     Tick period = run->sim.sys_clk.period;
+    Sim *sim = &run->sim;
+    sim->roi.on_reset = on_roi_reset;
+    sim->roi.on_end = on_roi_end;
+    sim->roi.on_reset_ctx = run;
+    sim->roi.markers = run->sp.roi_markers;
+    /* N:cycles: the reset follows every event of cycles 0 .. N-1 */
+    if (run->warm_n && run->warm_unit == SIM_WARM_CYCLES)
+        sim_stats_reset_at(sim, sim_tick_mul(run->warm_n, period) - 1);
+    else if (run->warm_n && run->warm_unit == SIM_WARM_INSTS)
+        sim->roi.warm_insts = run->warm_n;
+    else if (run->warm_n)
+        sim->roi.warm_refs = run->warm_n;
+    if (run->sp.stats_every) {
+        run->epochs = g_string_new(NULL);
+        run->epoch_prev = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        sim_event_init(&run->epoch_ev, epoch_fire, run);
+        sim_schedule(eng, &run->epoch_ev, sim_tick_mul(run->sp.stats_every, period) - 1,
+                     SIM_PRI_STATS);
+    }
     if (run->sp.watchdog > 0)
         sim_watchdog_arm(eng, sim_tick_mul(run->sp.watchdog, period), on_deadlock, run);
     /* max_cycles N: events of cycles 0 .. N-1 run, i.e. ticks below N * period */
@@ -489,6 +697,11 @@ bool system_run(SystemRun *run, GError **error)
      * the work ended must not count. */
     if (!eng->deadlocked)
         eng->now = eng->last_work;
+    /* a warm-up reached by the very last event: the reset was still due (the ROI is empty) */
+    if (!eng->deadlocked && sim_event_scheduled(&sim->roi.ev) && sim->roi.ev.when <= eng->now) {
+        sim_deschedule(eng, &sim->roi.ev);
+        sim_stats_reset(sim);
+    }
     if (eng->deadlocked) {
         run->deadlocked = true;
     } else if (sim_pending_work(eng) > 0 && !eng->stop) {
@@ -516,23 +729,59 @@ bool system_run(SystemRun *run, GError **error)
 
 void system_collect_stats(SystemRun *run, StatSet *set)
 {
+    if (run->frozen) {
+        for (guint i = 0; i < run->frozen->entries->len; i++) {
+            const StatEntry *e = &g_array_index(run->frozen->entries, StatEntry, i);
+            if (!e->is_int)
+                stats_add_double(set, e->name, e->d, e->unit, e->desc);
+            else
+                (e->level ? stats_add_level : stats_add_u64)(set, e->name, e->u, e->unit, e->desc);
+        }
+        return;
+    }
     Sim *sim = &run->sim;
-    Tick now = sim->eng.now;
-    /* the last event happened during cycle clock_cycle(now) (0-based): that many + 1 elapsed */
-    uint64_t cycles = sim->eng.events ? clock_cycle(&sim->sys_clk, now) + 1 : 0;
+    const SimStatsRoi *r = &sim->roi;
+    Tick ticks = sim_stats_ticks(sim);
+    /* the last event happened during cycle clock_cycle(now) (0-based): that many + 1 elapsed;
+     * after a reset, counted from the cycle after it */
+    uint64_t cycles = 0;
+    if (sim->eng.events) {
+        uint64_t last = clock_cycle(&sim->sys_clk, sim->eng.now) + 1;
+        uint64_t first = r->done ? clock_cycle(&sim->sys_clk, r->at) + 1 : 0;
+        cycles = last > first ? last - first : 0;
+    }
     stats_add_u64(set, "sim.cycles", cycles, "cycle",
                   "Simulated cycles of the system clock (sim.clock)");
-    stats_add_u64(set, "sim.ticks", now, "tick", "Simulated ticks (1 tick = 1 ps)");
-    stats_add_double(set, "sim.seconds", (double)now / (double)TICKS_PER_SECOND, "second",
+    stats_add_u64(set, "sim.ticks", ticks, "tick", "Simulated ticks (1 tick = 1 ps)");
+    stats_add_double(set, "sim.seconds", (double)ticks / (double)TICKS_PER_SECOND, "second",
                      "Simulated seconds = sim.ticks / 1e12");
-    stats_add_u64(set, "sim.clock", sim->sys_clk.freq_hz, "Hz", "System clock frequency");
-    stats_add_u64(set, "sim.events", sim->eng.events, "count", "Engine events executed");
-    stats_add_u64(set, "sim.seed", sim->seed, "count", "PRNG seed of the run");
-    stats_add_u64(set, "sim.truncated", run->truncated ? 1 : 0, "bool",
-                  "1 if the run stopped at sim.max_cycles before completion");
+    stats_add_level(set, "sim.clock", sim->sys_clk.freq_hz, "Hz", "System clock frequency");
+    stats_add_u64(set, "sim.events", sim->eng.events - r->events, "count",
+                  "Engine events executed");
+    stats_add_level(set, "sim.seed", sim->seed, "count", "PRNG seed of the run");
+    stats_add_level(set, "sim.truncated", run->truncated ? 1 : 0, "bool",
+                    "1 if the run stopped at sim.max_cycles before completion");
+    /* only in runs with a warm-up or ROI markers, so that other runs' stats stay as they were */
+    if (run->warm_n || r->markers || r->done || r->ended) {
+        stats_add_level(set, "sim.roi.reset", r->done, "bool",
+                        "1 if every stat was reset at the warm-up point or a ROI-begin marker; "
+                        "the stats then describe only what followed");
+        stats_add_level(set, "sim.roi.reset_cycle", r->done ? clock_cycle(&sim->sys_clk, r->at) + 1 : 0,
+                        "cycle", "system cycle at which the stats begin (the reset)");
+        stats_add_level(set, "sim.roi.reset_insts", r->insts_at, "count",
+                        "instructions retired by all cores before the reset");
+        stats_add_level(set, "sim.roi.reset_refs", r->refs_at, "count",
+                        "memory references of all cores before the reset");
+        stats_add_level(set, "sim.roi.frozen", r->ended, "bool",
+                        "1 if a ROI-end marker froze the stats (the machine ran on to its end)");
+        stats_add_level(set, "sim.roi.end_cycle", r->ended ? run->frozen_cycle : 0, "cycle",
+                        "system cycle at which the stats were frozen (0: not frozen)");
+    }
+    sim_stats_view_begin(sim);
     sim_collect_stats(sim, set);
     if (run->sys->stats)
         run->sys->stats(sim, set);
+    sim_stats_view_end(sim);
 }
 
 void system_emit_resolved(SystemRun *run, GString *out)
@@ -562,6 +811,15 @@ void system_free(SystemRun *run)
     if (!run)
         return;
     sim_destroy(&run->sim);
+    param_free(sim_param_specs, &run->sp);
+    if (run->frozen) {
+        stats_clear(run->frozen);
+        g_free(run->frozen);
+    }
+    if (run->epochs)
+        g_string_free(run->epochs, TRUE);
+    if (run->epoch_prev)
+        g_hash_table_destroy(run->epoch_prev);
     if (run->sys && run->sys->params && run->sys_params)
         param_free(run->sys->params, run->sys_params);
     g_free(run->sys_params);

@@ -13,7 +13,18 @@ typedef struct {
     uint64_t max_cycles;
     uint64_t watchdog;
     uint64_t memory_limit;
+    char *warmup;            /* "N[:insts|refs|cycles]"; "0": none */
+    uint64_t stats_every;    /* epoch length in system cycles; 0: no stats.jsonl */
+    bool roi_markers;        /* a trace's ROI markers reset and freeze the stats */
 } SimParams;
+
+/* What a warm-up counts (sim.warmup, --warmup). */
+typedef enum { SIM_WARM_INSTS, SIM_WARM_REFS, SIM_WARM_CYCLES } SimWarmUnit;
+extern const char *const sim_warm_unit_names[];
+/* Parses "N", "N:insts", "N:refs" or "N:cycles" (N a decimal count, '_' separators allowed, with
+ * an optional k, M or G suffix: 1000, 10^6, 10^9). On failure *problem says why (newly
+ * allocated, without position). N = 0 means no warm-up. */
+bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **problem);
 
 extern const ParamSpec sim_param_specs[];
 
@@ -26,6 +37,15 @@ typedef struct {
     bool deadlocked;
     bool truncated;          /* stopped by max_cycles */
     GString *deadlock_report;
+    uint64_t warm_n;         /* the parsed sim.warmup (0: none) */
+    SimWarmUnit warm_unit;
+    StatSet *frozen;         /* the stats at the ROI end marker, or NULL */
+    uint64_t frozen_cycle;   /* the system cycle it froze at */
+    GString *epochs;         /* stats.jsonl lines (sim.stats_every), or NULL */
+    uint64_t epoch, epoch_begin;   /* the next epoch's number and first cycle */
+    GHashTable *epoch_prev;  /* count stats at the previous epoch's end: name -> uint64_t* */
+    SimEvent epoch_ev;
+    bool epochs_closed;      /* the ROI ended: no more epochs */
 } SystemRun;
 
 /* Checks the whole tree (top-level keys, every section against its class table) and builds the
@@ -45,8 +65,12 @@ bool system_check_part(const CfgNode *root, GString *summary, GError **error);
 /* Runs to completion. Returns false with ARCHSIM_EXIT_CHECK on deadlock (the report, with every
  * component's dump, is in run->deadlock_report). */
 bool system_run(SystemRun *run, GError **error);
-/* sim.* stats then every component's stats. */
+/* sim.* stats then every component's stats (those frozen at the ROI end if it was reached). */
 void system_collect_stats(SystemRun *run, StatSet *set);
+/* After a successful run: the last, partial epoch line of stats.jsonl (if epochs are on). */
+void system_finish_epochs(SystemRun *run);
+/* The warm-up was asked for and never reached (the stats then describe the whole run). */
+bool system_warmup_missed(const SystemRun *run);
 /* Every parameter with its value, defaults included, as YAML that loads back. */
 void system_emit_resolved(SystemRun *run, GString *out);
 void system_free(SystemRun *run);

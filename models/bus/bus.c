@@ -110,11 +110,11 @@ static const PortSpec bus_ports[] = {
 #define B(x) ((const Bus *)(x))
 static double f_util(const Component *c)
 {
-    return stats_ratio((double)B(c)->data_busy, (double)clock_cycle(c->clk, c->eng->now) + 1);
+    return stats_ratio((double)B(c)->data_busy, (double)sim_stats_cycles(c));
 }
 static double f_addr_util(const Component *c)
 {
-    return stats_ratio((double)B(c)->addr_busy, (double)clock_cycle(c->clk, c->eng->now) + 1);
+    return stats_ratio((double)B(c)->addr_busy, (double)sim_stats_cycles(c));
 }
 static double f_bytes(const Component *c)
 {

@@ -906,6 +906,15 @@ static bool coh_busy(const Component *c)
 }
 
 /* gem5's Ruby names: <Controller>.<Event> and <Controller>.<State>.<Event> for every row. */
+/* A warm-up or ROI reset: the transactions' read- and write-set histograms restart (the HTM
+ * and controller counts of extra_stats are rebased by the stats layer). */
+static void coh_stats_reset(Component *c)
+{
+    Coh *k = (Coh *)c;
+    memset(&k->htm.rset, 0, sizeof k->htm.rset);
+    memset(&k->htm.wset, 0, sizeof k->htm.wset);
+}
+
 static void coh_extra_stats(const Component *c, StatSet *out)
 {
     const Coh *k = (const Coh *)c;
@@ -949,4 +958,5 @@ const ComponentClass coherent_cache_class = {
     .busy = coh_busy,
     .finalize = coh_finalize,
     .extra_stats = coh_extra_stats,
+    .stats_reset = coh_stats_reset,
 };

@@ -55,6 +55,8 @@ typedef struct {
     /* totals */
     uint64_t acquisitions, handoffs, handoff_cycles, end_cycle;
     SimHist handoff_hist;
+    uint64_t roi_acquisitions, roi_handoffs, roi_handoff_cycles;   /* the totals at a stats
+                                     reset (the .expect checks read the whole-run totals) */
 } KcWorld;
 
 enum { KS_IDLE, KS_RUN, KS_MEM, KS_WATCH, KS_INIT, KS_WAIT_INIT, KS_CHECK, KS_HALTED,
@@ -210,7 +212,7 @@ static double kc_now_cycles(const Component *c)
 }
 static double f_rate(const Component *c)
 {
-    return stats_ratio((double)KC(c)->acquisitions * 1000.0, kc_now_cycles(c));
+    return stats_ratio((double)KC(c)->acquisitions * 1000.0, (double)sim_stats_cycles(c));
 }
 static double f_handoff(const Component *c)
 {
@@ -249,7 +251,7 @@ static const StatSpec kc_stats[] = {
       offsetof(KCore, mem_cycles), NULL },
     { "delay_cycles", STAT_COUNTER, "cycle", "cycles of delay ops", offsetof(KCore, delay_cycles),
       NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle at which the core halted",
+    { "cycles", STAT_STAMP, "cycle", "cycle at which the core halted",
       offsetof(KCore, halt_cycle), NULL },
     STAT_END,
 };
@@ -1435,6 +1437,21 @@ static void kc_tx_stats(const KCore *k, StatSet *out)
     stats_add_counters(out, k->base.name, k, t, G_N_ELEMENTS(t));
 }
 
+/* A warm-up or ROI reset: the world's totals are kept (the .expect checks read them) and read
+ * from here on relative to this point; its hand-off histogram is emptied. */
+static void kc_stats_reset(Component *c)
+{
+    KCore *k = (KCore *)c;
+    KcWorld *w = k->w;
+    memset(&k->sb_occ, 0, sizeof k->sb_occ);
+    if (k->id != 0 || !w)
+        return;
+    w->roi_acquisitions = w->acquisitions;
+    w->roi_handoffs = w->handoffs;
+    w->roi_handoff_cycles = w->handoff_cycles;
+    memset(&w->handoff_hist, 0, sizeof w->handoff_hist);
+}
+
 static void kc_extra_stats(const Component *c, StatSet *out)
 {
     const KCore *k = KC(c);
@@ -1443,29 +1460,35 @@ static void kc_extra_stats(const Component *c, StatSet *out)
     kc_tx_stats(k, out);
     if (k->id != 0 || !w || !w->prog->markers)
         return;
-    double acq = (double)w->acquisitions;
+    /* after a stats reset: what followed it (the per-core counters are rebased already) */
+    uint64_t first = sim_stats_first_cycle(c);
+    uint64_t acqs = w->acquisitions - w->roi_acquisitions;
+    uint64_t handoffs = w->handoffs - w->roi_handoffs;
+    double acq = (double)acqs;
     uint64_t end = w->end_cycle ? w->end_cycle : (uint64_t)kc_now_cycles(c);
+    end = end > first ? end - first : 0;
     uint64_t mn = UINT64_MAX, mx = 0;
     for (int i = 0; i < w->ncores; i++) {
         uint64_t a = KC(w->cores[i])->acquisitions;
         mn = MIN(mn, a);
         mx = MAX(mx, a);
     }
-    stats_add_u64(out, "locks.acquisitions", w->acquisitions, "count",
+    stats_add_u64(out, "locks.acquisitions", acqs, "count",
                   "acquisitions by all cores (acquired markers)");
-    stats_add_u64(out, "locks.cycles", end, "cycle", "cycle at which the last core halted");
+    stats_add_level(out, "locks.cycles", end, "cycle", "cycle at which the last core halted");
     stats_add_double(out, "locks.acquisitions_per_kcycle", stats_ratio(acq * 1000.0, (double)end),
                      "count", "locks.acquisitions x 1000 / locks.cycles");
-    stats_add_u64(out, "locks.handoffs", w->handoffs, "count",
+    stats_add_u64(out, "locks.handoffs", handoffs, "count",
                   "acquisitions right after another core's release");
-    stats_add_double(out, "locks.handoff_cycles", stats_ratio((double)w->handoff_cycles,
-                                                              (double)w->handoffs),
+    stats_add_double(out, "locks.handoff_cycles", stats_ratio((double)(w->handoff_cycles -
+                                                                       w->roi_handoff_cycles),
+                                                              (double)handoffs),
                      "cycle", "mean cycles from a release to the next acquisition by another "
                      "core");
     stats_add_hist(out, "locks.handoff_latency", &w->handoff_hist, "cycle",
                    "cycles from a release to the next acquisition by another core");
-    stats_add_u64(out, "locks.acquisitions_min", mn, "count", "fewest acquisitions of a core");
-    stats_add_u64(out, "locks.acquisitions_max", mx, "count", "most acquisitions of a core");
+    stats_add_level(out, "locks.acquisitions_min", mn, "count", "fewest acquisitions of a core");
+    stats_add_level(out, "locks.acquisitions_max", mx, "count", "most acquisitions of a core");
     stats_add_double(out, "locks.fairness", stats_ratio((double)mx, (double)mn), "ratio",
                      "locks.acquisitions_max / locks.acquisitions_min (1: fair; 0: a core "
                      "never acquired)");
@@ -1539,4 +1562,5 @@ const ComponentClass kernel_core_class = {
     .progress = kc_progress,
     .finalize = kc_finalize,
     .extra_stats = kc_extra_stats,
+    .stats_reset = kc_stats_reset,
 };

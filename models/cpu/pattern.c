@@ -85,7 +85,7 @@ static const StatSpec pat_stats[] = {
       NULL },
     { "loads", STAT_COUNTER, "count", "loads issued", offsetof(PatCore, loads), NULL },
     { "stores", STAT_COUNTER, "count", "stores issued", offsetof(PatCore, stores), NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle of the last completion", offsetof(PatCore, cycle_done),
+    { "cycles", STAT_STAMP, "cycle", "cycle of the last completion", offsetof(PatCore, cycle_done),
       NULL },
     { "cycles_per_op", STAT_FORMULA, "cycle", "cycles / ops", 0, f_pat_cycles_per_op },
     { "latency", STAT_HIST, "cycle", "access latency", offsetof(PatCore, lat), NULL },
@@ -176,6 +176,7 @@ static void pat_recv(Component *c, Port *port, Msg *m)
     }
     k->waiting = false;
     k->done_ops++;
+    sim_count_refs(&k->base, 1);
     k->cycle_done = sim_component_cycle(c) + 1;
     pat_next(c, k->p.gap);
 }
@@ -276,7 +277,7 @@ static const StatSpec tester_stats[] = {
     { "loads", STAT_COUNTER, "count", "loads issued (each checked by the reference memory)",
       offsetof(Tester, loads), NULL },
     { "stores", STAT_COUNTER, "count", "stores issued", offsetof(Tester, stores), NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle of the last completion", offsetof(Tester, cycle_done),
+    { "cycles", STAT_STAMP, "cycle", "cycle of the last completion", offsetof(Tester, cycle_done),
       NULL },
     STAT_END,
 };

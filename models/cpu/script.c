@@ -58,7 +58,7 @@ static const StatSpec script_stats[] = {
     { "accesses", STAT_FORMULA_U64, "count", "accesses completed", 0, f_accesses },
     { "loads", STAT_COUNTER, "count", "loads issued", offsetof(ScriptCore, loads), NULL },
     { "stores", STAT_COUNTER, "count", "stores issued", offsetof(ScriptCore, stores), NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle of the last completion",
+    { "cycles", STAT_STAMP, "cycle", "cycle of the last completion",
       offsetof(ScriptCore, cycle_done), NULL },
     STAT_END,
 };
@@ -258,6 +258,7 @@ static void script_recv(Component *c, Port *port, Msg *m)
     sim_progress(c->eng);
     k->waiting = false;
     k->completed++;
+    sim_count_refs(&k->base, 1);
     k->cycle_done = now + 1;
     if (++k->next == k->nops)
         k->finished = true;

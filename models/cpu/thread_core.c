@@ -269,7 +269,13 @@ static const PortSpec tcore_ports[] = {
 #define T(x) ((const TCore *)(x))
 static double f_ipc(const Component *c)
 {
-    return stats_ratio((double)T(c)->instructions, (double)T(c)->finish_cycle);
+    /* a thread that has a trace and has not finished (stats frozen at a ROI end): over the
+     * cycles so far */
+    const TCore *k = T(c);
+    uint64_t cycles = k->finish_cycle;
+    if (c->sim->roi.ended && k->st != TS_DONE && k->rd && k->instructions)
+        cycles = sim_stats_cycles(c);
+    return stats_ratio((double)k->instructions, (double)cycles);
 }
 
 static const StatSpec tcore_stats[] = {
@@ -297,7 +303,7 @@ static const StatSpec tcore_stats[] = {
     { "atomic_lock_acquisitions", STAT_COUNTER, "count",
       "acquisitions of atomic spin locks (TAS/TTAS/ticket), re-timed through the workload",
       offsetof(TCore, atomic_lock_acq), NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle the thread finished", offsetof(TCore, finish_cycle),
+    { "cycles", STAT_STAMP, "cycle", "cycle the thread finished", offsetof(TCore, finish_cycle),
       NULL },
     { "ipc", STAT_FORMULA, "inst/cycle", "instructions / cycles", 0, f_ipc },
     { "load_latency", STAT_HIST, "cycle", "load issue to data", offsetof(TCore, load_lat), NULL },
@@ -439,6 +445,19 @@ enum { TAKE_GO, TAKE_GAP, TAKE_END };
  * kept, and returned by the call after them; an early wake-up sleeps the rest); TAKE_END: the
  * trace is over. Counts the record and its instructions when taken from the trace (a
  * transaction's records replayed from the copy: time only). */
+/* A record reached from the trace (not a transaction's replay): with sim.roi_markers, the ROI
+ * markers reset the stats at the first begin of any thread and freeze them once every begin
+ * has its end (sim_stats_roi_begin; docs/outputs.md). */
+static void tc_reached(TCore *k, const AtRecord *r)
+{
+    if (k->tx_from_buf || !k->base.sim->roi.markers)
+        return;
+    if (r->kind == AT_ROI_BEGIN)
+        sim_stats_roi_begin(k->base.sim);
+    else if (r->kind == AT_ROI_END)
+        sim_stats_roi_end(k->base.sim);
+}
+
 static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
 {
     uint64_t now = sim_component_cycle(&k->base);
@@ -449,6 +468,7 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
         }
         k->gap_held = false;
         *out = k->gap_rec;
+        tc_reached(k, out);
         return TAKE_GO;
     }
     const AtRecord *r = next_record(k);
@@ -458,6 +478,9 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
     if (!k->tx_from_buf) {
         k->records++;
         k->instructions += insts;
+        sim_count_insts(&k->base, insts);
+        if (r->kind <= AT_RANGE_W && r->kind != AT_FENCE)
+            sim_count_refs(&k->base, 1);
     }
     k->credit += (double)insts * k->p.cpi;
     uint64_t gap = (uint64_t)k->credit;
@@ -470,6 +493,7 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
         *cycles = gap;
         return TAKE_GAP;
     }
+    tc_reached(k, out);
     return TAKE_GO;
 }
 
@@ -2227,6 +2251,13 @@ static void tc_lock_stats(const TCore *k, StatSet *out)
 }
 
 /* The pipeline's statistics, only under a model (model none's stats stay as they were). */
+/* A warm-up or ROI reset: the store-buffer occupancy histogram restarts (the counters of
+ * extra_stats are rebased by the stats layer). */
+static void tcore_stats_reset(Component *c)
+{
+    memset(&((TCore *)c)->sb_occ, 0, sizeof(SimHist));
+}
+
 static void tcore_extra_stats(const Component *c, StatSet *out)
 {
     const TCore *k = (const TCore *)c;
@@ -2277,4 +2308,5 @@ const ComponentClass thread_core_class = {
     .progress = tcore_progress,
     .finalize = tcore_finalize,
     .extra_stats = tcore_extra_stats,
+    .stats_reset = tcore_stats_reset,
 };

@@ -122,7 +122,7 @@ static double f_amat_ifetch(const Component *c)
 
 static const StatSpec core_stats[] = {
     { "insts", STAT_COUNTER, "count", "instructions retired", offsetof(Core, insts), NULL },
-    { "cycles", STAT_COUNTER, "cycle", "cycle of the last retirement", offsetof(Core, finish_cycle),
+    { "cycles", STAT_STAMP, "cycle", "cycle of the last retirement", offsetof(Core, finish_cycle),
       NULL },
     { "ipc", STAT_FORMULA, "inst/cycle", "insts / cycles", 0, f_ipc },
     { "cpi", STAT_FORMULA, "cycle/inst", "cycles / insts", 0, f_cpi },
@@ -308,6 +308,7 @@ static void retire_head(Core *k)
     if (!k->fq[k->fq_head].cont) {
         k->insts++;
         k->queued_insts--;
+        sim_count_insts(&k->base, 1);
     }
     k->fq_head = (k->fq_head + 1) % k->fq_cap;
     k->fq_count--;
@@ -330,6 +331,7 @@ static bool run_data(Core *k)
                 k->modifies++;
             else
                 k->loads++;
+            sim_count_refs(&k->base, 1);
             SIM_TRACE(&k->base, "load", 0, TARG_X("addr", r->addr), TARG_U("size", r->size));
             k->loads_out = send_parts(k, k->dc, MSG_READ_REQ, 0, r, 0);
             k->load_issued = k->base.eng->now;
@@ -346,8 +348,10 @@ static bool run_data(Core *k)
             return false;
         }
         k->sb_stalled = false;
-        if (r->kind == MEMREF_STORE)
+        if (r->kind == MEMREF_STORE) {
             k->stores++;
+            sim_count_refs(&k->base, 1);
+        }
         SIM_TRACE(&k->base, "store", 0, TARG_X("addr", r->addr), TARG_U("size", r->size));
         /* traces carry no values: each store writes a token unique to (core, store) so the
          * reference memory can tell every write apart */
@@ -397,8 +401,10 @@ static uint64_t core_tick(Component *c)
                 k->queued_insts++;
             if (in->has_fetch && !k->ic)
                 in->has_fetch = false;          /* no instruction cache modelled */
-            else if (in->has_fetch)
+            else if (in->has_fetch) {
                 k->ifetches++;
+                sim_count_refs(&k->base, 1);
+            }
             if (in->has_fetch) {
                 in->fetch_issued = c->eng->now;
                 SIM_TRACE(c, "fetch", 0, TARG_X("addr", in->fetch.addr));

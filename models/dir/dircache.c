@@ -950,6 +950,16 @@ static bool dc_busy(const Component *c)
 
 /* Per message type (only the types this protocol's cache rows send or receive), then gem5's
  * Ruby names: <Controller>.<Event> and <Controller>.<State>.<Event> for every row. */
+/* A warm-up or ROI reset: the per-type message counts restart in place, as the msgs_sent and
+ * msgs_received formulas sum them (the other counts of extra_stats are rebased by the stats
+ * layer). Pure statistics: nothing reads them. */
+static void dc_stats_reset(Component *c)
+{
+    Dc *k = (Dc *)c;
+    memset(k->sent, 0, sizeof k->sent);
+    memset(k->received, 0, sizeof k->received);
+}
+
 static void dc_extra_stats(const Component *c, StatSet *out)
 {
     const Dc *k = (const Dc *)c;
@@ -1025,4 +1035,5 @@ const ComponentClass dir_cache_class = {
     .busy = dc_busy,
     .finalize = dc_finalize,
     .extra_stats = dc_extra_stats,
+    .stats_reset = dc_stats_reset,
 };

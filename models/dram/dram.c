@@ -78,12 +78,12 @@ static double f_row_hit_rate(const Component *c)
 }
 static double f_bus_util(const Component *c)
 {
-    return stats_ratio((double)D(c)->bus_busy_ticks, (double)c->eng->now);
+    return stats_ratio((double)D(c)->bus_busy_ticks, (double)sim_stats_ticks(c->sim));
 }
 static double f_bandwidth(const Component *c)
 {
     return stats_ratio((double)(D(c)->bytes_read + D(c)->bytes_written) * 1e12,
-                       (double)c->eng->now);
+                       (double)sim_stats_ticks(c->sim));
 }
 
 static const StatSpec dram_stats[] = {

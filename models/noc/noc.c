@@ -167,7 +167,7 @@ static const PortSpec noc_ports[] = {
 };
 
 #define N_(x) ((const Noc *)(x))
-static double noc_cycles(const Component *c) { return (double)sim_component_cycle(c) + 1; }
+static double noc_cycles(const Component *c) { return (double)sim_stats_cycles(c); }
 static double f_avg_latency(const Component *c)
 {
     return stats_ratio((double)N_(c)->latency.sum, (double)N_(c)->latency.samples);
@@ -741,6 +741,18 @@ static void noc_dump(Component *c, GString *out)
 
 static bool noc_busy(const Component *c) { return N_(c)->in_flight > 0; }
 
+/* A warm-up or ROI reset: the per-link busy cycles, per-vnet counts and latency sums and the
+ * hop counts restart (pure statistics: routing reads busy_until, not busy). */
+static void noc_stats_reset(Component *c)
+{
+    Noc *k = (Noc *)c;
+    for (int i = 0; i < k->nlinks; i++)
+        k->link[i].busy = 0;
+    memset(k->vnet_lat, 0, sizeof k->vnet_lat);
+    memset(k->vnet_msgs, 0, sizeof k->vnet_msgs);
+    memset(k->hop_count, 0, sizeof k->hop_count[0] * (size_t)(k->diameter + 1));
+}
+
 static void noc_extra_stats(const Component *c, StatSet *out)
 {
     const Noc *k = N_(c);
@@ -783,4 +795,5 @@ const ComponentClass noc_class = {
     .busy = noc_busy,
     .finalize = noc_finalize,
     .extra_stats = noc_extra_stats,
+    .stats_reset = noc_stats_reset,
 };
