@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "input.h"
 #include "outfile.h"
 #include "registry.h"
 #include "sweep.h"
@@ -49,6 +50,11 @@ static const char *const usage_text =
     "  archsim sweep configs/coherence/false-sharing.yaml --grid core.spacing=8B,64B \\\n"
     "                --grid system.cores=1,2,4,8 -j 4 -o runs/fs-sweep\n"
     "  archsim cachegrind traces/samples/matmul64.lackey.gz\n"
+    "\n"
+    "Input files: a relative CONFIG, trace or other input named on the command line is read\n"
+    "from the current directory, else from the data directory (installed: PREFIX/share/archsim;\n"
+    "$ARCHSIM_DATA overrides), so the examples run from anywhere. Run directories are made in\n"
+    "the current directory; paths inside a config are relative to that config.\n"
     "\n"
     "Exit status:\n"
     "  0   success\n"
@@ -441,7 +447,7 @@ static int cmd_run(int argc, char **argv)
         "stop the run and remove what it wrote (exit 130).\n");
     GError *e = NULL;
     int rc = 0;
-    char *stage = NULL, *trace_path = NULL, *out = NULL;
+    char *stage = NULL, *trace_path = NULL, *out = NULL, *config = NULL;
     TraceOptions to;
     memset(&to, 0, sizeof to);
     TraceDump *td = NULL;
@@ -480,7 +486,8 @@ static int cmd_run(int argc, char **argv)
         rc = fail(e);
         goto out;
     }
-    const char *config = argv[1];
+    /* the cwd first, then the data directory (sim/input.h) */
+    config = sim_input_find(argv[1]);
     CfgNode *root = cfg_load_file(config, files, &e);
     if (!root) {
         rc = fail(e);
@@ -746,6 +753,7 @@ out:
     g_strfreev(to.components);
     g_free(trace_path);
     g_free(out);
+    g_free(config);
     g_ptr_array_free(files, TRUE);
     g_strfreev(argv_copy);
     g_free(o.out);
@@ -783,8 +791,14 @@ static int cmd_validate(int argc, char **argv)
     } else if (argc < 2) {
         rc = usage_error("validate", "missing FILE");
     } else {
-        for (int i = 1; i < argc; i++) {
-            CfgNode *root = cfg_load_file(argv[i], NULL, &e);
+        /* the cwd first, then the data directory, globs included (sim/input.h) */
+        char **ops = g_new0(char *, (size_t)argc);
+        for (int i = 1; i < argc; i++)
+            ops[i - 1] = argv[i];
+        char **paths = sim_input_find_all(ops);
+        g_free(ops);
+        for (int i = 0; paths[i]; i++) {
+            CfgNode *root = cfg_load_file(paths[i], NULL, &e);
             for (char **s = sets; root && s && *s; s++)
                 if (!cfg_apply_set(root, *s, &e))
                     g_clear_pointer(&root, cfg_node_free);
@@ -797,8 +811,9 @@ static int cmd_validate(int argc, char **argv)
                 continue;
             }
             system_free(run);
-            printf("%s: ok\n", argv[i]);
+            printf("%s: ok\n", paths[i]);
         }
+        g_strfreev(paths);
     }
     g_strfreev(sets);
     g_option_context_free(ctx);

@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "error.h"
+#include "input.h"
 #include "outfile.h"
 
 #ifndef ARCHSIM_VERSION
@@ -1348,7 +1349,7 @@ int sweep_main(int argc, char **argv)
         mpi_on = true;
         mpi_syncs = 2;
     }
-    s->config = g_strdup(argv[1]);
+    s->config = sim_input_find(argv[1]);      /* the cwd first, then the data directory */
     s->quiet = quiet;
     root = cfg_load_file(s->config, NULL, &e);
     if (!root) {
