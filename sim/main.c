@@ -16,13 +16,8 @@
 #include "registry.h"
 #include "sweep.h"
 #include "system.h"
+#include "version.h"
 
-#ifndef ARCHSIM_VERSION
-#define ARCHSIM_VERSION "0.1.0"
-#endif
-#ifndef ARCHSIM_GIT
-#define ARCHSIM_GIT "unknown"
-#endif
 
 static const char *const usage_text =
     "Usage: archsim COMMAND [OPTIONS]\n"

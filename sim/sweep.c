@@ -16,14 +16,9 @@
 
 #include "error.h"
 #include "input.h"
+#include "version.h"
 #include "outfile.h"
 
-#ifndef ARCHSIM_VERSION
-#define ARCHSIM_VERSION "0.1.0"
-#endif
-#ifndef ARCHSIM_GIT
-#define ARCHSIM_GIT "unknown"
-#endif
 
 /* ---- axes -------------------------------------------------------------------------------- */
 
