@@ -271,15 +271,11 @@ void sim_input_note_missing(const char *path, GError **error)
         looked = strncmp(path, m, n) == 0 && (path[n] == '\0' || path[n] == '/');
     }
     G_UNLOCK(sim_input_lock);
-    if (!looked)
-        return;
     const char *data = sim_data_dir();
+    if (!looked || data == NULL)    /* no data directory: the cwd was the only place */
+        return;
     char *old = (*error)->message;
-    if (data != NULL)
-        (*error)->message = g_strdup_printf("%s (looked in the current directory, then in %s; "
-                                            "ARCHSIM_DATA sets that directory)", old, data);
-    else
-        (*error)->message = g_strdup_printf("%s (looked in the current directory; no data "
-                                            "directory found: set ARCHSIM_DATA)", old);
+    (*error)->message = g_strdup_printf("%s (looked in the current directory, then in %s; "
+                                        "ARCHSIM_DATA sets that directory)", old, data);
     g_free(old);
 }

@@ -50,7 +50,7 @@ const char *sim_file_kind(unsigned mode);
  * sim_input_find(): a new string: PATH itself if it is absolute, "-", or exists (any kind of
  * file) relative to the cwd; else DATADIR/PATH if that exists; else PATH itself, remembered
  * so that the open that fails appends where it looked (sim_input_note_missing, which
- * sim_open_regular calls on ENOENT). */
+ * sim_open_regular calls on ENOENT). Without a data directory the message stays as it was. */
 const char *sim_data_dir(void);
 char *sim_input_find(const char *path);
 
