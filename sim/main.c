@@ -18,7 +18,6 @@
 #include "system.h"
 #include "version.h"
 
-
 static const char *const usage_text =
     "Usage: archsim COMMAND [OPTIONS]\n"
     "\n"

@@ -16,9 +16,8 @@
 
 #include "error.h"
 #include "input.h"
-#include "version.h"
 #include "outfile.h"
-
+#include "version.h"
 
 /* ---- axes -------------------------------------------------------------------------------- */
 
