@@ -5,7 +5,7 @@
 # dependency beyond sed; the texts go in verbatim (.nf), escaped for troff. `make` runs it.
 set -eu
 A=$1
-ver=$("$A" --version | sed -n '1s/^archsim //p')
+ver=$("$A" --version | sed -n '1s/^archsim \([^ ]*\).*/\1/p')
 
 # troff: a backslash is \e, a line may not start with . or ', a minus is \-
 esc() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
