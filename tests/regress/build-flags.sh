@@ -8,10 +8,12 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-# the caller's make (make test WERROR=1, CI=true) must not leak in: set everything explicitly
+# the caller's make must not leak in: `make test WERROR=1` exports WERROR=1 to this script's
+# environment, CI=true turns -Werror on; so every variable the test varies is set here (a later
+# VAR=... on the same command line wins)
 unset MAKEFLAGS MAKELEVEL MFLAGS
 O=$T/b/sim/engine.o
-mk() { make --no-print-directory BUILD="$T/b" CI= DEBUG= NO_MPI=1 "$@"; }
+mk() { make --no-print-directory BUILD="$T/b" CI= DEBUG= NO_MPI=1 WERROR= CFLAGS= LDFLAGS= CC=cc "$@"; }
 uptodate() { mk -q "$@" "$O"; }
 
 mk "$O" > "$T/log" 2>&1 && [ -f "$O" ] && ok || { bad "make $O"; cat "$T/log"; }
