@@ -7,6 +7,9 @@
 #   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
 #                   says how to enable it)
 #   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
+#   make install    PREFIX=DIR (default /usr/local) and DESTDIR: DIR/bin/archsim and archsim-cc,
+#                   DIR/share/archsim/ (configs, sample traces, the inputs examples name), the man
+#                   page and bash completion (docs/install.md);  make uninstall removes them
 #   make fuzz       run every fuzz harness tools/fuzz/fuzz_*.c for FUZZ_SECONDS (default 1800)
 #                   with AFL++ (libFuzzer if AFL++ is absent), then replay its queue under
 #                   ASan+UBSan; FUZZ_JOBS=N runs N at once, FUZZ="config lackey" picks some
@@ -16,7 +19,9 @@ PKGS     := glib-2.0 yaml-0.1 zlib cunit
 CC       ?= cc
 BUILD    ?= build
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS_BASE = -std=c11 -D_GNU_SOURCE $(WARN)
+# the one version string (sim/version.h): --version, run.json, sweep.json, dumps, man page
+ARCHSIM_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
+CFLAGS_BASE = -std=c11 -D_GNU_SOURCE -DARCHSIM_VERSION='"$(ARCHSIM_VERSION)"' $(WARN)
 ifeq ($(DEBUG),1)
   OPT    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
   LDSAN  := -fsanitize=address,undefined
@@ -34,6 +39,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
 LIBS       = $(PKG_LIBS) $(MPI_LIBS) -lm
+
 
 # ---- MPI (optional; docs/sweeps.md "MPI"): OpenMPI from openmpi-bin + libopenmpi-dev, found by
 # its pkg-config file or mpicc. Only sim/sweep_mpi.c and tools/bench_mpi_window.c see mpi.h (as a
@@ -63,6 +69,29 @@ $(BUILD)/sim/sweep_mpi.o: $(MPI_STAMP)
 $(BUILD)/tools/bench_mpi_window: CFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tools/bench_mpi_window: $(MPI_STAMP)
 
+# ---- flags are tracked: $(FLAGS_STAMP) holds the compiler and flags of the last build in
+# $(BUILD) and is rewritten (so everything built from it is out of date) only when they differ:
+# `make WERROR=1` after `make` recompiles, an unchanged `make` does nothing. The same for the
+# commit that --version and run.json print ($(GIT_STAMP), main.o and sweep.o only).
+GIT_HASH    := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+FLAGS_STAMP := $(BUILD)/flags.stamp
+GIT_STAMP   := $(BUILD)/git.stamp
+FLAGS_TEXT   = $(strip $(CC) $(ALL_CFLAGS) $(FUZZ_HARNESS_FLAGS) | $(ALL_LDFLAGS) | $(LIBS) \
+                 $(FUZZ_HARNESS_LIBS))
+# (a stamp that differs is made out of date by FORCE, so make -n and make -q report it too)
+ifneq ($(shell cat $(FLAGS_STAMP) 2>/dev/null),$(FLAGS_TEXT))
+  $(FLAGS_STAMP): FORCE
+endif
+ifneq ($(shell cat $(GIT_STAMP) 2>/dev/null),$(GIT_HASH))
+  $(GIT_STAMP): FORCE
+endif
+$(FLAGS_STAMP):
+	@mkdir -p $(dir $@) && printf '%s\n' '$(subst ','\'',$(FLAGS_TEXT))' > $@
+$(GIT_STAMP):
+	@mkdir -p $(dir $@) && printf '%s\n' '$(GIT_HASH)' > $@
+.PHONY: FORCE
+FORCE:
+
 LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard models/*.c models/*/*.c \
             models/*/*/*.c protocols/*.c traces/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -76,8 +105,10 @@ FUZZ_SRC := $(wildcard tools/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tools/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit bench bench-mpi clean deps check-deps archsim protocol-docs traces tracer \
-        fuzz fuzz-harnesses
-all: check-deps archsim $(TOOL_BIN)
+        fuzz fuzz-harnesses install uninstall
+MAN        := $(BUILD)/archsim.1
+COMPLETION := $(BUILD)/archsim.bash
+all: check-deps archsim $(TOOL_BIN) $(MAN) $(COMPLETION)
 
 # ---- dependencies: install missing Debian packages as root, or print the exact line ----
 deps:
@@ -85,12 +116,12 @@ deps:
 check-deps:
 	@sh tools/deps.sh check
 
-GIT_HASH := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
+$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: OBJ_CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
+$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: $(GIT_STAMP)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(OBJ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libarchsim.a: $(LIB_OBJ)
 	@rm -f $@
@@ -101,22 +132,28 @@ $(BUILD)/libarchsim.a: $(LIB_OBJ)
 archsim: $(BUILD)/archsim
 	@ln -sf $(BUILD)/archsim archsim
 
-$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a $(MPI_STAMP)
+$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a $(MPI_STAMP) $(FLAGS_STAMP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 # -MMD: a test is rebuilt when a header or data file it includes (tests/unit/data/...) changes
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
 
-$(BUILD)/fuzz/%: tools/fuzz/%.c $(BUILD)/libarchsim.a
+$(BUILD)/fuzz/%: tools/fuzz/%.c $(BUILD)/libarchsim.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_HARNESS_FLAGS) $(ALL_LDFLAGS) -MMD -MP -MF $@.d -o $@ $< \
 	  $(FUZZ_HARNESS_LIBS) $(BUILD)/libarchsim.a $(LIBS)
 
-$(BUILD)/tools/%: tools/%.c $(BUILD)/libarchsim.a
+$(BUILD)/tools/%: tools/%.c $(BUILD)/libarchsim.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
+
+# the man page and the bash completion, generated from the --help texts of the binary just built
+$(MAN): $(BUILD)/archsim tools/mkman.sh
+	sh tools/mkman.sh $(BUILD)/archsim > $@.tmp && mv -f $@.tmp $@
+$(COMPLETION): $(BUILD)/archsim tools/mkcompletion.sh
+	sh tools/mkcompletion.sh $(BUILD)/archsim > $@.tmp && mv -f $@.tmp $@
 
 run: deps
 	@$(MAKE) --no-print-directory archsim
@@ -156,7 +193,7 @@ $(TRACER_RT): $(TRACER_RT_SRC) tools/tracer/rt.h tools/tracer/archsim_trace.h tr
 	@ARCHSIM_BUILD=$(abspath $(BUILD)) tools/archsim-cc --build-runtime > /dev/null
 
 # `archsim trace record` as a standalone program, so make traces needs no dispatcher change
-$(BUILD)/tracer/atrace-record: tools/tracer/record_main.c $(BUILD)/libarchsim.a
+$(BUILD)/tracer/atrace-record: tools/tracer/record_main.c $(BUILD)/libarchsim.a $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libarchsim.a $(LIBS)
 
@@ -195,6 +232,37 @@ fuzz-harnesses:
 fuzz: fuzz-harnesses
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_ENGINE=$(FUZZ_ENGINE) \
 	  sh tools/fuzz/run.sh $(FUZZ)
+
+# ---- install (docs/install.md): the binary finds DATADIR from its own location ----
+# DATA_DIRS: what the shipped configs and the examples of README.md, docs/ and --help read at
+# run time, in the tree's own layout (configs/tpu/*.yaml name ../../tests/tpu/shipped/...).
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+I_BIN     = $(DESTDIR)$(PREFIX)/bin
+I_DATA    = $(DESTDIR)$(PREFIX)/share/archsim
+I_LIB     = $(DESTDIR)$(PREFIX)/lib/archsim
+I_MAN     = $(DESTDIR)$(PREFIX)/share/man/man1
+I_COMPL   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+DATA_DIRS := configs traces/samples tests/tpu/shipped tests/tpu/scalesim/configs \
+             tests/tpu/scalesim/topologies tests/litmus/herd tests/litmus/rare
+DATA_FILES = $(wildcard tests/litmus/*.litmus tests/litmus/*.csv)
+install: all $(TRACER_RT)
+	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be absolute (got '$(PREFIX)')" >&2; exit 64;; esac
+	install -d $(I_BIN) $(I_DATA) $(I_LIB) $(I_MAN) $(I_COMPL)
+	install -m 755 $(BUILD)/archsim $(I_BIN)/archsim
+	install -m 755 tools/archsim-cc $(I_BIN)/archsim-cc
+	install -m 644 $(TRACER_RT) tools/tracer/archsim_trace.h $(I_LIB)/
+	install -m 644 $(MAN) $(I_MAN)/archsim.1
+	install -m 644 $(COMPLETION) $(I_COMPL)/archsim
+	rm -rf $(I_DATA) && install -d $(I_DATA)
+	for d in $(DATA_DIRS); do install -d $(I_DATA)/$$(dirname $$d) && cp -R $$d $(I_DATA)/$$d || exit 1; done
+	install -d $(I_DATA)/tests/litmus && install -m 644 $(DATA_FILES) $(I_DATA)/tests/litmus/
+	install -m 644 VERSION $(I_DATA)/VERSION
+	@echo "installed archsim $(ARCHSIM_VERSION) in $(DESTDIR)$(PREFIX) (data: $(I_DATA))"
+
+uninstall:
+	rm -f $(I_BIN)/archsim $(I_BIN)/archsim-cc $(I_MAN)/archsim.1 $(I_COMPL)/archsim
+	rm -rf $(I_DATA) $(I_LIB)
 
 clean:
 	rm -rf build build-debug build-fuzz archsim

@@ -740,6 +740,8 @@ static const CfgResolved *cfg_load_path(const char *path, const CfgNode *from,
         int e = errno;
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
                     g_strerror(e));
+        if (e == ENOENT)
+            sim_input_note_missing(path, error);     /* a CONFIG looked up in the data directory */
         cfg_prefix_include(error, from);
         return NULL;
     }

@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +51,8 @@ int sim_open_regular(const char *path, GQuark domain, uint64_t *size, GError **e
         int e = errno;
         g_set_error(error, domain, ARCHSIM_EXIT_NOINPUT, "%s: cannot open: %s", path,
                     g_strerror(e));
+        if (e == ENOENT)
+            sim_input_note_missing(path, error);
         return -1;
     }
     if (!S_ISREG(st.st_mode))
@@ -149,4 +153,129 @@ bool sim_read_regular(const char *path, uint64_t max_bytes, GQuark domain, int t
     }
     close(fd);
     return true;
+}
+
+/* ---- user-named inputs: the current directory first, then the data directory ------------- */
+
+/* The relative paths that sim_input_find() found in neither place, so that the open that then
+ * fails can say where it looked (sim_input_note_missing). A handful per process. */
+G_LOCK_DEFINE_STATIC(sim_input_lock);
+static GPtrArray *sim_input_missing;
+static char *sim_input_data;
+static bool sim_input_data_known;
+
+/* DIR when DIR/configs/default.yaml is there: the one file every installed tree holds. */
+static bool sim_input_is_data_dir(const char *dir)
+{
+    char *probe = g_build_filename(dir, "configs", "default.yaml", NULL);
+    bool ok = g_file_test(probe, G_FILE_TEST_IS_REGULAR);
+    g_free(probe);
+    return ok;
+}
+
+static char *sim_input_locate_data_dir(void)
+{
+    const char *env = g_getenv("ARCHSIM_DATA");
+    if (env != NULL && *env != '\0')
+        return g_canonicalize_filename(env, NULL);
+    char *exe = g_file_read_link("/proc/self/exe", NULL);
+    if (exe == NULL)
+        return NULL;
+    char *bindir = g_path_get_dirname(exe);
+    g_free(exe);
+    /* installed: PREFIX/bin/archsim reads PREFIX/share/archsim; built in a clone:
+     * CLONE/build/archsim (or build-debug/) reads CLONE itself */
+    char *cand[] = { g_build_filename(bindir, "..", "share", "archsim", NULL),
+                     g_build_filename(bindir, "..", NULL) };
+    char *found = NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(cand); i++) {
+        if (found == NULL && sim_input_is_data_dir(cand[i]))
+            found = g_canonicalize_filename(cand[i], NULL);
+        g_free(cand[i]);
+    }
+    g_free(bindir);
+    return found;
+}
+
+const char *sim_data_dir(void)
+{
+    G_LOCK(sim_input_lock);
+    if (!sim_input_data_known) {
+        sim_input_data = sim_input_locate_data_dir();
+        sim_input_data_known = true;
+    }
+    const char *d = sim_input_data;
+    G_UNLOCK(sim_input_lock);
+    return d;
+}
+
+char *sim_input_find(const char *path)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    struct stat st;
+    if (*path == '\0' || strcmp(path, "-") == 0 || g_path_is_absolute(path) ||
+        lstat(path, &st) == 0 || errno != ENOENT)
+        return g_strdup(path);
+    const char *data = sim_data_dir();
+    if (data != NULL) {
+        char *there = g_build_filename(data, path, NULL);
+        if (stat(there, &st) == 0)
+            return there;
+        g_free(there);
+    }
+    G_LOCK(sim_input_lock);
+    if (sim_input_missing == NULL)
+        sim_input_missing = g_ptr_array_new_with_free_func(g_free);
+    if (sim_input_missing->len < 64)
+        g_ptr_array_add(sim_input_missing, g_strdup(path));
+    G_UNLOCK(sim_input_lock);
+    return g_strdup(path);
+}
+
+char **sim_input_find_all(char *const *paths)
+{
+    GPtrArray *out = g_ptr_array_new();
+    for (char *const *p = paths; p != NULL && *p != NULL; p++) {
+        struct stat st;
+        const char *data = NULL;
+        /* `archsim validate configs/NAME*.yaml` elsewhere: the shell left the glob as it was */
+        if (strpbrk(*p, "*?[") != NULL && !g_path_is_absolute(*p) && lstat(*p, &st) != 0 &&
+            (data = sim_data_dir()) != NULL) {
+            char *pattern = g_build_filename(data, *p, NULL);
+            glob_t g;
+            if (glob(pattern, 0, NULL, &g) == 0) {
+                for (size_t i = 0; i < g.gl_pathc; i++)      /* sorted by glob(3) */
+                    g_ptr_array_add(out, g_strdup(g.gl_pathv[i]));
+                globfree(&g);
+                g_free(pattern);
+                continue;
+            }
+            g_free(pattern);
+        }
+        g_ptr_array_add(out, sim_input_find(*p));
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+void sim_input_note_missing(const char *path, GError **error)
+{
+    if (error == NULL || *error == NULL || path == NULL)
+        return;
+    bool looked = false;
+    G_LOCK(sim_input_lock);
+    for (guint i = 0; sim_input_missing != NULL && i < sim_input_missing->len && !looked; i++) {
+        const char *m = g_ptr_array_index(sim_input_missing, i);
+        size_t n = strlen(m);
+        /* the name itself, or a file inside it (a trace directory's T0.trace) */
+        looked = strncmp(path, m, n) == 0 && (path[n] == '\0' || path[n] == '/');
+    }
+    G_UNLOCK(sim_input_lock);
+    const char *data = sim_data_dir();
+    if (!looked || data == NULL)    /* no data directory: the cwd was the only place */
+        return;
+    char *old = (*error)->message;
+    (*error)->message = g_strdup_printf("%s (looked in the current directory, then in %s; "
+                                        "ARCHSIM_DATA sets that directory)", old, data);
+    g_free(old);
 }

@@ -38,4 +38,30 @@ bool sim_read_regular(const char *path, uint64_t max_bytes, GQuark domain, int t
 /* What a stat(2) mode is, for messages: "a directory", "a FIFO", "a character device"... */
 const char *sim_file_kind(unsigned mode);
 
+/* User-named inputs (the operands and file options of every subcommand, --set paths): a
+ * relative PATH that does not exist relative to the current directory is looked up in the data
+ * directory, so an installed archsim runs `archsim run configs/default.yaml` from anywhere.
+ * Paths inside a config stay relative to the config file and never come here.
+ *
+ * sim_data_dir(): $ARCHSIM_DATA if set; else, from the binary's own location (/proc/self/exe),
+ * BINDIR/../share/archsim (installed by `make install`) or BINDIR/.. (build/archsim in a
+ * clone), whichever holds configs/default.yaml; NULL if none does. Computed once.
+ *
+ * sim_input_find(): a new string: PATH itself if it is absolute, "-", or exists (any kind of
+ * file) relative to the cwd; else DATADIR/PATH if that exists; else PATH itself, remembered
+ * so that the open that fails appends where it looked (sim_input_note_missing, which
+ * sim_open_regular calls on ENOENT). Without a data directory the message stays as it was. */
+const char *sim_data_dir(void);
+char *sim_input_find(const char *path);
+
+/* sim_input_find() on each of a NULL-terminated list of operands, into a new vector (free with
+ * g_strfreev). An operand with glob characters (* ? [) that names nothing relative to the cwd
+ * is matched in the data directory instead (glob(3), sorted), because the shell leaves a glob
+ * that matches nothing as it is: `archsim validate "configs/x*.yaml"` works from any directory. */
+char **sim_input_find_all(char *const *paths);
+
+/* If *error is about PATH (or a file inside it) and sim_input_find() looked PATH up in vain,
+ * appends " (looked in the current directory, then in DATADIR; ...)" to its message. */
+void sim_input_note_missing(const char *path, GError **error);
+
 #endif

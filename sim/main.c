@@ -13,19 +13,14 @@
 #include "cli.h"
 #include "diff.h"
 #include "error.h"
+#include "input.h"
 #include "json.h"
 #include "outfile.h"
 #include "registry.h"
 #include "sweep.h"
 #include "system.h"
 #include "validate.h"
-
-#ifndef ARCHSIM_VERSION
-#define ARCHSIM_VERSION "0.1.0"
-#endif
-#ifndef ARCHSIM_GIT
-#define ARCHSIM_GIT "unknown"
-#endif
+#include "version.h"
 
 static const char *const usage_text =
     "Usage: archsim COMMAND [OPTIONS]\n"
@@ -57,6 +52,11 @@ static const char *const usage_text =
     "  archsim sweep configs/coherence/false-sharing.yaml --grid core.spacing=8B,64B \\\n"
     "                --grid system.cores=1,2,4,8 -j 4 -o runs/fs-sweep\n"
     "  archsim cachegrind traces/samples/matmul64.lackey.gz\n"
+    "\n"
+    "Input files: a relative CONFIG, trace or other input named on the command line is read\n"
+    "from the current directory, else from the data directory (installed: PREFIX/share/archsim;\n"
+    "$ARCHSIM_DATA overrides), so the examples run from anywhere. Run directories are made in\n"
+    "the current directory; paths inside a config are relative to that config.\n"
     "\n"
     "Exit status:\n"
     "  0   success\n"
@@ -464,7 +464,7 @@ static int cmd_run(int argc, char **argv)
     };
     GError *e = NULL;
     int rc = 0;
-    char *stage = NULL, *trace_path = NULL, *out = NULL;
+    char *stage = NULL, *trace_path = NULL, *out = NULL, *config = NULL;
     TraceOptions to;
     memset(&to, 0, sizeof to);
     TraceDump *td = NULL;
@@ -542,7 +542,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (o.roi)
         roi_sets[nroi++] = g_strdup("sim.roi_markers=true");
-    const char *config = argv[1];
+    /* the cwd first, then the data directory (sim/input.h) */
+    config = sim_input_find(argv[1]);
     CfgNode *root = cfg_load_file(config, files, &e);
     if (!root) {
         g_free(roi_sets[0]), g_free(roi_sets[1]), g_free(roi_sets[2]);
@@ -854,6 +855,7 @@ out:
     g_strfreev(to.components);
     g_free(trace_path);
     g_free(out);
+    g_free(config);
     g_ptr_array_free(files, TRUE);
     g_strfreev(argv_copy);
     g_free(o.out);
@@ -918,11 +920,17 @@ static int cmd_validate(int argc, char **argv)
                 rc = cli_usage_error("validate", "argument %d is empty (expected FILE)", i);
                 empty = true;
             }
-        for (int i = 1; i < argc && !empty; i++) {
+        /* the cwd first, then the data directory, globs included (sim/input.h) */
+        char **ops = g_new0(char *, (size_t)argc);
+        for (int i = 1; i < argc; i++)
+            ops[i - 1] = argv[i];
+        char **paths = empty ? g_new0(char *, 1) : sim_input_find_all(ops);
+        g_free(ops);
+        for (int i = 0; paths[i]; i++) {
             GString *ok = g_string_new(NULL);
             GPtrArray *errors = g_ptr_array_new();
-            if (validate_file(argv[i], sets, ok, errors)) {
-                printf("%s: %s\n", argv[i], ok->str);
+            if (validate_file(paths[i], sets, ok, errors)) {
+                printf("%s: %s\n", paths[i], ok->str);
             } else {
                 for (guint j = 0; j < errors->len; j++) {
                     int code = fail(g_ptr_array_index(errors, j));
@@ -933,6 +941,7 @@ static int cmd_validate(int argc, char **argv)
             g_ptr_array_free(errors, TRUE);
             g_string_free(ok, TRUE);
         }
+        g_strfreev(paths);
     }
     g_strfreev(sets);
     return rc;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "input.h"
 
 /* One parsed value, before it is stored at spec->offset. */
 typedef union {
@@ -703,7 +704,10 @@ static bool param_parse_typed(const ParamSpec *spec, const char *raw, const char
          * quoted "a.trace " names a file whose name ends in a space (a plain YAML scalar has
          * no surrounding spaces to lose). */
         char *base = base_dir ? g_canonicalize_filename(base_dir, NULL) : NULL;
-        v->s = g_canonicalize_filename(raw, base);
+        /* no base: a --set value, named on the command line: the cwd, then the data directory */
+        char *named = base ? g_strdup(raw) : sim_input_find(raw);
+        v->s = g_canonicalize_filename(named, base);
+        g_free(named);
         g_free(base);
         if (g_utf8_validate(v->s, -1, NULL))
             return true;

@@ -16,15 +16,10 @@
 
 #include "cli.h"
 #include "error.h"
+#include "input.h"
 #include "json.h"
 #include "outfile.h"
-
-#ifndef ARCHSIM_VERSION
-#define ARCHSIM_VERSION "0.1.0"
-#endif
-#ifndef ARCHSIM_GIT
-#define ARCHSIM_GIT "unknown"
-#endif
+#include "version.h"
 
 /* ---- axes -------------------------------------------------------------------------------- */
 
@@ -1403,7 +1398,7 @@ int sweep_main(int argc, char **argv)
         mpi_on = true;
         mpi_syncs = 2;
     }
-    s->config = g_strdup(argv[1]);
+    s->config = sim_input_find(argv[1]);      /* the cwd first, then the data directory */
     s->quiet = quiet;
     root = cfg_load_file(s->config, NULL, &e);
     if (!root) {

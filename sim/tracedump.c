@@ -20,10 +20,7 @@
 #include "json.h"
 #include "outfile.h"
 #include "teach.h"
-
-#ifndef ARCHSIM_VERSION
-#define ARCHSIM_VERSION "dev"
-#endif
+#include "version.h"
 
 /* Output buffer: big enough that a write(2) or a deflate call is amortized over thousands of
  * events; grown (never shrunk) only for an event larger than it. */

@@ -22,6 +22,7 @@
 
 #include "../sim/cli.h"
 #include "../sim/error.h"
+#include "../sim/input.h"
 #include "atrace.h"
 
 #define AT_CLI_BATCH 4096       /* records per at_reader_read call */
@@ -174,11 +175,9 @@ static bool at_cli_parse(const char *cmd, GOptionEntry *entries, int argc, char 
         g_strfreev(v);
         return false;
     }
-    char **ops = g_new0(char *, n + 1);
-    for (guint i = 0; i < n; i++)
-        ops[i] = g_strdup(v[first + i]);
+    /* operands are input traces: the cwd first, then the data directory (sim/input.h) */
+    *args = sim_input_find_all(v + first);
     g_strfreev(v);
-    *args = ops;
     return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include "../../sim/cli.h"
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 #include "../../traces/lackey.h"
 
 /* One cache level. Each set is `assoc` block numbers (address >> line_bits), most recently used
@@ -422,7 +423,10 @@ int cgsim_cli_main(int argc, char **argv)
         goto out;
     }
     s = cgsim_new(&i1, &d1, &ll, &err);
-    if (s == NULL || !cg_cli_run(s, args[first], &err)) {
+    char *trace = sim_input_find(args[first]);      /* the cwd first, then the data directory */
+    bool ran = s != NULL && cg_cli_run(s, trace, &err);
+    g_free(trace);
+    if (!ran) {
         fprintf(stderr, "%s\n", err->message);
         rc = archsim_exit_code(err);
         goto out;

@@ -506,6 +506,14 @@ int litmus_cli_main(int argc, char **argv)
         rc = lit_usage("--trace takes one test FILE (got %u)", nfiles);
         goto out;
     }
+    /* --config and --manifest: the cwd first, then the data directory (sim/input.h) */
+    char **named_opts[] = { &config, &manifest_path };
+    for (size_t i = 0; i < G_N_ELEMENTS(named_opts); i++)
+        if (*named_opts[i] != NULL) {
+            char *given = *named_opts[i];
+            *named_opts[i] = sim_input_find(given);
+            g_free(given);
+        }
     if (!lit_machine_config(config, sets, &machine, &err)) {
         rc = lit_fail(err);
         err = NULL;
@@ -520,15 +528,19 @@ int litmus_cli_main(int argc, char **argv)
         handlers = true;
     }
     /* read everything first: a bad file or manifest stops before any long run */
-    for (guint k = first; args[k]; k++) {
-        LitTest *t = litmus_parse_file(args[k], &err);
+    /* the cwd first, then the data directory, globs included (sim/input.h) */
+    char **named = sim_input_find_all(args + first);
+    for (guint k = 0; named[k]; k++) {
+        LitTest *t = litmus_parse_file(named[k], &err);
         if (t == NULL) {
+            g_strfreev(named);
             rc = lit_fail(err);
             err = NULL;
             goto out;
         }
         g_ptr_array_add(tests, t);
     }
+    g_strfreev(named);
     if (manifest_path) {
         manifest = manifest_load(manifest_path, model, &err);
         if (manifest == NULL) {

@@ -12,6 +12,7 @@
 
 #include "../../sim/cli.h"
 #include "../../sim/error.h"
+#include "../../sim/input.h"
 #include "tpu.h"
 
 static const char tpu_cli_usage[] =
@@ -224,6 +225,13 @@ int tpu_main(int argc, char **argv)
         rc = ARCHSIM_EXIT_CANTCREAT;
         goto out;
     }
+    /* the cwd first, then the data directory (sim/input.h) */
+    char *named = cfg;
+    cfg = sim_input_find(named);
+    g_free(named);
+    named = topo;
+    topo = sim_input_find(named);
+    g_free(named);
     if (!(have_arch = tpu_arch_load(cfg, &arch, &err)) ||
         !(have_topo = tpu_topology_load(topo, gemm, &tp, &err))) {
         fprintf(stderr, "%s\n", err->message);

@@ -12,6 +12,7 @@
 
 #include "../../sim/outfile.h"
 #include "../../sim/error.h"
+#include "../../sim/version.h"
 #include "tpu.h"
 #include "tpuint.h"
 
@@ -400,7 +401,8 @@ static void vcd_header(VcdOut *v, const Teach *x, const TpuLayer *l, bool compat
         " partial sum it holds (x: none);\n"
         "  moving = 1: the value held is in transit (a stationary operand being loaded, an"
         " output draining, a value passing an unused PE).\n$end\n"
-        "$version archsim tpu teach $end\n$timescale 1ns $end\n$scope module tpu $end\n",
+        "$version archsim " ARCHSIM_VERSION " tpu teach $end\n$timescale 1ns $end\n"
+        "$scope module tpu $end\n",
         l->name, df_name[sh->df], sh->R, sh->C,
         compat ? "SCALE-Sim's schedule" : "default model", from, to, sh->M, sh->N, sh->K);
     static const char *const gname[VG_N] = { "fold", "fold_cycle", "macs" };
