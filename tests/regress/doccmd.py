@@ -3,6 +3,8 @@
 
   doccmd.py list  [FILE.md ...]         print every command as FILE:LINE: COMMAND (with its rule)
   doccmd.py run   BUILD [FILE.md ...]   run every command, from a scratch copy of the clone root
+                                        (without FILEs: also the `Examples:` of `archsim --help`
+                                        and of every `archsim COMMAND --help`)
   doccmd.py links [FILE.md ...]         check that every relative link names a file of the repo
 
 Which lines are commands (the rule the docs follow, see docs/testing.md "Doc commands"):
@@ -154,6 +156,55 @@ def extract(path):
     return cmds
 
 
+def help_texts(build):
+    """[(name, text)]: `archsim --help` and `archsim COMMAND --help` for every command it lists."""
+    exe = os.path.join(build, "archsim")
+
+    def get(args):
+        r = subprocess.run([exe] + args, cwd=ROOT, capture_output=True, text=True, timeout=30)
+        return r.stdout + r.stderr
+
+    top = get(["--help"])
+    out = [("archsim --help", top)]
+    in_cmds = False
+    for line in top.split("\n"):
+        if re.match(r"^Commands:", line):
+            in_cmds = True
+            continue
+        if in_cmds and re.match(r"^\S", line):
+            break
+        m = re.match(r"^  ([a-z][a-z-]*)\b", line) if in_cmds else None
+        if m and m.group(1) != "help":
+            out.append((f"archsim {m.group(1)} --help", get([m.group(1), "--help"])))
+    return out
+
+
+def extract_help(text):
+    """[(line, command, {})]: the commands of a help text's `Examples:` section. A run of two or
+    more spaces then `(` or `#` starts a comment, as in `archsim run X --teach   (per access)`."""
+    cmds = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if not re.match(r"^Examples?:\s*$", lines[i]):
+            i += 1
+            continue
+        i += 1
+        while i < len(lines) and (lines[i].startswith(" ") or lines[i] == ""):
+            s = lines[i].strip()
+            lineno = i + 1
+            i += 1
+            if not s or s.startswith("#"):
+                continue
+            text_ = s
+            while text_.endswith("\\") and i < len(lines):
+                text_ += "\n" + lines[i].strip()
+                i += 1
+            text_ = re.sub(r"\s{2,}[(#].*$", "", text_)
+            cmds.append((lineno, text_, {}))
+    return cmds
+
+
 def comment_exit(cmd):
     """The exit status a command's own trailing comment promises (`# exit 3`, `# weak: exit 3`,
     `# exit 0: every check passes`), 0 when it promises none."""
@@ -203,14 +254,16 @@ def linked_state():
                           cwd=ROOT, capture_output=True, text=True).stdout
 
 
-def run_doc(path, build, scratch_all):
-    """Runs one doc's commands in order in its own scratch copy: (ran, failures, skipped, notes)."""
+def run_doc(path, build, scratch_all, cmds=None):
+    """Runs one doc's commands (or CMDS, named PATH) in order in its own scratch copy:
+    (ok, failures, skipped, notes)."""
     failures, skipped, notes, ok = [], [], [], 0
-    cmds = extract(path)
+    if cmds is None:
+        cmds = extract(path)
     if not cmds or all(skip_reason(c, a) is not None for _, c, a in cmds):
         skipped += [(f"{path}:{l}", c, skip_reason(c, a)) for l, c, a in cmds]
         return ok, failures, skipped, notes
-    root = os.path.join(scratch_all, path.replace("/", "_").lstrip("._"))
+    root = os.path.join(scratch_all, re.sub(r"[^A-Za-z0-9.-]+", "_", path).lstrip("._"))
     os.makedirs(root)
     copy_tree(root)
     # the whole build, timestamps kept, so that `make` in the copy has nothing to do
@@ -253,7 +306,7 @@ def run_doc(path, build, scratch_all):
     return ok, failures, skipped, notes
 
 
-def run(build, paths, jobs):
+def run(build, paths, jobs, helps=False):
     build = os.path.abspath(build)
     if not os.access(os.path.join(build, "archsim"), os.X_OK):
         print(f"doccmd: {build}/archsim: not built (run make first)")
@@ -263,8 +316,11 @@ def run(build, paths, jobs):
     t_all = time.monotonic()
     before = linked_state()
     try:
+        jobs_list = [(p, None) for p in paths]
+        if helps:       # every help text's examples, each help in its own scratch copy
+            jobs_list += [(name, extract_help(text)) for name, text in help_texts(build)]
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda p: run_doc(p, build, scratch_all), paths))
+            results = list(pool.map(lambda j: run_doc(j[0], build, scratch_all, j[1]), jobs_list))
     finally:
         shutil.rmtree(scratch_all, ignore_errors=True)
     after = linked_state()
@@ -327,8 +383,11 @@ def main(argv):
         print(__doc__)
         return 64
     if argv[1] == "list":
-        for path in doc_files(argv[2:]):
-            for lineno, cmd, ann in extract(path):
+        entries = [(p, extract(p)) for p in doc_files(argv[2:])]
+        if not argv[2:] and os.access(os.path.join(ROOT, "build", "archsim"), os.X_OK):
+            entries += [(n, extract_help(t)) for n, t in help_texts(os.path.join(ROOT, "build"))]
+        for path, cmds in entries:
+            for lineno, cmd, ann in cmds:
                 why = skip_reason(cmd, ann)
                 tag = f"  [skip: {why}]" if why else (f"  [exit {ann['exit']}]" if "exit" in ann else "")
                 print(f"{path}:{lineno}: {cmd}{tag}")
@@ -339,7 +398,7 @@ def main(argv):
         print("doccmd.py run BUILD [FILE.md ...]")
         return 64
     jobs = int(os.environ.get("DOC_TEST_JOBS", "2"))
-    return run(argv[2], doc_files(argv[3:]), max(1, jobs))
+    return run(argv[2], doc_files(argv[3:]), max(1, jobs), helps=not argv[3:])
 
 
 if __name__ == "__main__":
