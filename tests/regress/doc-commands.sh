@@ -1,6 +1,7 @@
 #!/bin/sh
-# doc-commands.sh BUILD: every command of README.md and docs/**/*.md runs as written (issue 16
-# item 2), and every link of those files to a file of the repository resolves. The rule for what
+# doc-commands.sh BUILD: every command of README.md and docs/**/*.md, and every example of
+# `archsim --help` and `archsim COMMAND --help`, runs as written (issue 16 item 2), and every
+# relative link of the repository's *.md files names a file that exists. The rule for what
 # is a command, the annotations (`<!-- doc-test: exit N | timeout S | skip: WHY | long: WHY -->`)
 # and how commands run (a scratch copy of the clone per doc, `archsim` on PATH, never writing
 # into the tree) are in tests/regress/doccmd.py and docs/testing.md "Doc commands".

@@ -6,6 +6,7 @@
                                         (without FILEs: also the `Examples:` of `archsim --help`
                                         and of every `archsim COMMAND --help`)
   doccmd.py links [FILE.md ...]         check that every relative link names a file of the repo
+                                        (without FILEs: every *.md of the repository)
 
 Which lines are commands (the rule the docs follow, see docs/testing.md "Doc commands"):
   * only fenced blocks whose info string is sh, bash, shell or console; plain ``` and ```text
@@ -393,7 +394,12 @@ def main(argv):
                 print(f"{path}:{lineno}: {cmd}{tag}")
         return 0
     if argv[1] == "links":
-        return links(doc_files(argv[2:]))
+        if argv[2:]:
+            return links(doc_files(argv[2:]))
+        # every markdown file of the repository, not only README.md and docs/
+        files = subprocess.run(["git", "ls-files", "-c", "-o", "--exclude-standard", "*.md"],
+                               cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+        return links([f for f in files if os.path.exists(os.path.join(ROOT, f))])
     if len(argv) < 3:
         print("doccmd.py run BUILD [FILE.md ...]")
         return 64
