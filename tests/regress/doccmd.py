@@ -276,6 +276,12 @@ def run_doc(path, build, scratch_all, cmds=None):
     bindir = os.path.join(root, ".doc-test-bin")
     os.makedirs(bindir)
     os.symlink(os.path.join(root, "build", "archsim"), os.path.join(bindir, "archsim"))
+    # `make run` runs tools/deps.sh install, which calls apt-get as root when a package is
+    # missing: the doc test never changes the machine
+    with open(os.path.join(bindir, "apt-get"), "w") as f:
+        f.write("#!/bin/sh\necho 'doc test: apt-get is not run here; install the packages first' >&2\n"
+                "exit 1\n")
+    os.chmod(os.path.join(bindir, "apt-get"), 0o755)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), LC_ALL="C")
     for lineno, cmd, ann in cmds:
         where = f"{path}:{lineno}"
