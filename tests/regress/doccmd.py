@@ -16,10 +16,10 @@ Which lines are commands (the rule the docs follow, see docs/testing.md "Doc com
     a leading `$ ` is dropped;
   * a command goes on over the next lines while it ends with `\\` or is not yet complete shell
     (an open `for ... do`, quote or here-document: checked with `bash -n`);
+  * a command's own trailing comment may promise its exit status: `# exit 3`, `# weak: exit 3`,
+    `# exit 0: every check passes` (the status the reader is told to expect);
   * an HTML comment in the line before the fence annotates the whole block:
       <!-- doc-test: exit N -->          every command of the block must exit N
-    a command's own trailing comment may promise its status instead: `# exit 3`,
-    `# weak: exit 3`, `# exit 0: every check passes` (the status the reader is told to expect);
       <!-- doc-test: timeout S -->       every command gets S seconds (default 60)
       <!-- doc-test: skip: REASON -->    the block is not run; REASON is printed
       <!-- doc-test: long: REASON -->    run only with DOC_TEST_LONG=1 (then with a 600 s
@@ -31,10 +31,10 @@ Which lines are commands (the rule the docs follow, see docs/testing.md "Doc com
 How they run: each doc file gets its own scratch copy of the clone (the files git knows plus
 build/, timestamps kept; the big input folders of LINKED are symbolic links to the clone's, and
 the test fails if git sees a change in them afterwards) and its commands run there in document
-order, with cwd = that copy and
-PATH starting with a folder whose `archsim` is the built binary, so both `archsim ...` and
-`./archsim ...` work and a file an earlier block made is there for a later one. Nothing is
-written into the tree itself.
+order, with cwd = that copy and PATH starting with a folder whose `archsim` is the built binary,
+so both `archsim ...` and `./archsim ...` work and a file an earlier block made is there for a
+later one. Nothing is written into the tree itself. The docs run two at a time
+(DOC_TEST_JOBS=N for more).
 """
 import concurrent.futures
 import os
@@ -396,7 +396,8 @@ def main(argv):
         for path, cmds in entries:
             for lineno, cmd, ann in cmds:
                 why = skip_reason(cmd, ann)
-                tag = f"  [skip: {why}]" if why else (f"  [exit {ann['exit']}]" if "exit" in ann else "")
+                want = ann.get("exit", comment_exit(cmd))
+                tag = f"  [skip: {why}]" if why else (f"  [exit {want}]" if want else "")
                 print(f"{path}:{lineno}: {cmd}{tag}")
         return 0
     if argv[1] == "links":
