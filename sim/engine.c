@@ -1,7 +1,7 @@
 /* engine.c: binary min-heap event queue keyed by (tick, priority, seq), the run loop and the
  * progress watchdog. A binary heap keeps the cost near 70-130 ns per event at the queue sizes a
- * cycle-level model has (see ../shared/notes/peers-and-speed.md §2); clocked components that
- * have nothing to do sleep and leave the heap, so an idle system costs nothing.
+ * cycle-level model has (PHOLD, Fujimoto 1990, measured: docs/references.md §3); clocked
+ * components that have nothing to do sleep and leave the heap, so an idle system costs nothing.
  */
 #include "engine.h"
 

@@ -440,7 +440,7 @@ static int cmd_run(int argc, char **argv)
         { "trace-window", 0, 0, G_OPTION_ARG_STRING, &o.trace_window,
           "only cycles A..B (either end may be empty)", "A:B" },
         { "trace-components", 0, 0, G_OPTION_ARG_STRING, &o.trace_components,
-          "only these components (comma-separated globs, e.g. l1d,l2)", "GLOBS" },
+          "only these components (comma-separated globs on the names stats.txt shows, e.g. l1d,l2; a glob matching none is an error)", "GLOBS" },
         { "trace-addr", 0, 0, G_OPTION_ARG_STRING, &o.trace_addr,
           "only events whose address is in LO:HI (or one address)", "LO:HI" },
         { "trace-max-events", 0, 0, G_OPTION_ARG_INT64, &o.trace_max,
@@ -685,6 +685,11 @@ static int cmd_run(int argc, char **argv)
     }
     run = system_build(root, o.seed, td, &to, &e);
     if (!run) {
+        rc = fail(e);
+        goto out;
+    }
+    if (td && !trace_check_components(td, &e)) {    /* every component has registered now */
+        g_prefix_error(&e, "archsim run: ");
         rc = fail(e);
         goto out;
     }

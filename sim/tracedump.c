@@ -19,6 +19,7 @@
 #include "error.h"
 #include "json.h"
 #include "outfile.h"
+#include "param.h"
 #include "teach.h"
 #include "version.h"
 
@@ -366,6 +367,8 @@ struct TraceDump {
     OutFile file;            /* the temporary file beside opts.path (sim/outfile.h); stdout: no
                                 temporary */
     GPatternSpec **globs;    /* NULL-terminated; NULL = no component filter */
+    bool *glob_hit;          /* per glob: some registered component matched it */
+    GPtrArray *offered;      /* every path given to trace_register, matched or not, in order */
     TraceSink out;
     GArray *comps;           /* TraceComp, index = track id */
     GHashTable *comp_ids;    /* path -> GINT_TO_POINTER(track + 1) */
@@ -1455,6 +1458,9 @@ static void trace_free(TraceDump *td)
             g_pattern_spec_free(*g);
         g_free(td->globs);
     }
+    g_free(td->glob_hit);
+    if (td->offered != NULL)
+        g_ptr_array_unref(td->offered);
     g_strfreev(td->opts.components);
     g_free((char *)td->opts.path);
     outfile_abort(&td->file);    /* removes the temporary file unless it was committed */
@@ -1487,8 +1493,10 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
     if (td->opts.components != NULL) {
         guint n = g_strv_length(td->opts.components);
         td->globs = g_new0(GPatternSpec *, n + 1);
+        td->glob_hit = g_new0(bool, n);
         for (guint i = 0; i < n; i++)
             td->globs[i] = g_pattern_spec_new(td->opts.components[i]);
+        td->offered = g_ptr_array_new_with_free_func(g_free);
     }
     td->file.fd = -1;
     td->spool_fd = -1;
@@ -1605,10 +1613,18 @@ int trace_register(TraceDump *td, const char *component)
     if (known != NULL)
         return GPOINTER_TO_INT(known) - 1;
     if (td->globs != NULL) {
+        /* every glob is tried (not only up to the first hit) so that trace_check_components
+         * knows which ones matched nothing */
         size_t n = strlen(component);
         bool hit = false;
-        for (GPatternSpec **g = td->globs; *g != NULL && !hit; g++)
-            hit = g_pattern_spec_match(*g, n, component, NULL);
+        for (guint i = 0; td->globs[i] != NULL; i++)
+            if (g_pattern_spec_match(td->globs[i], n, component, NULL))
+                hit = td->glob_hit[i] = true;
+        bool seen = false;
+        for (guint i = 0; i < td->offered->len && !seen; i++)
+            seen = strcmp(g_ptr_array_index(td->offered, i), component) == 0;
+        if (!seen)
+            g_ptr_array_add(td->offered, g_strdup(component));
         if (!hit)
             return -1;
     }
@@ -1633,6 +1649,41 @@ int trace_register(TraceDump *td, const char *component)
     else if (td->opts.format == TRACE_FMT_TEACH)
         teach_register(td->teach, ci, component);
     return (int)ci;
+}
+
+/* The list of component names in a "matches no component" message: all of them up to this many,
+ * then a count (a 64-core machine has a few hundred). */
+#define TRACE_NAMES_LISTED 24
+
+bool trace_check_components(const TraceDump *td, GError **error)
+{
+    g_assert(td != NULL);
+    if (td->kid[0] != NULL)
+        return trace_check_components(td->kid[0], error) && trace_check_components(td->kid[1], error);
+    if (td->globs == NULL)
+        return true;
+    for (guint i = 0; td->globs[i] != NULL; i++) {
+        if (td->glob_hit[i])
+            continue;
+        const char *pat = td->opts.components[i];
+        GString *list = g_string_new(NULL);
+        guint n = td->offered->len;
+        for (guint k = 0; k < n && k < TRACE_NAMES_LISTED; k++)
+            g_string_append_printf(list, "%s%s", k ? ", " : "",
+                                   (const char *)g_ptr_array_index(td->offered, k));
+        if (n > TRACE_NAMES_LISTED)
+            g_string_append_printf(list, ", ... (%u in all)", n);
+        /* the closest name, for a misspelt one ('l1dd', 'core'): globs are compared as text */
+        const char *hint = param_suggest(pat, (const char *const *)td->offered->pdata, n);
+        char *tip = hint != NULL ? g_strdup_printf("; did you mean '%s'?", hint) : g_strdup("");
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "--trace-components: '%s' matches no component; components: %s%s", pat,
+                    n > 0 ? list->str : "(none)", tip);
+        g_free(tip);
+        g_string_free(list, TRUE);
+        return false;
+    }
+    return true;
 }
 
 static bool trace_addr_pass(const TraceOptions *o, const TraceArg *args, int nargs)

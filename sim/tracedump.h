@@ -121,6 +121,11 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error);
  * path returns the same id). */
 int trace_register(TraceDump *td, const char *component);
 
+/* After every component has registered: an ARCHSIM_EXIT_USAGE error for the first
+ * --trace-components glob that matched none of them, naming it and the components that exist
+ * (with the closest one as a hint), so that a filter with a typo does not give an empty dump. */
+bool trace_check_components(const TraceDump *td, GError **error);
+
 /* True when an event at this cycle would be written (window check; cheap, inline-able). */
 static inline bool trace_window_has(const TraceOptions *o, uint64_t cycle)
 {

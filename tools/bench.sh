@@ -66,8 +66,7 @@ t6, _ = median(["./archsim", "run", "configs/bench/dir64-mesh.yaml", "-q", "--fo
                 "-o", f"{B}/bench/run-dir64"])
 dr = refs / t6
 rows.append(("64-core MESI directory, 8x8 mesh, 10 M references", f"{dr/1e6:.1f} M refs/s", ">= 3 M refs/s", dr >= 3e6))
-lit = next(p for p in ("tests/litmus/herd/SB.litmus", "../shared/litmus/SB.litmus")
-           if os.path.exists(p))
+lit = "tests/litmus/herd/SB.litmus"
 lruns = 100_000
 t7, _ = median(["./archsim", "litmus", "--model", "tso", "--runs", str(lruns), lit])
 lr = lruns / t7
@@ -100,7 +99,7 @@ def all_tpu():
 tt = statistics.median(all_tpu() for _ in range(3))
 rows.append((f"SCALE-Sim's {len(tpu_runs)} recorded runs: speed-up", f"{ss_cpu / tt:.0f}x ({tt:.2f} s)",
              ">= 100x", ss_cpu / tt >= 100))
-sh = "../shared/scalesim/v2" if os.path.exists("../shared/scalesim/v2") else "tests/tpu/shipped/v2"
+sh = "tests/tpu/shipped/v2"
 t10, _ = median(["./archsim", "tpu", "-c", f"{sh}/configs/google.cfg", "-t",
                  f"{sh}/topologies/conv_nets/Resnet50.csv", "-q", "--force", "-o", f"{B}/bench/tpu-r50"])
 rows.append(("ResNet-50 on a 256x256 array (google.cfg)", f"{t10:.2f} s", "< 1 s", t10 < 1.0))
@@ -121,5 +120,5 @@ rows.append(("engine, PHOLD, 256 pending", f"{ev/1e6:.1f} M events/s", ">= 10 M 
 print(f"{'benchmark':50} {'median':>18} {'target':>18}")
 for name, val, target, ok in rows:
     print(f"{name:50} {val:>18} {target:>18}  {'' if ok is None else 'ok' if ok else 'BELOW TARGET'}")
-print(f"functional / timing speed ratio: {fr/tr:.1f}x; Dinero IV L1+L2 on this machine class: 3.9-7.3 M refs/s (shared/notes/peers-and-speed.md)")
+print(f"functional / timing speed ratio: {fr/tr:.1f}x; Dinero IV L1+L2 on this machine class: 3.9-7.3 M refs/s (docs/references.md §2)")
 PY

@@ -1,4 +1,4 @@
-/* gen_synth.c: writes the "synth10M" workload (shared/notes/peers-and-speed.md §6) as lackey text.
+/* gen_synth.c: writes the "synth10M" workload (docs/references.md §2) as lackey text.
  *
  * One xorshift64 step (13, 7, 17; seed 0x9E3779B97F4A7C15) per reference r decides everything:
  *   r % 100 < 25            a write (" S"), else a read (" L")

@@ -2,7 +2,7 @@
  *
  * One file per thread: a versioned header (magic "ATRACE01", version, flags, thread id, parent,
  * executable load base, front end, compiler and flags) followed by ONE zlib stream of varint
- * records (the "ST2" design of shared/notes/tracing.md §5): each record names a site (PC) from a
+ * records (the "ST2" design, docs/references.md §7): each record names a site (PC) from a
  * per-thread site table and delta-encodes its address against the last address of that site, so
  * strided streams cost a few bits per access.
  *

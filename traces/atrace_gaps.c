@@ -1,5 +1,5 @@
 /* atrace_gaps.c: `archsim trace gaps`: estimated compute gaps for TSan-front-end traces
- * (atrace_gaps.h; method: shared/notes/tracing.md §6; docs/tracing.md "Gaps").
+ * (atrace_gaps.h; method: docs/references.md §6; docs/tracing.md "Gaps").
  *
  * 1. `objdump -d --no-show-raw-insn BINARY` is parsed into instructions (address, mnemonic
  *    without prefixes, operands without the trailing comment).
@@ -635,7 +635,8 @@ int atrace_gaps_main(int argc, char **argv)
             .details =
                 "Gives every record of DIR/T<tid>.trace (recorded with tools/archsim-cc) an\n"
                 "estimated gap: instructions since the previous record, counted statically in\n"
-                "`objdump -d PROGRAM` per basic block (docs/tracing.md \"Gaps\"). Rewrites the\n"
+                "`objdump -d PROGRAM` per basic block (docs/references.md section 6,\n"
+                "docs/tracing.md \"Gaps\"). Rewrites the\n"
                 "traces in place with header flag has-gaps and without gaps-exact, and\n"
                 "manifest.yaml's gaps: line. Traces that already have gaps are refused (exit 65)\n"
                 "unless --force. Needs objdump (binutils).\n"

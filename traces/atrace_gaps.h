@@ -1,5 +1,6 @@
 /* atrace_gaps.h: `archsim trace gaps DIR --binary PROGRAM [--force]`: estimated compute gaps for
- * traces recorded with the TSan front end (tools/archsim-cc), shared/notes/tracing.md §6.
+ * traces recorded with the TSan front end (tools/archsim-cc); method and accuracy:
+ * docs/references.md §6.
  *
  * Reads `objdump -d` of the instrumented PROGRAM, splits its functions into basic blocks and
  * gives each hook call site (the return address the runtime records as the site PC) two counts:

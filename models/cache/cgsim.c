@@ -1,7 +1,7 @@
 /* cgsim.c: functional I1/D1/LL caches that reproduce cachegrind's miss counts (see cgsim.h).
  *
- * Rules are valgrind 3.19 cachegrind's (cg_sim.c, cg_main.c, cg_arch.c) as written down in
- * shared/notes/peers-and-speed.md §3; the note validated them against cachegrind 3.19 on a matmul
+ * Rules are valgrind 3.19 cachegrind's (cg_sim.c, cg_main.c, cg_arch.c; the Cachegrind manual) as
+ * written down in docs/references.md §1, validated there against cachegrind 3.19 on a matmul
  * trace, and tests/unit/test_cgsim.c re-checks all nine counters on several geometries.
  */
 #include "cgsim.h"

@@ -1,8 +1,8 @@
 /* cgsim.h: a functional cache hierarchy with cachegrind's exact rules (valgrind 3.19 cg_sim.c),
  * for `archsim cachegrind` and the speed benchmark.
  *
- * Rules (see ../shared/notes/peers-and-speed.md §3): I1 and D1 looked up first, LL only on an L1
- * miss with the same address and size; LRU by move-to-front; write-allocate, writes simulated as
+ * Rules (valgrind's cachegrind/cg_sim.c; docs/references.md §1): I1 and D1 looked up first, LL
+ * only on an L1 miss with the same address and size; LRU by move-to-front; write-allocate, writes simulated as
  * reads (no dirty state); a reference straddling two lines is one access that misses if either
  * line misses; "M" counts as one read; set index = (addr >> log2(line)) & (sets - 1). Sizes above
  * the smallest line size are clamped to it, as cachegrind does for memory-touching helper calls.

@@ -42,7 +42,7 @@
  * create / join / barrier / mutex lock and unlock are full fences (pthread calls): the core waits
  * until every earlier access performed, then talks to the workload.
  *
- * Spin artefacts of the recording host are not replayed (shared/notes/tracing.md §7): a failed
+ * Spin artefacts of the recording host are not replayed (docs/references.md §8): a failed
  * CAS, an RMW that left the value unchanged (a failed test-and-set) and a repeated atomic load of
  * the same address from the same site are dropped and counted; the acquisition itself is
  * re-timed by the simulated machine.

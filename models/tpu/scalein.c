@@ -4,7 +4,7 @@
  * sections, `key = value` or `key: value`, keys case-insensitive, whole-line # and ; comments,
  * indented continuation lines, %-interpolation); the CSVs the way scalesim/topology_utils.py reads
  * the well-formed ones, plus the evident meaning of the shipped files it chokes on (missing trailing
- * comma, tab separated, extra empty columns; shared/notes/scalesim.md §2.2). Every problem is one
+ * comma, tab separated, extra empty columns; docs/references.md §9). Every problem is one
  * "FILE:LINE:COL: problem" GError, never a crash: this is the only code that sees the raw bytes.
  */
 #include "tpu.h"

@@ -5,7 +5,8 @@
  * double-buffered IFMAP / filter SRAMs and drained into an OFMAP SRAM backed by DRAM (Samajdar et
  * al., "SCALE-Sim: Systolic CNN Accelerator Simulator", arXiv 1811.02883; Kung, "Why systolic
  * architectures?", IEEE Computer 1982; Jouppi et al., ISCA 2017 for the TPU). The inputs are
- * SCALE-Sim v2's: a `.cfg` file and a topology CSV (shared/scalesim/README.md describes both).
+ * SCALE-Sim v2's: a `.cfg` file and a topology CSV (scale-sim-v2's README describes both; docs/
+ * references.md §9; the shipped ones are copied in tests/tpu/shipped/).
  *
  *   scalein.c   reading .cfg and topology CSVs (conv and GEMM forms), with file:line:col errors
  *   tpumodel.c  per layer: folds, cycles, utilizations, SRAM and DRAM traffic, stalls

@@ -33,7 +33,8 @@
  * every hook sits behind a branch on that pointer, and the estimator's per-word loop has a
  * separate traced copy, so untraced runs do no trace work.
  *
- * compat = SCALE-Sim v2's numbers (shared/notes/scalesim.md §3-4, quirks included): reported
+ * compat = SCALE-Sim v2's numbers (scale-sim-v2 @22f88b1: systolic_compute_*.py,
+ * single_layer_sim.py, memory/; docs/references.md §9), quirks included: reported
  * cycles are the index of the last cycle (one fewer than simulated), os folds are R cycles short,
  * os counts folds x (R + C) extra ofmap writes, ws/is compute utilization divides by one C too
  * many per fold, every fold's partial sums go to DRAM. The default mode fixes each one

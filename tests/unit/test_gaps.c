@@ -1,5 +1,5 @@
 /* test_gaps.c: CUnit tests for `archsim trace gaps` (traces/atrace_gaps.c), the estimator of
- * compute gaps for TSan-front-end traces (shared/notes/tracing.md §6, docs/tracing.md "Gaps").
+ * compute gaps for TSan-front-end traces (docs/references.md §6, docs/tracing.md "Gaps").
  *
  * Builds a tiny kernel (one loop: b[i] = 3 * a[i] + b[i], three hook records per iteration) with
  * tools/archsim-cc, records it (ARCHSIM_TRACE_OUT), runs atrace_gaps_run, and checks: every

@@ -3,7 +3,7 @@
  * Parser: every construct of herd7's X86 syntax that archsim reads, and the exact message of each
  * malformed input. Conditions: evaluation, herd7's printing, the histogram. Exhaustive mode: the
  * verdicts of herd7 in tests/litmus/herd/MANIFEST.csv (15 tests x SC, TSO, PSO, WEAK; a copy of
- * shared/litmus so that a clean clone tests itself), the verdicts reasoned by hand for the tests
+ * herdtools7's tests so that a clean clone tests itself), the verdicts reasoned by hand for the tests
  * of tests/litmus/MANIFEST.csv, exact outcome sets, speed. A mutation fuzzer over the 15 files.
  * `archsim litmus` command lines with their outputs and exit codes. Run from the repo root.
  */

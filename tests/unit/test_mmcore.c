@@ -1,6 +1,6 @@
 /* test_mmcore.c: mm-core (models/cpu/mmcore.c) and litmus random mode (models/litmus/simrun.c):
  * exact small cases built by hand (SB under SC and TSO, forwarding, fences, RMW atomicity on
- * every protocol, CMPXCHG, determinism), and herd7's 15 classic tests (../shared/litmus or
+ * every protocol, CMPXCHG, determinism), and herd7's 15 classic tests (tests/litmus/herd or
  * tests/litmus) under all four models: no forbidden outcome ever, every allowed one seen. */
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -369,7 +369,7 @@ static void test_sb_sc_tso(void)
     free_built(t);
 }
 
-/* herd7's 15 tests (../shared/litmus) written by hand, with the condition's values (in obs
+/* herd7's 15 tests (tests/litmus/herd) written by hand, with the condition's values (in obs
  * order) and MANIFEST.csv's verdicts for SC, TSO, PSO, WEAK (A allowed, F forbidden). */
 typedef struct {
     Spec s;
@@ -448,10 +448,10 @@ static bool check_against_enumerator(const LitTest *t, const char *model, uint64
     return ok;
 }
 
-/* Where herd7's 15 tests are: the repository's copy, or the shared folder beside it. */
+/* Where herd7's 15 tests are: the repository's copy. */
 static const char *litmus_dir(void)
 {
-    static const char *const dirs[] = { "tests/litmus/herd", "../shared/litmus", NULL };
+    static const char *const dirs[] = { "tests/litmus/herd", NULL };
     for (int i = 0; dirs[i]; i++) {
         char *m = g_build_filename(dirs[i], "MANIFEST.csv", NULL);
         bool there = g_file_test(m, G_FILE_TEST_EXISTS);
@@ -546,7 +546,7 @@ static void test_litmus_files(void)
     if (dir) {
         CU_ASSERT_EQUAL(check_manifest(dir), 15);
     } else {
-        fprintf(stderr, "(no tests/litmus/herd or ../shared/litmus: the hand-built copies "
+        fprintf(stderr, "(no tests/litmus/herd: the hand-built copies "
                         "stand in) ");
     }
     if (g_file_test("tests/litmus/MANIFEST.csv", G_FILE_TEST_EXISTS)) {

@@ -1,6 +1,6 @@
 /* test_tpuin.c: CUnit tests for models/tpu/scalein.c, the SCALE-Sim .cfg and topology CSV readers.
  *
- * Every shipped config and topology (shared/scalesim, found beside the repository) loads with
+ * Every shipped config and topology (tests/tpu/shipped, or $ARCHSIM_SCALESIM_DIR) loads with
  * exact layer counts or fails with its exact message; the five conv_nets files SCALE-Sim cannot
  * read load with their evident meaning; malformed inputs give exact "FILE:LINE:COL: problem"
  * messages and exit codes; a seeded mutation fuzz never crashes and always says where. Run from
@@ -19,12 +19,10 @@
 
 static char *ti_dir;  /* scratch directory for this run */
 
-/* Where SCALE-Sim's inputs are: $ARCHSIM_SCALESIM_DIR, the copy in tests/tpu/shipped, or the
- * shared folder beside the repository. */
+/* Where SCALE-Sim's inputs are: $ARCHSIM_SCALESIM_DIR or the copy in tests/tpu/shipped. */
 static const char *ti_scalesim_dir(void)
 {
-    static const char *const dirs[] = {"tests/tpu/shipped", "../shared/scalesim", "shared/scalesim",
-                                       NULL};
+    static const char *const dirs[] = {"tests/tpu/shipped", NULL};
     const char *env = g_getenv("ARCHSIM_SCALESIM_DIR");
     if (env != NULL && g_file_test(env, G_FILE_TEST_IS_DIR))
         return env;
@@ -38,14 +36,14 @@ static const char *ti_scalesim_dir(void)
     return NULL;
 }
 
-/* A shipped file's path, or NULL (with a note, once) when shared/scalesim is not there. */
+/* A shipped file's path, or NULL (with a note, once) when tests/tpu/shipped is not there. */
 static char *ti_shipped(const char *rel)
 {
     static bool noted;
     const char *d = ti_scalesim_dir();
     if (d == NULL) {
         if (!noted)
-            fprintf(stderr, "\n  note: shared/scalesim not found; shipped-file tests skipped\n");
+            fprintf(stderr, "\n  note: tests/tpu/shipped not found; shipped-file tests skipped\n");
         noted = true;
         return NULL;
     }
@@ -268,7 +266,7 @@ static void test_resnet18(void)
     g_free(path);
 }
 
-/* The five conv_nets files SCALE-Sim v2 cannot read (shared/notes/scalesim.md §2.2). */
+/* The five conv_nets files SCALE-Sim v2 cannot read (docs/references.md §9). */
 static void test_scalesim_chokes(void)
 {
     TpuTopology t;

@@ -1469,6 +1469,66 @@ static void test_tee(void)
     g_free(dir);
 }
 
+/* issue 16 item 2: a --trace-components glob that matches no registered component is an
+ * EX_USAGE error naming the glob and the components there are (with the closest as a hint), for
+ * a plain dump and through a tee; every glob matching something passes, however many share a
+ * component; no filter passes. */
+static void test_issue16_item2_unmatched_glob(void)
+{
+    char *dir = test_dir("unmatched");
+    char *path = g_build_filename(dir, "u.txt", NULL);
+    const char *names[] = { "core", "l1i", "l1d", "l2", "dram" };
+
+    char *ok[] = { "l1*", "l1d", "*", NULL };
+    TraceOptions o = opts_for(TRACE_FMT_TEXT, path);
+    o.components = ok;
+    TraceDump *td = trace_open(&o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        trace_register(td, names[i]);
+    GError *e = NULL;
+    CU_ASSERT_TRUE(trace_check_components(td, &e));
+    CU_ASSERT_PTR_NULL(e);
+    trace_abort(td);
+
+    char *bad[] = { "l2", "system.l1*", "l1dd", NULL };
+    o.components = bad;
+    td = trace_open(&o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(td);
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        trace_register(td, names[i]);
+    trace_register(td, "l1d");                  /* a second registration is not listed twice */
+    CU_ASSERT_FALSE(trace_check_components(td, &e));
+    CU_ASSERT_TRUE_FATAL(e != NULL);
+    CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_USAGE);
+    CU_ASSERT_STRING_EQUAL(e->message, "--trace-components: 'system.l1*' matches no component; "
+                                       "components: core, l1i, l1d, l2, dram");
+    g_clear_error(&e);
+    trace_abort(td);
+
+    char *typo[] = { "l1dd", NULL };
+    o.components = typo;
+    TraceOptions k = opts_for(TRACE_FMT_TEACH, "-");
+    td = trace_tee(trace_open(&o, NULL), trace_open(&k, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        trace_register(td, names[i]);
+    CU_ASSERT_FALSE(trace_check_components(td, &e));
+    CU_ASSERT_TRUE_FATAL(e != NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "'l1dd' matches no component; components: core, "
+                                              "l1i, l1d, l2, dram; did you mean 'l1d'?"));
+    g_clear_error(&e);
+    trace_abort(td);
+
+    o.components = NULL;                         /* no filter: nothing to check */
+    td = trace_open(&o, NULL);
+    trace_register(td, "core");
+    CU_ASSERT_TRUE(trace_check_components(td, NULL));
+    trace_abort(td);
+    CU_ASSERT_EQUAL(dir_entries(dir), 0);
+    g_free(path);
+    g_free(dir);
+}
+
 /* trace_rename moves the dump, its filters and its .gtkw, whose references follow. */
 static void test_rename_with_side_files(void)
 {
@@ -1892,6 +1952,8 @@ int main(int argc, char **argv)
         { "failed rename is EX_IOERR", test_close_failure_is_ioerr },
         { "enum arguments: names, state tracks, filters, gtkw", test_enum_args },
         { "tee feeds a file and the teaching table", test_tee },
+        { "issue16_item2: a glob matching no component is an error",
+          test_issue16_item2_unmatched_glob },
         { "rename moves the filters and rewrites the gtkw", test_rename_with_side_files },
     };
     for (size_t i = 0; s != NULL && i < G_N_ELEMENTS(tests); i++)

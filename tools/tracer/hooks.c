@@ -1,5 +1,6 @@
 /* hooks.c: the __tsan_* entry points that `-fsanitize=thread` makes gcc 12 and clang 14 call
- * (names from `nm -u` on instrumented objects, shared/notes/tracing.md §3.1). Each records one
+ * (names from `nm -u` on instrumented objects and compiler-rt's tsan_interface*.h; docs/
+ * references.md §4). Each records one
  * AtRecord with PC = the hook's return address (inside the instrumented code; use PC-1 for
  * addr2line) and, for atomics, performs the real operation.
  *

@@ -3,7 +3,7 @@
 # (gcc, -O2 -g -pthread) into BUILD/workloads/, records each into traces/samples/<trace>/
 # (replacing what is there), and writes traces/samples/README.md with one line per trace.
 # After each recording, `archsim trace gaps` gives every record an estimated compute gap from the
-# binary's objdump (shared/notes/tracing.md §6; needs ./archsim or $B/archsim, and objdump).
+# binary's objdump (docs/references.md §6; needs ./archsim or $B/archsim, and objdump).
 # Fails if a kernel reports a wrong result or the samples exceed $ARCHSIM_SAMPLES_MAX_KIB
 # (default 20 MiB together). ARCHSIM_CC=clang records with clang instead.
 #
@@ -136,9 +136,9 @@ recording runtime, no libtsan; \`tools/tracer/README.md\`) and recorded with
 ${norand:+under \`setarch -R\` (no address randomisation)}. Front end \`tsan-gcc\`. Every record carries an
 **estimated** compute gap (header flag has-gaps, not gaps-exact; manifest \`gaps: estimated\`),
 added after recording by \`archsim trace gaps <trace> --binary <program>\` from the binary's
-objdump (docs/tracing.md "Gaps", shared/notes/tracing.md §6): good for mean compute between
+objdump (docs/tracing.md "Gaps", docs/references.md §6): good for mean compute between
 accesses per block, not for the exact per-record distribution. Spin, CAS-failure and lock
-records depend on the recording host's interleaving (here $(nproc) CPUs): see shared/notes/tracing.md §7 before replaying them.
+records depend on the recording host's interleaving (here $(nproc) CPUs): see docs/references.md §8 before replaying them.
 
 "threads" counts the main thread. \`fs_packed-4t\` and \`fs_padded-4t\` are links to the 4-thread
 runs. Total size $total_kib KiB (limit $max_kib KiB).

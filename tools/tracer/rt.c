@@ -1,7 +1,7 @@
 /* rt.c: the recording runtime's state: start-up from ARCHSIM_TRACE_OUT, the thread registry
  * (ids in pthread_create order, parents, one AtWriter per thread), stream closing at thread and
  * process exit, and DIR/manifest.yaml. Plain C11 + zlib (through traces/atrace_write.c), no
- * GLib, no libtsan: this file is linked into instrumented programs (shared/notes/tracing.md §3.1).
+ * GLib, no libtsan: this file is linked into instrumented programs (docs/references.md §4).
  *
  * Nothing here is on the per-access path except rt_adopt(), which each thread reaches once.
  */

@@ -1,5 +1,6 @@
 /* rt.h: internals of archsim's recording runtime (tools/tracer/), shared by rt.c, hooks.c and
- * wrap.c. Design: shared/notes/tracing.md §3.1 (TSan instrumentation as a pure hook source).
+ * wrap.c. Design: TSan instrumentation as a pure hook source (GCC/Clang -fsanitize=thread;
+ * docs/references.md §4).
  *
  * Every recording path goes through rt_enter(): one TLS load, one byte test. A thread that must
  * not record (recording off, runtime busy, thread finished) points at a sentinel RtThread whose

@@ -1,6 +1,6 @@
 /* fs.c: per-thread counters, packed into shared cache lines (fs_packed) or padded to one 64-byte
  * line each (fs_padded, -DFS_PADDED=1): the false-sharing experiment (Hennessy & Patterson,
- * 6th ed., §5.2; shared/notes/tracing.md §2).
+ * 6th ed., §5.2; docs/references.md §5).
  *
  * usage: fs_packed [THREADS=4] [ITERS=100000]; each thread increments its own volatile counter
  * ITERS times, so every iteration is one 8-byte load and one 8-byte store to its counter.

@@ -1,6 +1,6 @@
 /* histogram.c: threads draw pseudo-random numbers and count them into one shared histogram
  * with relaxed atomic fetch_add: contended random atomics, the hard case for trace compression
- * (shared/notes/tracing.md §2, "hist").
+ * (docs/references.md §5, "hist").
  *
  * usage: histogram [THREADS=4] [SAMPLES=25000] [BUCKETS=1024]; SAMPLES per thread, xorshift
  * seeded by the thread index, so the final histogram does not depend on the interleaving.

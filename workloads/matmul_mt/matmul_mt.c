@@ -1,5 +1,5 @@
 /* matmul_mt.c: C = A*B on N x N doubles, i-k-j loop order, rows split among threads; then a
- * barrier and a checksum reduction under a mutex (shared/notes/tracing.md §2, "mm"). The
+ * barrier and a checksum reduction under a mutex (docs/references.md §5, "mm"). The
  * single-threaded reference trace is workloads/matmul (valgrind lackey).
  *
  * usage: matmul_mt [THREADS=4] [N=64]. A[i][k] = (i+k) mod 8, B[k][j] = (k+2j) mod 5: integer

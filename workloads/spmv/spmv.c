@@ -1,6 +1,6 @@
 /* spmv.c: y = A*x for a sparse matrix in CSR form (compressed sparse row: row_ptr, col, val),
  * rows split among threads, REPS times; pseudo-random column indices make the x[col] gathers
- * irregular (shared/notes/tracing.md §2, "spmv"). Each pass ends with a mutex-protected
+ * irregular (docs/references.md §5, "spmv"). Each pass ends with a mutex-protected
  * reduction of sum(y) and a barrier.
  *
  * usage: spmv [THREADS=4] [ROWS=4096] [NNZ_PER_ROW=8] [REPS=2]. Values and x are small
