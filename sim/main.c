@@ -359,9 +359,9 @@ bad:
 }
 
 /* The summary goes to F: stdout, or stderr when the dump itself goes to stdout (--trace -).
- * TRACE is where --trace landed (NULL: no dump). */
+ * TRACE is where --trace landed (NULL: no dump); EPOCHS: stats.jsonl was written. */
 static void print_summary(FILE *f, const char *config, const StatSet *st, uint64_t seed,
-                          double host, const char *dir, const char *trace)
+                          double host, const char *dir, const char *trace, bool epochs)
 {
     const StatEntry *cyc = stats_find(st, "sim.cycles");
     fprintf(f, "archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
@@ -378,8 +378,8 @@ static void print_summary(FILE *f, const char *config, const StatSet *st, uint64
                     fprintf(f, "  %-22s %.4f\n", e->name, e->d);
             }
     }
-    fprintf(f, "results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json)",
-            dir);
+    fprintf(f, "results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json%s)",
+            dir, epochs ? ", stats.jsonl" : "");
     if (trace && strcmp(trace, "-") == 0)
         fprintf(f, "; trace dump: stdout");
     else if (trace && g_path_is_absolute(trace))
@@ -530,7 +530,10 @@ static int cmd_run(int argc, char **argv)
                 spec = p;
         ParamSpec one = *spec;
         one.offset = 0;
-        if (!param_parse_value(&one, o.stats_every, NULL, &n, &problem) || n == 0) {
+        /* the syntax only: a time ("10us") becomes cycles by sim.clock when the config takes
+         * it, so any clock that makes a positive time at least one cycle will do here */
+        if (!param_parse_value_clocked(&one, o.stats_every, NULL, UINT64_C(1000000000000000),
+                                       &n, &problem) || n == 0) {
             char *msg = g_strdup_printf("--stats-every: %s", problem ? problem :
                                         "expected a positive number of cycles");
             rc = usage_error("run", msg);
@@ -845,7 +848,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     print_summary(o.trace && strcmp(o.trace, "-") == 0 ? stderr : stdout, config, &st,
-                  run->sim.seed, host, out, o.trace);
+                  run->sim.seed, host, out, o.trace, run->epochs != NULL);
     stats_clear(&st);
 out:
     if (td)

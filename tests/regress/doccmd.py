@@ -182,7 +182,8 @@ def help_texts(build):
 
 def extract_help(text):
     """[(line, command, {})]: the commands of a help text's `Examples:` section. A run of two or
-    more spaces then `(` or `#` starts a comment, as in `archsim run X --teach   (per access)`."""
+    more spaces then `(` or `#` starts a comment, as in `archsim run X --teach   (per access)`;
+    a comment `# exit N` promises that status, as in the docs."""
     cmds = []
     lines = text.split("\n")
     i = 0
@@ -201,8 +202,12 @@ def extract_help(text):
             while text_.endswith("\\") and i < len(lines):
                 text_ += "\n" + lines[i].strip()
                 i += 1
+            ann = {}
+            m = re.search(r"\s{2,}#(?:[^#]*:)?\s*exit (\d+)\b[^#]*$", text_)
+            if m:                       # `# exit 1`: the status the help promises
+                ann["exit"] = int(m.group(1))
             text_ = re.sub(r"\s{2,}[(#].*$", "", text_)
-            cmds.append((lineno, text_, {}))
+            cmds.append((lineno, text_, ann))
     return cmds
 
 

@@ -48,7 +48,7 @@ grep -q "\"config\": \"$data/configs/default.yaml\"" "$W/runs/default-1/run.json
 
 # `archsim validate configs/*.yaml` where the shell found nothing to expand
 n_want=$(ls configs/*.yaml | wc -l)
-n_got=$( (cd "$W" && "$X" validate 'configs/*.yaml') 2> "$T/val.err" | grep -c ': ok$')
+n_got=$( (cd "$W" && "$X" validate 'configs/*.yaml') 2> "$T/val.err" | grep -c ': ok (config: .*)$')
 [ "$n_got" -eq "$n_want" ] && ok || { bad "validate 'configs/*.yaml': $n_got ok of $n_want"; head -5 "$T/val.err"; }
 check "describe" sh -c "cd '$W' && '$X' describe"
 "$A" cachegrind traces/samples/matmul64.lackey.gz > "$T/cg.ref" 2>&1
