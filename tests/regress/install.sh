@@ -124,6 +124,30 @@ EOF_C
     [ -e "$I/lib/archsim/archsim_tracer.o" ] && [ ! -e "$I/build" ] && ok || bad "archsim-cc built into PREFIX"
 fi
 
+# ---- every ./archsim command of README.md, as written, with the installed binary ----
+# (the Done-when of issue 16: DIR/bin/archsim runs every example of the README from any
+# directory; the commands come from tests/regress/doccmd.py, the rule the doc test uses). The
+# recording block after the first tools/archsim-cc line builds a workload of the clone: the
+# README says it needs the clone, and the doc test runs it there.
+W2=$T/readme
+mkdir -p "$W2"
+python3 tests/regress/doccmd.py list README.md | sed '/: tools\/archsim-cc /,$d' |
+    sed -n 's/^README\.md:\([0-9]*\): \(\.\/archsim .*\)$/\1 \2/p' > "$T/readme.cmds"
+n_readme=0
+while read -r line cmd; do
+    want=0
+    case $cmd in *"  [exit "[0-9]*"]") want=${cmd##*  \[exit }; want=${want%]} ;; esac
+    cmd=$(printf '%s' "$cmd" | sed 's/  \[[^]]*\]$//')
+    n_readme=$((n_readme + 1))
+    run=$(printf '%s' "$cmd" | sed "s|^\./archsim|\"$X\"|")
+    ( cd "$W2" && timeout 120 sh -c "$run" ) > "$T/readme.out" 2>&1
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then ok
+    else bad "README.md:$line with the installed binary from $W2: exit $rc, expected $want: $cmd"
+         tail -5 "$T/readme.out" | sed 's/^/     /'; fi
+done < "$T/readme.cmds"
+[ "$n_readme" -ge 10 ] && ok || bad "README.md: only $n_readme ./archsim commands found"
+
 # ---- uninstall leaves no file ----
 # shellcheck disable=SC2086
 make -s --no-print-directory BUILD="$B" $dbg uninstall PREFIX="$P" DESTDIR="$D" > "$T/make.log" 2>&1 || bad "make uninstall"
