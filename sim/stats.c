@@ -119,12 +119,25 @@ static void format_value(const StatEntry *e, char *buf, size_t n, bool json)
  * A component's stats are the entries named COMPONENT.STAT (the prefix before the first '.',
  * as sim_collect_stats names them). One whose every stat is 0 did nothing in this run: stats.txt
  * names all of them on one "# idle" line instead of listing their zeros (docs/outputs.md "Idle
- * components"); stats.json and stats.csv keep every line. */
+ * components"); siblings (one stem, an index) whose every stat equals an earlier sibling's are
+ * listed once and named on a "# same stats as" line. stats.json and stats.csv keep every line. */
 
 typedef struct {
     guint n;            /* its stats */
     bool active;        /* one of them is not 0 */
+    GString *sig;       /* every stat as "SUFFIX VALUE DESC UNIT" lines: equal sigs, equal stats */
+    const char *same_as;    /* an earlier sibling (same stem, an index) with the same sig */
+    GPtrArray *same;        /* for a sibling others are the same as: their names */
 } StatGroup;
+
+static void stat_group_free(gpointer p)
+{
+    StatGroup *g = p;
+    g_string_free(g->sig, TRUE);
+    if (g->same)
+        g_ptr_array_free(g->same, TRUE);
+    g_free(g);
+}
 
 static size_t stats_prefix_len(const char *name)
 {
@@ -178,7 +191,7 @@ static void stats_append_ranges(GString *out, GPtrArray *names)
 void stats_format_txt(const StatSet *s, GString *out)
 {
     g_string_append(out, "\n---------- Begin Simulation Statistics ----------\n");
-    GHashTable *groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    GHashTable *groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, stat_group_free);
     GPtrArray *order = g_ptr_array_new();      /* prefixes, first appearance */
     for (guint i = 0; i < s->entries->len; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
@@ -189,6 +202,7 @@ void stats_format_txt(const StatSet *s, GString *out)
         StatGroup *g = g_hash_table_lookup(groups, key);
         if (!g) {
             g = g_new0(StatGroup, 1);
+            g->sig = g_string_new(NULL);
             g_hash_table_insert(groups, key, g);
             g_ptr_array_add(order, key);
         } else {
@@ -196,7 +210,33 @@ void stats_format_txt(const StatSet *s, GString *out)
         }
         g->n++;
         g->active |= !stats_entry_zero(e);
+        char v[64];
+        format_value(e, v, sizeof v, false);
+        g_string_append_printf(g->sig, "%s %s %s %s\n", e->name + n, v, e->desc, e->unit);
     }
+    /* Siblings (l1d5, l1d6, ...: one stem, an index) whose every stat equals an earlier
+     * sibling's are listed once: the first is printed, the rest are named on a "# same" line. */
+    GHashTable *first_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < order->len; i++) {
+        const char *name = g_ptr_array_index(order, i);
+        StatGroup *g = g_hash_table_lookup(groups, name);
+        size_t len = strlen(name), stem;
+        if (!g->active || stats_name_index(name, len, &stem) < 0)
+            continue;
+        char *k = g_strdup_printf("%.*s\n%s", (int)stem, name, g->sig->str);
+        const char *rep = g_hash_table_lookup(first_of, k);
+        if (!rep) {
+            g_hash_table_insert(first_of, k, (gpointer)name);
+            continue;
+        }
+        g_free(k);
+        StatGroup *r = g_hash_table_lookup(groups, rep);
+        if (!r->same)
+            r->same = g_ptr_array_new();
+        g_ptr_array_add(r->same, (gpointer)name);
+        g->same_as = rep;
+    }
+    g_hash_table_destroy(first_of);
     GPtrArray *idle = g_ptr_array_new();
     guint idle_stats = 0;
     for (guint i = 0; i < order->len; i++) {
@@ -214,14 +254,27 @@ void stats_format_txt(const StatSet *s, GString *out)
                                idle->len == 1 ? "component" : "components", idle_stats,
                                idle_stats == 1 ? "stat" : "stats");
     }
+    for (guint i = 0; i < order->len; i++) {
+        const char *name = g_ptr_array_index(order, i);
+        const StatGroup *g = g_hash_table_lookup(groups, name);
+        if (!g->same)
+            continue;
+        guint stats = g->n * g->same->len;
+        g_string_append_printf(out, "# same stats as %s (every stat equal, each still in "
+                               "stats.json and stats.csv): ", name);
+        stats_append_ranges(out, g->same);
+        g_string_append_printf(out, " (%u %s, %u %s)\n", g->same->len,
+                               g->same->len == 1 ? "component" : "components", stats,
+                               stats == 1 ? "stat" : "stats");
+    }
     for (guint i = 0; i < s->entries->len; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
         size_t n = stats_prefix_len(e->name);
-        if (idle->len && n) {
+        if (n) {
             char *key = g_strndup(e->name, n);
             const StatGroup *g = g_hash_table_lookup(groups, key);
             g_free(key);
-            if (!g->active)
+            if (!g->active || g->same_as)
                 continue;
         }
         char v[64];

@@ -130,12 +130,17 @@ check "sweeps that differ in point 1 only: every changed stat is point-0001/" \
 $A diff "$T/s1" "$T/a" > "$T/o" 2>&1; rc=$?
 check "a sweep and a run are not compared (64)" "[ $rc -eq 64 ] && grep -q 'compare two runs or two sweeps' '$T/o'"
 
-# idle components in stats.txt (issue 16 item 6: 2,587 lines for a 5-thread replay on 17 cores)
+# idle components in stats.txt (issue 16 item 6: 2,587 lines for a 5-thread replay on 17 cores;
+# now 1,092: the idle cores on one '# idle' line, their L1s, equal to l1d5, on one '# same' line)
 $A run configs/false_sharing/replay.yaml -q -o "$T/fs" > /dev/null 2>&1 || ko "replay run"
 check "replay.yaml: one '# idle' line names core5..core16, right after Begin" \
     "sed -n 3p '$T/fs/stats.txt' | grep -qx '# idle (no events: every stat 0, each still in stats.json and stats.csv): core5..core16 (12 components, 228 stats)'"
-check "replay.yaml: stats.txt lists no idle core; stats.json and csv keep all (zeros)" \
+check "replay.yaml: the L1s of the idle cores (each snooped the same requests) are one '# same' line" \
+    "sed -n 4p '$T/fs/stats.txt' | grep -qx '# same stats as l1d5 (every stat equal, each still in stats.json and stats.csv): l1d6..l1d16 (11 components, 1276 stats)'"
+check "replay.yaml: stats.txt lists no idle core and one of the equal L1s; stats.json and csv keep all" \
     "! grep -q '^core\\(5\\|1[0-6]\\)\\.' '$T/fs/stats.txt' && grep -q '^core4\\.' '$T/fs/stats.txt' &&
+     ! grep -q '^l1d\\([6-9]\\|1[0-6]\\)\\.' '$T/fs/stats.txt' && grep -q '^l1d5\\.' '$T/fs/stats.txt' &&
+     [ \$(wc -l < '$T/fs/stats.txt') -lt 1200 ] &&
      python3 - '$T/fs' <<'PY'
 import csv, json, re, sys
 d = sys.argv[1]
@@ -143,10 +148,17 @@ j = json.load(open(d + '/stats.json'))
 rows = list(csv.reader(open(d + '/stats.csv')))[1:]
 txt = [l.split()[0] for l in open(d + '/stats.txt') if l.strip() and not l.startswith(('#', '-'))]
 idle = {'core%d' % i for i in range(5, 17)}
+same = {'l1d%d' % i for i in range(6, 17)}
 gone = [k for k in j if k not in set(txt)]
-assert len(gone) == 228 and all(k.split('.')[0] in idle and j[k] == 0 for k in gone), 'txt drops only idle zeros'
+assert all(k.split('.')[0] in idle | same for k in gone), 'txt drops only idle and same components'
+assert all(j[k] == 0 for k in gone if k.split('.')[0] in idle), 'idle means every stat 0'
+for k in gone:                       # each dropped sibling stat equals l1d5's
+    c, rest = k.split('.', 1)
+    if c in same:
+        assert j[k] == j['l1d5.' + rest], k
+assert len(gone) == 228 + 1276, len(gone)
 assert [r[0] for r in rows] == list(j), 'csv keeps every stat'
-assert txt == [k for k in j if k.split('.')[0] not in idle], 'txt keeps the order of the rest'
+assert txt == [k for k in j if k.split('.')[0] not in idle | same], 'txt keeps the order of the rest'
 PY"
 check "the default machine has no idle component (its golden stats.txt is unchanged)" \
     "! grep -q '^# idle' tests/regress/golden/default.stats.txt && ! grep -q '^# idle' '$T/a/stats.txt'"

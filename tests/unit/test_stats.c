@@ -143,6 +143,45 @@ static void test_txt_idle(void)
     stats_clear(&s);
 }
 
+/* siblings (one stem, an index) whose every stat, value, description and unit equal an earlier
+ * sibling's are listed once, the rest named on a '# same stats as' line; a different value, a
+ * different stem or no index keeps a component listed */
+static void test_txt_same(void)
+{
+    StatSet s;
+    stats_init(&s);
+    const char *names[] = { "l1d0", "l1d1", "l1d2", "l1d3", "l1d4", "l2", "l3", "dir", "dirx" };
+    const uint64_t hits[] = { 5, 7, 7, 7, 8, 7, 7, 7, 7 };
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        char *n = g_strdup_printf("%s.hits", names[i]);
+        stats_add_u64(&s, n, hits[i], "count", "hits");
+        g_free(n);
+        n = g_strdup_printf("%s.snoops", names[i]);
+        stats_add_u64(&s, n, 3, "count", "snoops");
+        g_free(n);
+    }
+    stats_add_u64(&s, "l1d5.hits", 7, "count", "other description");   /* desc differs */
+    stats_add_u64(&s, "l1d5.snoops", 3, "count", "snoops");
+    GString *o = g_string_new(NULL);
+    stats_format_txt(&s, o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\n# same stats as l1d1 (every stat equal, each still in "
+                                  "stats.json and stats.csv): l1d2..l1d3 (2 components, 4 stats)\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\n# same stats as l2 (every stat equal, each still in "
+                                  "stats.json and stats.csv): l3 (1 component, 2 stats)\n"));
+    CU_ASSERT_PTR_NULL(strstr(o->str, "\nl1d2."));
+    CU_ASSERT_PTR_NULL(strstr(o->str, "\nl1d3."));
+    CU_ASSERT_PTR_NULL(strstr(o->str, "\nl3."));
+    const char *kept[] = { "\nl1d0.hits ", "\nl1d1.hits ", "\nl1d4.hits ", "\nl1d5.hits ",
+                           "\nl2.hits ", "\ndir.hits ", "\ndirx.hits " };
+    for (size_t i = 0; i < G_N_ELEMENTS(kept); i++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(o->str, kept[i]));
+    g_string_truncate(o, 0);
+    stats_format_json(&s, o);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->str, "\"l1d3.hits\": 7,"));
+    g_string_free(o, TRUE);
+    stats_clear(&s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -154,6 +193,7 @@ int main(void)
     CU_add_test(s, "histograms", test_hist);
     CU_add_test(s, "write error", test_write_error);
     CU_add_test(s, "stats.txt: idle components on one line", test_txt_idle);
+    CU_add_test(s, "stats.txt: equal siblings listed once", test_txt_same);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
