@@ -33,7 +33,8 @@ build/, timestamps kept; the big input folders of LINKED are symbolic links to t
 the test fails if git sees a change in them afterwards) and its commands run there in document
 order, with cwd = that copy and PATH starting with a folder whose `archsim` is the built binary,
 so both `archsim ...` and `./archsim ...` work and a file an earlier block made is there for a
-later one. Nothing is written into the tree itself. The docs run two at a time
+later one; HOME is a folder of that copy (so `make install PREFIX=$HOME/.local` stays there).
+Nothing is written into the tree itself. The docs run two at a time
 (DOC_TEST_JOBS=N for more).
 """
 import concurrent.futures
@@ -287,7 +288,12 @@ def run_doc(path, build, scratch_all, cmds=None):
         f.write("#!/bin/sh\necho 'doc test: apt-get is not run here; install the packages first' >&2\n"
                 "exit 1\n")
     os.chmod(os.path.join(bindir, "apt-get"), 0o755)
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), LC_ALL="C")
+    # HOME is a folder of the scratch copy: `make install PREFIX=$HOME/.local` (README,
+    # docs/install.md) installs there, never into the home of whoever runs the tests
+    home = os.path.join(root, ".doc-test-home")
+    os.makedirs(home)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), LC_ALL="C",
+               HOME=home)
     for lineno, cmd, ann in cmds:
         where = f"{path}:{lineno}"
         if "bad" in ann:
