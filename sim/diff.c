@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "error.h"
+#include "json.h"
 #include "jsonread.h"
 #include "param.h"
-#include "cli.h"
 #include "sweep.h"
 
 static const CliHelp diff_help = {
@@ -324,36 +325,6 @@ static void diff_rel_text(const DiffRow *r, bool text, char *buf, size_t n)
 
 /* JSON string: UTF-8 passes through (names were validated by the reader), a byte that is not
  * UTF-8 (a path given on the command line) becomes U+FFFD. */
-static void diff_json_str(GString *out, const char *s)
-{
-    g_string_append_c(out, '"');
-    const char *p = s;
-    while (*p) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\') {
-            g_string_append_printf(out, "\\%c", c);
-            p++;
-        } else if (c < 0x20) {
-            g_string_append_printf(out, "\\u%04x", c);
-            p++;
-        } else if (c < 0x80) {
-            g_string_append_c(out, (char)c);
-            p++;
-        } else {
-            gunichar ch = g_utf8_get_char_validated(p, -1);
-            if (ch == (gunichar)-1 || ch == (gunichar)-2) {
-                g_string_append(out, "\\ufffd");
-                p++;
-            } else {
-                const char *next = g_utf8_next_char(p);
-                g_string_append_len(out, p, next - p);
-                p = next;
-            }
-        }
-    }
-    g_string_append_c(out, '"');
-}
-
 typedef enum { DIFF_TEXT, DIFF_CSV, DIFF_JSON } DiffFormat;
 
 typedef struct {
@@ -442,9 +413,9 @@ static void diff_print_json(const DiffResult *d, GString *out)
 {
     bool same = d->rows->len == 0 && d->only_a->len == 0 && d->only_b->len == 0;
     g_string_append(out, "{\n  \"a\": ");
-    diff_json_str(out, d->a->arg);
+    json_append_string(out, d->a->arg);
     g_string_append(out, ",\n  \"b\": ");
-    diff_json_str(out, d->b->arg);
+    json_append_string(out, d->b->arg);
     g_string_append_printf(out, ",\n  \"compared\": %u,\n  \"identical\": %s,\n  \"hidden\": %u,\n"
                            "  \"changed\": [", d->compared, same ? "true" : "false", d->hidden);
     char ab[64], rel[64];
@@ -453,7 +424,7 @@ static void diff_print_json(const DiffResult *d, GString *out)
         diff_abs_text(r, false, ab, sizeof ab);
         diff_rel_text(r, false, rel, sizeof rel);
         g_string_append(out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        diff_json_str(out, r->a->name);
+        json_append_string(out, r->a->name);
         g_string_append_printf(out, ", \"a\": %s, \"b\": %s, \"abs\": %s, \"rel\": %s}",
                                r->a->n->text, r->b->n->text, ab, r->rel_inf ? "null" : rel);
     }
@@ -464,7 +435,7 @@ static void diff_print_json(const DiffResult *d, GString *out)
         for (guint i = 0; i < only[k]->len; i++) {
             const DiffStat *s = g_ptr_array_index(only[k], i);
             g_string_append(out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-            diff_json_str(out, s->name);
+            json_append_string(out, s->name);
             g_string_append_printf(out, ", \"value\": %s}", s->n->text);
         }
         g_string_append(out, only[k]->len ? "\n  ]" : "]");
