@@ -188,6 +188,93 @@ static void stats_append_ranges(GString *out, GPtrArray *names)
     }
 }
 
+/* After STEM: the index digits and the '.', or NULL when name is not STEMn.REST. */
+static const char *stats_instance_rest(const char *name, const char *stem)
+{
+    size_t n = strlen(stem);
+    if (strncmp(name, stem, n) != 0 || !g_ascii_isdigit(name[n]))
+        return NULL;
+    const char *p = name + n;
+    while (g_ascii_isdigit(*p))
+        p++;
+    return *p == '.' ? p + 1 : NULL;
+}
+
+guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_prefixes,
+                          const char *desc_suffix)
+{
+    GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
+    GPtrArray *order = g_ptr_array_new_with_free_func(g_free);
+    GArray *vals = g_array_new(FALSE, TRUE, sizeof(uint64_t));
+    GPtrArray *descs = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *units = g_ptr_array_new();
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        const char *rest = e->is_int ? stats_instance_rest(e->name, stem) : NULL;
+        if (!rest || strstr(rest, "::"))
+            continue;
+        bool top = false;
+        for (int t = 0; top_prefixes && top_prefixes[t] && !top; t++)
+            top = g_str_has_prefix(rest, top_prefixes[t]);
+        char *key = top ? g_strdup(rest) : g_strdup_printf("%s.%s", stem, rest);
+        gpointer idx;
+        if (g_hash_table_lookup_extended(sum, key, NULL, &idx)) {
+            g_array_index(vals, uint64_t, GPOINTER_TO_UINT(idx)) += e->u;
+            g_free(key);
+        } else {
+            g_hash_table_insert(sum, key, GUINT_TO_POINTER(order->len));
+            g_ptr_array_add(order, key);
+            g_array_append_val(vals, e->u);
+            /* copied: appending to the set below may move its entries */
+            g_ptr_array_add(descs, g_strdup_printf("%s (%s)", e->desc, desc_suffix));
+            g_ptr_array_add(units, (gpointer)e->unit);
+        }
+    }
+    guint added = order->len;
+    for (guint i = 0; i < order->len; i++)
+        stats_add_u64(s, g_ptr_array_index(order, i), g_array_index(vals, uint64_t, i),
+                      g_ptr_array_index(units, i), g_ptr_array_index(descs, i));
+    g_hash_table_destroy(sum);
+    g_ptr_array_free(order, TRUE);
+    g_array_free(vals, TRUE);
+    g_ptr_array_free(descs, TRUE);
+    g_ptr_array_free(units, TRUE);
+    return added;
+}
+
+guint stats_count_instances(const StatSet *s, const char *stem, const char *rest)
+{
+    guint n = 0;
+    for (guint i = 0; i < s->entries->len; i++) {
+        const char *r = stats_instance_rest(g_array_index(s->entries, StatEntry, i).name, stem);
+        n += r && strcmp(r, rest) == 0;
+    }
+    return n;
+}
+
+double stats_instances_mean(const StatSet *s, const char *stem, const char *hist)
+{
+    double weighted = 0, samples = 0;
+    char *want = g_strconcat(hist, "::samples", NULL);
+    for (guint i = 0; i < s->entries->len; i++) {
+        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        const char *r = stats_instance_rest(e->name, stem);
+        if (!r || strcmp(r, want) != 0)
+            continue;
+        char *mname = g_strndup(e->name, strlen(e->name) - strlen("samples"));
+        char *full = g_strconcat(mname, "mean", NULL);
+        const StatEntry *m = stats_find(s, full);
+        if (m && !m->is_int) {
+            weighted += m->d * (double)e->u;
+            samples += (double)e->u;
+        }
+        g_free(mname);
+        g_free(full);
+    }
+    g_free(want);
+    return stats_ratio(weighted, samples);
+}
+
 void stats_format_txt(const StatSet *s, GString *out)
 {
     g_string_append(out, "\n---------- Begin Simulation Statistics ----------\n");

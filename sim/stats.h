@@ -88,6 +88,22 @@ void stats_add_double(StatSet *s, const char *name, double v, const char *unit, 
 void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,
                     const char *desc);
 const StatEntry *stats_find(const StatSet *s, const char *name);
+
+/* System-level stats over the instances of a section (STEM0, STEM1, ...: the stem and a
+ * decimal index, as system builders name them), without a model parsing names itself.
+ *
+ * stats_sum_instances: every integer stat STEMn.REST (histogram parts "::" aside) is summed
+ * into STEM.REST, or into REST alone when REST starts with one of top_prefixes (NULL-terminated,
+ * may be NULL: gem5's per-controller-type totals such as L1Cache_Controller.I.Load); the totals
+ * are appended in the order their names first appear, each described as its first instance
+ * plus " (DESC_SUFFIX)". Returns how many totals it added.
+ * stats_count_instances: how many STEMn.REST stats there are for this REST (instances that have
+ * it). stats_instances_mean: the mean of histogram HIST over every instance, weighted by
+ * samples (STEMn.HIST::mean x STEMn.HIST::samples summed / samples summed; 0 without samples). */
+guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_prefixes,
+                          const char *desc_suffix);
+guint stats_count_instances(const StatSet *s, const char *stem, const char *rest);
+double stats_instances_mean(const StatSet *s, const char *stem, const char *hist);
 /* Safe division for formulas: 0 when the denominator is 0 (documented in docs/stats.md). */
 static inline double stats_ratio(double num, double den) { return den == 0 ? 0.0 : num / den; }
 

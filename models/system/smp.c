@@ -179,33 +179,14 @@ uint64_t smp_stat_u(const StatSet *set, const char *name)
  * per transaction, which every other cache snoops, plus the data it moves). */
 static void smp_traffic_stats(StatSet *set)
 {
-    double lat = 0, samples = 0;
-    guint n = set->entries->len;
-    for (guint i = 0; i < n; i++) {
-        const StatEntry *e = &g_array_index(set->entries, StatEntry, i);
-        if (!g_str_has_prefix(e->name, "l1d") || !g_str_has_suffix(e->name, ".miss_latency::samples"))
-            continue;
-        char *mean = g_strndup(e->name, strlen(e->name) - strlen("samples"));
-        char *mname = g_strconcat(mean, "mean", NULL);
-        const StatEntry *m = stats_find(set, mname);
-        if (m && !m->is_int) {
-            lat += m->d * (double)e->u;
-            samples += (double)e->u;
-        }
-        g_free(mean);
-        g_free(mname);
-    }
+    double lat = stats_instances_mean(set, "l1d", "miss_latency");
     uint64_t misses = smp_stat_u(set, "l1d.misses");
-    stats_add_double(set, "system.avg_miss_latency", stats_ratio(lat, samples), "cycle",
+    stats_add_double(set, "system.avg_miss_latency", lat, "cycle",
                      "mean L1 miss latency over every L1 (request to data)");
     if (!stats_find(set, "bus.transactions"))
         return;
-    uint64_t txns = smp_stat_u(set, "bus.transactions"), cores = 0;
-    for (guint i = 0; i < n; i++)
-        if (g_str_has_suffix(g_array_index(set->entries, StatEntry, i).name, ".accesses") &&
-            g_str_has_prefix(g_array_index(set->entries, StatEntry, i).name, "l1d") &&
-            g_ascii_isdigit(g_array_index(set->entries, StatEntry, i).name[3]))
-            cores++;
+    uint64_t txns = smp_stat_u(set, "bus.transactions");
+    uint64_t cores = stats_count_instances(set, "l1d", "accesses");
     stats_add_double(set, "system.bus_transactions_per_miss",
                      stats_ratio((double)txns, (double)misses), "count",
                      "bus.transactions / l1d.misses (write-backs included)");
@@ -220,57 +201,13 @@ static void smp_traffic_stats(StatSet *set)
 }
 
 /* Totals over all L1s, under gem5's controller-type names (L1Cache_Controller.I.Load, ...), and
- * the miss classes: "l1d3.X" adds into "l1d.X" or, for controller counters, into "X". */
+ * the miss classes: "l1d3.X" adds into "l1d.X" or, for controller counters, into "X" (the
+ * generic aggregation of sim/stats.c, stats_sum_instances). */
 void smp_stats(Sim *sim, StatSet *set)
 {
     (void)sim;
-    GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
-    GPtrArray *order = g_ptr_array_new();
-    GArray *vals = g_array_new(FALSE, TRUE, sizeof(uint64_t));
-    GPtrArray *descs = g_ptr_array_new();
-    GPtrArray *units = g_ptr_array_new();
-    guint n = set->entries->len;
-    for (guint i = 0; i < n; i++) {
-        const StatEntry *e = &g_array_index(set->entries, StatEntry, i);
-        if (!e->is_int || !g_str_has_prefix(e->name, "l1d"))
-            continue;
-        const char *p = e->name + 3;
-        if (!g_ascii_isdigit(*p))
-            continue;
-        while (g_ascii_isdigit(*p))
-            p++;
-        if (*p != '.' || strstr(p, "::"))
-            continue;
-        char *key = g_str_has_prefix(p + 1, "L1Cache_Controller.") ? g_strdup(p + 1)
-                                                                     : g_strconcat("l1d", p, NULL);
-        gpointer idx;
-        if (g_hash_table_lookup_extended(sum, key, NULL, &idx)) {
-            g_array_index(vals, uint64_t, GPOINTER_TO_UINT(idx)) += e->u;
-            g_free(key);
-        } else {
-            g_hash_table_insert(sum, key, GUINT_TO_POINTER(order->len));
-            g_ptr_array_add(order, key);
-            g_array_append_val(vals, e->u);
-            g_ptr_array_add(descs, e->desc);
-            g_ptr_array_add(units, (gpointer)e->unit);
-        }
-    }
-    /* descriptions point into set entries: copy the list before appending to the set */
-    GPtrArray *dcopy = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < descs->len; i++)
-        g_ptr_array_add(dcopy, g_strdup_printf("%s (sum over all L1s)",
-                                               (const char *)g_ptr_array_index(descs, i)));
-    for (guint i = 0; i < order->len; i++)
-        stats_add_u64(set, g_ptr_array_index(order, i), g_array_index(vals, uint64_t, i),
-                      g_ptr_array_index(units, i), g_ptr_array_index(dcopy, i));
-    g_ptr_array_free(dcopy, TRUE);
-    for (guint i = 0; i < order->len; i++)
-        g_free(g_ptr_array_index(order, i));
-    g_ptr_array_free(order, TRUE);
-    g_ptr_array_free(descs, TRUE);
-    g_ptr_array_free(units, TRUE);
-    g_array_free(vals, TRUE);
-    g_hash_table_destroy(sum);
+    static const char *const controller[] = { "L1Cache_Controller.", NULL };
+    stats_sum_instances(set, "l1d", controller, "sum over all L1s");
     smp_traffic_stats(set);
 }
 

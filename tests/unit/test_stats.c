@@ -182,6 +182,50 @@ static void test_txt_same(void)
     stats_clear(&s);
 }
 
+/* issue 17 item 2: system-level stats from one generic aggregation over STEMn instances */
+static void test_instances(void)
+{
+    StatSet s;
+    stats_init(&s);
+    stats_add_u64(&s, "l1d0.misses", 3, "count", "misses");
+    stats_add_u64(&s, "l1d0.L1Cache_Controller.I.Load", 2, "count", "I x Load");
+    stats_add_u64(&s, "l1d0.accesses", 10, "count", "accesses");
+    stats_add_u64(&s, "l1d12.misses", 4, "count", "misses of 12");
+    stats_add_u64(&s, "l1d12.accesses", 20, "count", "accesses");
+    stats_add_u64(&s, "l1d12.L1Cache_Controller.I.Load", 5, "count", "I x Load");
+    stats_add_double(&s, "l1d0.miss_rate", 0.3, "ratio", "not an integer: not summed");
+    stats_add_u64(&s, "l1d.misses_seen", 99, "count", "no index: not an instance");
+    stats_add_u64(&s, "l1dx.misses", 99, "count", "not the stem and an index");
+    stats_add_u64(&s, "l1d3x.misses", 99, "count", "index then not a dot");
+    SimHist h0 = { 0 }, h1 = { 0 };
+    sim_hist_add(&h0, 10);
+    sim_hist_add(&h0, 20);                                      /* mean 15, 2 samples */
+    sim_hist_add(&h1, 30);                                      /* mean 30, 1 sample */
+    stats_add_hist(&s, "l1d0.miss_latency", &h0, "cycle", "latency");
+    stats_add_hist(&s, "l1d12.miss_latency", &h1, "cycle", "latency");
+    static const char *const top[] = { "L1Cache_Controller.", NULL };
+    guint n0 = s.entries->len;
+    CU_ASSERT_EQUAL(stats_sum_instances(&s, "l1d", top, "sum over all L1s"), 3);
+    CU_ASSERT_EQUAL(s.entries->len, n0 + 3);
+    const StatEntry *e = stats_find(&s, "l1d.misses");
+    CU_ASSERT(e && e->u == 7 && strcmp(e->desc, "misses (sum over all L1s)") == 0);
+    e = stats_find(&s, "L1Cache_Controller.I.Load");
+    CU_ASSERT(e && e->u == 7);
+    e = stats_find(&s, "l1d.accesses");
+    CU_ASSERT(e && e->u == 30);
+    /* first-appearance order: misses, controller, accesses */
+    CU_ASSERT_STRING_EQUAL(g_array_index(s.entries, StatEntry, n0).name, "l1d.misses");
+    CU_ASSERT_STRING_EQUAL(g_array_index(s.entries, StatEntry, n0 + 1).name,
+                           "L1Cache_Controller.I.Load");
+    CU_ASSERT_PTR_NULL(stats_find(&s, "l1d.miss_rate"));
+    CU_ASSERT_PTR_NULL(stats_find(&s, "l1d.miss_latency::samples"));
+    CU_ASSERT_EQUAL(stats_count_instances(&s, "l1d", "accesses"), 2);
+    CU_ASSERT_EQUAL(stats_count_instances(&s, "l1d", "nosuch"), 0);
+    CU_ASSERT_DOUBLE_EQUAL(stats_instances_mean(&s, "l1d", "miss_latency"), 20.0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(stats_instances_mean(&s, "core", "miss_latency"), 0.0, 0);
+    stats_clear(&s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -194,6 +238,7 @@ int main(void)
     CU_add_test(s, "write error", test_write_error);
     CU_add_test(s, "stats.txt: idle components on one line", test_txt_idle);
     CU_add_test(s, "stats.txt: equal siblings listed once", test_txt_same);
+    CU_add_test(s, "system-level stats over instances", test_instances);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
