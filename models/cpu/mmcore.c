@@ -216,7 +216,7 @@ static int64_t operand(const MmCore *k, int i)
 
 static bool is_access(int kind) { return kind == MA_LOAD || kind == MA_STORE || kind == MA_LOCKED; }
 
-/* LFENCE and SFENCE (litmus.h LitFenceKind) order only some kinds: LFENCE waits for earlier
+/* LFENCE and SFENCE (litprog.h LitFenceKind) order only some kinds: LFENCE waits for earlier
  * loads and holds back every later access, SFENCE orders earlier stores before later stores.
  * Fences and locked ops stay in order with them. `fence_earlier`: f comes before the op of kind
  * k (does f hold k back?), else after it (does f wait for k?). */

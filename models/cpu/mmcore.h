@@ -1,11 +1,11 @@
-/* mmcore.h: mm-core, a core that runs one litmus thread (models/litmus/litmus.h) under a memory
+/* mmcore.h: mm-core, a core that runs one litmus thread (litprog.h) under a memory
  * model (memmodel.h) against its coherent L1, with randomized timing: the cycle-level side of
  * `archsim litmus` random mode (models/litmus/simrun.c drives it through this API). */
 #ifndef ARCHSIM_MMCORE_H
 #define ARCHSIM_MMCORE_H
 
 #include "../../sim/component.h"
-#include "../litmus/litmus.h"
+#include "litprog.h"
 #include "memmodel.h"
 
 extern const ComponentClass mm_core_class;
