@@ -19,6 +19,7 @@
 #include "input.h"
 #include "json.h"
 #include "outfile.h"
+#include "sweep_mpi.h"
 #include "version.h"
 
 /* ---- axes -------------------------------------------------------------------------------- */
@@ -660,16 +661,6 @@ int sweep_point_start(const Sweep *s, guint i)
     g_free(errp);
     errno = saved;
     return (int)pid;
-}
-
-void sweep_result_clear(SweepResult *r)
-{
-    g_free(r->message);
-    if (r->names)
-        g_ptr_array_free(r->names, TRUE);
-    if (r->values)
-        g_ptr_array_free(r->values, TRUE);
-    memset(r, 0, sizeof *r);
 }
 
 static void result_init(SweepResult *r)
@@ -1315,6 +1306,23 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
     return rc;
 }
 
+/* The points as sweep_mpi.c sees them (sweep_exec.h) */
+static void points_run(void *ctx, unsigned i, SweepResult *r)
+{
+    sweep_run_point(ctx, i, r);
+}
+
+static bool points_done(void *ctx, unsigned i, SweepResult *r)
+{
+    return sweep_point_done(ctx, i, r);
+}
+
+static void points_report(void *ctx, unsigned i, const SweepResult *r, unsigned finished,
+                          unsigned n)
+{
+    sweep_report_point(ctx, i, r, finished, n);
+}
+
 int sweep_main(int argc, char **argv)
 {
     char *out = NULL, *seed_text = NULL, *stats = NULL, *seeds_text = NULL;
@@ -1514,7 +1522,8 @@ int sweep_main(int argc, char **argv)
     }
     if (nranks > 1) {             /* --mpi: rank 0 hands out points, the others run them */
         results = g_new0(SweepResult, n);
-        rc = sweep_mpi_run(s, resume, results, &resumed, &failed);
+        SweepPoints points = { s, n, points_run, points_done, points_report };
+        rc = sweep_mpi_run(&points, resume, results, &resumed, &failed);
         if (rc || rank != 0)
             goto out;
         goto write_results;

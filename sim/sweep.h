@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sweep_exec.h"
 
 /* The default --stats globs (docs/sweeps.md). */
 #define SWEEP_DEFAULT_STATS "sim.cycles,*.ipc,*.amat,*.miss_rate,bus.transactions,bus.utilization"
@@ -71,15 +72,6 @@ typedef struct {
     GPtrArray *point_sha256;   /* char*, one per point */
 } Sweep;
 
-/* The outcome of one point. */
-typedef struct {
-    int exit_code;       /* the child's exit status; -1 when killed by a signal */
-    int signal;          /* the signal that killed it, else 0 */
-    bool resumed;        /* --resume found it complete and did not run it */
-    char *message;       /* first line of its stderr ("" when it succeeded) */
-    GPtrArray *names;    /* char*: stats.json names in file order (empty when it failed) */
-    GPtrArray *values;   /* char*: the number texts exactly as in stats.json */
-} SweepResult;
 
 Sweep *sweep_new(void);
 /* Computes the digests above from BASE, the config every point runs (before its swept values;
@@ -130,7 +122,6 @@ void sweep_point_finish(const Sweep *s, guint i, int wait_status, SweepResult *r
 void sweep_run_point(const Sweep *s, guint i, SweepResult *r);
 /* Whether DIR/point-NNNN holds a complete run (run.json); if so fills r from its stats.json. */
 bool sweep_point_done(const Sweep *s, guint i, SweepResult *r);
-void sweep_result_clear(SweepResult *r);
 
 /* Parses a flat stats.json object into names and number texts (verbatim). */
 bool sweep_parse_stats_json(const char *text, GPtrArray *names, GPtrArray *values);
@@ -149,20 +140,6 @@ char *sweep_status_text(const SweepResult *r);
 /* The line a finished point prints (a failure always, success unless s->quiet); finished counts
  * the points done so far, this one included. */
 void sweep_report_point(const Sweep *s, guint i, const SweepResult *r, guint finished, guint n);
-
-/* ---- --mpi (sweep_mpi.c; docs/sweeps.md "MPI") ----
- * Without ARCHSIM_HAVE_MPI, sweep_mpi_init() prints how to enable MPI and returns 64, the others
- * do nothing. sweep_mpi_agree() is a collective: every rank's rc, the largest returned to all.
- * sweep_mpi_bcast_string() replaces *text on ranks > 0 with rank 0's. sweep_mpi_run(): rank 0
- * hands out the points (skipping those --resume finds complete) and fills results (n entries,
- * zeroed) and the counts; the other ranks run the points they are given; 0 or an exit code. */
-bool sweep_mpi_built(void);
-int sweep_mpi_init(int *rank, int *size);
-void sweep_mpi_finalize(void);
-int sweep_mpi_agree(int rc);
-void sweep_mpi_bcast_string(char **text);
-int sweep_mpi_run(const Sweep *s, bool resume, SweepResult *results, guint *resumed,
-                  guint *failed);
 
 /* `archsim sweep ...`; argv[0] is "sweep". */
 int sweep_main(int argc, char **argv);

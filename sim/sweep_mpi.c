@@ -6,7 +6,7 @@
  * result of its previous point (or nothing, the first time); the master stores that result and
  * answers with the next index, or with -1 (stop) when none are left. So a rank that finishes
  * early asks early: dynamic load balancing with one point in flight per worker. Workers run each
- * point exactly like the local sweep (sweep_run_point: a child `archsim run` process into
+ * point exactly like the local sweep (SweepPoints.run, sweep_exec.h: a child `archsim run` process into
  * DIR/point-NNNN/), so the sweep directory must be visible to every rank (one node, or a shared
  * file system). Rank 0 then writes sweep.csv and sweep.json with the same code as a local run.
  *
@@ -14,7 +14,7 @@
  * mpicc is present); otherwise the same functions say how to enable it. MPI_Init is called only
  * in --mpi mode, so an MPI build of ./archsim runs normally without mpirun.
  */
-#include "sweep.h"
+#include "sweep_mpi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ static int decode(const char *buf, int len, SweepResult *r)
 
 /* ---- master and workers ------------------------------------------------------------------ */
 
-static int worker(const Sweep *s)
+static int worker(const SweepPoints *p)
 {
     SweepResult r;
     int index = -1;
@@ -160,14 +160,14 @@ static int worker(const Sweep *s)
         MPI_Recv(&index, 1, MPI_INT, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (index < 0)
             return 0;
-        sweep_run_point(s, (guint)index, &r);
+        p->run(p->ctx, (unsigned)index, &r);
     }
 }
 
-static int master(const Sweep *s, bool resume, SweepResult *results, guint *resumed,
+static int master(const SweepPoints *p, bool resume, SweepResult *results, guint *resumed,
                   guint *failed, int size)
 {
-    guint n = sweep_n_points(s), next = 0, finished = 0;
+    guint n = p->n, next = 0, finished = 0;
     int active = size - 1;   /* workers not yet told to stop */
     int rc = 0;
     while (active > 0) {
@@ -192,7 +192,7 @@ static int master(const Sweep *s, bool resume, SweepResult *results, guint *resu
             finished++;
             if (!(r.signal == 0 && r.exit_code == 0))
                 (*failed)++;
-            sweep_report_point(s, (guint)index, &results[index], finished, n);
+            p->report(p->ctx, (unsigned)index, &results[index], finished, n);
         } else {
             sweep_result_clear(&r);
         }
@@ -200,7 +200,7 @@ static int master(const Sweep *s, bool resume, SweepResult *results, guint *resu
         int give = -1;
         while (rc == 0 && next < n) {
             guint i = next++;
-            if (resume && sweep_point_done(s, i, &results[i])) {
+            if (resume && p->done(p->ctx, i, &results[i])) {
                 (*resumed)++;
                 finished++;
                 continue;
@@ -215,15 +215,15 @@ static int master(const Sweep *s, bool resume, SweepResult *results, guint *resu
     return rc;
 }
 
-int sweep_mpi_run(const Sweep *s, bool resume, SweepResult *results, guint *resumed,
+int sweep_mpi_run(const SweepPoints *p, bool resume, SweepResult *results, guint *resumed,
                   guint *failed)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank != 0)
-        return worker(s);
-    return master(s, resume, results, resumed, failed, size);
+        return worker(p);
+    return master(p, resume, results, resumed, failed, size);
 }
 
 #else /* !ARCHSIM_HAVE_MPI */
@@ -257,10 +257,10 @@ void sweep_mpi_bcast_string(char **text)
     (void)text;
 }
 
-int sweep_mpi_run(const Sweep *s, bool resume, SweepResult *results, guint *resumed,
+int sweep_mpi_run(const SweepPoints *p, bool resume, SweepResult *results, guint *resumed,
                   guint *failed)
 {
-    (void)s;
+    (void)p;
     (void)resume;
     (void)results;
     (void)resumed;
