@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "oracle.h"
 
 #define MSG_BLOCK 1024
 
@@ -47,7 +46,8 @@ void sim_destroy(Sim *sim)
         g_array_free(sim->roi.saved, TRUE);
     if (sim->roi.extra_base)
         g_hash_table_destroy(sim->roi.extra_base);
-    oracle_free(sim->oracle);
+    if (sim->oracle && sim->oracle_free)
+        sim->oracle_free(sim->oracle);
     for (guint i = sim->components->len; i-- > 0;) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->finalize)

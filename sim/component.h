@@ -216,6 +216,8 @@ struct Sim {
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
     struct Oracle *oracle;       /* reference checks (golden memory, SWMR), or NULL */
+    void (*oracle_free)(struct Oracle *);   /* set with it (models/mem/oracle.h): sim_destroy
+                                               frees it without sim/ knowing the type */
     int htm_nackers;             /* L1s running a transaction that may refuse requests (HTM
                                     responder wins): the bus asks before ordering while > 0 */
     uint64_t mem_limit;          /* bytes of model state the components may hold (sim.memory_limit) */

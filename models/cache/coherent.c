@@ -25,7 +25,7 @@
 
 #include "../../protocols/protocol.h"
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 #include "../bus/busmsg.h"
 #include "cohshared.h"
 #include "htm.h"

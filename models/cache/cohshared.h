@@ -10,7 +10,7 @@
 #include <glib.h>
 
 #include "../../sim/component.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 
 /* ---- op FIFO (no allocation: the Msg's next_free field links it) ------------------------- */
 static inline void coh_op_push(Msg **head, Msg **tail, Msg *m)

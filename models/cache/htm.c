@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 
 const char *const htm_conflict_choices[] = { "requester", "responder", "none", NULL };
 const char *const htm_versioning_choices[] = { "lazy", "eager", NULL };

@@ -14,7 +14,7 @@
  *
  * random-tester: gem5's Ruby random tester in spirit: random loads and stores of 1, 2, 4 or 8
  * bytes to a few lines laid out for false and true sharing, with random gaps and several ops in
- * flight; every load is checked against the reference memory by the caches (sim/oracle.h).
+ * flight; every load is checked against the reference memory by the caches (models/mem/oracle.h).
  */
 #include "pattern.h"
 

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 #include "../cache/cohshared.h"
 #include "dirmsg.h"
 

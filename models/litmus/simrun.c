@@ -21,7 +21,7 @@
 
 #include "../../sim/config.h"
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 #include "../../sim/system.h"
 #include "../cpu/mmcore.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 #include "../dir/dirmsg.h"
 #include "smp.h"
 
@@ -178,6 +178,7 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         uint64_t line = 64;
         sim_component_param_u64(l10, "line", &line);
         sim->oracle = oracle_new((uint32_t)line, true);
+        sim->oracle_free = oracle_free;
     }
     return true;
 }

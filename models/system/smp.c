@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../mem/oracle.h"
 
 typedef struct {
     uint64_t cores, llc_banks;
@@ -164,6 +164,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         uint64_t line = 64;
         sim_component_param_u64(bus, "line", &line);
         sim->oracle = oracle_new((uint32_t)line, true);
+        sim->oracle_free = oracle_free;
     }
     return true;
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "../../models/cpu/kernel.h"
-#include "../../sim/oracle.h"
+#include "../../models/mem/oracle.h"
 #include "../../sim/system.h"
 
 /* The component coreI of a built run (it must exist). */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../../models/mem/oracle.h"
 #include "../../sim/system.h"
 #include "sysutil.h"
 

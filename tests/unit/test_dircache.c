@@ -16,7 +16,7 @@
 #include "../../models/dir/dircache.h"
 #include "../../models/dir/dirmsg.h"
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../../models/mem/oracle.h"
 #include "../../sim/system.h"
 
 #define MAXR 64

@@ -15,7 +15,7 @@
 
 #include "../../models/cpu/kernel.h"
 #include "../../sim/error.h"
-#include "../../sim/oracle.h"
+#include "../../models/mem/oracle.h"
 #include "../../sim/system.h"
 #include "kernutil.h"
 #include "sysutil.h"
