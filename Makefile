@@ -42,7 +42,7 @@ LIBS       = $(PKG_LIBS) $(MPI_LIBS) -lm
 
 
 # ---- MPI (optional; docs/sweeps.md "MPI"): OpenMPI from openmpi-bin + libopenmpi-dev, found by
-# its pkg-config file or mpicc. Only sim/sweep_mpi.c and tools/bench_mpi_window.c see mpi.h (as a
+# its pkg-config file or mpicc. Only sim/cli/sweep_mpi.c and tools/bench_mpi_window.c see mpi.h (as a
 # system header, so -W flags stay clean); libmpi is linked in, MPI_Init runs only for --mpi.
 ifneq ($(NO_MPI),1)
   ifeq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo y),y)
@@ -64,8 +64,8 @@ endif
 MPI_STAMP := $(BUILD)/mpi-$(if $(HAVE_MPI),on,off).stamp
 $(BUILD)/mpi-%.stamp:
 	@mkdir -p $(dir $@) && rm -f $(BUILD)/mpi-*.stamp && touch $@
-$(BUILD)/sim/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
-$(BUILD)/sim/sweep_mpi.o: $(MPI_STAMP)
+$(BUILD)/sim/cli/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/sim/cli/sweep_mpi.o: $(MPI_STAMP)
 $(BUILD)/tools/bench_mpi_window: CFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tools/bench_mpi_window: $(MPI_STAMP)
 
@@ -92,7 +92,7 @@ $(GIT_STAMP):
 .PHONY: FORCE
 FORCE:
 
-LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard models/*.c models/*/*.c \
+LIB_SRC  := $(filter-out sim/cli/main.c,$(wildcard sim/*.c sim/cli/*.c)) $(wildcard models/*.c models/*/*.c \
             models/*/*/*.c protocols/*.c traces/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -116,8 +116,8 @@ deps:
 check-deps:
 	@sh tools/deps.sh check
 
-$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: OBJ_CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
-$(BUILD)/sim/main.o $(BUILD)/sim/sweep.o: $(GIT_STAMP)
+$(BUILD)/sim/cli/main.o $(BUILD)/sim/cli/sweep.o: OBJ_CFLAGS += -DARCHSIM_GIT='"$(GIT_HASH)"'
+$(BUILD)/sim/cli/main.o $(BUILD)/sim/cli/sweep.o: $(GIT_STAMP)
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -132,7 +132,7 @@ $(BUILD)/libarchsim.a: $(LIB_OBJ)
 archsim: $(BUILD)/archsim
 	@ln -sf $(BUILD)/archsim archsim
 
-$(BUILD)/archsim: $(BUILD)/sim/main.o $(BUILD)/libarchsim.a $(MPI_STAMP) $(FLAGS_STAMP)
+$(BUILD)/archsim: $(BUILD)/sim/cli/main.o $(BUILD)/libarchsim.a $(MPI_STAMP) $(FLAGS_STAMP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
 
 # -MMD: a test is rebuilt when a header or data file it includes (tests/unit/data/...) changes
@@ -267,4 +267,4 @@ uninstall:
 clean:
 	rm -rf build build-debug build-fuzz archsim
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/sim/main.d $(TEST_BIN:=.d) $(FUZZ_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(TEST_BIN:=.d) $(FUZZ_BIN:=.d)

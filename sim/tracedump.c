@@ -20,7 +20,7 @@
 #include "json.h"
 #include "outfile.h"
 #include "param.h"
-#include "teach.h"
+#include "cli/teach.h"
 #include "version.h"
 
 /* Output buffer: big enough that a write(2) or a deflate call is amortized over thousands of

@@ -35,7 +35,7 @@
 
 #include <glib/gstdio.h>
 
-#include "../sim/cli.h"
+#include "../sim/cli/cli.h"
 #include "../sim/error.h"
 #include "../sim/outfile.h"
 #include "atrace.h"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../sim/cli.h"
+#include "../sim/cli/cli.h"
 #include "../sim/config.h"
 #include "../sim/error.h"
 #include "atrace.h"

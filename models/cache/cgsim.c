@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../sim/cli.h"
+#include "../../sim/cli/cli.h"
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 #include "../../traces/lackey.h"

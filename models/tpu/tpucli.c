@@ -10,7 +10,7 @@
 
 #include <glib/gstdio.h>
 
-#include "../../sim/cli.h"
+#include "../../sim/cli/cli.h"
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 #include "tpu.h"

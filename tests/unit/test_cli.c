@@ -1,4 +1,4 @@
-/* test_cli.c: CUnit tests for the command-line pieces every subcommand shares (sim/cli.c,
+/* test_cli.c: CUnit tests for the command-line pieces every subcommand shares (sim/cli/cli.c,
  * issue 16 item 4): the --help layout (usage forms and continuation lines, aligned options,
  * wrapping, hidden and G_OPTION_REMAINING entries left out, -h/--help added once), the usage
  * error's two lines, the empty-value check of each option kind, and cli_parse's three outcomes.
@@ -11,7 +11,7 @@
 
 #include <glib/gstdio.h>
 
-#include "../../sim/cli.h"
+#include "../../sim/cli/cli.h"
 #include "../../sim/error.h"
 
 /* Runs fn(ctx) with stdout and stderr sent to files; returns both texts. */

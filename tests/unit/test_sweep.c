@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
-#include "../../sim/sweep.h"
+#include "../../sim/cli/sweep.h"
 
 static char *tmpdir;
 

@@ -11,7 +11,7 @@
 #include "../../models/cpu/script.h"
 #include "../../sim/error.h"
 #include "../../sim/system.h"
-#include "../../sim/teach.h"
+#include "../../sim/cli/teach.h"
 
 static char *tmpdir;
 

@@ -8,7 +8,7 @@
 #include "../../sim/error.h"
 #include "../../sim/system.h"
 #include "tmpdir.h"
-#include "../../sim/validate.h"
+#include "../../sim/cli/validate.h"
 
 static char *dir;
 

@@ -15,7 +15,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/jsonread.h"
-#include "../../sim/sweep.h"
+#include "../../sim/cli/sweep.h"
 
 static void fuzz_check(bool ok, const char *what)
 {

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
-#include "json.h"
-#include "jsonread.h"
-#include "param.h"
+#include "../error.h"
+#include "../json.h"
+#include "../jsonread.h"
+#include "../param.h"
 #include "sweep.h"
 
 static const CliHelp diff_help = {

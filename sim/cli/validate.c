@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "../error.h"
 #include "sweep.h"
-#include "system.h"
+#include "../system.h"
 
 static bool is_seed_key(const char *key)
 {

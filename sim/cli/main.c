@@ -12,15 +12,15 @@
 
 #include "cli.h"
 #include "diff.h"
-#include "error.h"
-#include "input.h"
-#include "json.h"
-#include "outfile.h"
-#include "registry.h"
+#include "../error.h"
+#include "../input.h"
+#include "../json.h"
+#include "../outfile.h"
+#include "../registry.h"
 #include "sweep.h"
-#include "system.h"
+#include "../system.h"
 #include "validate.h"
-#include "version.h"
+#include "../version.h"
 
 static const char *const usage_text =
     "Usage: archsim COMMAND [OPTIONS]\n"

@@ -15,7 +15,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "tracedump.h"
+#include "../tracedump.h"
 
 typedef struct TraceTeach TraceTeach;
 

@@ -15,12 +15,12 @@
 #include <glib/gstdio.h>
 
 #include "cli.h"
-#include "error.h"
-#include "input.h"
-#include "json.h"
-#include "outfile.h"
+#include "../error.h"
+#include "../input.h"
+#include "../json.h"
+#include "../outfile.h"
 #include "sweep_mpi.h"
-#include "version.h"
+#include "../version.h"
 
 /* ---- axes -------------------------------------------------------------------------------- */
 

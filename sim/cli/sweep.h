@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "../config.h"
 #include "sweep_exec.h"
 
 /* The default --stats globs (docs/sweeps.md). */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../error.h"
 
 #ifdef ARCHSIM_HAVE_MPI
 #include <mpi.h>

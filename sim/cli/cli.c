@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "error.h"
+#include "../error.h"
 
 #define CLI_HELP_WIDTH 96     /* wrap option descriptions here */
 #define CLI_HELP_MAX_LEFT 30  /* a longer "-x, --name=ARG" puts its description on the next line */
