@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "../error.h"
+#include "../graph.h"
 #include "../input.h"
 #include "../json.h"
 #include "../outfile.h"
@@ -100,6 +101,7 @@ typedef struct {
     char *trace, *trace_format, *trace_window, *trace_components, *trace_addr;
     gint64 trace_max;
     gboolean teach;
+    char *graph;
     char *warmup, *stats_every;
     gboolean roi;
 } RunOpts;
@@ -359,9 +361,11 @@ bad:
 }
 
 /* The summary goes to F: stdout, or stderr when the dump itself goes to stdout (--trace -).
- * TRACE is where --trace landed (NULL: no dump); EPOCHS: stats.jsonl was written. */
+ * TRACE is where --trace landed (NULL: no dump); EPOCHS: stats.jsonl was written; GRAPH: the
+ * --graph file in the run directory, or NULL. */
 static void print_summary(FILE *f, const char *config, const StatSet *st, uint64_t seed,
-                          double host, const char *dir, const char *trace, bool epochs)
+                          double host, const char *dir, const char *trace, bool epochs,
+                          const char *graph)
 {
     const StatEntry *cyc = stats_find(st, "sim.cycles");
     fprintf(f, "archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
@@ -378,8 +382,8 @@ static void print_summary(FILE *f, const char *config, const StatSet *st, uint64
                     fprintf(f, "  %-22s %.4f\n", e->name, e->d);
             }
     }
-    fprintf(f, "results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json%s)",
-            dir, epochs ? ", stats.jsonl" : "");
+    fprintf(f, "results: %s/ (stats.txt, stats.json, stats.csv, config.resolved.yaml, run.json%s%s%s)",
+            dir, epochs ? ", stats.jsonl" : "", graph ? ", " : "", graph ? graph : "");
     if (trace && strcmp(trace, "-") == 0)
         fprintf(f, "; trace dump: stdout");
     else if (trace && g_path_is_absolute(trace))
@@ -456,6 +460,9 @@ static int cmd_run(int argc, char **argv)
           "a trace's ROI markers reset the stats (first begin) and freeze them (when every "
           "begin has its end); "
           "same as --set sim.roi_markers=true", NULL },
+        { "graph", 0, 0, G_OPTION_ARG_FILENAME, &o.graph,
+          "also write the machine as a Graphviz digraph NAME (a file name such as machine.dot) "
+          "into the run directory; dot -Tsvg renders it", "NAME" },
         { "teach", 0, 0, G_OPTION_ARG_NONE, &o.teach,
           "print a table to stdout: per core access the bus transaction, who supplied the data "
           "and every cache's state of the line (--trace-window and --trace-addr narrow it)",
@@ -520,6 +527,20 @@ static int cmd_run(int argc, char **argv)
             goto out;
         }
         roi_sets[nroi++] = g_strdup_printf("sim.warmup=%s", o.warmup);
+    }
+    if (o.graph) {
+        bool own = false;
+        for (int i = 0; run_files[i]; i++)
+            own |= strcmp(o.graph, run_files[i]) == 0;
+        if (strchr(o.graph, '/') || !strcmp(o.graph, ".") || !strcmp(o.graph, "..") || own ||
+            (o.trace && !strcmp(o.graph, o.trace))) {
+            char *msg = g_strdup_printf("--graph '%s': expected a file name for the run "
+                                        "directory (no '/'), not one of its own files nor the "
+                                        "--trace file", o.graph);
+            rc = usage_error("run", msg);
+            g_free(msg);
+            goto out;
+        }
     }
     if (o.stats_every) {
         uint64_t n;
@@ -757,6 +778,13 @@ static int cmd_run(int argc, char **argv)
         ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
         g_free(p);
     }
+    if (ok && o.graph) {         /* --graph NAME: the built machine (sim/graph.h) */
+        g_string_truncate(buf, 0);
+        sim_graph_dot(&run->sim, buf);
+        p = g_build_filename(stage, o.graph, NULL);
+        ok = outfile_write(p, buf->str, buf->len, false, NULL, &e);
+        g_free(p);
+    }
     if (ok && run->epochs) {
         p = g_build_filename(stage, "stats.jsonl", NULL);
         ok = outfile_write(p, run->epochs->str, run->epochs->len, false, NULL, &e);
@@ -848,7 +876,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     print_summary(o.trace && strcmp(o.trace, "-") == 0 ? stderr : stdout, config, &st,
-                  run->sim.seed, host, out, o.trace, run->epochs != NULL);
+                  run->sim.seed, host, out, o.trace, run->epochs != NULL, o.graph);
     stats_clear(&st);
 out:
     if (td)
@@ -876,6 +904,7 @@ out:
     g_free(o.trace_addr);
     g_free(o.warmup);
     g_free(o.stats_every);
+    g_free(o.graph);
     return rc;
 }
 
@@ -957,29 +986,71 @@ static int cmd_validate(int argc, char **argv)
 
 static const CliHelp describe_help = {
     .cmd = "describe",
-    .usage = "archsim describe [TYPE]",
+    .usage = "archsim describe [TYPE]\n"
+             "archsim describe --machine CONFIG [--set KEY=VALUE]...",
     .summary = "List the systems and component classes, or one TYPE's parameters, ports and "
-               "statistics.",
+               "statistics, or the machine a config builds.",
     .details =
         "Without TYPE: every section, system (system.type) and component class; with TYPE (a\n"
         "system, a class, or sim) that one only: each parameter with its type, default, range\n"
         "and meaning, each port and each statistic, as configs and stats files name them.\n"
+        "With --machine: the machine CONFIG builds, one line per component (name, class,\n"
+        "clock) and under it each link from its requesting ports (port -> component.port,\n"
+        "latency); `archsim run --graph FILE` writes the same as a Graphviz digraph.\n"
         "\n"
         "Examples:\n"
         "  archsim describe\n"
         "  archsim describe cache\n"
+        "  archsim describe --machine configs/coherence/false-sharing.yaml\n"
         "\n"
-        "Exit status: 0 success, 64 bad command line or unknown TYPE; see archsim --help.\n",
+        "Exit status: 0 success, 64 bad command line or unknown TYPE, 66 CONFIG missing, 78 a bad\n"
+        "config; see archsim --help.\n",
 };
+
+/* `describe --machine CONFIG`: the built machine's components and links (sim/graph.h) */
+static int describe_machine(const char *arg, char **sets)
+{
+    GError *e = NULL;
+    char *path = sim_input_find(arg);
+    CfgNode *root = cfg_load_file(path, NULL, &e);
+    for (char **s = sets; root && s && *s; s++)
+        if (!cfg_apply_set(root, *s, &e))
+            g_clear_pointer(&root, cfg_node_free);
+    SystemRun *run = root ? system_build(root, -1, NULL, NULL, &e) : NULL;
+    if (!run) {
+        g_free(path);
+        return fail(e);
+    }
+    GString *out = g_string_new(NULL);
+    g_string_append_printf(out, "machine of %s (system %s):\n", path, run->sys->name);
+    sim_graph_text(&run->sim, out);
+    fputs(out->str, stdout);
+    g_string_free(out, TRUE);
+    system_free(run);
+    g_free(path);
+    return 0;
+}
 
 static int cmd_describe(int argc, char **argv)
 {
+    char *machine = NULL;
+    char **sets = NULL;
     GOptionEntry entries[] = {
+        { "machine", 'm', 0, G_OPTION_ARG_FILENAME, &machine,
+          "print the machine CONFIG builds: components and links", "CONFIG" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "with --machine: an override applied first (repeatable)", "KEY=VALUE" },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     int rc = cli_parse(&describe_help, entries, &argc, &argv);
     if (rc >= 0) {
         /* help printed or usage error */
+    } else if (machine && argc > 1) {
+        rc = usage_error("describe", "--machine CONFIG takes no TYPE");
+    } else if (sets && !machine) {
+        rc = usage_error("describe", "--set needs --machine CONFIG");
+    } else if (machine) {
+        rc = describe_machine(machine, sets);
     } else if (argc > 2) {
         rc = usage_error("describe", "at most one TYPE");
     } else if (argc == 2 && !*argv[1]) {
@@ -1004,6 +1075,8 @@ static int cmd_describe(int argc, char **argv)
         }
         g_string_free(out, TRUE);
     }
+    g_free(machine);
+    g_strfreev(sets);
     return rc;
 }
 
