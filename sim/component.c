@@ -46,6 +46,8 @@ void sim_destroy(Sim *sim)
         g_array_free(sim->roi.saved, TRUE);
     if (sim->roi.extra_base)
         g_hash_table_destroy(sim->roi.extra_base);
+    if (sim->clocks)
+        g_ptr_array_free(sim->clocks, TRUE);
     if (sim->oracle && sim->oracle_free)
         sim->oracle_free(sim->oracle);
     for (guint i = sim->components->len; i-- > 0;) {
@@ -320,22 +322,31 @@ void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t by
     sim->mem_used += bytes;
 }
 
-static int port_spec_index(const ComponentClass *cls, const char *name)
+int sim_port_spec_index(const ComponentClass *cls, const char *name)
 {
     for (int i = 0; cls->ports && cls->ports[i].name; i++)
         if (strcmp(cls->ports[i].name, name) == 0)
             return i;
     return -1;
 }
+#define port_spec_index sim_port_spec_index
 
-static Port *port_add(Component *c, int spec)
+/* A new connection of port `spec`: slot < 0 takes the next one after the highest in use. NULL
+ * when the slot is taken or the port is scalar and connected already. */
+static Port *port_add(Component *c, int spec, int slot)
 {
-    int slot = 0;
+    int next = 0;
     for (guint i = 0; i < c->ports->len; i++) {
         Port *p = g_ptr_array_index(c->ports, i);
-        if (p->spec == spec)
-            slot++;
+        if (p->spec != spec)
+            continue;
+        if (!c->cls->ports[spec].vector || p->slot == slot)
+            return NULL;
+        if (p->slot >= next)
+            next = p->slot + 1;
     }
+    if (slot < 0)
+        slot = next;
     if (slot > 0 && !c->cls->ports[spec].vector)
         return NULL;
     Port *p = g_new0(Port, 1);
@@ -347,8 +358,8 @@ static Port *port_add(Component *c, int spec)
     return p;
 }
 
-bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
-                 Tick latency, GError **error)
+bool sim_connect_slots(Component *a, const char *port_a, int slot_a, Component *b,
+                       const char *port_b, int slot_b, Tick latency, GError **error)
 {
     int sa = port_spec_index(a->cls, port_a), sb = port_spec_index(b->cls, port_b);
     if (sa < 0 || sb < 0) {
@@ -363,9 +374,12 @@ bool sim_connect(Component *a, const char *port_a, Component *b, const char *por
                     b->name, port_b);
         return false;
     }
-    Port *pa = port_add(a, sa);
-    Port *pb = pa ? port_add(b, sb) : NULL;
+    Port *pa = port_add(a, sa, slot_a);
+    Port *pb = pa ? port_add(b, sb, slot_b) : NULL;
     if (!pa || !pb) {
+        if (pa) {                   /* undo a's half */
+            g_ptr_array_remove_index(a->ports, a->ports->len - 1);
+        }
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "cannot connect %s.%s to %s.%s: port already connected", a->name, port_a,
                     b->name, port_b);
@@ -375,6 +389,113 @@ bool sim_connect(Component *a, const char *port_a, Component *b, const char *por
     pb->peer = pa;
     pa->latency = pb->latency = latency;
     return true;
+}
+
+bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
+                 Tick latency, GError **error)
+{
+    return sim_connect_slots(a, port_a, -1, b, port_b, -1, latency, error);
+}
+
+static gint port_order(gconstpointer x, gconstpointer y)
+{
+    const Port *a = *(Port *const *)x, *b = *(Port *const *)y;
+    if (a->spec != b->spec)
+        return a->spec < b->spec ? -1 : 1;
+    return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+bool sim_check_links(Sim *sim, char *(*where)(const Component *c, const char *port, void *ctx),
+                     void *ctx, GError **error)
+{
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        /* ports in (port, slot) order, so that models may walk them by slot */
+        bool sorted = true;
+        for (guint k = 1; k < c->ports->len; k++)
+            sorted = sorted && port_order(&g_ptr_array_index(c->ports, k - 1),
+                                          &g_ptr_array_index(c->ports, k)) < 0;
+        if (!sorted) {
+            g_ptr_array_sort(c->ports, port_order);
+            for (guint k = 0; k < c->ports->len; k++)
+                ((Port *)g_ptr_array_index(c->ports, k))->index = (int)k;
+        }
+        for (int s = 0; c->cls->ports && c->cls->ports[s].name; s++) {
+            const PortSpec *ps = &c->cls->ports[s];
+            int n = 0, max = -1;
+            for (guint k = 0; k < c->ports->len; k++) {
+                const Port *p = g_ptr_array_index(c->ports, k);
+                if (p->spec == s) {
+                    n++;
+                    if (p->slot > max)
+                        max = p->slot;
+                }
+            }
+            char *w = NULL;
+            if (n == 0 && ps->required) {
+                w = where ? where(c, ps->name, ctx) : NULL;
+                g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                            "%s%s%s.%s (%s %s) is never linked: class %s needs it; add a link "
+                            "%s it", w ? w : "", w ? ": " : "", c->name, ps->name,
+                            ps->role == PORT_REQUESTER ? "requester" : "responder",
+                            ps->vector ? "vector port" : "port", c->cls->name,
+                            ps->role == PORT_REQUESTER ? "from" : "to");
+                g_free(w);
+                return false;
+            }
+            if (n > 0 && max + 1 != n) {
+                int gap = 0;
+                for (; gap <= max; gap++) {
+                    bool found = false;
+                    for (guint k = 0; k < c->ports->len && !found; k++) {
+                        const Port *p = g_ptr_array_index(c->ports, k);
+                        found = p->spec == s && p->slot == gap;
+                    }
+                    if (!found)
+                        break;
+                }
+                w = where ? where(c, ps->name, ctx) : NULL;
+                g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                            "%s%s%s.%s[%d] is never linked, though %s.%s[%d] is: the slots of a "
+                            "vector port must be 0 .. N-1 with none left out", w ? w : "",
+                            w ? ": " : "", c->name, ps->name, gap, c->name, ps->name, max);
+                g_free(w);
+                return false;
+            }
+        }
+    }
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        for (guint k = 0; k < c->ports->len; k++) {
+            Port *p = g_ptr_array_index(c->ports, k);
+            if (c->cls->ports[p->spec].role != PORT_REQUESTER || !p->peer)
+                continue;
+            Component *o = p->peer->owner;
+            if ((c->cls->check_link && !c->cls->check_link(c, p, p->peer, error)) ||
+                (o->cls->check_link && !o->cls->check_link(o, p->peer, p, error)))
+                return false;
+        }
+    }
+    return true;
+}
+
+const ClockDomain *sim_clock(Sim *sim, uint64_t freq_hz)
+{
+    if (freq_hz == sim->sys_clk.freq_hz)
+        return &sim->sys_clk;
+    if (!sim->clocks)
+        sim->clocks = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < sim->clocks->len; i++) {
+        ClockDomain *cd = g_ptr_array_index(sim->clocks, i);
+        if (cd->freq_hz == freq_hz)
+            return cd;
+    }
+    ClockDomain *cd = g_new0(ClockDomain, 1);
+    char *name = g_strdup_printf("clk%uMHz", (unsigned)(freq_hz / 1000000));
+    clock_domain_init(cd, g_intern_string(name), freq_hz);
+    g_free(name);
+    g_ptr_array_add(sim->clocks, cd);
+    return cd;
 }
 
 Port *sim_port(Component *c, const char *name, int slot)

@@ -107,6 +107,8 @@ typedef struct {
     PortRole role;
     bool vector;          /* may be connected several times (port[0], port[1], ...) */
     const char *doc;
+    bool required;        /* a machine graph must link it (a vector port: at least once, with
+                             no slot left out); checked after wiring (sim_check_links) */
 } PortSpec;
 #define PORT_END { .name = NULL }
 
@@ -157,6 +159,13 @@ typedef struct {
      * (those are rebased by the stats layer): histograms, sums behind means and ratios, per-link
      * busy times. Must not touch state the model's behaviour reads. NULL: nothing of the kind. */
     void (*stats_reset)(Component *c);
+    /* check_link: the class checks one of its links once the machine is wired, before realize:
+     * `mine` is c's port, `theirs` the peer's (theirs->owner the neighbour). It checks what must
+     * agree across the link (line sizes, data widths, the neighbour's class) with
+     * sim_component_param_u64 on the neighbour, and fails with sim_component_reject_pair (or a
+     * message of its own) naming the keys to change. NULL: any peer will do. Called for both
+     * ends of every link, requester side first. */
+    bool (*check_link)(Component *c, Port *mine, Port *theirs, GError **error);
 } ComponentClass;
 
 struct Component {
@@ -212,6 +221,7 @@ struct Sim {
     GPtrArray *msg_blocks;
     uint64_t seed;
     ClockDomain sys_clk;         /* the clock that sim.cycles counts */
+    GPtrArray *clocks;           /* ClockDomain*: the other clocks components run on (sim_clock) */
     TraceDump *trace;
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
@@ -286,9 +296,27 @@ void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t by
  * for messages. Newly allocated. */
 char *sim_mem_format(uint64_t bytes);
 
+/* The clock domain of freq_hz: the system clock when it has that frequency, else one domain per
+ * frequency, created on first use and owned by sim (its pointer stays valid until sim_destroy).
+ * Components on one domain share its edges; sim_port_send synchronizes messages that cross from
+ * one domain to another. */
+const ClockDomain *sim_clock(Sim *sim, uint64_t freq_hz);
+
 /* Connects a.port_a (requester) to b.port_b (responder) with the given latency in ticks. */
 bool sim_connect(Component *a, const char *port_a, Component *b, const char *port_b,
                  Tick latency, GError **error);
+/* The same with explicit connection numbers of vector ports (-1: the next free one, as
+ * sim_connect does). A slot already taken, or a slot on a scalar port, fails. Slots may be taken
+ * out of order; sim_check_links then reports any slot left out below the highest. */
+bool sim_connect_slots(Component *a, const char *port_a, int slot_a, Component *b,
+                       const char *port_b, int slot_b, Tick latency, GError **error);
+/* Index of a port name in cls's table, or -1. */
+int sim_port_spec_index(const ComponentClass *cls, const char *name);
+/* After wiring: every required port is linked and no vector port has a gap, then every class's
+ * check_link op on both ends of every link. where(c, port, ctx) may name the config position to
+ * blame (newly allocated, or NULL). */
+bool sim_check_links(Sim *sim, char *(*where)(const Component *c, const char *port, void *ctx),
+                     void *ctx, GError **error);
 /* The n-th connection of a named port (vector ports), or NULL. */
 Port *sim_port(Component *c, const char *name, int slot);
 

@@ -539,6 +539,8 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
     }
     if (!run->sys->build(&run->sim, run->sys_params, root, error))
         goto fail;
+    if (!sim_check_links(&run->sim, NULL, NULL, error))
+        goto fail;
     if (!sim_realize_all(&run->sim, error))
         goto fail;
     return run;
