@@ -16,6 +16,7 @@
 #include "dir/directory.h"
 #include "dram/dram.h"
 #include "litmus/litmus.h"
+#include "mem/checker.h"
 #include "noc/noc.h"
 #include "system/dirsmp.h"
 #include "system/smp.h"
@@ -38,6 +39,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &script_core_class,
     &thread_core_class,
     &workload_class,
+    &mem_checker_class,
     &mm_core_class,
     &kernel_core_class,
     &tpu_array_class,

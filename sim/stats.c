@@ -192,11 +192,18 @@ static void stats_append_ranges(GString *out, GPtrArray *names)
 static const char *stats_instance_rest(const char *name, const char *stem)
 {
     size_t n = strlen(stem);
-    if (strncmp(name, stem, n) != 0 || !g_ascii_isdigit(name[n]))
+    if (strncmp(name, stem, n) != 0)
         return NULL;
     const char *p = name + n;
+    bool bracket = *p == '[';       /* an array of a machine graph: stem[N].rest */
+    if (bracket)
+        p++;
+    if (!g_ascii_isdigit(*p))
+        return NULL;
     while (g_ascii_isdigit(*p))
         p++;
+    if (bracket && *p++ != ']')
+        return NULL;
     return *p == '.' ? p + 1 : NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "machine.h"
 
 const ParamSpec sim_param_specs[] = {
     { .name = "seed", .type = PARAM_UINT, .def = "1",
@@ -441,6 +442,19 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
                        "on its own", root->file);
         goto fail_early;
     }
+    /* a machine given as a graph (components: and links:) is built by sim/machine.c */
+    if (machine_is_graph(root)) {
+        run->sys = &machine_system;
+        run->sys_params = g_malloc0(1);
+        sim_init(&run->sim, run->sp.seed, run->sp.clock_hz);
+        run->sim.mem_limit = run->sp.memory_limit;
+        run->sim.trace = trace;
+        run->sim.trace_opts = trace_opts;
+        if (!machine_system.build(&run->sim, NULL, root, error) ||
+            !sim_realize_all(&run->sim, error))
+            goto fail;
+        return run;
+    }
     /* system.type picks the system class; "uniproc" when absent */
     const CfgNode *sysn = cfg_map_get(root, "system");
     run->sys = system_of(sysn, error);
@@ -790,6 +804,19 @@ void system_emit_resolved(SystemRun *run, GString *out)
 {
     g_string_append(out, "sim:\n");
     param_emit_yaml(sim_param_specs, &run->sp, out, 2);
+    if (run->sys == &machine_system) {
+        /* the graph as given (with its overrides), which loads back to the same machine */
+        for (guint i = 0; i < run->root->keys->len; i++) {
+            const CfgNode *k = g_ptr_array_index(run->root->keys, i);
+            if (strcmp(k->scalar, "sim") == 0)
+                continue;
+            CfgNode *one = cfg_node_new_map(k->file, k->line, k->col);
+            cfg_map_set(one, k->scalar, cfg_node_copy(g_ptr_array_index(run->root->items, i)));
+            cfg_node_emit_yaml(one, out, 0);
+            cfg_node_free(one);
+        }
+        return;
+    }
     g_string_append_printf(out, "system:\n  type: %s\n", run->sys->name);
     if (run->sys->params)
         param_emit_yaml(run->sys->params, run->sys_params, out, 2);

@@ -21,7 +21,7 @@ for cfg in $(find configs -name '*.yaml' ! -path 'configs/parts/*' ! -path 'conf
         if [ -f "$tmp/run/stats.txt" ]; then
             grep -v -e '^sim\.events' -e 'host' "$tmp/run/stats.txt"
         else
-            sed -e "s#$tmp/run#RUN#g" "$tmp/log"
+            sed -e "s#$tmp/run#RUN#g" -e "s#$(pwd)/#SRC/#g" "$tmp/log"
         fi
     } >"$out/$name.txt"
     [ -f "$tmp/run/stats.json" ] && grep -v -e '"sim.events"' -e 'host' "$tmp/run/stats.json" >"$out/$name.json"

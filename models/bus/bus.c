@@ -13,6 +13,7 @@
  * memory supplies and that write-backs update; LLC and DRAM give only the timing.
  */
 #include "bus.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -100,9 +101,9 @@ static const ParamSpec bus_params[] = {
 };
 
 static const PortSpec bus_ports[] = {
-    { .name = "cpu_side", .role = PORT_RESPONDER, .vector = true,
+    { .name = "cpu_side", .role = PORT_RESPONDER, .required = true, .vector = true,
       .doc = "coherent caches (requests, snoops, data)" },
-    { .name = "mem_side", .role = PORT_REQUESTER, .vector = true,
+    { .name = "mem_side", .role = PORT_REQUESTER, .required = true, .vector = true,
       .doc = "LLC banks, interleaved by block" },
     PORT_END,
 };
@@ -553,4 +554,5 @@ const ComponentClass bus_class = {
     .dump = bus_dump,
     .busy = bus_busy,
     .finalize = bus_finalize,
+    .check_link = mem_link_line_equal,
 };

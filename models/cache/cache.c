@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../../sim/component.h"
+#include "../mem/linkcheck.h"
 #include "../../sim/error.h"
 #include "cache.h"
 #include "repl/repl.h"
@@ -114,9 +115,9 @@ typedef struct {
 } CacheSet;
 
 static const PortSpec cache_ports[] = {
-    { .name = "cpu_side", .role = PORT_RESPONDER, .vector = true,
+    { .name = "cpu_side", .role = PORT_RESPONDER, .required = true, .vector = true,
       .doc = "requests from above (cores or upper caches)" },
-    { .name = "mem_side", .role = PORT_REQUESTER, .doc = "to the next level" },
+    { .name = "mem_side", .role = PORT_REQUESTER, .required = true, .doc = "to the next level" },
     PORT_END,
 };
 
@@ -534,4 +535,5 @@ const ComponentClass cache_class = {
     .busy = cache_busy,
     .finalize = cache_finalize,
     .footprint = cache_footprint,
+    .check_link = mem_link_line_down,
 };

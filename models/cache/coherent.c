@@ -20,6 +20,7 @@
  * cycle, address, state and event.
  */
 #include "coherent.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -65,6 +66,8 @@ typedef struct {
     Port *cpu, *bus;
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting;
+    int oid;                 /* this L1's number among the machine's coherent caches (the
+                                oracle's cache id): index in creation order */
     CohMissClass mc;         /* miss classifier and its counters (cohshared.h) */
     CohAtomics at;           /* atomics counts, LL/SC reservation, spin-wait watch */
     Htm htm;                 /* the transaction, if any (htm.h) */
@@ -120,8 +123,8 @@ static const ParamSpec coh_params[] = {
 };
 
 static const PortSpec coh_ports[] = {
-    { .name = "cpu_side", .role = PORT_RESPONDER, .doc = "loads and stores from the core" },
-    { .name = "bus", .role = PORT_REQUESTER, .doc = "the snooping bus" },
+    { .name = "cpu_side", .role = PORT_RESPONDER, .required = true, .doc = "loads and stores from the core" },
+    { .name = "bus", .role = PORT_REQUESTER, .required = true, .doc = "the snooping bus" },
     PORT_END,
 };
 
@@ -218,7 +221,7 @@ static Frame *frame_find(Coh *k, uint64_t block)
     return NULL;
 }
 
-static int coh_id(const Coh *k) { return k->base.index >= 0 ? k->base.index : 0; }
+static int coh_id(const Coh *k) { return k->oid; }
 
 static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
 {
@@ -818,6 +821,10 @@ static uint64_t coh_footprint(const Component *c, const char **key)
 static bool coh_realize(Component *c, GError **error)
 {
     Coh *k = (Coh *)c;
+    /* unique across the machine (two clusters each have an l1d[0]); l1d0.. in today's systems */
+    k->oid = 0;
+    for (guint i = 0; i < c->sim->components->len && g_ptr_array_index(c->sim->components, i) != c; i++)
+        k->oid += ((Component *)g_ptr_array_index(c->sim->components, i))->cls == c->cls;
     k->proto = proto_find(proto_choices[k->p.protocol]);
     g_assert(k->proto);
     char *problem = NULL;
@@ -959,4 +966,5 @@ const ComponentClass coherent_cache_class = {
     .finalize = coh_finalize,
     .extra_stats = coh_extra_stats,
     .stats_reset = coh_stats_reset,
+    .check_link = mem_link_line_equal,
 };

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../mem/linkcheck.h"
 #include "../../sim/input.h"
 #include "kernel.h"
 #include "../cache/htm.h"
@@ -201,7 +202,7 @@ static const ParamSpec kc_params[] = {
 };
 
 static const PortSpec kc_ports[] = {
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads, stores and atomics" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads, stores and atomics" },
     PORT_END,
 };
 
@@ -1563,4 +1564,5 @@ const ComponentClass kernel_core_class = {
     .finalize = kc_finalize,
     .extra_stats = kc_extra_stats,
     .stats_reset = kc_stats_reset,
+    .check_link = mem_link_line_down,
 };

@@ -24,6 +24,7 @@
  * may go, so both reach exactly the outcomes the model allows on this machine.
  */
 #include "mmcore.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -94,7 +95,7 @@ static const ParamSpec mm_params[] = {
 };
 
 static const PortSpec mm_ports[] = {
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads, stores and locked RMWs" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads, stores and locked RMWs" },
     PORT_END,
 };
 
@@ -693,4 +694,5 @@ const ComponentClass mm_core_class = {
     .recv = mm_recv,
     .dump = mm_dump,
     .busy = mm_busy,
+    .check_link = mem_link_line_down,
 };

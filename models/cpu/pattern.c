@@ -17,6 +17,7 @@
  * flight; every load is checked against the reference memory by the caches (models/mem/oracle.h).
  */
 #include "pattern.h"
+#include "../mem/linkcheck.h"
 
 #include "../../sim/error.h"
 
@@ -70,7 +71,7 @@ static const ParamSpec pat_params[] = {
 };
 
 static const PortSpec pat_ports[] = {
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads and stores" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads and stores" },
     PORT_END,
 };
 
@@ -227,6 +228,7 @@ const ComponentClass pattern_core_class = {
     .dump = pat_dump,
     .busy = pat_busy,
     .progress = pat_progress,
+    .check_link = mem_link_line_down,
 };
 
 /* ---- random-tester ---------------------------------------------------------------------- */
@@ -369,4 +371,5 @@ const ComponentClass random_tester_class = {
     .dump = tester_dump,
     .busy = tester_busy,
     .progress = tester_progress,
+    .check_link = mem_link_line_down,
 };

@@ -12,6 +12,7 @@
  * the core's n-th store while n < 100), so every value read can be traced to its writer.
  */
 #include "script.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -47,7 +48,7 @@ static const ParamSpec script_params[] = {
 };
 
 static const PortSpec script_ports[] = {
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads and stores" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads and stores" },
     PORT_END,
 };
 
@@ -362,4 +363,5 @@ const ComponentClass script_core_class = {
     .busy = script_busy,
     .progress = script_progress,
     .finalize = script_finalize,
+    .check_link = mem_link_line_down,
 };

@@ -74,6 +74,7 @@
  * "Transactions in traces". Off (the default), the markers are ignored.
  */
 #include "thread_core.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -261,8 +262,8 @@ static const ParamSpec tcore_params[] = {
 };
 
 static const PortSpec tcore_ports[] = {
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads and stores" },
-    { .name = "sync", .role = PORT_REQUESTER, .doc = "the workload's synchronization manager" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads and stores" },
+    { .name = "sync", .role = PORT_REQUESTER, .required = true, .doc = "the workload's synchronization manager" },
     PORT_END,
 };
 
@@ -2309,4 +2310,5 @@ const ComponentClass thread_core_class = {
     .finalize = tcore_finalize,
     .extra_stats = tcore_extra_stats,
     .stats_reset = tcore_stats_reset,
+    .check_link = mem_link_line_down,
 };

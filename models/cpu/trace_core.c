@@ -11,6 +11,7 @@
  * data traces) makes one instruction per data reference, without fetch.
  */
 #include "trace_core.h"
+#include "../mem/linkcheck.h"
 
 #include <string.h>
 
@@ -91,7 +92,7 @@ static const ParamSpec core_params[] = {
 
 static const PortSpec core_ports[] = {
     { .name = "icache", .role = PORT_REQUESTER, .doc = "instruction fetches" },
-    { .name = "dcache", .role = PORT_REQUESTER, .doc = "loads and stores" },
+    { .name = "dcache", .role = PORT_REQUESTER, .required = true, .doc = "loads and stores" },
     PORT_END,
 };
 
@@ -493,4 +494,5 @@ const ComponentClass trace_core_class = {
     .busy = core_busy,
     .progress = core_progress,
     .finalize = core_finalize,
+    .check_link = mem_link_line_down,
 };

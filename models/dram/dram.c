@@ -7,6 +7,7 @@
  * Address map: row-interleaved, bank = (addr / row_size) % banks.
  */
 #include "dram.h"
+#include "../mem/linkcheck.h"
 
 #include "../../sim/error.h"
 
@@ -62,7 +63,7 @@ static const ParamSpec dram_params[] = {
 };
 
 static const PortSpec dram_ports[] = {
-    { .name = "port", .role = PORT_RESPONDER, .vector = true,
+    { .name = "port", .role = PORT_RESPONDER, .required = true, .vector = true,
       .doc = "requests from the last-level cache (or its banks)" },
     PORT_END,
 };
