@@ -18,6 +18,7 @@
 #include "litmus/litmus.h"
 #include "mem/checker.h"
 #include "noc/noc.h"
+#include "noc/ni.h"
 #include "system/dirsmp.h"
 #include "system/smp.h"
 #include "system/uniproc.h"
@@ -40,6 +41,8 @@ const ComponentClass *const archsim_component_classes[] = {
     &thread_core_class,
     &workload_class,
     &mem_checker_class,
+    &noc_req_ni_class,
+    &noc_mem_ni_class,
     &mm_core_class,
     &kernel_core_class,
     &tpu_array_class,

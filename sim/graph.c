@@ -99,22 +99,56 @@ void sim_graph_dot(const Sim *sim, GString *out)
 {
     g_string_append(out, "digraph machine {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n"
                          "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    /* a machine graph's top-level groups (cluster0.core[1]: cluster0) are drawn as boxes */
+    GPtrArray *groups = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < sim->components->len; i++) {
         const Component *c = g_ptr_array_index(sim->components, i);
-        GString *label = g_string_new(NULL);
-        g_string_append_printf(label, "%s\\n%s, ", c->name, c->cls->name);
-        clock_text(c->clk, label);
-        g_string_append(out, "  ");
-        dot_string(out, c->name);
-        g_string_append(out, " [label=\"");
-        for (const char *s = label->str; *s; s++) {   /* keep the \n escapes, quote the rest */
-            if (*s == '"')
-                g_string_append_c(out, '\\');
-            g_string_append_c(out, *s);
-        }
-        g_string_append(out, "\"];\n");
-        g_string_free(label, TRUE);
+        const char *dot = strchr(c->name, '.');
+        char *g = dot ? g_strndup(c->name, (gsize)(dot - c->name)) : NULL;
+        bool seen = !g;
+        for (guint k = 0; g && k < groups->len && !seen; k++)
+            seen = strcmp(g_ptr_array_index(groups, k), g) == 0;
+        if (!seen)
+            g_ptr_array_add(groups, g);
+        else
+            g_free(g);
     }
+    for (guint gi = 0; gi <= groups->len; gi++) {
+        const char *g = gi < groups->len ? g_ptr_array_index(groups, gi) : NULL;
+        size_t gl = g ? strlen(g) : 0;
+        if (g) {
+            g_string_append(out, "  subgraph ");
+            char *cl = g_strdup_printf("cluster_%s", g);
+            dot_string(out, cl);
+            g_free(cl);
+            g_string_append(out, " {\n    label=");
+            dot_string(out, g);
+            g_string_append(out, ";\n");
+        }
+        for (guint i = 0; i < sim->components->len; i++) {
+            const Component *c = g_ptr_array_index(sim->components, i);
+            bool in = g ? strncmp(c->name, g, gl) == 0 && c->name[gl] == '.' : !strchr(c->name, '.');
+            if (!in)
+                continue;
+            GString *label = g_string_new(NULL);
+            g_string_append_printf(label, "%s\\n%s, ", g ? c->name + gl + 1 : c->name,
+                                   c->cls->name);
+            clock_text(c->clk, label);
+            g_string_append(out, g ? "    " : "  ");
+            dot_string(out, c->name);
+            g_string_append(out, " [label=\"");
+            for (const char *s = label->str; *s; s++) {   /* keep the \n escapes, quote the rest */
+                if (*s == '"')
+                    g_string_append_c(out, '\\');
+                g_string_append_c(out, *s);
+            }
+            g_string_append(out, "\"];\n");
+            g_string_free(label, TRUE);
+        }
+        if (g)
+            g_string_append(out, "  }\n");
+    }
+    g_ptr_array_free(groups, TRUE);
     for (guint i = 0; i < sim->components->len; i++) {
         const Component *c = g_ptr_array_index(sim->components, i);
         for (guint j = 0; j < c->ports->len; j++) {

@@ -104,6 +104,7 @@ typedef struct {
     bool htm;                   /* the trace's transactions as hardware transactions (tctx) */
     uint64_t htm_retries, htm_max_records;
     int htm_mutex;              /* TXM_ELIDE, TXM_FALLBACK: a pthread mutex inside a transaction */
+    uint64_t addr_offset;       /* added to every address the trace gives */
 } ThreadParams;
 
 /* TS_WAIT_ORDER (models only): the front end waits for ops to perform, a record to retry */
@@ -212,6 +213,10 @@ static const ParamSpec tcore_params[] = {
     { .name = "trace", .type = PARAM_STRING, .def = "",
       .doc = "set by the system from workload.trace: the directory holding T<i>.trace",
       .offset = offsetof(ThreadParams, trace) },
+    { .name = "addr_offset", .type = PARAM_UINT, .def = "0",
+      .doc = "added to every address of the trace (data, and lock and barrier objects): puts "
+      "this program elsewhere in physical memory, e.g. one copy per cluster of a machine graph",
+      .offset = offsetof(ThreadParams, addr_offset) },
     { .name = "cpi", .type = PARAM_DOUBLE, .def = "1.0", .flags = PARAM_F_RANGE, .min = 0.125,
       .max = 1000, .doc = "cycles per instruction for the gaps between recorded accesses",
       .offset = offsetof(ThreadParams, cpi) },
@@ -374,6 +379,9 @@ static const AtRecord *next_record(TCore *k)
         GError *e = NULL;
         k->len = at_reader_read(k->rd, k->buf, TBUF, &e);
         k->pos = 0;
+        if (G_UNLIKELY(k->p.addr_offset))
+            for (size_t i = 0; i < k->len; i++)
+                k->buf[i].addr += k->p.addr_offset;
         if (e) {
             sim_fail(k->base.sim, e);
             k->eof = true;
@@ -399,6 +407,9 @@ static const AtRecord *peek_record(TCore *k)
         GError *e = NULL;
         k->len = at_reader_read(k->rd, k->buf, TBUF, &e);
         k->pos = 0;
+        if (G_UNLIKELY(k->p.addr_offset))
+            for (size_t i = 0; i < k->len; i++)
+                k->buf[i].addr += k->p.addr_offset;
         if (e) {
             sim_fail(k->base.sim, e);
             k->eof = true;
@@ -2051,6 +2062,14 @@ static bool tcore_realize(Component *c, GError **error)
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "thread-core needs its dcache and sync ports connected");
         return false;
+    }
+    if ((!k->p.trace || !*k->p.trace) && k->sync->peer) {
+        /* a machine graph: the trace of the workload this core syncs with */
+        const char *t = sim_component_param_str(k->sync->peer->owner, "trace");
+        if (t && *t) {
+            g_free(k->p.trace);
+            k->p.trace = g_strdup(t);
+        }
     }
     if (!k->p.trace || !*k->p.trace) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
