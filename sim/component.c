@@ -215,7 +215,12 @@ char *sim_component_where(const Component *c, const char *key)
 static char *section_name(const Component *c)
 {
     char *s = g_strdup(c->name);
-    if (c->index >= 0) {
+    size_t len = strlen(s);
+    if (c->index >= 0 && len > 0 && s[len - 1] == ']') {   /* a machine graph's core[3] */
+        char *br = strrchr(s, '[');
+        if (br)
+            *br = '\0';
+    } else if (c->index >= 0) {
         size_t n = strlen(s);
         while (n > 0 && g_ascii_isdigit(s[n - 1]))
             s[--n] = '\0';
