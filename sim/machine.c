@@ -1152,7 +1152,7 @@ static void machine_stats(Sim *sim, StatSet *set)
             continue;
         }
         g_hash_table_add(seen, stem);
-        stats_sum_instances(set, stem, NULL, "sum over the array");
+        stats_sum_counts(set, stem, "sum over the array");
     }
     g_hash_table_destroy(seen);
 }

@@ -207,8 +207,22 @@ static const char *stats_instance_rest(const char *name, const char *stem)
     return *p == '.' ? p + 1 : NULL;
 }
 
+static guint stats_sum(StatSet *s, const char *stem, const char *const *top_prefixes,
+                       const char *desc_suffix, bool counts_only);
+
 guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_prefixes,
                           const char *desc_suffix)
+{
+    return stats_sum(s, stem, top_prefixes, desc_suffix, false);
+}
+
+guint stats_sum_counts(StatSet *s, const char *stem, const char *desc_suffix)
+{
+    return stats_sum(s, stem, NULL, desc_suffix, true);
+}
+
+static guint stats_sum(StatSet *s, const char *stem, const char *const *top_prefixes,
+                       const char *desc_suffix, bool counts_only)
 {
     GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
     GPtrArray *order = g_ptr_array_new_with_free_func(g_free);
@@ -217,7 +231,8 @@ guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_p
     GPtrArray *units = g_ptr_array_new();
     for (guint i = 0; i < s->entries->len; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
-        const char *rest = e->is_int ? stats_instance_rest(e->name, stem) : NULL;
+        const char *rest = e->is_int && !(counts_only && e->level)
+                               ? stats_instance_rest(e->name, stem) : NULL;
         if (!rest || strstr(rest, "::"))
             continue;
         bool top = false;

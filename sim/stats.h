@@ -102,6 +102,9 @@ const StatEntry *stats_find(const StatSet *s, const char *name);
  * samples (STEMn.HIST::mean x STEMn.HIST::samples summed / samples summed; 0 without samples). */
 guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_prefixes,
                           const char *desc_suffix);
+/* The same for a machine graph's arrays (sim/machine.c): STEM[N].REST or STEMN.REST adds into
+ * STEM.REST, counts only (levels and cycle stamps, such as a core's last cycle, are not summed). */
+guint stats_sum_counts(StatSet *s, const char *stem, const char *desc_suffix);
 guint stats_count_instances(const StatSet *s, const char *stem, const char *rest);
 double stats_instances_mean(const StatSet *s, const char *stem, const char *hist);
 /* Safe division for formulas: 0 when the denominator is 0 (documented in docs/stats.md). */
