@@ -94,7 +94,9 @@ FORCE:
 
 LIB_SRC  := $(filter-out sim/cli/main.c,$(wildcard sim/*.c sim/cli/*.c)) $(wildcard models/*.c models/*/*.c \
             models/*/*/*.c protocols/*.c traces/*.c)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/machine_parts.o
+# the graphs of today's short-hand systems, built into the binary (tools/mkparts.sh)
+MACHINE_PARTS := $(sort $(wildcard configs/parts/machines/*.yaml))
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tools/*.c)
@@ -122,6 +124,12 @@ $(BUILD)/sim/cli/main.o $(BUILD)/sim/cli/sweep.o: $(GIT_STAMP)
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(OBJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/machine_parts.c: $(MACHINE_PARTS) tools/mkparts.sh
+	@mkdir -p $(dir $@)
+	sh tools/mkparts.sh $(MACHINE_PARTS) > $@.tmp && mv -f $@.tmp $@
+$(BUILD)/gen/machine_parts.o: $(BUILD)/gen/machine_parts.c $(FLAGS_STAMP)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-variable-declarations -c $< -o $@
 
 $(BUILD)/libarchsim.a: $(LIB_OBJ)
 	@rm -f $@

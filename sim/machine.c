@@ -49,6 +49,8 @@ typedef struct {
     GHashTable *port_link;      /* Port* -> const CfgNode* (the link that made it) */
     GHashTable *comp_decl;      /* Component* -> MDecl* */
     uint64_t ninst;
+    bool partial;               /* checking a part: placeholders, parameters given only */
+    GPtrArray *placeholders;    /* Component* made for a part check (owned) */
 } MBuild;
 
 static void node_error(GError **error, const CfgNode *node, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
@@ -691,7 +693,28 @@ static bool instantiate(MBuild *b, MDecl *d, int *idx, GError **error)
             cfg_map_set(sec, o->key, cfg_node_copy(o->value));
         }
         char *name = instance_name(d, idx);
-        Component *c = sim_component_new(b->sim, d->cls, name, sim_clock(b->sim, hz), sec, error);
+        Component *c = NULL;
+        if (b->partial) {
+            /* a part: the keys it gives are checked; what it leaves out is the includer's */
+            static const char *const ig[] = { "type", "clock", NULL };
+            void *scratch = g_malloc0(d->cls->size);
+            bool good = !d->cls->params ||
+                        param_check_given(d->cls->params, sec, name, ig, hz,
+                                          (char *)scratch + d->cls->params_offset, error);
+            if (good && d->cls->params)
+                param_free(d->cls->params, (char *)scratch + d->cls->params_offset);
+            g_free(scratch);
+            if (good) {
+                c = g_malloc0(d->cls->size);
+                c->cls = d->cls;
+                c->name = g_strdup(name);
+                c->ports = g_ptr_array_new_with_free_func(g_free);
+                c->index = -1;
+                g_ptr_array_add(b->placeholders, c);
+            }
+        } else {
+            c = sim_component_new(b->sim, d->cls, name, sim_clock(b->sim, hz), sec, error);
+        }
         cfg_node_free(sec);
         if (!c) {
             g_free(name);
@@ -1047,10 +1070,95 @@ static char *where_port(const Component *c, const char *port, void *ctx)
 
 static const char *const top_keys[] = { "sim", "components", "links", NULL };
 
+static bool machine_build(Sim *sim, const void *params, const CfgNode *root, GError **error);
+
+extern const char *const machine_part_files[][2];   /* build/gen/machine_parts.c */
+
+static void relabel(CfgNode *n, const CfgNode *at)
+{
+    n->file = at->file;
+    n->line = at->line;
+    n->col = at->col;
+    n->set_text = at->set_text;
+    if (n->keys)
+        for (guint i = 0; i < n->keys->len; i++)
+            relabel(g_ptr_array_index(n->keys, i), at);
+    if (n->items)
+        for (guint i = 0; i < n->items->len; i++)
+            relabel(g_ptr_array_index(n->items, i), at);
+}
+
+CfgNode *machine_part_load(const char *name, const CfgNode *at, GError **error)
+{
+    for (int i = 0; machine_part_files[i][0]; i++) {
+        const char *f = machine_part_files[i][0], *slash = strrchr(f, '/');
+        if (strcmp(slash ? slash + 1 : f, name) != 0)
+            continue;
+        CfgNode *n = cfg_load_string(f, machine_part_files[i][1], NULL, error);
+        if (!n)
+            return NULL;
+        cfg_map_remove(n, "part");
+        relabel(n, at);
+        return n;
+    }
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                "machine part %s is not built into this archsim", name);
+    return NULL;
+}
+
 static bool machine_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     (void)params;
-    MBuild mb = { .sim = sim, .root = root };
+    return machine_build_graph(sim, root, NULL, NULL, error);
+}
+
+static bool graph_build(Sim *sim, const CfgNode *root,
+                        bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
+                        bool partial, guint *ncomp, guint *nlinks, GError **error);
+
+bool machine_build_graph(Sim *sim, const CfgNode *root,
+                         bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
+                         GError **error)
+{
+    return graph_build(sim, root, settle, ctx, false, NULL, NULL, error);
+}
+
+bool machine_check_part(const CfgNode *root, GString *summary, GError **error)
+{
+    CfgNode *g;
+    const char *what;
+    if (cfg_map_get(root, "components")) {
+        g = cfg_node_copy(root);
+        what = "machine";
+    } else {                        /* a group: checked as the one entry of a machine */
+        g = cfg_node_new_map(root->file, root->line, root->col);
+        CfgNode *comps = cfg_node_new_map(root->file, root->line, root->col);
+        CfgNode *entry = cfg_node_copy(root);
+        cfg_map_remove(entry, "part");
+        cfg_map_set(comps, "part", entry);
+        cfg_map_set(g, "components", comps);
+        what = "group";
+    }
+    cfg_map_remove(g, "part");
+    Sim sim;
+    sim_init(&sim, 1, 3000000000ull);
+    guint nc = 0, nl = 0;
+    bool ok = graph_build(&sim, g, NULL, NULL, true, &nc, &nl, error);
+    sim_destroy(&sim);
+    cfg_node_free(g);
+    if (ok)
+        g_string_append_printf(summary, "part: a %s graph, %u component%s and %u link%s checked; "
+                               "required keys, required ports and the classes' link checks are "
+                               "left to the config that uses it", what, nc, nc == 1 ? "" : "s", nl,
+                               nl == 1 ? "" : "s");
+    return ok;
+}
+
+static bool graph_build(Sim *sim, const CfgNode *root,
+                        bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
+                        bool partial, guint *ncomp, guint *nlinks, GError **error)
+{
+    MBuild mb = { .sim = sim, .root = root, .partial = partial };
     MBuild *b = &mb;
     b->decls = g_ptr_array_new();
     b->top = g_ptr_array_new();
@@ -1058,6 +1166,7 @@ static bool machine_build(Sim *sim, const void *params, const CfgNode *root, GEr
     b->inst = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     b->port_link = g_hash_table_new(g_direct_hash, g_direct_equal);
     b->comp_decl = g_hash_table_new(g_direct_hash, g_direct_equal);
+    b->placeholders = g_ptr_array_new();
     GHashTable *taken = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     int idx[MACHINE_MAX_DEPTH + 1];
     bool ok = true;
@@ -1110,7 +1219,19 @@ static bool machine_build(Sim *sim, const void *params, const CfgNode *root, GEr
         ok = link_group(b, NULL, links, idx, taken, error);
     for (guint i = 0; ok && i < b->top->len; i++)
         ok = link_decl(b, g_ptr_array_index(b->top, i), idx, taken, error);
-    ok = ok && sim_check_links(sim, where_port, b, error);
+    ok = ok && (!settle || settle(sim, ctx, error));
+    ok = ok && (partial || sim_check_links(sim, where_port, b, error));
+    if (ncomp)
+        *ncomp = (guint)b->ninst;
+    if (nlinks)
+        *nlinks = g_hash_table_size(b->port_link) / 2;
+    for (guint i = 0; i < b->placeholders->len; i++) {
+        Component *c = g_ptr_array_index(b->placeholders, i);
+        g_ptr_array_free(c->ports, TRUE);
+        g_free(c->name);
+        g_free(c);
+    }
+    g_ptr_array_free(b->placeholders, TRUE);
     for (guint i = 0; i < b->decls->len; i++) {
         MDecl *d = g_ptr_array_index(b->decls, i);
         g_free(d->name);

@@ -32,4 +32,22 @@ extern const SystemClass machine_system;
 /* True when root describes its machine as a graph (a top-level components: key). */
 bool machine_is_graph(const CfgNode *root);
 
+/* Builds the machine of graph (components:, links: and top-level overrides) into sim: every
+ * component, every link; then settle(sim, ctx, error) if not NULL; then the classes' link
+ * checks. */
+bool machine_build_graph(Sim *sim, const CfgNode *graph,
+                         bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
+                         GError **error);
+
+/* `archsim validate` of a graph part (a top-level components: or subcomponents: key): its
+ * entries, classes, the parameters it gives, counts, clocks, overrides and links; what it leaves
+ * out (required keys, required ports, the link checks that read parameters) is left to the
+ * config that includes it. On success appends a one-line summary. */
+bool machine_check_part(const CfgNode *root, GString *summary, GError **error);
+
+/* A part of configs/parts/machines/ built into the binary, by file name ("smp.yaml"), parsed,
+ * without its part: key; every node gets the position `at` (the config that asked for it), so
+ * that messages point at the user's file. NULL with *error if there is none of that name. */
+CfgNode *machine_part_load(const char *name, const CfgNode *at, GError **error);
+
 #endif

@@ -22,7 +22,19 @@ typedef struct {
     const ParamSpec *params;           /* keys of the `system:` section besides `type` */
     size_t params_size;
     const SystemSection *sections;     /* terminated by { NULL } */
-    /* builds components (sim_component_new) and wires them (sim_connect) */
+    /* part: the machine graph this short-hand expands to, a file of configs/parts/machines/
+     * built into the binary (docs/machines.md). Each section becomes the component of its name:
+     * its type: picks the class, its count: parameter the array's size, its keys the
+     * parameters. NULL: build creates and wires every component itself (a system whose sections
+     * are instantiated one component per section). */
+    const char *part;
+    /* expand (optional, with part): adjusts the loaded graph before it is built (links that
+     * depend on a section's class, such as thread-cores' sync ports) */
+    bool (*expand)(const void *params, const CfgNode *root, CfgNode *graph, GError **error);
+    /* with part: settles what the system derives once the graph is built and linked (shared
+     * settings, checks across sections, the reference checks), before the classes check their
+     * links and every component is realized; without part: builds components
+     * (sim_component_new) and wires them (sim_connect) */
     bool (*build)(Sim *sim, const void *params, const CfgNode *root, GError **error);
     /* optional: system-wide statistics appended after the components' (e.g. sums over all the
      * instances of a replicated section) */

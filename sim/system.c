@@ -261,6 +261,8 @@ static uint64_t sim_clock_given(const CfgNode *root);
 
 bool system_check_part(const CfgNode *root, GString *summary, GError **error)
 {
+    if (cfg_map_get(root, "components") || cfg_map_get(root, "subcomponents"))
+        return machine_check_part(root, summary, error);
     /* times in a part convert by its sim.clock, or the default clock when it has none */
     uint64_t clock_hz = sim_clock_given(root);
     const CfgNode *pk = top_key(root, "part");
@@ -415,6 +417,73 @@ static uint64_t sim_clock_given(const CfgNode *root)
     g_assert_not_reached();
 }
 
+/* The system's settle step, after the graph is built and linked: instances of a section the
+ * config does not give have no place to name in messages (as components built one per section
+ * always had), then the system derives and checks what it must. */
+static bool shorthand_settle(Sim *sim, void *ctx, GError **error)
+{
+    SystemRun *run = ctx;
+    for (guint i = 0; i < sim->components->len; i++) {
+        Component *c = g_ptr_array_index(sim->components, i);
+        char *sect = g_strdup(c->name);
+        if (c->index >= 0) {
+            size_t n = strlen(sect);
+            while (n > 0 && g_ascii_isdigit(sect[n - 1]))
+                sect[--n] = '\0';
+        }
+        const CfgNode *v = cfg_map_get(run->root, sect);
+        if (!v || v->kind != CFG_MAP) {
+            cfg_node_free(c->section);
+            c->section = NULL;
+        }
+        g_free(sect);
+    }
+    return !run->sys->build || run->sys->build(sim, run->sys_params, run->root, error);
+}
+
+/* system.type: NAME as its graph (configs/parts/machines/NAME.yaml): each section's type: picks
+ * its component's class and its count: parameter the array's size; the sections themselves are
+ * the graph's overrides (their keys are the components' parameters). */
+static bool shorthand_build(SystemRun *run, GError **error)
+{
+    const CfgNode *root = run->root;
+    CfgNode *graph = machine_part_load(run->sys->part, root, error);
+    if (!graph)
+        return false;
+    CfgNode *comps = cfg_map_get(graph, "components");
+    for (const SystemSection *s = run->sys->sections; s->name; s++) {
+        CfgNode *entry = comps ? cfg_map_get(comps, s->name) : NULL;
+        if (!entry) {
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                        "machine part %s has no component %s", run->sys->part, s->name);
+            cfg_node_free(graph);
+            return false;
+        }
+        const CfgNode *sec = cfg_map_get(root, s->name);
+        const CfgNode *t = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, "type") : NULL;
+        if (t && scalar_of(t))
+            cfg_map_set(entry, "class", cfg_node_new_scalar(t->scalar, root->file, root->line,
+                                                            root->col));
+        if (s->count) {
+            char *n = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                      system_param_u64(run->sys, run->sys_params, s->count));
+            cfg_map_set(entry, "count", cfg_node_new_scalar(n, root->file, root->line, root->col));
+            g_free(n);
+        }
+    }
+    bool ok = !run->sys->expand || run->sys->expand(run->sys_params, root, graph, error);
+    for (guint i = 0; ok && i < root->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(root->keys, i);
+        const CfgNode *v = g_ptr_array_index(root->items, i);
+        if (strcmp(k->scalar, "sim") != 0 && strcmp(k->scalar, "system") != 0 &&
+            v->kind == CFG_MAP)
+            cfg_map_set(graph, k->scalar, cfg_node_copy(v));
+    }
+    ok = ok && machine_build_graph(&run->sim, graph, shorthand_settle, run, error);
+    cfg_node_free(graph);
+    return ok;
+}
+
 SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
                         const TraceOptions *trace_opts, GError **error)
 {
@@ -506,6 +575,14 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
     run->sim.mem_limit = run->sp.memory_limit;
     run->sim.trace = trace;
     run->sim.trace_opts = trace_opts;
+    if (run->sys->part) {
+        /* a short-hand: the system's machine graph with the config's sections on top */
+        if (!shorthand_build(run, error))
+            goto fail;
+        if (!sim_realize_all(&run->sim, error))
+            goto fail;
+        return run;
+    }
     for (const SystemSection *s = run->sys->sections; s->name; s++) {
         const CfgNode *sec = cfg_map_get(root, s->name);
         if (sec && sec->kind != CFG_MAP)

@@ -132,7 +132,7 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
 {
     const DirSmpParams *p = params;
     uint64_t n = p->cores, banks = p->cores;
-    Component *noc = sim_component_find(sim, "noc"), *dram = sim_component_find(sim, "dram");
+    Component *noc = sim_component_find(sim, "noc");
     Component *core0 = sim_component_find(sim, "core0");
     if (strcmp(core0->cls->name, "thread-core") == 0 &&
         !smp_wire_threads(sim, n, sim_component_find(sim, "workload"), error))
@@ -144,7 +144,8 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         !sys_set_u64(root, noc, "noc", "width", mesh_width(routers), error) ||
         !check_vnets(noc, proto, error))
         return false;
-    /* caches first, then directories: endpoint ids follow the connection order */
+    /* the graph (configs/parts/machines/dirsmp.yaml) links the caches first, then the
+     * directories: endpoint ids follow that order */
     for (uint64_t i = 0; i < n; i++) {
         Component *core = nth(sim, "core", i), *l1 = nth(sim, "l1d", i);
         uint64_t cl = 0, ll = 0;
@@ -154,9 +155,7 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
             return smp_reject_line(core, l1, cl, ll, error);
         if (!sys_set_u64(root, l1, "l1d", "caches", n, error) ||
             !sys_set_u64(root, l1, "l1d", "banks", banks, error) ||
-            !sys_set(root, l1, "l1d", "protocol", proto, error) ||
-            !sim_connect(core, "dcache", l1, "cpu_side", 1, error) ||
-            !sim_connect(l1, "net", noc, "node", 1, error))
+            !sys_set(root, l1, "l1d", "protocol", proto, error))
             return false;
     }
     Component *l10 = nth(sim, "l1d", 0);
@@ -168,10 +167,7 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         if (!sys_set_u64(root, llc, "llc", "interleave", banks, error) ||
             !sys_set_u64(root, d, "dir", "caches", n, error) ||
             !sys_set_u64(root, d, "dir", "banks", banks, error) ||
-            !sys_set(root, d, "dir", "protocol", proto, error) ||
-            !sim_connect(d, "net", noc, "node", 1, error) ||
-            !sim_connect(d, "mem_side", llc, "cpu_side", 1, error) ||
-            !sim_connect(llc, "mem_side", dram, "port", 1, error))
+            !sys_set(root, d, "dir", "protocol", proto, error))
             return false;
     }
     if (p->check) {
@@ -208,6 +204,8 @@ const SystemClass dirsmp_system = {
     .params = dirsmp_params,
     .params_size = sizeof(DirSmpParams),
     .sections = dirsmp_sections,
+    .part = "dirsmp.yaml",
+    .expand = smp_expand_threads,
     .build = dirsmp_build,
     .stats = dirsmp_stats,
 };

@@ -71,7 +71,8 @@ bool smp_reject_line(Component *core, Component *l1, uint64_t cl, uint64_t ll, G
                                      "line; make them equal", cl, ll);
 }
 
-/* thread-core cores replay workload.trace: thread i on core i, synchronized by the workload. */
+/* thread-core cores replay workload.trace: thread i on core i, synchronized by the workload
+ * (their sync ports are linked by smp_expand_threads). */
 bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error)
 {
     const char *dir = sim_component_param_str(wl, "trace");
@@ -102,8 +103,7 @@ bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error)
         char *cn = g_strdup_printf("core%" G_GUINT64_FORMAT, i);
         Component *core = sim_component_find(sim, cn);
         g_free(cn);
-        ok = sim_component_set_param(core, "trace", dir, error) &&
-             sim_connect(core, "sync", wl, "sync", 1, error);
+        ok = sim_component_set_param(core, "trace", dir, error);
     }
     return ok;
 }
@@ -127,7 +127,7 @@ bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char 
 static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     const SmpParams *p = params;
-    Component *bus = sim_component_find(sim, "bus"), *dram = sim_component_find(sim, "dram");
+    Component *bus = sim_component_find(sim, "bus");
     Component *core0 = sim_component_find(sim, "core0");
     if (strcmp(core0->cls->name, "thread-core") == 0 &&
         !smp_wire_threads(sim, p->cores, sim_component_find(sim, "workload"), error))
@@ -143,9 +143,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         sim_component_param_u64(l1, "line", &ll);
         if (cl > ll)
             return smp_reject_line(core, l1, cl, ll, error);
-        if ((i == 0 && !same_line(l1, bus, error)) ||
-            !sim_connect(core, "dcache", l1, "cpu_side", 1, error) ||
-            !sim_connect(l1, "bus", bus, "cpu_side", 1, error))
+        if (i == 0 && !same_line(l1, bus, error))
             return false;
     }
     for (uint64_t i = 0; i < p->llc_banks; i++) {
@@ -155,9 +153,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         char *ilv = g_strdup_printf("%" G_GUINT64_FORMAT, p->llc_banks);
         bool ok = smp_sys_set(root, llc, "smp", "llc", "interleave", ilv, error);
         g_free(ilv);
-        if (!ok || (i == 0 && !same_line(bus, llc, error)) ||
-            !sim_connect(bus, "mem_side", llc, "cpu_side", 1, error) ||
-            !sim_connect(llc, "mem_side", dram, "port", 1, error))
+        if (!ok || (i == 0 && !same_line(bus, llc, error)))
             return false;
     }
     if (p->check) {
@@ -166,6 +162,22 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         sim->oracle = oracle_new((uint32_t)line, true);
         sim->oracle_free = oracle_free;
     }
+    return true;
+}
+
+bool smp_expand_threads(const void *params, const CfgNode *root, CfgNode *graph, GError **error)
+{
+    (void)params, (void)error;
+    const CfgNode *core = cfg_map_get(root, "core");
+    const CfgNode *t = core && core->kind == CFG_MAP ? cfg_map_get(core, "type") : NULL;
+    CfgNode *links = cfg_map_get(graph, "links");
+    if (!t || t->kind != CFG_SCALAR || strcmp(t->scalar, "thread-core") != 0 || !links)
+        return true;
+    /* first, as the cores' first port: thread i on core i, synchronized by the workload */
+    CfgNode *l = cfg_node_new_map(root->file, root->line, root->col);
+    cfg_map_set(l, "from", cfg_node_new_scalar("core[*].sync", root->file, root->line, root->col));
+    cfg_map_set(l, "to", cfg_node_new_scalar("workload.sync", root->file, root->line, root->col));
+    g_ptr_array_insert(links->items, 0, l);
     return true;
 }
 
@@ -218,6 +230,8 @@ const SystemClass smp_system = {
     .params = smp_params,
     .params_size = sizeof(SmpParams),
     .sections = smp_sections,
+    .part = "smp.yaml",
+    .expand = smp_expand_threads,
     .build = smp_build,
     .stats = smp_stats,
 };

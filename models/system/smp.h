@@ -9,6 +9,9 @@ extern const SystemClass smp_system;
 /* Shared with dirsmp: thread-core cores replay workload.trace (thread i on core i); and the
  * system stats that sum the l1dN.* counters into l1d.* / L1Cache_Controller.*. */
 bool smp_wire_threads(Sim *sim, uint64_t cores, Component *wl, GError **error);
+/* SystemClass.expand of smp and dirsmp: with core.type thread-core, links every core's sync
+ * port to the workload (first, so that it is the cores' first port, as it always was). */
+bool smp_expand_threads(const void *params, const CfgNode *root, CfgNode *graph, GError **error);
 void smp_stats(Sim *sim, StatSet *set);
 /* An integer statistic already in set, or 0. */
 uint64_t smp_stat_u(const StatSet *set, const char *name);
