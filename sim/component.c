@@ -113,7 +113,7 @@ Component *sim_component_new(Sim *sim, const ComponentClass *cls, const char *na
     sim_event_init(&c->tick_ev, component_tick_event, c);
     sim_rng_seed(&c->rng, sim->seed, name);
     c->section = section_positions(section);
-    static const char *const ignore[] = { "type", NULL };
+    static const char *const ignore[] = { "type", "clock", NULL };
     /* The component's own clock converts latencies written as times ("4ns") to its cycles. */
     if (cls->params && !param_apply_clocked(cls->params, section, name, ignore,
                                             clk != NULL ? clk->freq_hz : 0,
@@ -656,13 +656,31 @@ void sim_msg_free(Sim *sim, Msg *m)
     sim->free_msgs = m;
 }
 
+/* Clock-domain crossing: a message for a component on another clock is seen at the receiver's
+ * first clock edge at or after it arrives, as if it passed a synchronizer (gem5's clocked
+ * objects likewise act on what reaches them at their next clockEdge()). Within one domain (or
+ * two of the same period: every domain has an edge at tick 0, so their edges coincide) the
+ * arrival stays as it is, which keeps single-clock machines exactly as they were. */
+static inline Tick port_arrival(const Component *c, const Port *p, Tick when)
+{
+    const ClockDomain *from = c->clk, *to = p->peer->owner->clk;
+    if (to == from || !to || !from || to->period == from->period)
+        return when;
+    return clock_edge_at_or_after(to, when);
+}
+
 void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks)
 {
     g_assert(p && p->owner == c && p->peer);
     m->dst = p->peer;
-    sim_schedule(c->eng, &m->ev, c->eng->now + p->latency + delay_ticks, SIM_PRI_DELIVER);
+    sim_schedule(c->eng, &m->ev, port_arrival(c, p, c->eng->now + p->latency + delay_ticks),
+                 SIM_PRI_DELIVER);
 }
 
+/* No clock crossing here: an express call is instantaneous by definition (the bus's ordering
+ * point), so the receiver runs inside the caller's instant, whatever its clock. What it then
+ * does on its own is on its own clock: sim_component_wake goes to its next edge, and a reply
+ * by sim_port_send counts from its current cycle and is synchronized to the destination. */
 void sim_port_call(Component *c, Port *p, Msg *m)
 {
     g_assert(p && p->owner == c && p->peer);
@@ -680,7 +698,7 @@ void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
     if (when < c->eng->now + p->latency)
         when = c->eng->now + p->latency;
     m->dst = p->peer;
-    sim_schedule(c->eng, &m->ev, when, SIM_PRI_DELIVER);
+    sim_schedule(c->eng, &m->ev, port_arrival(c, p, when), SIM_PRI_DELIVER);
 }
 
 void sim_collect_stats(Sim *sim, StatSet *set)

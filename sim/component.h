@@ -335,14 +335,18 @@ static inline uint64_t sim_component_cycle(const Component *c)
 Msg *sim_msg_alloc(Sim *sim);
 void sim_msg_free(Sim *sim, Msg *m);
 /* Sends m on port p; it arrives at the peer after the link latency plus `delay` cycles of the
- * sender's clock. */
+ * sender's clock, counted from the start of the sender's current cycle. When the peer runs on
+ * another clock (a different period), it is seen at the peer's first clock edge at or after
+ * that arrival (clock-domain crossing; docs/config.md, "Clocks"). */
 void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles);
-/* Same with an extra delay in ticks (for components timed in ns, e.g. DRAM). */
+/* Same with an extra delay in ticks (for components timed in ns, e.g. DRAM), from now; the
+ * same crossing rule applies. */
 void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks);
 /* Delivers m to the peer's recv at once, inside this call (gem5's "express snoop"): used where
  * the model's semantics are instantaneous, such as every cache snooping a request at the bus
  * ordering point. The sender keeps ownership: the receiver may write the message's result
- * fields and payload but must not free or forward it. */
+ * fields and payload but must not free or forward it. No clock crossing: the receiver runs at
+ * the caller's instant even on another clock (what it schedules itself is on its own clock). */
 void sim_port_call(Component *c, Port *p, Msg *m);
 
 /* Per-cycle trace events: one branch when tracing is off. */

@@ -43,6 +43,13 @@ const ParamSpec sim_param_specs[] = {
     PARAM_END,
 };
 
+const ParamSpec sim_section_clock_spec[] = {
+    { .name = "clock", .type = PARAM_FREQ, .def = NULL, .flags = PARAM_F_RANGE, .min = 1e3,
+      .max = 100e9, .doc = "this section's clock: its cycles, its latencies written as times and "
+      "its cycle stats count in it (absent: sim.clock)", .offset = 0 },
+    PARAM_END,
+};
+
 const char *const sim_warm_unit_names[] = { "insts", "refs", "cycles", NULL };
 
 bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **problem)
@@ -165,16 +172,46 @@ static bool section_type_ok(const SystemSection *s, const CfgNode *t, GError **e
 }
 
 static const char *const ignore_type[] = { "type", NULL };
+/* a component section's own keys besides its class's parameters */
+static const char *const ignore_section[] = { "type", "clock", NULL };
+
+bool system_section_clock(const CfgNode *sec, const char *path, uint64_t sys_hz, uint64_t *hz,
+                          GError **error)
+{
+    const CfgNode *v = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, "clock") : NULL;
+    *hz = sys_hz;
+    if (!v)
+        return true;
+    if (v->kind != CFG_SCALAR) {
+        set_node_error(error, v, "%s.clock: expected a frequency such as 1GHz, got a %s", path,
+                       v->kind == CFG_MAP ? "map" : "sequence");
+        return false;
+    }
+    char *problem = NULL;
+    uint64_t f = 0;
+    if (!param_parse_value(&sim_section_clock_spec[0], v->scalar, NULL, &f, &problem)) {
+        /* a near-miss unit has its own hint already */
+        set_node_error(error, v, "%s.clock: %s%s", path, problem,
+                       strstr(problem, "did you mean") ? "" : "; hint: a frequency such as 1GHz "
+                       "or 1.6GHz (without the key, the section runs on sim.clock)");
+        g_free(problem);
+        return false;
+    }
+    *hz = f;
+    return true;
+}
 
 /* One present section (key k, map v) against its class table: its type: (one the system
  * allows) and every key it gives; partial (an include-only part) leaves out the required-key
  * check, since the including config may give them. */
-/* Checks one section's parameters against its class; times convert by clock_hz (every
- * component runs on the system clock today). */
+/* Checks one section's parameters against its class; times convert by the section's clock:
+ * its `clock:`, else clock_hz (the system clock). */
 static bool section_check(const SystemSection *s, const CfgNode *k, const CfgNode *v,
                           bool partial, uint64_t clock_hz, GError **error)
 {
     const CfgNode *tn = cfg_map_get(v, "type");
+    if (!system_section_clock(v, s->name, clock_hz, &clock_hz, error))
+        return false;
     const ComponentClass *cls = registry_find_class(s->cls);
     if (tn && !section_type_ok(s, tn, error))
         return false;
@@ -191,8 +228,8 @@ static bool section_check(const SystemSection *s, const CfgNode *k, const CfgNod
     void *scratch = g_malloc0(cls->size);
     void *dst = (char *)scratch + cls->params_offset;
     bool ok = partial
-        ? param_check_given(cls->params, v, s->name, ignore_type, clock_hz, dst, error)
-        : param_apply_clocked(cls->params, v, s->name, ignore_type, clock_hz, dst, error);
+        ? param_check_given(cls->params, v, s->name, ignore_section, clock_hz, dst, error)
+        : param_apply_clocked(cls->params, v, s->name, ignore_section, clock_hz, dst, error);
     if (ok)
         param_free(cls->params, dst);
     g_free(scratch);
@@ -607,13 +644,18 @@ SystemRun *system_build(CfgNode *root, int64_t seed_override, TraceDump *trace,
             cfg_node_free(empty);
             goto fail;
         }
-        uint64_t n = 1;
+        uint64_t n = 1, hz = 0;
         if (s->count)
             n = system_param_u64(run->sys, run->sys_params, s->count);
+        if (!system_section_clock(sec, s->name, run->sp.clock_hz, &hz, error)) {
+            cfg_node_free(empty);
+            goto fail;
+        }
+        const ClockDomain *clk = sim_clock(&run->sim, hz);   /* sys_clk when hz is sim.clock */
         for (uint64_t i = 0; i < n; i++) {
             char *name = s->count ? g_strdup_printf("%s%" G_GUINT64_FORMAT, s->name, i)
                                   : g_strdup(s->name);
-            Component *c = sim_component_new(&run->sim, cls, name, &run->sim.sys_clk, sec, error);
+            Component *c = sim_component_new(&run->sim, cls, name, clk, sec, error);
             g_free(name);
             if (!c) {
                 cfg_node_free(empty);
@@ -906,6 +948,10 @@ void system_emit_resolved(SystemRun *run, GString *out)
         if (c->index == 0)
             key[strlen(key) - 1] = '\0';   /* "core0" -> "core" */
         g_string_append_printf(out, "%s:\n  type: %s\n", key, c->cls->name);
+        /* only where the config gave one, so that resolved configs of runs without clocks stay
+         * as they were */
+        if (c->section && c->section->kind == CFG_MAP && cfg_map_get(c->section, "clock"))
+            param_emit_yaml(sim_section_clock_spec, &c->clk->freq_hz, out, 2);
         if (c->cls->params)
             param_emit_yaml(c->cls->params, sim_component_params(c), out, 2);
         g_free(key);
@@ -972,6 +1018,8 @@ static void describe_system(const SystemClass *sys, GString *out)
                                s->count ? s->count : "");
         g_string_free(cls, TRUE);
     }
+    g_string_append(out, "  every section also takes:\n");
+    param_describe(sim_section_clock_spec, out, 4);
 }
 
 bool system_describe(const char *type, GString *out)

@@ -28,6 +28,16 @@ bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **p
 
 extern const ParamSpec sim_param_specs[];
 
+/* `clock:` in a component section (docs/config.md, "Clocks"): the frequency the section's
+ * instances run on, same units and range as sim.clock; without it they run on the system clock.
+ * One entry and PARAM_END; its value field is a uint64_t at offset 0 (Hz). */
+extern const ParamSpec sim_section_clock_spec[];
+/* The clock of section `sec` (a map, or NULL) named `path` in messages: *hz = its `clock:`, or
+ * sys_hz when it has none. A bad value fails with ARCHSIM_EXIT_CONFIG
+ * "FILE:LINE:COL: l2.clock: PROBLEM". */
+bool system_section_clock(const CfgNode *sec, const char *path, uint64_t sys_hz, uint64_t *hz,
+                          GError **error);
+
 typedef struct {
     Sim sim;
     SimParams sp;
