@@ -950,7 +950,9 @@ void system_emit_resolved(SystemRun *run, GString *out)
         g_string_append_printf(out, "%s:\n  type: %s\n", key, c->cls->name);
         /* only where the config gave one, so that resolved configs of runs without clocks stay
          * as they were */
-        if (c->section && c->section->kind == CFG_MAP && cfg_map_get(c->section, "clock"))
+        const CfgNode *sec = cfg_map_get(run->root, key);
+        if (c->clk != &run->sim.sys_clk ||
+            (sec && sec->kind == CFG_MAP && cfg_map_get(sec, "clock")))
             param_emit_yaml(sim_section_clock_spec, &c->clk->freq_hz, out, 2);
         if (c->cls->params)
             param_emit_yaml(c->cls->params, sim_component_params(c), out, 2);
