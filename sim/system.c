@@ -1033,6 +1033,8 @@ bool system_describe(const char *type, GString *out)
         for (int i = 0; archsim_system_classes[i]; i++)
             g_string_append_printf(out, "  %-14s %s\n", archsim_system_classes[i]->name,
                                    archsim_system_classes[i]->doc);
+        g_string_append(out, "  (or no system: a machine of your own as components: and links:, "
+                             "docs/machines.md)\n");
         g_string_append(out, "\ncomponent classes:\n");
         for (int i = 0; archsim_component_classes[i]; i++)
             g_string_append_printf(out, "  %-14s %s\n", archsim_component_classes[i]->name,
