@@ -37,6 +37,7 @@ typedef struct {
     const char *key;            /* "clock", a parameter name, or "count" */
     const CfgNode *value;
     const CfgNode *where;       /* the key node */
+    const CfgNode *container;   /* the map that holds it (its position names the section) */
 } MOverride;
 
 typedef struct {
@@ -49,6 +50,7 @@ typedef struct {
     GHashTable *port_link;      /* Port* -> const CfgNode* (the link that made it) */
     GHashTable *comp_decl;      /* Component* -> MDecl* */
     uint64_t ninst;
+    const CfgNode *cur_map;     /* the override map being walked */
     bool partial;               /* checking a part: placeholders, parameters given only */
     GPtrArray *placeholders;    /* Component* made for a part check (owned) */
 } MBuild;
@@ -473,6 +475,7 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
         o->key = k->scalar;
         o->value = v;
         o->where = k;
+        o->container = b->cur_map;
         g_ptr_array_add(b->overrides, o);
         return true;
     }
@@ -489,6 +492,7 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
             o->key = pk->scalar;
             o->value = g_ptr_array_index(v->items, i);
             o->where = pk;
+            o->container = v;
             g_ptr_array_add(b->overrides, o);
         }
         return true;
@@ -551,10 +555,12 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
 static bool override_walk(MBuild *b, const CfgNode *map, GPtrArray *chain, GArray *sel,
                           GError **error)
 {
-    for (guint i = 0; i < map->keys->len; i++)
+    for (guint i = 0; i < map->keys->len; i++) {
+        b->cur_map = map;
         if (!override_key(b, g_ptr_array_index(map->keys, i), g_ptr_array_index(map->items, i),
                           chain, sel, error))
             return false;
+    }
     return true;
 }
 
@@ -685,11 +691,20 @@ static bool instantiate(MBuild *b, MDecl *d, int *idx, GError **error)
         CfgNode *sec = pn && pn->kind == CFG_MAP ? cfg_node_copy(pn)
                                                  : cfg_node_new_map(d->key->file, d->key->line,
                                                                     d->key->col);
+        bool placed = pn && pn->kind == CFG_MAP;
         for (guint k = 0; k < b->overrides->len; k++) {
             const MOverride *o = g_ptr_array_index(b->overrides, k);
             if (strcmp(o->key, "clock") == 0 || strcmp(o->key, "count") == 0 ||
                 !override_matches(o, d, idx))
                 continue;
+            if (!placed && o->container) {
+                /* the section is where the config sets it (a short-hand's core: section) */
+                sec->file = o->container->file;
+                sec->line = o->container->line;
+                sec->col = o->container->col;
+                sec->set_text = o->container->set_text;
+                placed = true;
+            }
             cfg_map_set(sec, o->key, cfg_node_copy(o->value));
         }
         char *name = instance_name(d, idx);
