@@ -190,6 +190,9 @@ static bool ta_realize(Component *c, GError **error)
         fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(t->topo.warnings, i));
     t->loaded = true;
     t->results = g_array_new(FALSE, FALSE, sizeof(TpuLayerResult));
+    if (!sim_port(c, "mem", 0))      /* a machine graph checks it first (PortSpec.required) */
+        return sim_component_reject(c, NULL, error, "the mem port is not linked: link it to a "
+                                    "tpu-memory or a dram");
     /* a layer the model would refuse (too large for its memory) fails the build, not the run */
     for (int i = 0; i < t->topo.nlayers; i++) {
         GError *e = NULL;
@@ -206,7 +209,7 @@ static bool ta_realize(Component *c, GError **error)
 static void ta_start(Component *c)
 {
     TArray *t = (TArray *)c;
-    t->mem = sim_port(c, "mem", 0);
+    t->mem = sim_port(c, "mem", 0);  /* linked: ta_realize checked */
     t->timed = t->mem->peer->owner->cls != &tpu_memory_class;
     sim_component_wake(c);
 }
@@ -216,6 +219,10 @@ static void ta_start(Component *c)
  * layer's folds (block i of W words over F folds: W / F, one more for i < W mod F), so that
  * what the port moves is exactly the reports' DRAM reads and writes. */
 #define TA_MAX_MSG (1ull << 30)      /* a message's size is 32 bits: blocks beyond go in parts */
+/* A layer of more folds than this (SCALE-Sim's huge GEMMs: 10^8 folds) plays out in this many
+ * blocks of consecutive folds, so that the port costs at most a few hundred thousand events a
+ * layer beside the model's own time. */
+#define TA_MAX_BLOCKS (1ull << 16)
 
 static int64_t ta_offset(const TArray *t, int op)
 {
@@ -223,9 +230,10 @@ static int64_t ta_offset(const TArray *t, int op)
            : op == TA_FILTER ? t->arch.filter_offset : t->arch.ofmap_offset;
 }
 
-/* Sends fold `fold`'s block of operand op: reads for the fills, writes for the drain, each of
+/* Sends block `fold`'s words of operand op: reads for the fills, writes for the drain, each of
  * at most tpu.transfer bytes (a word is a byte), at addresses that walk the operand's region
- * (its offset + the words sent so far, modulo the operand's size) and never cross its end. */
+ * (its offset + the words sent so far, modulo the operand's size) and, with a transfer size,
+ * never cross its end. */
 static void ta_send_block(TArray *t, int op, uint64_t fold)
 {
     Component *c = &t->base;
@@ -233,7 +241,9 @@ static void ta_send_block(TArray *t, int op, uint64_t fold)
     uint64_t max = t->p.transfer ? t->p.transfer : TA_MAX_MSG;
     while (w) {
         uint64_t in = t->pos[op] % t->region[op];
-        uint64_t k = MIN(MIN(w, max), t->region[op] - in);
+        uint64_t k = MIN(w, max);
+        if (t->p.transfer)           /* a block a message may stand for re-reads of a region */
+            k = MIN(k, t->region[op] - in);
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = op == TA_OFMAP ? MSG_WRITE_REQ : MSG_READ_REQ;
         m->addr = (uint64_t)ta_offset(t, op) + in;
@@ -293,7 +303,7 @@ static bool ta_layer_begin(TArray *t, uint64_t now)
     }
     t->len = r->total_cycles ? r->total_cycles : 1;
     uint64_t folds = r->row_folds * r->col_folds;
-    t->nfolds = MAX(1, MIN(folds, t->len));
+    t->nfolds = MAX(1, MIN(MIN(folds, t->len), TA_MAX_BLOCKS));
     t->words[TA_IFMAP] = r->dram_ifmap_reads;
     t->words[TA_FILTER] = r->dram_filter_reads;
     t->words[TA_OFMAP] = r->dram_ofmap_writes;
