@@ -571,7 +571,8 @@ static const ParamSpec tpu_sys_params[] = { PARAM_END };
 
 const SystemClass tpu_system = {
     .name = "tpu",
-    .doc = "one systolic array (TPU) running a SCALE-Sim topology; writes SCALE-Sim's reports",
+    .doc = "one systolic array (TPU) running a SCALE-Sim topology, its mem port linked to "
+           "SCALE-Sim's interface (tpu-memory) or a dram; writes SCALE-Sim's reports",
     .params = tpu_sys_params,
     .params_size = sizeof(TpuSysParams),
     .sections = tpu_sections,
