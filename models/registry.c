@@ -46,6 +46,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &mm_core_class,
     &kernel_core_class,
     &tpu_array_class,
+    &tpu_memory_class,
     NULL,
 };
 

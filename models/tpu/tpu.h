@@ -12,6 +12,8 @@
  *   tpumodel.c  per layer: folds, cycles, utilizations, SRAM and DRAM traffic, stalls
  *   tpureport.c COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv, SRAM traces
  *   tpudram.c   SCALE-Sim's DRAM traces (CALC and USER reads, OFMAP drains)
+ *   tpusys.c    the `tpu-array` component (its mem port) and `system.type: tpu`
+ *   tpumem.c    `tpu-memory`: SCALE-Sim's CALC/USER interface as a memory component
  *   tpucli.c    `archsim tpu -c CFG -t TOPOLOGY [-i conv|gemm] [--scalesim-compat] -o DIR`
  */
 #ifndef ARCHSIM_TPU_H
@@ -222,6 +224,8 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
 
 /* ---- tpusys.c: `system.type: tpu` for `archsim run` -------------------------------------- */
 extern const ComponentClass tpu_array_class;
+/* tpumem.c: SCALE-Sim's CALC/USER interface as the memory a tpu-array's mem port leads to */
+extern const ComponentClass tpu_memory_class;
 extern const SystemClass tpu_system;
 
 /* ---- tpucli.c ----------------------------------------------------------------------------- */

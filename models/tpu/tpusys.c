@@ -1,9 +1,21 @@
 /* tpusys.c: the systolic array as an `archsim run` machine (`system.type: tpu`, configs/tpu/):
  * one component, `tpu-array`, whose parameters are SCALE-Sim's .cfg keys in archsim's units
- * plus the topology. The run simulates the layers one after the other (tpumodel.c), advances
- * simulated time to the end of the last one (so sim.cycles is the network's cycle count, stalls
- * included), keeps only each layer's report line, and writes SCALE-Sim's three reports into the
- * run directory beside the usual stats files. */
+ * plus the topology, and whose memory port `mem` carries its SRAM fills and drains as messages
+ * to whatever the machine links it to: `tpu-memory` (tpumem.c, SCALE-Sim's CALC/USER interface)
+ * or a timed memory such as `dram`. The run simulates the layers one after the other
+ * (tpumodel.c gives each layer's cycles and DRAM traffic), plays each layer out fold by fold on
+ * the port (docs/tpu.md, "The memory port"), so sim.cycles is the network's cycle count, stalls
+ * included, keeps only each layer's report line, and writes SCALE-Sim's three reports into the
+ * run directory beside the usual stats files.
+ *
+ *   edge S        S+1 = b0        b1              b2 ...          bF = next layer's S
+ *   |analytic     |fold 0         |fold 1         |               |
+ *   fill 0 ->     fill 1 ->       fill 2 ->        ...
+ *                       drain 0 ->|     drain 1 ->|     drain F-1 ->|
+ * A fold starts once its fill has been answered (double buffering: fill i+1 goes out as fold
+ * i starts); the layer ends once every drain has been acknowledged. Time lost waiting is the
+ * port's stall (mem.stall_cycles): none with tpu-memory, whose answers come within the cycle.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +28,21 @@ typedef struct {
     int dataflow, interface, input;
     char *topology;
     bool compat;
+    uint64_t transfer;           /* bytes per message on the mem port; 0: a block a message */
 } TaParams;
+
+/* The mem port's operands, told apart by address (the .cfg's offsets), as SCALE-Sim's three
+ * DRAM interfaces are: IFMAP and filter fills are reads, OFMAP drains writes. */
+enum { TA_IFMAP = 0, TA_FILTER, TA_OFMAP, TA_NOPS };
+
+/* Where the layer under way stands on the port (ta_tick's steps). */
+typedef enum {
+    TA_NEXT_LAYER = 0,           /* at the edge: run the next layer's model, send fold 0's fill */
+    TA_FOLD_START,               /* fold `fold` may start once its fill is answered */
+    TA_DRAIN,                    /* the fold's last cycle: send its drain */
+    TA_FOLD_END,                 /* the fold is over */
+    TA_LAYER_END,                /* every drain acknowledged: the layer is over */
+} TaStep;
 
 typedef struct {
     Component base;
@@ -26,10 +52,26 @@ typedef struct {
     bool loaded;
     GArray *results;             /* TpuLayerResult per layer */
     int next;                    /* next layer to simulate */
-    uint64_t wait_left;          /* cycles of the last layer still to pass */
+    Port *mem;                   /* the memory port (requester) */
+    bool timed;                  /* the peer is a timed memory, not tpu-memory (extra stats) */
+    /* the layer under way on the port */
+    TaStep step;
+    TpuLayerResult cur;          /* its model's result */
+    uint64_t at;                 /* cycle of the next step */
+    uint64_t fold, nfolds;       /* fold under way; folds played out (<= the layer's cycles) */
+    uint64_t len, start;         /* the layer's cycles (>= 1); cycle its fold 0 was to start */
+    uint64_t planned;            /* cycle the fold under way was to start (before port stalls) */
+    uint64_t layer_stall;        /* port stall cycles of the layer so far */
+    uint64_t words[TA_NOPS];     /* the layer's traffic per operand (words = bytes) */
+    uint64_t region[TA_NOPS];    /* each operand's size in words: addresses wrap inside it */
+    uint64_t pos[TA_NOPS];       /* words of each operand sent so far in the layer */
+    uint64_t fill_left;          /* fill messages not yet answered (one block at a time) */
+    uint64_t drain_left;         /* drain messages not yet acknowledged */
+    bool waiting;                /* asleep until the port answers */
     /* stats */
     uint64_t cycles, stalls, macs, sram_reads, sram_writes, dram_reads, dram_writes, folds;
     uint64_t sampled;            /* layers whose DRAM reads were sampled */
+    uint64_t mem_reqs, mem_read, mem_written, mem_stalls;   /* the port's traffic and stalls */
     double util_sum;
 } TArray;
 
@@ -76,6 +118,11 @@ static const ParamSpec ta_params[] = {
     { .name = "scalesim_compat", .type = PARAM_BOOL, .def = "false",
       .doc = "SCALE-Sim v2's numbers, quirks included (docs/experiments/systolic.md)",
       .offset = offsetof(TaParams, compat) },
+    { .name = "transfer", .type = PARAM_SIZE, .def = "0", .flags = PARAM_F_RANGE, .min = 0,
+      .max = 1u << 30,
+      .doc = "bytes per message on the mem port (0: one message per fill or drain block and "
+      "operand); a timed memory takes its own size (dram: at most 4KiB)",
+      .offset = offsetof(TaParams, transfer) },
     PARAM_END,
 };
 
@@ -143,6 +190,9 @@ static bool ta_realize(Component *c, GError **error)
         fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(t->topo.warnings, i));
     t->loaded = true;
     t->results = g_array_new(FALSE, FALSE, sizeof(TpuLayerResult));
+    if (!sim_port(c, "mem", 0))      /* a machine graph checks it first (PortSpec.required) */
+        return sim_component_reject(c, NULL, error, "the mem port is not linked: link it to a "
+                                    "tpu-memory or a dram");
     /* a layer the model would refuse (too large for its memory) fails the build, not the run */
     for (int i = 0; i < t->topo.nlayers; i++) {
         GError *e = NULL;
@@ -158,35 +208,130 @@ static bool ta_realize(Component *c, GError **error)
 
 static void ta_start(Component *c)
 {
+    TArray *t = (TArray *)c;
+    t->mem = sim_port(c, "mem", 0);  /* linked: ta_realize checked */
+    t->timed = t->mem->peer->owner->cls != &tpu_memory_class;
     sim_component_wake(c);
 }
 
-/* One layer per tick; the next tick comes when this layer's cycles have passed. */
-static uint64_t ta_tick(Component *c)
+/* ---- the memory port ----------------------------------------------------------------------
+ * The model gives a layer's DRAM traffic per operand; it goes out spread evenly over the
+ * layer's folds (block i of W words over F folds: W / F, one more for i < W mod F), so that
+ * what the port moves is exactly the reports' DRAM reads and writes. */
+#define TA_MAX_MSG (1ull << 30)      /* a message's size is 32 bits: blocks beyond go in parts */
+/* A layer of more folds than this (SCALE-Sim's huge GEMMs: 10^8 folds) plays out in this many
+ * blocks of consecutive folds, so that the port costs at most a few hundred thousand events a
+ * layer beside the model's own time. */
+#define TA_MAX_BLOCKS (1ull << 16)
+
+static int64_t ta_offset(const TArray *t, int op)
 {
-    TArray *t = (TArray *)c;
-    if (t->wait_left) {          /* time passes in steps, each progress for the watchdog */
-        uint64_t step = MIN(t->wait_left, 1u << 20);
-        t->wait_left -= step;
-        sim_progress(c->eng);
-        return step;
+    return op == TA_IFMAP ? t->arch.ifmap_offset
+           : op == TA_FILTER ? t->arch.filter_offset : t->arch.ofmap_offset;
+}
+
+/* Sends block `fold`'s words of operand op: reads for the fills, writes for the drain, each of
+ * at most tpu.transfer bytes (a word is a byte), at addresses that walk the operand's region
+ * (its offset + the words sent so far, modulo the operand's size) and, with a transfer size,
+ * never cross its end. */
+static void ta_send_block(TArray *t, int op, uint64_t fold)
+{
+    Component *c = &t->base;
+    uint64_t w = t->words[op] / t->nfolds + (fold < t->words[op] % t->nfolds);
+    uint64_t max = t->p.transfer ? t->p.transfer : TA_MAX_MSG;
+    while (w) {
+        uint64_t in = t->pos[op] % t->region[op];
+        uint64_t k = MIN(w, max);
+        if (t->p.transfer)           /* a block a message may stand for re-reads of a region */
+            k = MIN(k, t->region[op] - in);
+        Msg *m = sim_msg_alloc(c->sim);
+        m->cmd = op == TA_OFMAP ? MSG_WRITE_REQ : MSG_READ_REQ;
+        m->addr = (uint64_t)ta_offset(t, op) + in;
+        m->size = (uint32_t)k;
+        m->tag = (uint64_t)op;
+        m->issued = c->eng->now;
+        if (op == TA_OFMAP) {
+            t->drain_left++;
+            t->mem_written += k;
+        } else {
+            t->fill_left++;
+            t->mem_read += k;
+        }
+        t->mem_reqs++;
+        t->pos[op] += k;
+        w -= k;
+        sim_port_send(c, t->mem, m, 0);
     }
-    if (t->next >= t->topo.nlayers)
-        return 0;
-    TpuLayerResult r;
+}
+
+static void ta_send_fill(TArray *t, uint64_t fold)
+{
+    ta_send_block(t, TA_IFMAP, fold);
+    ta_send_block(t, TA_FILTER, fold);
+}
+
+/* Cycles of fold i: the layer's cycles cut at floor(i x len / F), so that the folds add up to
+ * the model's count exactly and each has at least one cycle (F <= len). */
+static uint64_t ta_fold_len(const TArray *t, uint64_t i)
+{
+    __extension__ typedef unsigned __int128 U128;
+    uint64_t b0 = (uint64_t)((U128)i * t->len / t->nfolds);
+    uint64_t b1 = (uint64_t)((U128)(i + 1) * t->len / t->nfolds);
+    return b1 - b0;
+}
+
+static uint64_t ta_region(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t v = a * b * c;          /* bounded by the layer checks (tpu_layer_check) */
+    return v ? v : 1;
+}
+
+/* Runs layer `next`'s model at cycle now and sends fold 0's fill; false if the model failed
+ * (the run fails with its error). */
+static bool ta_layer_begin(TArray *t, uint64_t now)
+{
+    Component *c = &t->base;
+    const TpuLayer *l = &t->topo.layers[t->next];
+    TpuLayerResult *r = &t->cur;
     GError *e = NULL;
-    if (!tpu_run_layer(&t->arch, &t->topo.layers[t->next], t->p.compat, &r, &e)) {
-        char *m = g_strdup_printf("%s:%u:1: %s", t->topo.file, t->topo.layers[t->next].line,
-                                  e->message);
+    if (!tpu_run_layer(&t->arch, l, t->p.compat, r, &e)) {
+        char *m = g_strdup_printf("%s:%u:1: %s", t->topo.file, l->line, e->message);
         sim_fail(c->sim, g_error_new_literal(e->domain, e->code, m));
         g_free(m);
         g_error_free(e);
-        return 0;
+        return false;
+    }
+    t->len = r->total_cycles ? r->total_cycles : 1;
+    uint64_t folds = r->row_folds * r->col_folds;
+    t->nfolds = MAX(1, MIN(MIN(folds, t->len), TA_MAX_BLOCKS));
+    t->words[TA_IFMAP] = r->dram_ifmap_reads;
+    t->words[TA_FILTER] = r->dram_filter_reads;
+    t->words[TA_OFMAP] = r->dram_ofmap_writes;
+    t->region[TA_IFMAP] = ta_region(l->ifmap_h, l->ifmap_w, l->channels);
+    t->region[TA_FILTER] = ta_region(l->filter_h * l->filter_w, l->channels, l->filters);
+    t->region[TA_OFMAP] = ta_region(r->M, r->N, 1);
+    memset(t->pos, 0, sizeof t->pos);
+    t->fold = 0;
+    t->layer_stall = 0;
+    t->start = t->planned = now + 1;
+    ta_send_fill(t, 0);
+    return true;
+}
+
+/* Every drain acknowledged: the layer's line, its port stalls counted in its cycles. */
+static void ta_layer_end(TArray *t)
+{
+    TpuLayerResult r = t->cur;
+    if (t->layer_stall) {        /* Overall Util % counts stalls (tpumodel.c's formula) */
+        r.total_cycles += t->layer_stall;
+        r.stall_cycles += t->layer_stall;
+        r.overall_util = (double)(r.macs * 100) / (double)(r.total_cycles * t->p.rows * t->p.cols);
     }
     g_array_append_val(t->results, r);
     t->next++;
     t->cycles += r.total_cycles;
     t->stalls += r.stall_cycles;
+    t->mem_stalls += t->layer_stall;
     t->macs += r.macs;
     t->folds += r.row_folds * r.col_folds;
     t->sram_reads += r.sram_ifmap_reads + r.sram_filter_reads;
@@ -194,14 +339,84 @@ static uint64_t ta_tick(Component *c)
     t->dram_reads += r.dram_ifmap_reads + r.dram_filter_reads;
     t->dram_writes += r.dram_ofmap_writes;
     t->sampled += r.sampled_folds != 0;
+}
+
+/* The steps of a layer (the diagram at the top): each tick does what is due at this edge and
+ * sleeps until the next step (in steps of at most 2^20 cycles, each progress for the
+ * watchdog), or until the port answers. */
+static uint64_t ta_tick(Component *c)
+{
+    TArray *t = (TArray *)c;
+    uint64_t now = sim_component_cycle(c);
     sim_progress(c->eng);
-    t->wait_left = r.total_cycles ? r.total_cycles : 1;
-    return 1;
+    for (;;) {
+        if (t->step != TA_NEXT_LAYER && now < t->at)
+            return MIN(t->at - now, 1u << 20);
+        switch (t->step) {
+        case TA_NEXT_LAYER:
+            if (t->next >= t->topo.nlayers || !ta_layer_begin(t, now))
+                return 0;
+            t->step = TA_FOLD_START;
+            t->at = t->start;
+            break;
+        case TA_FOLD_START:
+            if (t->fill_left) {
+                t->waiting = true;
+                return 0;
+            }
+            t->layer_stall += now - t->planned;
+            if (t->fold + 1 < t->nfolds)
+                ta_send_fill(t, t->fold + 1);
+            t->at = now + ta_fold_len(t, t->fold) - 1;
+            t->step = TA_DRAIN;
+            break;
+        case TA_DRAIN:
+            ta_send_block(t, TA_OFMAP, t->fold);
+            t->at = now + 1;
+            t->step = TA_FOLD_END;
+            break;
+        case TA_FOLD_END:
+            t->planned = now;
+            t->step = ++t->fold < t->nfolds ? TA_FOLD_START : TA_LAYER_END;
+            break;
+        case TA_LAYER_END:
+            if (t->drain_left) {
+                t->waiting = true;
+                return 0;
+            }
+            t->layer_stall += now - t->planned;
+            ta_layer_end(t);
+            t->step = TA_NEXT_LAYER;
+            break;
+        }
+    }
+}
+
+static void ta_recv(Component *c, Port *port, Msg *m)
+{
+    TArray *t = (TArray *)c;
+    (void)port;
+    if (m->cmd == MSG_READ_RESP) {
+        g_assert(t->fill_left > 0);
+        t->fill_left--;
+    } else if (m->cmd == MSG_WRITE_RESP) {
+        g_assert(t->drain_left > 0);
+        t->drain_left--;
+    } else {
+        g_error("%s: unexpected message cmd %u on the mem port", c->name, m->cmd);
+    }
+    sim_msg_free(c->sim, m);
+    sim_progress(c->eng);
+    if (t->waiting && ((t->step == TA_FOLD_START && !t->fill_left) ||
+                       (t->step == TA_LAYER_END && !t->drain_left))) {
+        t->waiting = false;
+        sim_component_wake(c);
+    }
 }
 
 static bool ta_busy(const Component *c)
 {
-    return TA(c)->next < TA(c)->topo.nlayers || TA(c)->wait_left;
+    return TA(c)->next < TA(c)->topo.nlayers || TA(c)->step != TA_NEXT_LAYER;
 }
 
 static double ta_progress(const Component *c)
@@ -225,6 +440,69 @@ static void ta_dump(Component *c, GString *out)
 {
     TArray *t = (TArray *)c;
     g_string_append_printf(out, "  layer %d of %d\n", t->next, t->topo.nlayers);
+    if (t->step != TA_NEXT_LAYER)
+        g_string_append_printf(out, "  fold %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                               "; fill messages unanswered %" G_GUINT64_FORMAT
+                               ", drain messages unacknowledged %" G_GUINT64_FORMAT "\n",
+                               t->fold, t->nfolds, t->fill_left, t->drain_left);
+}
+
+/* tpu.mem.* appear only when the port leads to a timed memory: with tpu-memory they repeat
+ * dram_reads and dram_writes and the stalls are none, so the SCALE-Sim runs keep their stats. */
+static void ta_extra_stats(const Component *c, StatSet *out)
+{
+    const TArray *t = TA(c);
+    if (!t->timed)
+        return;
+    static const struct {
+        const char *name, *unit, *desc;
+        size_t off;
+    } rows[] = {
+        { "mem.requests", "count", "read and write messages sent on the mem port",
+          offsetof(TArray, mem_reqs) },
+        { "mem.bytes_read", "byte", "bytes the fills read through the mem port (= dram_reads)",
+          offsetof(TArray, mem_read) },
+        { "mem.bytes_written", "byte",
+          "bytes the drains wrote through the mem port (= dram_writes)",
+          offsetof(TArray, mem_written) },
+        { "mem.stall_cycles", "cycle",
+          "cycles the folds waited for the mem port's answers (in cycles and stall_cycles)",
+          offsetof(TArray, mem_stalls) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+        char *n = g_strdup_printf("%s.%s", c->name, rows[i].name);
+        stats_add_u64(out, n, *(const uint64_t *)((const char *)t + rows[i].off), rows[i].unit,
+                      rows[i].desc);
+        g_free(n);
+    }
+}
+
+/* The mem port's peer: tpu-memory (SCALE-Sim's interface, whose timing is the array's own
+ * model) takes any message; a timed memory answers in its own time, so SCALE-Sim's USER
+ * bandwidth model would count the same bandwidth twice, and it takes messages of its size. */
+static bool ta_check_link(Component *c, Port *mine, Port *theirs, GError **error)
+{
+    TArray *t = (TArray *)c;
+    Component *o = theirs->owner;
+    (void)mine;
+    if (o->cls == &tpu_memory_class)
+        return true;
+    if (t->p.interface != 0)
+        return sim_component_reject(c, "interface", error,
+                                    "user is SCALE-Sim's bandwidth model of tpu-memory, but the "
+                                    "mem port leads to %s (class %s), which times the traffic "
+                                    "itself: use interface: calc", o->name, o->cls->name);
+    uint64_t line = 0;
+    bool has_line = sim_component_param_u64(o, "line", &line);
+    uint64_t max = has_line ? line : strcmp(o->cls->name, "dram") == 0 ? 4096 : TA_MAX_MSG;
+    if (t->p.transfer == 0 || t->p.transfer > max || (has_line && t->p.transfer != line))
+        return sim_component_reject(c, "transfer", error,
+                                    "%" G_GUINT64_FORMAT " bytes per message, but %s (class %s) "
+                                    "takes %s%" G_GUINT64_FORMAT " bytes: set transfer to %s"
+                                    "%" G_GUINT64_FORMAT "B", t->p.transfer, o->name,
+                                    o->cls->name, has_line ? "" : "1 to ", max,
+                                    has_line ? "" : "at most ", max);
+    return true;
 }
 
 static void ta_finalize(Component *c)
@@ -238,7 +516,13 @@ static void ta_finalize(Component *c)
         g_array_free(t->results, TRUE);
 }
 
-static const PortSpec ta_ports[] = { PORT_END };
+static const PortSpec ta_ports[] = {
+    { .name = "mem", .role = PORT_REQUESTER, .required = true,
+      .doc = "SRAM fills (reads of the IFMAP and filter regions) and drains (writes of the OFMAP "
+      "region) to tpu-memory or a timed memory (dram); the operands are told apart by address "
+      "(ifmap_offset, filter_offset, ofmap_offset)" },
+    PORT_END,
+};
 
 const ComponentClass tpu_array_class = {
     .name = "tpu-array",
@@ -251,11 +535,14 @@ const ComponentClass tpu_array_class = {
     .realize = ta_realize,
     .start = ta_start,
     .tick = ta_tick,
+    .recv = ta_recv,
     .busy = ta_busy,
     .progress = ta_progress,
     .dump = ta_dump,
     .finalize = ta_finalize,
     .write_outputs = ta_outputs,
+    .extra_stats = ta_extra_stats,
+    .check_link = ta_check_link,
 };
 
 /* ---- system.type: tpu --------------------------------------------------------------------- */
@@ -263,22 +550,29 @@ typedef struct {
     int unused;
 } TpuSysParams;
 
+static const char *const tpu_memory_alts[] = { "dram", NULL };
+
 static const SystemSection tpu_sections[] = {
     { "tpu", "tpu-array", "the systolic array and its topology", NULL, NULL },
+    { "memory", "tpu-memory", "what the array's mem port leads to: SCALE-Sim's interface "
+      "(tpu-memory) or, with type: dram, a DRAM channel", NULL, tpu_memory_alts },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
+/*   tpu.mem -> memory.port   (latency 1 tick) */
 static bool tpu_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
-    (void)sim, (void)params, (void)root, (void)error;
-    return true;
+    (void)params, (void)root;
+    return sim_connect(sim_component_find(sim, "tpu"), "mem", sim_component_find(sim, "memory"),
+                       "port", 1, error);
 }
 
 static const ParamSpec tpu_sys_params[] = { PARAM_END };
 
 const SystemClass tpu_system = {
     .name = "tpu",
-    .doc = "one systolic array (TPU) running a SCALE-Sim topology; writes SCALE-Sim's reports",
+    .doc = "one systolic array (TPU) running a SCALE-Sim topology, its mem port linked to "
+           "SCALE-Sim's interface (tpu-memory) or a dram; writes SCALE-Sim's reports",
     .params = tpu_sys_params,
     .params_size = sizeof(TpuSysParams),
     .sections = tpu_sections,

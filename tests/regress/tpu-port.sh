@@ -1,0 +1,60 @@
+#!/bin/sh
+# regress/tpu-port.sh BUILD: the TPU's memory port (issue 17 item 5; docs/tpu.md, "The memory
+# port"):
+#  - configs/tpu/dram.yaml (the array's mem port linked to the dram class) has the committed
+#    stats (tests/regress/golden/tpu-dram.stats.txt; sim.events and host time aside)
+#  - the bytes the DRAM moves are the layers' DRAM traffic of SCALE-Sim's reports: bytes_read is
+#    the sum of DETAILED_ACCESS_REPORT.csv's DRAM IFMAP and Filter Reads, bytes_written its DRAM
+#    OFMAP Writes, equal to tpu.dram_reads / tpu.dram_writes and to tpu.mem.bytes_*; that report
+#    is scale.yaml's (the same array on the same layers through tpu-memory)
+#  - the DRAM's time shows up as stalls: tpu.cycles = scale.yaml's tpu.cycles +
+#    tpu.mem.stall_cycles, sim.cycles = tpu.cycles + layers + 1 (one cycle before each layer's
+#    compute, and the last edge), the COMPUTE_REPORT's cycles sum to tpu.cycles
+#  - through tpu-memory no stat names the port (scale.yaml's stats have no tpu.mem.*)
+# Prints "tpu-port: N passed, N failed".
+set -u
+B=${1:-build}
+A=./archsim
+[ -x "$A" ] || A=$B/archsim
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+check() {  # name cond
+    if sh -c "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+stat() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+# column sums of a SCALE-Sim report by header name
+col() { awk -F', *' -v h="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == h) c = i; next }
+                               { s += $c } END { printf "%d\n", s }' "$2"; }
+
+$A run configs/tpu/dram.yaml -q -o "$T/d" > "$T/d.out" 2>&1 || cat "$T/d.out"
+$A run configs/tpu/scale.yaml -q -o "$T/s" > "$T/s.out" 2>&1 || cat "$T/s.out"
+grep -v -e '^sim\.events' -e host "$T/d/stats.txt" > "$T/d.stats"
+check "dram.yaml: stats equal tests/regress/golden/tpu-dram.stats.txt" \
+    "diff -u tests/regress/golden/tpu-dram.stats.txt '$T/d.stats' | head -20; cmp -s tests/regress/golden/tpu-dram.stats.txt '$T/d.stats'"
+D=$T/d/DETAILED_ACCESS_REPORT.csv
+reads=$(( $(col 'DRAM IFMAP Reads' "$D") + $(col 'DRAM Filter Reads' "$D") ))
+writes=$(col 'DRAM OFMAP Writes' "$D")
+S=$T/d/stats.txt
+check "bytes read = the report's IFMAP + filter DRAM reads ($reads) = tpu.dram_reads = tpu.mem.bytes_read" \
+    "[ '$(stat memory.bytes_read "$S")' = $reads ] && [ '$(stat tpu.dram_reads "$S")' = $reads ] &&
+     [ '$(stat tpu.mem.bytes_read "$S")' = $reads ] && [ $reads -gt 0 ]"
+check "bytes written = the report's OFMAP DRAM writes ($writes) = tpu.dram_writes = tpu.mem.bytes_written" \
+    "[ '$(stat memory.bytes_written "$S")' = $writes ] && [ '$(stat tpu.dram_writes "$S")' = $writes ] &&
+     [ '$(stat tpu.mem.bytes_written "$S")' = $writes ] && [ $writes -gt 0 ]"
+check "the DRAM traffic is scale.yaml's (same DETAILED_ACCESS_REPORT.csv)" \
+    "cmp -s '$D' '$T/s/DETAILED_ACCESS_REPORT.csv'"
+check "64-byte messages: at least bytes / 64 reads; the DRAM answered every message of the port" \
+    "[ \$(( $(stat memory.reads "$S") + $(stat memory.writes "$S") )) = '$(stat tpu.mem.requests "$S")' ] &&
+     [ $(stat memory.reads "$S") -ge \$(( $reads / 64 )) ]"
+stalls=$(stat tpu.mem.stall_cycles "$S")
+check "tpu.cycles = scale.yaml's + tpu.mem.stall_cycles ($stalls > 0)" \
+    "[ $stalls -gt 0 ] && [ \$(( $(stat tpu.cycles "$T/s/stats.txt") + $stalls )) = '$(stat tpu.cycles "$S")' ] &&
+     [ \$(( $(stat tpu.stall_cycles "$T/s/stats.txt") + $stalls )) = '$(stat tpu.stall_cycles "$S")' ]"
+check "sim.cycles = tpu.cycles + layers + 1; the COMPUTE_REPORT's cycles sum to tpu.cycles" \
+    "[ \$(( $(stat tpu.cycles "$S") + $(stat tpu.layers "$S") + 1 )) = '$(stat sim.cycles "$S")' ] &&
+     [ $(col 'Total Cycles' "$T/d/COMPUTE_REPORT.csv") = '$(stat tpu.cycles "$S")' ]"
+check "through tpu-memory the stats name no port (no tpu.mem.*, no memory.*)" \
+    "! grep -q -e '^tpu\.mem\.' -e '^memory\.' '$T/s/stats.txt'"
+echo "tpu-port: $pass passed, $fail failed"
+[ $fail -eq 0 ]
