@@ -6,6 +6,7 @@
 #    and gives the same stats on a second run
 #  - its mem-checker is on: with both programs at the same addresses (addr_offset 0) the
 #    clusters, which are not coherent with each other, break SWMR and the run fails (exit 3)
+#  - a TPU and a core share a DRAM: its bytes are the TPU's plus the core's, the core slows
 #  - --set reaches nested components (cluster1.core[*].clock), describe --machine shows them,
 #    and --graph draws each cluster as a dot subgraph
 # Prints "machines: N passed, N failed".
@@ -66,5 +67,16 @@ check "--set cluster1.core[*].clock=2.5GHz reaches every core of cluster1 and on
 $A run $C -q -o "$T/c4" --graph m.dot > /dev/null 2>&1
 check "--graph draws each cluster as a subgraph" \
     "grep -q 'subgraph \"cluster_cluster0\"' '$T/c4/m.dot' && grep -q 'subgraph \"cluster_cluster1\"' '$T/c4/m.dot'"
+# a TPU and a core share one DRAM (configs/machines/tpu-and-core.yaml)
+$A run configs/machines/tpu-and-core.yaml -q -o "$T/tc" > /dev/null 2>&1
+v() { grep "^$2 " "$1/stats.txt" | awk '{print $2}'; }
+check "tpu-and-core: matches tests/regress/golden/tpu-and-core.stats.txt" \
+    "diff -u tests/regress/golden/tpu-and-core.stats.txt '$T/tc/stats.txt' > '$T/d' || { head -20 '$T/d'; false; }"
+db=$(v "$T/tc" dram.bytes_read); tb=$(v "$T/tc" tpu.mem.bytes_read); cb=$(v "$T/u0" dram.bytes_read)
+check "tpu-and-core: the DRAM reads the TPU's fills plus what the core alone reads" \
+    "[ -n '$db' ] && [ '$db' -eq \$(($tb + $cb)) ]"
+i1=$(v "$T/tc" core.insts); i0=$(v "$T/u0" core.insts); p1=$(v "$T/tc" core.ipc); p0=$(v "$T/u0" core.ipc)
+check "tpu-and-core: the core runs the same program more slowly beside the TPU" \
+    "[ -n '$i1' ] && [ '$i1' = '$i0' ] && awk -v a='$p1' -v b='$p0' 'BEGIN { exit !(a < b) }'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
