@@ -60,8 +60,8 @@ struct Msg {
 /* The payload area, for a family's typed accessor (mem_msg(m), bus_msg(m), ...). Builds with
  * -DARCHSIM_MSG_CHECK assert that the message's command belongs to one of the families that use
  * that payload type (cmd 0: not set yet, while the sender fills it in). */
-#ifdef ARCHSIM_MSG_CHECK
 void sim_msg_check_family(const Msg *m, unsigned fam_mask);
+#ifdef ARCHSIM_MSG_CHECK
 #define SIM_MSG_PAYLOAD(m, fam_mask) (sim_msg_check_family((m), (fam_mask)), (void *)(m)->payload)
 #else
 #define SIM_MSG_PAYLOAD(m, fam_mask) ((void)(fam_mask), (void *)(m)->payload)

@@ -67,7 +67,8 @@ typedef struct {
 
 /* TRACE_FMT_TEACH ignores the component filter and max_events (it needs every component to be
  * correct); the window and the address range apply. Rows are kept and written as one aligned
- * table at close, by the TraceConsumer the options name (the CLI's teach_consumer, sim/cli/teach.h). */
+ * table at close, by the TraceConsumer the options name (the CLI's teach_consumer in
+ * sim/cli/teach.h). */
 typedef enum {
     TRACE_FMT_TEXT,
     TRACE_FMT_JSONL,

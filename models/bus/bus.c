@@ -279,7 +279,8 @@ static void order_event(SimEvent *ev)
     b->ordering = -1;
     sim_component_wake(&b->base);     /* the address bus is free for the next request */
     t->ordered = b->base.eng->now;
-    if (G_UNLIKELY(mem_shared(b->base.sim)->htm_nackers > 0) && t->kind != BUS_PUTM && refused(b, t))
+    if (G_UNLIKELY(mem_shared(b->base.sim)->htm_nackers > 0) && t->kind != BUS_PUTM &&
+        refused(b, t))
         return;
     b->txns++;
     b->by_kind[t->kind]++;

@@ -353,7 +353,8 @@ static bool cache_access(Cache *k, Msg *m)
         } else {
             k->reads++, k->read_hits++;
         }
-        SIM_TRACE(&k->base, "hit", 0, TARG_X("addr", mem_msg(m)->addr), TARG_S("op", write ? "write" : "read"));
+        SIM_TRACE(&k->base, "hit", 0, TARG_X("addr", mem_msg(m)->addr),
+                  TARG_S("op", write ? "write" : "read"));
         respond(k, m, k->p.hit_latency);
         return true;
     }
@@ -375,8 +376,8 @@ static bool cache_access(Cache *k, Msg *m)
         ms->tail = m;
         ms->ntargets++;
         ms->dirty_on_fill |= write;
-        SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr), TARG_S("op", write ? "write" : "read"),
-                  TARG_S("mshr", "merge"));
+        SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
+                  TARG_S("op", write ? "write" : "read"), TARG_S("mshr", "merge"));
         return true;
     }
     uint32_t idx = 0;
@@ -388,8 +389,8 @@ static bool cache_access(Cache *k, Msg *m)
     k->mshr_used++;
     if (k->mshr_used == 1)                /* the oldest miss in flight: its fill is reported late */
         SIM_TRACE_HOLD(&k->base, clock_cycle(k->base.clk, ms->alloc));
-    SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr), TARG_S("op", write ? "write" : "read"),
-              TARG_U("mshr", idx));
+    SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
+              TARG_S("op", write ? "write" : "read"), TARG_U("mshr", idx));
     Msg *req = sim_msg_alloc(k->base.sim);
     req->cmd = MSG_READ_REQ;
     mem_msg(req)->addr = block << k->line_shift;
@@ -489,7 +490,8 @@ static void cache_recv(Component *c, Port *port, Msg *m)
     switch (m->cmd) {
     case MSG_READ_REQ:
     case MSG_WRITE_REQ:
-        g_assert((mem_msg(m)->addr >> k->line_shift) == ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) >> k->line_shift));
+        g_assert((mem_msg(m)->addr >> k->line_shift) ==
+                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) >> k->line_shift));
         if (k->wait_head || !cache_access(k, m)) {
             k->blocked++;
             wait_push(k, m);

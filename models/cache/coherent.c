@@ -413,7 +413,8 @@ static void htm_command(Coh *k, Msg *m)
             sim_port_send(&k->base, k->cpu, m, 1);
             return;
         }
-        htm_abort(k, HTM_EXPLICIT | ((uint32_t)(mem_msg(m)->value & 0xff) << 24), HTM_AB_EXPLICIT, 0);
+        uint32_t code = (uint32_t)(mem_msg(m)->value & 0xff);
+        htm_abort(k, HTM_EXPLICIT | code << 24, HTM_AB_EXPLICIT, 0);
         sim_msg_free(k->base.sim, m);
         return;
     default:
@@ -661,7 +662,8 @@ static void on_snoop(Coh *k, Msg *s)
     Frame *f = frame_find(k, bus_msg(s)->addr);
     if (G_UNLIKELY(s->flags & SNOOP_PROBE)) {       /* the bus asks: would we refuse it? */
         if (f && k->htm.conflict == HTM_RESPONDER_WINS && htm_conflicts(k, f, kind) &&
-            (bus_msg(s)->tag == 0 || k->htm.age < bus_msg(s)->tag)) {  /* refuse plain accesses, younger txs */
+            (bus_msg(s)->tag == 0 || k->htm.age < bus_msg(s)->tag)) {
+            /* refuse plain accesses and younger transactions */
             s->flags |= SNOOP_NACK;
             k->htm.nacks_sent++;
         }

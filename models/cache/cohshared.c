@@ -72,7 +72,8 @@ bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t
         g_assert(m->cmd == MSG_READ_REQ && !a->watch);
         a->watches++;
         uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
-        if (line && coh_read_bytes(line + (mem_msg(m)->addr - block), n) == (mem_msg(m)->arg & mask)) {
+        if (line &&
+            coh_read_bytes(line + (mem_msg(m)->addr - block), n) == (mem_msg(m)->arg & mask)) {
             a->watch = m;                   /* nothing can change it while we keep the line */
             a->watch_block = block;
             return true;
@@ -135,8 +136,9 @@ void coh_atomics_dump(const CohAtomics *a, GString *out)
         g_string_append_printf(out, "  reservation (LL) on line 0x%" G_GINT64_MODIFIER "x\n",
                                a->resv_block);
     if (a->watch)
-        g_string_append_printf(out, "  spin-wait watch on 0x%" G_GINT64_MODIFIER "x (value %"
-                               G_GUINT64_FORMAT ")\n", mem_msg(a->watch)->addr, mem_msg(a->watch)->arg);
+        g_string_append_printf(
+            out, "  spin-wait watch on 0x%" G_GINT64_MODIFIER "x (value %" G_GUINT64_FORMAT ")\n",
+            mem_msg(a->watch)->addr, mem_msg(a->watch)->arg);
 }
 
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
@@ -170,7 +172,8 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
             d[i] = (uint8_t)(mem_msg(m)->value >> (8 * (i % 8)));
         if (o)
             for (uint32_t i = 0; i < n; i += 8)
-                oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8, mem_msg(m)->value);
+                oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
+                             mem_msg(m)->value);
         m->cmd = MSG_WRITE_RESP;
     } else {
         uint64_t v = coh_read_bytes(d, n);
@@ -267,7 +270,8 @@ void coh_class_lost(CohMissClass *mc, uint64_t block, uint64_t seq)
 
 void coh_class_sharing(CohMissClass *mc, Oracle *o, int who, const Msg *op, uint64_t since)
 {
-    if (o && op && oracle_written_by_other_since(o, who, mem_msg_c(op)->addr, op->size ? op->size : 1, since))
+    if (o && op &&
+        oracle_written_by_other_since(o, who, mem_msg_c(op)->addr, op->size ? op->size : 1, since))
         mc->true_sharing++;
     else
         mc->false_sharing++;

@@ -493,7 +493,8 @@ static bool kc_tx_answer(KCore *k, const Msg *m, uint64_t now)
         k->tx_aborts++;
         k->tx_wasted += now - k->tx_start;
         k->tx_after_abort = true;
-        SIM_TRACE(&k->base, "xabort", 0, TARG_U("tx", k->tx_num), TARG_X("status", mem_msg_c(m)->value));
+        SIM_TRACE(&k->base, "xabort", 0, TARG_U("tx", k->tx_num),
+                  TARG_X("status", mem_msg_c(m)->value));
         /* whatever the core was doing (an access, a delay) is void: run the abort path now */
         if (sim_event_scheduled(&k->base.tick_ev))
             sim_deschedule(k->base.eng, &k->base.tick_ev);

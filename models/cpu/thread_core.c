@@ -1246,7 +1246,8 @@ static void mm_recv_mem(TCore *k, Msg *m)
 {
     Component *c = &k->base;
     TcOp *o = op_at(k, mem_msg(m)->tag);
-    g_assert(mem_msg(m)->tag >= k->head && mem_msg(m)->tag < k->tail && o->st == OPS_SENT && o->out > 0);
+    g_assert(mem_msg(m)->tag >= k->head && mem_msg(m)->tag < k->tail && o->st == OPS_SENT &&
+             o->out > 0);
     if (m->cmd == MSG_READ_RESP)
         sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
     sim_msg_free(c->sim, m);

@@ -590,7 +590,8 @@ static int msg_event(Dc *k, const DcFrame *f, const Msg *m)
     default:
         g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
                 "x: a cache cannot receive %s", k->base.name, sim_component_cycle(&k->base),
-                dir_msg_c(m)->addr, dir_msg_type(m) < DM_COUNT ? dir_msg_names[dir_msg_type(m)] : "?");
+                dir_msg_c(m)->addr,
+                dir_msg_type(m) < DM_COUNT ? dir_msg_names[dir_msg_type(m)] : "?");
     }
 }
 
@@ -609,13 +610,15 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
     }
     if (a & CA_STALL) {
         if (G_UNLIKELY(!f))
-            DC_BUG(k, dir_msg(m)->addr, old, ev, "the row stalls, but the block has no frame to wait on");
+            DC_BUG(k, dir_msg(m)->addr, old, ev,
+                   "the row stalls, but the block has no frame to wait on");
         return false;
     }
     if (G_UNLIKELY(!f && (type == DM_DATA || r->next != k->inv ||
                           (a & (CA_HIT | CA_DATA_TO_REQ | CA_DATA_TO_DIR | CA_SEND_PUTM |
                                 CA_COUNT_ACKS)))))
-        DC_BUG(k, dir_msg(m)->addr, old, ev, "the row needs a line, but the block has no frame here");
+        DC_BUG(k, dir_msg(m)->addr, old, ev,
+               "the row needs a line, but the block has no frame here");
     if (type == DM_DATA) {
         g_assert(m->data && m->size == k->p.line);
         memcpy(frame_data(k, f), m->data, k->p.line);

@@ -59,7 +59,8 @@ static void core_recv(Component *c, Port *p, Msg *m)
     (void)p;
     Mock *k = (Mock *)c;
     g_assert(k->nresp < MAXR);
-    k->resp[k->nresp++] = (Resp){ m->cmd, mem_msg(m)->value, sim_component_cycle(c), mem_msg(m)->addr };
+    k->resp[k->nresp++] =
+        (Resp){ m->cmd, mem_msg(m)->value, sim_component_cycle(c), mem_msg(m)->addr };
     sim_msg_free(c->sim, m);
 }
 

@@ -188,15 +188,17 @@ static void mock_recv(Component *c, Port *p, Msg *m)
                                G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, now, MSG_RMW_OP(m->flags),
                                mem_msg(m)->addr, mem_msg(m)->value, mem_msg(m)->arg);
         uint64_t nv = MSG_RMW_OP(m->flags) == MSG_RMW_ADD ? old + mem_msg(m)->value
-                      : MSG_RMW_OP(m->flags) == MSG_RMW_XCHG || old == mem_msg(m)->arg ? mem_msg(m)->value
-                                                                                 : old;
+                      : MSG_RMW_OP(m->flags) == MSG_RMW_XCHG || old == mem_msg(m)->arg
+                          ? mem_msg(m)->value
+                          : old;
         g_hash_table_insert(k->mem, GSIZE_TO_POINTER(mem_msg(m)->addr), GSIZE_TO_POINTER(nv));
         mem_msg(m)->value = old;
         m->cmd = MSG_WRITE_RESP;
     } else {
         g_string_append_printf(k->log, "%" G_GUINT64_FORMAT ":W %" G_GINT64_MODIFIER "x=%"
                                G_GUINT64_FORMAT, now, mem_msg(m)->addr, mem_msg(m)->value);
-        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(mem_msg(m)->addr), GSIZE_TO_POINTER(mem_msg(m)->value));
+        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(mem_msg(m)->addr),
+                            GSIZE_TO_POINTER(mem_msg(m)->value));
         m->cmd = MSG_WRITE_RESP;
     }
     sim_port_send(c, p, m, k->latency);

@@ -3,8 +3,13 @@
  * payload fits the inline area, command ids carry their family, the registry names every
  * command, payloads come zeroed from the pool, and a family's shared state lives in its Sim.ext
  * slot (the memory family's oracle and HTM count), freed with the simulation. */
+#define ARCHSIM_MSG_CHECK 1   /* this file's accessors check the family (sim/msg.h) */
+
 #include <CUnit/Basic.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../models/bus/busmsg.h"
 #include "../../models/cache/htm.h"
@@ -108,6 +113,36 @@ static void test_payload_zeroed_and_typed(void)
     sim_destroy(&sim);
 }
 
+/* With ARCHSIM_MSG_CHECK, reading a message through another family's accessor is a bug that
+ * stops the run (g_error), while the right accessor, or any before cmd is set, passes. */
+static void test_family_check(void)
+{
+    Sim sim;
+    sim_init(&sim, 1, 1000000000ull);
+    Msg *m = sim_msg_alloc(&sim);
+    mem_msg(m)->addr = 1;                 /* cmd not set yet: any accessor */
+    m->cmd = MSG_BUS_DATA;
+    bus_msg(m)->kind = 1;
+    m->cmd = MSG_TX_END;
+    mem_msg(m)->value = 1;                /* HTM messages carry a MemPayload */
+    m->cmd = MSG_BUS_DATA;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit none = { 0, 0 };
+        setrlimit(RLIMIT_CORE, &none);    /* no core file, no message in the test log */
+        if (freopen("/dev/null", "w", stderr) == NULL)
+            _exit(2);
+        (void)mem_msg(m)->addr;           /* a bus message as a memory one: must abort */
+        _exit(0);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_TRUE(WIFSIGNALED(status));
+    sim_msg_free(&sim, m);
+    sim_destroy(&sim);
+}
+
 /* The memory family's shared state: created on first use in its slot, the oracle freed by
  * sim_destroy (run under valgrind or ASan, a leak here shows). */
 static int freed;
@@ -181,6 +216,7 @@ int main(void)
     CU_add_test(s, "header and payload sizes", test_msg_size);
     CU_add_test(s, "command ids per family, names from the registry", test_cmd_ids);
     CU_add_test(s, "payloads: zeroed from the pool, typed fields", test_payload_zeroed_and_typed);
+    CU_add_test(s, "payload accessors check the family (ARCHSIM_MSG_CHECK)", test_family_check);
     CU_add_test(s, "Sim.ext: the memory family's shared state", test_ext_slots);
     CU_add_test(s, "the source of a message", test_msg_src);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -665,7 +665,8 @@ int main(void)
     CU_add_test(s, "--teach honours the address range", test_teach_addr_filter);
     CU_add_test(s, "configs/teach/dir-mesi.yaml: --teach rows", test_dir_teach_rows);
     CU_add_test(s, "teach table rules on a hand-made stream", test_teach_rules);
-    CU_add_test(s, "teach: roles come from the classes' registrations", test_teach_registered_roles);
+    CU_add_test(s, "teach: roles come from the classes' registrations",
+                test_teach_registered_roles);
     CU_add_test(s, "text dump shows state and cache names", test_text_dump_names);
     CU_add_test(s, "vcd filters and gtkw name the states", test_vcd_filters);
     CU_add_test(s, "perfetto line-state tracks", test_perfetto_states);
