@@ -25,6 +25,12 @@
 #include "tpu/tpu.h"
 #include "../traces/atrace_cli.h"
 #include "sync/workload.h"
+#include "sync/syncmsg.h"
+#include "bus/busmsg.h"
+#include "cache/htm.h"
+#include "dir/dirmsg.h"
+#include "mem/memmsg.h"
+#include "msgfam.h"
 
 const ComponentClass *const archsim_component_classes[] = {
     &trace_core_class,
@@ -49,6 +55,32 @@ const ComponentClass *const archsim_component_classes[] = {
     &tpu_memory_class,
     NULL,
 };
+
+/* Message families by id (models/msgfam.h): the designated indices keep the table in step with
+ * the enum. */
+_Static_assert(MSG_FAM_COUNT <= SIM_EXT_SLOTS, "Sim.ext has a slot per message family");
+_Static_assert(MSG_FAM_COUNT <= 256, "a family id is the high byte of a command id");
+const MsgFamily *const archsim_msg_families[MSG_FAM_COUNT] = {
+    [MSG_FAM_MEM] = &mem_msg_family,
+    [MSG_FAM_HTM] = &htm_msg_family,
+    [MSG_FAM_BUS] = &bus_msg_family,
+    [MSG_FAM_SYNC] = &sync_msg_family,
+    [MSG_FAM_DIR] = &dir_msg_family,
+    [MSG_FAM_NET] = &net_msg_family,
+};
+const unsigned archsim_msg_family_count = MSG_FAM_COUNT;
+
+const MsgFamily *registry_msg_family(uint16_t cmd)
+{
+    unsigned f = MSG_CMD_FAMILY(cmd);
+    return f < MSG_FAM_COUNT ? archsim_msg_families[f] : NULL;
+}
+
+const char *registry_msg_cmd_name(uint16_t cmd)
+{
+    const MsgFamily *f = registry_msg_family(cmd);
+    return f != NULL && MSG_CMD_NUMBER(cmd) < f->ncmds ? f->cmds[MSG_CMD_NUMBER(cmd)] : NULL;
+}
 
 const SystemClass *const archsim_system_classes[] = {
     &uniproc_system,

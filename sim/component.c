@@ -26,6 +26,22 @@ void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz)
     sim_event_init(&sim->roi.end_ev, NULL, sim);
 }
 
+void sim_ext_set(Sim *sim, unsigned key, void *state, void (*free_fn)(void *))
+{
+    g_assert(key < SIM_EXT_SLOTS && sim->ext[key] == NULL);
+    sim->ext[key] = state;
+    sim->ext_free[key] = free_fn;
+}
+
+/* Always built, so that any translation unit (a test) may turn the checks on for itself. */
+void sim_msg_check_family(const Msg *m, unsigned fam_mask)
+{
+    unsigned fam = MSG_CMD_FAMILY(m->cmd);
+    if (m->cmd != 0 && !(fam_mask & (1u << fam)))
+        g_error("message cmd 0x%x (family %u) read through another family's payload (mask 0x%x)",
+                m->cmd, fam, fam_mask);
+}
+
 void sim_fail(Sim *sim, GError *error)
 {
     if (sim->error)
@@ -48,8 +64,9 @@ void sim_destroy(Sim *sim)
         g_hash_table_destroy(sim->roi.extra_base);
     if (sim->clocks)
         g_ptr_array_free(sim->clocks, TRUE);
-    if (sim->oracle && sim->oracle_free)
-        sim->oracle_free(sim->oracle);
+    for (int i = 0; i < SIM_EXT_SLOTS; i++)
+        if (sim->ext[i] != NULL && sim->ext_free[i] != NULL)
+            sim->ext_free[i](sim->ext[i]);
     for (guint i = sim->components->len; i-- > 0;) {
         Component *c = g_ptr_array_index(sim->components, i);
         if (c->cls->finalize)
@@ -588,7 +605,7 @@ bool sim_realize_all(Sim *sim, GError **error)
             return false;
         }
         if (sim->trace)
-            c->trace_track = trace_register(sim->trace, c->name);
+            c->trace_track = trace_register_as(sim->trace, c->name, c->cls->teach_events);
     }
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "msg.h"
 #include "param.h"
 #include "rng.h"
 #include "stats.h"
@@ -32,73 +33,6 @@
 typedef struct Component Component;
 typedef struct Sim Sim;
 typedef struct Port Port;
-typedef struct Msg Msg;
-
-/* Generic memory-system commands; later protocols add their own above MSG_CMD_USER. */
-typedef enum {
-    MSG_READ_REQ = 1,    /* read a block (or part of one) */
-    MSG_WRITE_REQ,       /* write part of a block (store) */
-    MSG_READ_RESP,
-    MSG_WRITE_RESP,
-    MSG_WRITEBACK,       /* dirty block evicted downward; no response */
-    MSG_CMD_USER = 64,
-} MsgCmd;
-
-#define MSG_F_IFETCH 0x1u  /* read is an instruction fetch */
-/* A MSG_WRITE_REQ with MSG_F_RMW is a locked read-modify-write (x86 XCHG, LOCK ADD/XADD,
- * LOCK CMPXCHG) of `size` bytes: the coherent L1 performs it once the line is held with write
- * permission, reading and writing in one step (no snoop can come between):
- *   flags bits 2-3  the operation, MSG_RMW_OP(flags): MSG_RMW_XCHG, MSG_RMW_ADD, MSG_RMW_CMPXCHG
- *   aux[0]          the operand: XCHG the new value, ADD the addend, CMPXCHG the new value
- *   aux[1]          CMPXCHG only: the compare value (the core's EAX)
- * The response is MSG_WRITE_RESP with aux[0] = the old value and aux[1] = 1 when the operation
- * changed memory as asked (always for XCHG and ADD; for CMPXCHG when old == compare value), else
- * 0. ADD wraps modulo 2^(8 size). A failed CMPXCHG writes the old value back, as x86 does. */
-#define MSG_F_RMW 0x2u
-#define MSG_RMW_XCHG 0u
-#define MSG_RMW_ADD 1u
-#define MSG_RMW_CMPXCHG 2u
-#define MSG_RMW_FLAGS(op) ((uint16_t)(MSG_F_RMW | ((unsigned)(op) << 2)))
-#define MSG_RMW_OP(flags) (((unsigned)(flags) >> 2) & 0x3u)
-/* Test-and-set: with MSG_RMW_FLAGS(MSG_RMW_XCHG) and aux[0] = 1; performed as that XCHG, only
- * counted apart (atomics.tas) by the coherent L1s. */
-#define MSG_F_TAS 0x10u
-/* Load-linked / store-conditional at the coherent L1 (models/cache/cohshared.h): each cache holds
- * one reservation (a line), as a MIPS/ARM local monitor does.
- *   MSG_F_LL  a MSG_READ_REQ that is a load and then sets the reservation on its line (if the
- *             line is still readable here once the load performs)
- *   MSG_F_SC  a MSG_WRITE_REQ of aux[0]: when the reservation is not held as it arrives, it
- *             fails at once (no coherence action); else it is a store (obtains M) that writes
- *             only if the reservation survived until it performs. Either way the reservation is
- *             cleared. The response (MSG_WRITE_RESP) has aux[1] = 1 on success, 0 on failure.
- * The reservation is lost when the line loses read permission here (another cache's GetM, an
- * Inv or Fwd-GetM), when it is evicted, or by any SC. The core must wait for an LL's answer
- * before it sends the SC (the SC is checked as it arrives). */
-#define MSG_F_LL 0x20u
-#define MSG_F_SC 0x40u
-/* A spin-wait watch (a core eliding a spin loop on a cached line, models/cpu/kernel.h): a
- * MSG_READ_REQ that reads nothing and is answered (MSG_READ_RESP, aux[0] = 0) only when the
- * line may hold a value other than aux[1]: at once if the line is not readable here or its
- * `size` bytes differ, else once it loses read permission here or is evicted. Not counted as a
- * load (spin_waits). One per cache at a time. */
-#define MSG_F_WATCH 0x80u
-#define MSG_F_OWNS_DATA 0x8000u  /* data is a g_malloc'd buffer owned by the message: freed with
-                                    it by its receiver, or by sim teardown if still in flight */
-
-struct Msg {
-    SimEvent ev;         /* delivery event (embedded: no allocation per send) */
-    Port *dst;
-    Msg *next_free;
-    uint64_t addr;
-    uint64_t tag;        /* requester's cookie, returned in the response */
-    Tick issued;         /* when the original request was created (latency stats) */
-    uint32_t size;
-    uint16_t cmd;
-    uint16_t flags;
-    uint64_t aux[2];     /* model-specific payload */
-    uint8_t *data;       /* line data travelling with the message (owned by the sender's
-                            transaction buffer; the receiver copies it in recv) */
-};
 
 typedef enum { PORT_REQUESTER, PORT_RESPONDER } PortRole;
 
@@ -120,6 +54,12 @@ struct Port {
     int slot;            /* connection number of a vector port */
     int index;           /* index in owner->ports */
 };
+
+/* The port a message was last sent from: links join two ports, so it is the destination's peer. */
+static inline Port *sim_msg_src(const Msg *m)
+{
+    return m->dst != NULL ? m->dst->peer : NULL;
+}
 
 typedef struct {
     const char *name;            /* e.g. "cache" */
@@ -166,6 +106,10 @@ typedef struct {
      * message of its own) naming the keys to change. NULL: any peer will do. Called for both
      * ends of every link, requester side first. */
     bool (*check_link)(Component *c, Port *mine, Port *theirs, GError **error);
+    /* teach_events: what its trace events mean to the teaching view (`run --teach`), ended by
+     * TEACH_EVENTS_END (tracedump.h); the model's registration, so that the view decodes no
+     * names of its own. NULL: none of its events is shown. */
+    const TeachEvent *teach_events;
 } ComponentClass;
 
 struct Component {
@@ -213,6 +157,9 @@ typedef struct {
     SimEvent end_ev;
 } SimStatsRoi;
 
+/* Slots of Sim.ext: one per message family id (models/msgfam.h asserts they suffice). */
+#define SIM_EXT_SLOTS 16
+
 /* The simulation: engine + components + message pool + trace dump. */
 struct Sim {
     Engine eng;
@@ -225,11 +172,10 @@ struct Sim {
     TraceDump *trace;
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
-    struct Oracle *oracle;       /* reference checks (golden memory, SWMR), or NULL */
-    void (*oracle_free)(struct Oracle *);   /* set with it (models/mem/oracle.h): sim_destroy
-                                               frees it without sim/ knowing the type */
-    int htm_nackers;             /* L1s running a transaction that may refuse requests (HTM
-                                    responder wins): the bus asks before ordering while > 0 */
+    void *ext[SIM_EXT_SLOTS];    /* state a model family shares across its components (the
+                                    memory family's oracle and HTM count: models/mem/memmsg.h),
+                                    keyed by the family's id; sim/ never looks inside */
+    void (*ext_free[SIM_EXT_SLOTS])(void *);   /* set with it: sim_destroy frees it */
     uint64_t mem_limit;          /* bytes of model state the components may hold (sim.memory_limit) */
     uint64_t mem_used;           /* bytes reserved or charged so far, all components together */
     SimStatsRoi roi;             /* warm-up / ROI reset of the stats */
@@ -241,6 +187,13 @@ struct Sim {
 #define SIM_MEM_LIMIT_DEFAULT (8ull << 30)
 
 void sim_init(Sim *sim, uint64_t seed, uint64_t sys_freq_hz);
+/* A family's shared state (NULL until set); set it once, with the function that frees it at
+ * sim_destroy (may be NULL). */
+static inline void *sim_ext(const Sim *sim, unsigned key)
+{
+    return key < SIM_EXT_SLOTS ? sim->ext[key] : NULL;
+}
+void sim_ext_set(Sim *sim, unsigned key, void *state, void (*free_fn)(void *));
 /* A component hit bad input mid-run (e.g. a corrupt trace): keep the first error (takes
  * ownership) and stop the engine. The run then fails with the error's code. */
 void sim_fail(Sim *sim, GError *error);

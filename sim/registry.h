@@ -51,7 +51,18 @@ extern const ComponentClass *const archsim_component_classes[];  /* NULL-termina
 extern const SystemClass *const archsim_system_classes[];        /* NULL-terminated */
 extern const CliCommand archsim_model_commands[];                /* name == NULL ends */
 
+/* The message families (sim/msg.h), indexed by family id; NULL where no family has the id
+ * (id 0, and the test family, which the unit tests define). */
+extern const MsgFamily *const archsim_msg_families[];
+extern const unsigned archsim_msg_family_count;
+
 const ComponentClass *registry_find_class(const char *name);
+/* A command's family and name for dumps and messages ("mem", "read_req"); NULL when the id is
+ * none the registry knows. */
+const MsgFamily *registry_msg_family(uint16_t cmd);
+const char *registry_msg_cmd_name(uint16_t cmd);
+/* The same never NULL, for messages: "?" when unknown. */
+#define MSG_NAME(cmd) (registry_msg_cmd_name(cmd) != NULL ? registry_msg_cmd_name(cmd) : "?")
 const SystemClass *registry_find_system(const char *name);
 
 #endif

@@ -20,7 +20,6 @@
 #include "json.h"
 #include "outfile.h"
 #include "param.h"
-#include "cli/teach.h"
 #include "version.h"
 
 /* Output buffer: big enough that a write(2) or a deflate call is amortized over thousands of
@@ -407,8 +406,8 @@ struct TraceDump {
     bool vcd_started;
     uint64_t vcd_t0, vcd_last, vcd_floor, vcd_late;
     GPtrArray *side_files;   /* VCD: the filters and the .gtkw written at close (paths) */
-    /* teach */
-    TraceTeach *teach;
+    /* teach: the options' sink and its state */
+    void *teach;
     /* tee (trace_tee): every call goes to both; then nothing above is used */
     TraceDump *kid[2];
     GArray *kid_tracks;      /* int[2] per track of the tee */
@@ -1452,7 +1451,8 @@ static void trace_free(TraceDump *td)
     g_array_unref(td->rheap);
     g_array_unref(td->holds);
     g_array_unref(td->hold_tracks);
-    teach_free(td->teach);
+    if (td->teach != NULL)
+        td->opts.sink->free(td->teach);
     if (td->globs != NULL) {
         for (GPatternSpec **g = td->globs; *g != NULL; g++)
             g_pattern_spec_free(*g);
@@ -1516,8 +1516,10 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
     td->holds = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     td->hold_tracks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     td->hold_min = UINT64_MAX;
-    if (opts->format == TRACE_FMT_TEACH)
-        td->teach = teach_new();
+    if (opts->format == TRACE_FMT_TEACH) {
+        g_assert(opts->sink != NULL);
+        td->teach = opts->sink->open();
+    }
 
     bool gz = g_str_has_suffix(opts->path, ".gz");
     char *problem = NULL;
@@ -1596,9 +1598,15 @@ TraceDump *trace_tee(TraceDump *a, TraceDump *b)
 
 int trace_register(TraceDump *td, const char *component)
 {
+    return trace_register_as(td, component, NULL);
+}
+
+int trace_register_as(TraceDump *td, const char *component, const TeachEvent *events)
+{
     g_assert(td != NULL && component != NULL && component[0] != '\0');
     if (td->kid[0] != NULL) {
-        int ids[2] = { trace_register(td->kid[0], component), trace_register(td->kid[1], component) };
+        int ids[2] = { trace_register_as(td->kid[0], component, events),
+                       trace_register_as(td->kid[1], component, events) };
         if (ids[0] < 0 && ids[1] < 0)
             return -1;
         for (guint i = 0; i < td->kid_tracks->len; i++) {
@@ -1647,7 +1655,7 @@ int trace_register(TraceDump *td, const char *component)
     else if (td->opts.format == TRACE_FMT_VCD)
         g_array_index(td->comps, TraceComp, ci).event_var = trace_vcd_new_var(td, ci, true, "event");
     else if (td->opts.format == TRACE_FMT_TEACH)
-        teach_register(td->teach, ci, component);
+        td->opts.sink->add(td->teach, ci, component, events);
     return (int)ci;
 }
 
@@ -2007,7 +2015,7 @@ void trace_emit(TraceDump *td, int track, uint64_t cycle, const char *event, uin
         return;
     if (td->teach != NULL) {          /* every event counts: no max_events */
         td->count++;
-        teach_event(td->teach, (uint32_t)track, cycle, event, dur, args, nargs);
+        td->opts.sink->event(td->teach, (uint32_t)track, cycle, event, dur, args, nargs);
         return;
     }
     if (td->truncated) {              /* max_events written: the rest is only noted */
@@ -2080,7 +2088,7 @@ bool trace_close(TraceDump *td, GError **error)
         break;
     case TRACE_FMT_TEACH: {
         GString *t = g_string_new(NULL);
-        teach_write(td->teach, t);
+        td->opts.sink->write(td->teach, t);
         trace_put(s, t->str, t->len);
         g_string_free(t, TRUE);
         break;

@@ -37,17 +37,38 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* TRACE_FMT_TEACH reads this vocabulary (models/cpu, models/bus and models/cache emit it):
- *   "load" / "store" with addr, optional value, and "cache" (the name of the component that
- *       served it): one core access that ends at cycle + dur; one table row each
- *   an event with an enum "to" and addr: the component's state of that line (a table column)
- *   an event with "by" (the requesting component's name) and addr: a bus transaction named by
- *       the event (GetS, GetM, PutM), shown on the requester's next access row; its "supplier"
- *       (memory, cache, self) says where the data comes from, a "supply" event of the same
- *       cycle with "cache" names the supplying cache
- *   "writeback" with addr: memory holds the line's newest value again (a store makes it stale)
- * It ignores the component filter and max_events (it needs every component to be correct); the
- * window and the address range apply. Rows are kept and written as one aligned table at close. */
+/* What an event means to the teaching view (TRACE_FMT_TEACH). The engine knows no memory
+ * semantics: each class lists what its events mean (ComponentClass.teach_events, a table of
+ * TeachEvent ended by TEACH_EVENTS_END), and the view reads an event only through that role and
+ * the arguments the role names. An event a class does not list is ignored by the view. */
+typedef enum {
+    TEACH_IGNORE = 0,
+    TEACH_LOAD,        /* a core access that ends at cycle + dur, one table row: addr, optional
+                          value, optional "cache" (the name of the component that served it) */
+    TEACH_STORE,       /* the same for a store */
+    TEACH_STATE,       /* with an enum "to" and addr: the component's state of that line (a
+                          column); "from" is the state before, an optional "view" replaces "to"
+                          in the table (a directory's owner or sharers: S{0,2}, M(l1d1)) */
+    TEACH_BUS,         /* with "by" (the requesting component's name) and addr: a transaction
+                          named by the event (GetS, GetM, PutM), shown on the requester's next
+                          access row; its "supplier" (memory, cache, self) says where the data
+                          comes from */
+    TEACH_SUPPLY,      /* with addr and "cache": that cache supplies the line this cycle */
+    TEACH_WRITEBACK,   /* with addr: memory holds the line's newest value again */
+    TEACH_MISS,        /* a directory cache's completed miss: addr, "req" (GetS ...), "hops",
+                          "from" (who sent the data) */
+} TeachRole;
+
+typedef struct {
+    const char *event;         /* the name the class passes to SIM_TRACE */
+    TeachRole role;
+} TeachEvent;
+#define TEACH_EVENTS_END { .event = NULL, .role = TEACH_IGNORE }
+
+/* TRACE_FMT_TEACH ignores the component filter and max_events (it needs every component to be
+ * correct); the window and the address range apply. Rows are kept and written as one aligned
+ * table at close, by the TraceConsumer the options name (the CLI's teach_consumer in
+ * sim/cli/teach.h). */
 typedef enum {
     TRACE_FMT_TEXT,
     TRACE_FMT_JSONL,
@@ -56,8 +77,23 @@ typedef enum {
     TRACE_FMT_TEACH,           /* not accepted by trace_format_parse: the CLI's --teach */
 } TraceFormat;
 
+typedef struct TraceArg TraceArg;
+
+/* A consumer of the event stream that is not a file format (the teaching table): the dump
+ * hands it every component with its class's TeachEvent table and every event that passes the
+ * window and address filters, and asks it for its text at close. */
+typedef struct {
+    void *(*open)(void);
+    void (*add)(void *sink, uint32_t id, const char *path, const TeachEvent *events);
+    void (*event)(void *sink, uint32_t id, uint64_t cycle, const char *event, uint64_t dur,
+                  const TraceArg *args, int nargs);
+    void (*write)(const void *sink, GString *out);
+    void (*free)(void *sink);
+} TraceConsumer;
+
 typedef struct {
     TraceFormat format;
+    const TraceConsumer *sink; /* TRACE_FMT_TEACH: who builds the table (required there) */
     const char *path;          /* output file; ".gz" suffix = gzip; "-" = stdout (written at
                                   close, no temporary file) */
     uint64_t start, end;       /* cycle window [start, end]; end == UINT64_MAX: open */
@@ -78,12 +114,12 @@ typedef struct {
 
 typedef enum { TARG_U64, TARG_I64, TARG_HEX, TARG_STR, TARG_ENUM } TraceArgKind;
 
-typedef struct {
+struct TraceArg {
     const char *key;
     TraceArgKind kind;
     union { uint64_t u; int64_t i; const char *s; } v;   /* TARG_ENUM: the code in v.u */
     const char *name;          /* TARG_ENUM: the code's name (e.g. "S"); NULL otherwise */
-} TraceArg;
+};
 
 #define TARG_U(k, x) ((TraceArg){ .key = (k), .kind = TARG_U64, .v.u = (uint64_t)(x) })
 #define TARG_I(k, x) ((TraceArg){ .key = (k), .kind = TARG_I64, .v.i = (int64_t)(x) })
@@ -120,6 +156,8 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error);
  * through, -1 otherwise. Call once per component before emitting (a second call with the same
  * path returns the same id). */
 int trace_register(TraceDump *td, const char *component);
+/* The same with what the component's events mean to the teaching view (NULL: nothing). */
+int trace_register_as(TraceDump *td, const char *component, const TeachEvent *events);
 
 /* After every component has registered: an ARCHSIM_EXIT_USAGE error for the first
  * --trace-components glob that matched none of them, naming it and the components that exist

@@ -14,6 +14,7 @@
  */
 #include "bus.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -41,7 +42,7 @@ typedef struct {
     uint64_t block;     /* block address (line aligned) */
     uint64_t tag;
     uint16_t req_flags;
-    uint64_t tx_age;    /* the requester's transaction age (BUS_REQ aux[1]), 0: none */
+    uint64_t tx_age;    /* the requester's transaction age (BUS_REQ who), 0: none */
     bool excl;
     int src;            /* 0 memory, 1 cache, 2 requester */
     Tick granted, ordered;
@@ -193,10 +194,10 @@ static void txn_event(SimEvent *ev)
     if (t->kind != BUS_PUTM) {
         Msg *m = sim_msg_alloc(b->base.sim);
         m->cmd = MSG_BUS_DATA;
-        m->addr = t->block;
-        m->tag = t->tag;
-        m->aux[0] = t->excl;
-        m->aux[1] = (uint64_t)t->src;
+        bus_msg(m)->addr = t->block;
+        bus_msg(m)->tag = t->tag;
+        bus_msg(m)->kind = t->excl;
+        bus_msg(m)->who = (uint64_t)t->src;
         m->data = t->buf;
         m->issued = t->ordered;
         sim_hist_add(&b->latency, clock_cycle(b->base.clk, b->base.eng->now - t->ordered) + 1);
@@ -229,7 +230,7 @@ static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
     b->writebacks++;
     Msg *m = sim_msg_alloc(b->base.sim);
     m->cmd = MSG_WRITEBACK;
-    m->addr = block;
+    mem_msg(m)->addr = block;
     m->size = (uint32_t)b->p.line;
     sim_port_send(&b->base, bank_port(b, block), m, 0);
 }
@@ -244,11 +245,11 @@ static bool refused(Bus *b, Txn *t)
         if (i == t->req)
             continue;
         s->cmd = MSG_BUS_SNOOP;
-        s->addr = t->block;
-        s->aux[0] = (uint64_t)t->kind;
-        s->aux[1] = (uint64_t)t->req;
+        bus_msg(s)->addr = t->block;
+        bus_msg(s)->kind = (uint64_t)t->kind;
+        bus_msg(s)->who = (uint64_t)t->req;
         s->flags = SNOOP_PROBE;
-        s->tag = t->tx_age;
+        bus_msg(s)->tag = t->tx_age;
         s->data = NULL;
         sim_port_call(&b->base, b->cpu[i], s);
         if (!(s->flags & SNOOP_NACK))
@@ -259,10 +260,10 @@ static bool refused(Bus *b, Txn *t)
                   TARG_E("refused_by", i, b->cpu[i]->peer->owner->name));
         Msg *m = sim_msg_alloc(b->base.sim);
         m->cmd = MSG_BUS_DATA;
-        m->addr = t->block;
-        m->tag = t->tag;
-        m->aux[0] = 0;
-        m->aux[1] = BUS_NACKED;
+        bus_msg(m)->addr = t->block;
+        bus_msg(m)->tag = t->tag;
+        bus_msg(m)->kind = 0;
+        bus_msg(m)->who = BUS_NACKED;
         m->data = NULL;
         m->issued = t->ordered;
         sim_port_send(&b->base, b->cpu[t->req], m, 1);
@@ -279,7 +280,8 @@ static void order_event(SimEvent *ev)
     b->ordering = -1;
     sim_component_wake(&b->base);     /* the address bus is free for the next request */
     t->ordered = b->base.eng->now;
-    if (G_UNLIKELY(b->base.sim->htm_nackers > 0) && t->kind != BUS_PUTM && refused(b, t))
+    if (G_UNLIKELY(mem_shared(b->base.sim)->htm_nackers > 0) && t->kind != BUS_PUTM &&
+        refused(b, t))
         return;
     b->txns++;
     b->by_kind[t->kind]++;
@@ -290,9 +292,9 @@ static void order_event(SimEvent *ev)
     unsigned any = 0;
     for (int i = 0; i < b->nports; i++) {
         s->cmd = MSG_BUS_SNOOP;
-        s->addr = t->block;
-        s->aux[0] = (uint64_t)t->kind;
-        s->aux[1] = (uint64_t)t->req;
+        bus_msg(s)->addr = t->block;
+        bus_msg(s)->kind = (uint64_t)t->kind;
+        bus_msg(s)->who = (uint64_t)t->req;
         s->flags = i == t->req ? SNOOP_OWN : 0;
         /* the requester (own PutM, owner upgrade) or the supplier writes into this buffer */
         s->data = t->buf;
@@ -343,15 +345,15 @@ static void order_event(SimEvent *ev)
         t->waiting_mem = true;
         Msg *m = sim_msg_alloc(b->base.sim);
         m->cmd = MSG_READ_REQ;
-        m->addr = t->block;
+        mem_msg(m)->addr = t->block;
         m->size = (uint32_t)b->p.line;
-        m->tag = (uint64_t)(t - b->txn);
+        mem_msg(m)->tag = (uint64_t)(t - b->txn);
         m->issued = now;
         sim_port_send(&b->base, bank_port(b, t->block), m, 0);
     }
 }
 
-static bool eligible(const Bus *b, const Msg *m) { return !block_busy(b, m->addr); }
+static bool eligible(const Bus *b, const Msg *m) { return !block_busy(b, bus_msg_c(m)->addr); }
 
 /* Picks the next request to grant, or -1; *prev is set to the predecessor in its queue. */
 static int arbitrate(Bus *b, Msg **picked)
@@ -415,11 +417,11 @@ static uint64_t bus_tick(Component *c)
     t->used = true;
     t->waiting_mem = false;
     t->req = port;
-    t->kind = (int)m->aux[0];
-    t->block = m->addr;
-    t->tag = m->tag;
+    t->kind = (int)bus_msg(m)->kind;
+    t->block = bus_msg(m)->addr;
+    t->tag = bus_msg(m)->tag;
     t->req_flags = m->flags;
-    t->tx_age = m->aux[1];
+    t->tx_age = bus_msg(m)->who;
     t->granted = now;
     b->inflight++;
     sim_hist_add(&b->wait, clock_cycle(c->clk, now - m->issued));
@@ -436,8 +438,8 @@ static void bus_recv(Component *c, Port *port, Msg *m)
 {
     Bus *b = (Bus *)c;
     if (port->spec == 1) {                          /* mem_side: LLC answered a read */
-        g_assert(m->cmd == MSG_READ_RESP && m->tag < b->p.outstanding);
-        Txn *t = &b->txn[m->tag];
+        g_assert(m->cmd == MSG_READ_RESP && mem_msg(m)->tag < b->p.outstanding);
+        Txn *t = &b->txn[mem_msg(m)->tag];
         g_assert(t->used && t->waiting_mem);
         t->waiting_mem = false;
         sim_msg_free(c->sim, m);
@@ -539,6 +541,14 @@ static void bus_extra_stats(const Component *c, StatSet *out)
     g_free(n);
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent bus_teach_events[] = {
+    { "GetS", TEACH_BUS }, { "GetM", TEACH_BUS }, { "PutM", TEACH_BUS },
+    { "nack", TEACH_BUS },   /* has "by": shown among the requester's transactions */
+    { "supply", TEACH_SUPPLY }, { "writeback", TEACH_WRITEBACK },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass bus_class = {
     .extra_stats = bus_extra_stats,
     .name = "snoop-bus",
@@ -555,4 +565,14 @@ const ComponentClass bus_class = {
     .busy = bus_busy,
     .finalize = bus_finalize,
     .check_link = mem_link_line_equal,
+    .teach_events = bus_teach_events,
+};
+
+/* ---- the bus message family (busmsg.h) ---- */
+static const char *const bus_cmd_names[BUS_CMDS] = {
+    [BUS_REQ] = "req", [BUS_SNOOP] = "snoop", [BUS_DATA] = "data",
+};
+const MsgFamily bus_msg_family = {
+    .name = "bus", .id = MSG_FAM_BUS, .payload = sizeof(BusPayload),
+    .cmds = bus_cmd_names, .ncmds = BUS_CMDS,
 };

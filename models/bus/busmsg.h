@@ -10,21 +10,39 @@
 #define ARCHSIM_BUSMSG_H
 
 #include "../../sim/component.h"
+#include "../msgfam.h"
 
-enum {
-    MSG_BUS_REQ = MSG_CMD_USER + 1,
-    MSG_BUS_SNOOP,
-    MSG_BUS_DATA,
-};
+typedef enum { BUS_REQ, BUS_SNOOP, BUS_DATA, BUS_CMDS } BusCmd;
+#define MSG_BUS_REQ MSG_CMD(MSG_FAM_BUS, BUS_REQ)
+#define MSG_BUS_SNOOP MSG_CMD(MSG_FAM_BUS, BUS_SNOOP)
+#define MSG_BUS_DATA MSG_CMD(MSG_FAM_BUS, BUS_DATA)
 
 typedef enum { BUS_GETS = 0, BUS_GETM = 1, BUS_PUTM = 2, BUS_KINDS } BusKind;
 
-/* BUS_REQ: aux[0] = kind, aux[1] = the requester's transaction age (1 + its first begin cycle
+/* The bus family's payload (bus_msg(m)); `kind` and `who` mean, per command: */
+typedef struct {
+    uint64_t addr;       /* the block */
+    uint64_t tag;        /* REQ: the cache's cookie; DATA: the request's; probe: the age */
+    uint64_t kind;       /* REQ, SNOOP: BusKind; DATA: 1 if exclusive */
+    uint64_t who;        /* REQ: transaction age; SNOOP: requester's slot; DATA: data source */
+} BusPayload;
+MSG_PAYLOAD_FITS(BusPayload);
+static inline BusPayload *bus_msg(Msg *m)
+{
+    return (BusPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_BUS));
+}
+static inline const BusPayload *bus_msg_c(const Msg *m)
+{
+    return (const BusPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_BUS));
+}
+extern const MsgFamily bus_msg_family;
+
+/* BUS_REQ: kind, who = the requester's transaction age (1 + its first begin cycle
  * x 256 + its cache index; 0 when the access is not transactional), tag = the cache's cookie.
  * Flags: */
 #define BUSF_UPGRADE 0x1u        /* a GetM from a cache that holds a valid copy */
 
-/* BUS_SNOOP: aux[0] = kind, aux[1] = requester's bus port slot; flags carry the answers */
+/* BUS_SNOOP: kind, who = requester's bus port slot; flags carry the answers */
 #define SNOOP_OWN 0x01u          /* set by the bus: this cache is the requester */
 #define SNOOP_SHARED 0x02u       /* a snooper keeps a copy (wired-OR shared line) */
 #define SNOOP_SUPPLY 0x04u       /* a snooper supplies the data (cache-to-cache) */
@@ -37,7 +55,7 @@ typedef enum { BUS_GETS = 0, BUS_GETM = 1, BUS_PUTM = 2, BUS_KINDS } BusKind;
                                     nothing; tag = the requester's transaction age (BUS_REQ) */
 #define SNOOP_NACK 0x100u        /* answer to a probe: refused; the request is not ordered */
 
-/* BUS_DATA: aux[0] = 1 if exclusive (no other copy), aux[1] = where the data came from
+/* BUS_DATA: kind = 1 if exclusive (no other copy), who = where the data came from
  * (0 memory, 1 another cache, 2 the requester itself, BUS_NACKED: refused, no data: send the
  * request again); tag = the request's tag */
 #define BUS_NACKED 3u

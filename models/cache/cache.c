@@ -24,6 +24,8 @@
 
 #include "../../sim/component.h"
 #include "../mem/linkcheck.h"
+#include "../../sim/registry.h"
+#include "../mem/memmsg.h"
 #include "../../sim/error.h"
 #include "cache.h"
 #include "repl/repl.h"
@@ -294,11 +296,11 @@ static void send_writeback(Cache *k, uint64_t block)
 {
     Msg *wb = sim_msg_alloc(k->base.sim);
     wb->cmd = MSG_WRITEBACK;
-    wb->addr = block << k->line_shift;
+    mem_msg(wb)->addr = block << k->line_shift;
     wb->size = (uint32_t)k->p.line;
     wb->issued = k->base.eng->now;
     k->writebacks++;
-    SIM_TRACE(&k->base, "writeback", 0, TARG_X("addr", wb->addr));
+    SIM_TRACE(&k->base, "writeback", 0, TARG_X("addr", mem_msg(wb)->addr));
     sim_port_send(&k->base, k->mem, wb, 0);
 }
 
@@ -340,7 +342,7 @@ static Mshr *mshr_find(Cache *k, uint64_t block)
 /* Handles one request; returns false if it must wait (no MSHR / target slot). */
 static bool cache_access(Cache *k, Msg *m)
 {
-    uint64_t block = m->addr >> k->line_shift;
+    uint64_t block = mem_msg(m)->addr >> k->line_shift;
     bool write = m->cmd == MSG_WRITE_REQ;
     CacheSet s;
     int w = tag_find(k, block, &s);
@@ -352,7 +354,8 @@ static bool cache_access(Cache *k, Msg *m)
         } else {
             k->reads++, k->read_hits++;
         }
-        SIM_TRACE(&k->base, "hit", 0, TARG_X("addr", m->addr), TARG_S("op", write ? "write" : "read"));
+        SIM_TRACE(&k->base, "hit", 0, TARG_X("addr", mem_msg(m)->addr),
+                  TARG_S("op", write ? "write" : "read"));
         respond(k, m, k->p.hit_latency);
         return true;
     }
@@ -374,8 +377,8 @@ static bool cache_access(Cache *k, Msg *m)
         ms->tail = m;
         ms->ntargets++;
         ms->dirty_on_fill |= write;
-        SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", m->addr), TARG_S("op", write ? "write" : "read"),
-                  TARG_S("mshr", "merge"));
+        SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
+                  TARG_S("op", write ? "write" : "read"), TARG_S("mshr", "merge"));
         return true;
     }
     uint32_t idx = 0;
@@ -387,13 +390,13 @@ static bool cache_access(Cache *k, Msg *m)
     k->mshr_used++;
     if (k->mshr_used == 1)                /* the oldest miss in flight: its fill is reported late */
         SIM_TRACE_HOLD(&k->base, clock_cycle(k->base.clk, ms->alloc));
-    SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", m->addr), TARG_S("op", write ? "write" : "read"),
-              TARG_U("mshr", idx));
+    SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
+              TARG_S("op", write ? "write" : "read"), TARG_U("mshr", idx));
     Msg *req = sim_msg_alloc(k->base.sim);
     req->cmd = MSG_READ_REQ;
-    req->addr = block << k->line_shift;
+    mem_msg(req)->addr = block << k->line_shift;
     req->size = (uint32_t)k->p.line;
-    req->tag = idx;
+    mem_msg(req)->tag = idx;
     req->flags = m->flags;
     req->issued = k->base.eng->now;
     /* the miss is known after the tag lookup */
@@ -428,7 +431,7 @@ static void drain_waiting(Cache *k)
 
 static void absorb_writeback(Cache *k, Msg *m)
 {
-    uint64_t block = m->addr >> k->line_shift;
+    uint64_t block = mem_msg(m)->addr >> k->line_shift;
     k->wb_received++;
     CacheSet s;
     int w = tag_find(k, block, &s);
@@ -447,8 +450,8 @@ static void absorb_writeback(Cache *k, Msg *m)
 
 static void fill(Cache *k, Msg *resp)
 {
-    g_assert(resp->tag < k->p.mshrs);
-    Mshr *ms = &k->mshr[resp->tag];
+    g_assert(mem_msg(resp)->tag < k->p.mshrs);
+    Mshr *ms = &k->mshr[mem_msg(resp)->tag];
     g_assert(ms->valid);
     k->fills++;
     uint64_t lat = clock_cycle(k->base.clk, k->base.eng->now - ms->alloc);
@@ -488,7 +491,8 @@ static void cache_recv(Component *c, Port *port, Msg *m)
     switch (m->cmd) {
     case MSG_READ_REQ:
     case MSG_WRITE_REQ:
-        g_assert((m->addr >> k->line_shift) == ((m->addr + (m->size ? m->size : 1) - 1) >> k->line_shift));
+        g_assert((mem_msg(m)->addr >> k->line_shift) ==
+                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) >> k->line_shift));
         if (k->wait_head || !cache_access(k, m)) {
             k->blocked++;
             wait_push(k, m);
@@ -498,8 +502,9 @@ static void cache_recv(Component *c, Port *port, Msg *m)
         absorb_writeback(k, m);
         break;
     default:
-        g_error("%s: cycle %" G_GUINT64_FORMAT ": unexpected message cmd %u addr 0x%" G_GINT64_MODIFIER
-                "x on cpu_side", c->name, sim_component_cycle(c), m->cmd, m->addr);
+        g_error("%s: cycle %" G_GUINT64_FORMAT ": unexpected message %s (cmd 0x%x) addr 0x%"
+                G_GINT64_MODIFIER "x on cpu_side", c->name, sim_component_cycle(c),
+                MSG_NAME(m->cmd), m->cmd, mem_msg(m)->addr);
     }
 }
 
@@ -521,6 +526,12 @@ static bool cache_busy(const Component *c)
     return k->mshr_used > 0 || k->waiting > 0;
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent cache_teach_events[] = {
+    { "writeback", TEACH_WRITEBACK },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass cache_class = {
     .name = "cache",
     .doc = "set-associative write-back, write-allocate cache with MSHRs",
@@ -536,4 +547,5 @@ const ComponentClass cache_class = {
     .finalize = cache_finalize,
     .footprint = cache_footprint,
     .check_link = mem_link_line_down,
+    .teach_events = cache_teach_events,
 };

@@ -21,6 +21,7 @@
  */
 #include "coherent.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -228,10 +229,10 @@ static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
     const ProtoState *s = k->proto->states;
     if (s[new_state].perm == PERM_NONE)
         coh_line_lost(&k->base, k->cpu, &k->at, block);
-    if (!k->base.sim->oracle || s[old_state].perm == s[new_state].perm)
+    if (!mem_oracle(k->base.sim) || s[old_state].perm == s[new_state].perm)
         return;
     char *msg = NULL;
-    if (!oracle_perm(k->base.sim->oracle, coh_id(k), block >> k->line_shift,
+    if (!oracle_perm(mem_oracle(k->base.sim), coh_id(k), block >> k->line_shift,
                      (int)s[new_state].perm, &msg))
         sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
                                           "cycle %" G_GUINT64_FORMAT ": %s: %s",
@@ -267,7 +268,7 @@ static void trace_transition(Coh *k, uint64_t block, int from, int to, int event
 static uint64_t tx_age_of(const Coh *k, const Msg *op)
 {
     const Htm *h = &k->htm;
-    return h->active && op && (op->flags & MSG_F_TX) && op->tag == h->id ? h->age : 0;
+    return h->active && op && (op->flags & MSG_F_TX) && mem_msg_c(op)->tag == h->id ? h->age : 0;
 }
 
 static void bus_request_in(Coh *k, Frame *f, int kind, bool upgrade, uint64_t delay,
@@ -277,10 +278,10 @@ static void bus_request_in(Coh *k, Frame *f, int kind, bool upgrade, uint64_t de
     f->req_upgrade = upgrade;
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_BUS_REQ;
-    m->addr = f->block;
-    m->aux[0] = (uint64_t)kind;
-    m->aux[1] = age;                          /* the transaction's age (responder wins) */
-    m->tag = (uint64_t)(f - k->frames);
+    bus_msg(m)->addr = f->block;
+    bus_msg(m)->kind = (uint64_t)kind;
+    bus_msg(m)->who = age;                          /* the transaction's age (responder wins) */
+    bus_msg(m)->tag = (uint64_t)(f - k->frames);
     m->flags = upgrade ? BUSF_UPGRADE : 0;
     m->issued = k->base.eng->now;
     sim_port_send(&k->base, k->bus, m, delay);
@@ -318,7 +319,7 @@ static void htm_unmark(Coh *k, bool committed)
         sim_hist_add(&h->wset, w);
     }
     if (h->conflict == HTM_RESPONDER_WINS)
-        k->base.sim->htm_nackers--;
+        mem_shared(k->base.sim)->htm_nackers--;
 }
 
 static const char *const htm_reason_names[] = { "conflict", "capacity", "explicit" };
@@ -344,8 +345,8 @@ static void htm_abort(Coh *k, uint32_t status, int reason, uint64_t block)
               TARG_U("restored", nsaved));
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_TX_ABORTED;
-    m->tag = h->id;
-    m->aux[0] = status;
+    mem_msg(m)->tag = h->id;
+    mem_msg(m)->value = status;
     m->issued = k->base.eng->now;
     sim_port_send(&k->base, k->cpu, m, cost ? cost : 1);
     htm_clear(h);
@@ -361,26 +362,26 @@ static bool htm_conflicts(const Coh *k, const Frame *f, int kind)
 static void htm_command(Coh *k, Msg *m)
 {
     Htm *h = &k->htm;
-    bool mine = h->active && m->tag == h->id;
+    bool mine = h->active && mem_msg(m)->tag == h->id;
     switch (m->cmd) {
     case MSG_TX_BEGIN:
         if (h->active) {
             sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_SOFTWARE,
                                               "%s: transaction %" G_GUINT64_FORMAT " begun inside "
                                               "transaction %" G_GUINT64_FORMAT, k->base.name,
-                                              m->tag, h->id));
+                                              mem_msg(m)->tag, h->id));
             sim_msg_free(k->base.sim, m);
             return;
         }
         h->active = true;
-        h->id = m->tag;
+        h->id = mem_msg(m)->tag;
         h->begin = sim_component_cycle(&k->base);
         if (!h->keep_age)
             h->age = 1 + (h->begin << 8) + ((uint64_t)coh_id(k) & 0xff);
         h->keep_age = true;
         h->begins++;
         if (h->conflict == HTM_RESPONDER_WINS)
-            k->base.sim->htm_nackers++;
+            mem_shared(k->base.sim)->htm_nackers++;
         SIM_TRACE(&k->base, "tx_begin", 0, TARG_U("tx", h->id));
         sim_port_send(&k->base, k->cpu, m, 1);
         return;
@@ -406,7 +407,7 @@ static void htm_command(Coh *k, Msg *m)
         SIM_TRACE(&k->base, "tx_commit", 0, TARG_U("tx", h->id),
                   TARG_U("reads", h->reads->len), TARG_U("writes", h->writes->len));
         htm_clear(h);
-        m->aux[0] = 1;
+        mem_msg(m)->value = 1;
         sim_port_send(&k->base, k->cpu, m, 1);
         return;
     case MSG_TX_ABORT:
@@ -415,7 +416,8 @@ static void htm_command(Coh *k, Msg *m)
             sim_port_send(&k->base, k->cpu, m, 1);
             return;
         }
-        htm_abort(k, HTM_EXPLICIT | ((uint32_t)(m->aux[0] & 0xff) << 24), HTM_AB_EXPLICIT, 0);
+        uint32_t code = (uint32_t)(mem_msg(m)->value & 0xff);
+        htm_abort(k, HTM_EXPLICIT | code << 24, HTM_AB_EXPLICIT, 0);
         sim_msg_free(k->base.sim, m);
         return;
     default:
@@ -429,7 +431,7 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
     Htm *h = &k->htm;
     bool write = m->cmd == MSG_WRITE_REQ;
     m->cmd = write ? MSG_WRITE_RESP : MSG_READ_RESP;
-    if (!h->active || m->tag != h->id) {
+    if (!h->active || mem_msg(m)->tag != h->id) {
         h->stale_ops++;
         m->flags |= MSG_F_TX_STALE;
         sim_port_send(&k->base, k->cpu, m, delay);
@@ -437,16 +439,16 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
     }
     uint32_t n = m->size ? m->size : 1;
     g_assert(n <= 8);
-    uint8_t *line = frame_data(k, f), *d = line + (m->addr - f->block);
+    uint8_t *line = frame_data(k, f), *d = line + (mem_msg(m)->addr - f->block);
     uint64_t old = 0, mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
     for (uint32_t i = 0; i < n; i++)
         old |= (uint64_t)d[i] << (8 * i);
     bool reads = !write || (m->flags & MSG_F_RMW);
     if (reads) {
-        if (!htm_wrote(h, m->addr, n)) {
+        if (!htm_wrote(h, mem_msg(m)->addr, n)) {
             char *msg = NULL;
-            Oracle *o = k->base.sim->oracle;
-            if (o && !oracle_check_load(o, coh_id(k), m->addr, n, old, &msg)) {
+            Oracle *o = mem_oracle(k->base.sim);
+            if (o && !oracle_check_load(o, coh_id(k), mem_msg(m)->addr, n, old, &msg)) {
                 sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
                                                   "cycle %" G_GUINT64_FORMAT ": %s: %s "
                                                   "(transactional, state %s)",
@@ -454,19 +456,19 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
                                                   msg, k->proto->states[f->state].name));
                 g_free(msg);
             }
-            htm_log_read(h, m->addr, n, old);
+            htm_log_read(h, mem_msg(m)->addr, n, old);
         }
         htm_mark(k, f, HTM_R);
     }
     if (write) {
-        uint64_t nv = m->aux[0];
+        uint64_t nv = mem_msg(m)->value;
         bool done = true;
         if (m->flags & MSG_F_RMW) {
             if (MSG_RMW_OP(m->flags) == MSG_RMW_ADD)
-                nv = old + m->aux[0];
+                nv = old + mem_msg(m)->value;
             else if (MSG_RMW_OP(m->flags) == MSG_RMW_CMPXCHG) {
-                done = old == (m->aux[1] & mask);
-                nv = done ? m->aux[0] : old;
+                done = old == (mem_msg(m)->arg & mask);
+                nv = done ? mem_msg(m)->value : old;
             }
         }
         nv &= mask;
@@ -477,14 +479,14 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
         }
         for (uint32_t i = 0; i < n; i++)
             d[i] = (uint8_t)(nv >> (8 * i));
-        htm_log_write(h, m->addr, n, nv);
+        htm_log_write(h, mem_msg(m)->addr, n, nv);
         htm_mark(k, f, HTM_W);
         h->tx_stores++;
-        m->aux[0] = old;
-        m->aux[1] = done ? 1 : 0;
+        mem_msg(m)->value = old;
+        mem_msg(m)->arg = done ? 1 : 0;
     } else {
         h->tx_loads++;
-        m->aux[0] = old;
+        mem_msg(m)->value = old;
     }
     sim_port_send(&k->base, k->cpu, m, delay);
 }
@@ -604,7 +606,7 @@ static void frame_freed(Coh *k, Frame *f)
 /* Finds or makes a frame for the op's block and fires its event; false if it must wait. */
 static bool try_access(Coh *k, Msg *m)
 {
-    uint64_t block = m->addr & ~(k->p.line - 1);
+    uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
     Frame *f = frame_find(k, block);
     if (!f) {
         Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
@@ -658,12 +660,13 @@ static bool try_access(Coh *k, Msg *m)
 static void on_snoop(Coh *k, Msg *s)
 {
     bool own = s->flags & SNOOP_OWN;
-    int kind = (int)s->aux[0];
+    int kind = (int)bus_msg(s)->kind;
     int ev = (own ? EV_OWN_GETS : EV_OTHER_GETS) + kind;
-    Frame *f = frame_find(k, s->addr);
+    Frame *f = frame_find(k, bus_msg(s)->addr);
     if (G_UNLIKELY(s->flags & SNOOP_PROBE)) {       /* the bus asks: would we refuse it? */
         if (f && k->htm.conflict == HTM_RESPONDER_WINS && htm_conflicts(k, f, kind) &&
-            (s->tag == 0 || k->htm.age < s->tag)) {  /* refuse plain accesses, younger txs */
+            (bus_msg(s)->tag == 0 || k->htm.age < bus_msg(s)->tag)) {
+            /* refuse plain accesses and younger transactions */
             s->flags |= SNOOP_NACK;
             k->htm.nacks_sent++;
         }
@@ -673,7 +676,7 @@ static void on_snoop(Coh *k, Msg *s)
         htm_abort(k, HTM_CONFLICT | HTM_RETRY, HTM_AB_CONFLICT, f->block);
     int old = f ? f->state : k->inv;
     g_assert(f || !own);
-    const ProtoRow *r = row_for(k, old, ev, s->addr);
+    const ProtoRow *r = row_for(k, old, ev, bus_msg(s)->addr);
     const ProtoState *st = k->proto->states;
     if (own && st[old].owner && kind != BUS_PUTM) {
         memcpy(s->data, frame_data(k, f), k->p.line);
@@ -699,8 +702,8 @@ static void on_snoop(Coh *k, Msg *s)
         s->flags |= SNOOP_INVALIDATED;
         if (kind == BUS_GETM) {
             k->invalidated++;
-            if (k->p.classify && k->base.sim->oracle)
-                coh_class_lost(&k->mc, f->block, oracle_seq(k->base.sim->oracle));
+            if (k->p.classify && mem_oracle(k->base.sim))
+                coh_class_lost(&k->mc, f->block, oracle_seq(mem_oracle(k->base.sim)));
         }
     }
     f->state = r->next;
@@ -721,12 +724,12 @@ static void on_snoop(Coh *k, Msg *s)
 
 static void on_data(Coh *k, Msg *m)
 {
-    Frame *f = &k->frames[m->tag];
-    g_assert(f->issued && f->block == m->addr);
-    if (G_UNLIKELY(m->aux[1] == BUS_NACKED)) {      /* refused by a transaction: ask again */
+    Frame *f = &k->frames[bus_msg(m)->tag];
+    g_assert(f->issued && f->block == bus_msg(m)->addr);
+    if (G_UNLIKELY(bus_msg(m)->who == BUS_NACKED)) {      /* refused by a transaction: ask again */
         Htm *h = &k->htm;
         h->nacks_got++;
-        if (h->active && f->head && (f->head->flags & MSG_F_TX) && f->head->tag == h->id)
+        if (h->active && f->head && (f->head->flags & MSG_F_TX) && mem_msg(f->head)->tag == h->id)
             htm_abort(k, HTM_CONFLICT | HTM_RETRY, HTM_AB_CONFLICT, f->block);
         /* the request carries the transaction's age if any op it serves is the
          * transaction's (the head may be a void access of an aborted one) */
@@ -737,7 +740,7 @@ static void on_data(Coh *k, Msg *m)
                        1 + sim_rng_below(&k->base.rng, h->nack_backoff), age);
         return;
     }
-    int ev = m->aux[0] ? EV_DATA_EXCL : EV_DATA;
+    int ev = bus_msg(m)->kind ? EV_DATA_EXCL : EV_DATA;
     int old = f->state;
     const ProtoRow *r = row_for(k, old, ev, f->block);
     memcpy(frame_data(k, f), m->data, k->p.line);
@@ -748,7 +751,7 @@ static void on_data(Coh *k, Msg *m)
     set_perm(k, f->block, old, r->next);
     if (f->coh_pending) {
         f->coh_pending = false;
-        coh_class_sharing(&k->mc, k->base.sim->oracle, coh_id(k), f->head, f->coh_since);
+        coh_class_sharing(&k->mc, mem_oracle(k->base.sim), coh_id(k), f->head, f->coh_since);
     }
     if ((r->actions & ACT_HIT) && f->head) {
         Msg *op = f->head;
@@ -772,7 +775,7 @@ static void coh_recv(Component *c, Port *port, Msg *m)
             htm_command(k, m);
             return;
         }
-        if (G_UNLIKELY((m->flags & MSG_F_TX) && (!k->htm.active || m->tag != k->htm.id))) {
+        if (G_UNLIKELY((m->flags & MSG_F_TX) && (!k->htm.active || mem_msg(m)->tag != k->htm.id))) {
             k->htm.stale_ops++;                     /* its transaction already aborted */
             m->cmd = m->cmd == MSG_WRITE_REQ ? MSG_WRITE_RESP : MSG_READ_RESP;
             m->flags |= MSG_F_TX_STALE;
@@ -780,10 +783,10 @@ static void coh_recv(Component *c, Port *port, Msg *m)
             return;
         }
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
-        g_assert((m->addr & ~(k->p.line - 1)) ==
-                 ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
+        g_assert((mem_msg(m)->addr & ~(k->p.line - 1)) ==
+                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
         if (G_UNLIKELY(m->flags & (MSG_F_RMW | MSG_F_LL | MSG_F_SC | MSG_F_WATCH))) {
-            uint64_t block = m->addr & ~(k->p.line - 1);
+            uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
             Frame *f = frame_find(k, block);
             bool readable = f && k->proto->states[f->state].perm != PERM_NONE;
             if (coh_atomics_arrive(c, k->cpu, &k->at, m, block, readable ? frame_data(k, f) : NULL,
@@ -950,6 +953,12 @@ static void coh_extra_stats(const Component *c, StatSet *out)
     }
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent coh_teach_events[] = {
+    { "state", TEACH_STATE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass coherent_cache_class = {
     .name = "coherent-cache",
     .doc = "private cache controller interpreting a snooping protocol table (MSI/MESI/MOESI)",
@@ -967,4 +976,5 @@ const ComponentClass coherent_cache_class = {
     .extra_stats = coh_extra_stats,
     .stats_reset = coh_stats_reset,
     .check_link = mem_link_line_equal,
+    .teach_events = coh_teach_events,
 };

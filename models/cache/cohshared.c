@@ -2,6 +2,7 @@
  * controllers (coherent.c snooping, ../dir/dircache.c directory); see cohshared.h.
  */
 #include "cohshared.h"
+#include "../mem/memmsg.h"
 
 #include "../../sim/error.h"
 
@@ -23,22 +24,22 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
                             const char *state)
 {
     g_assert(n <= 8);
-    Oracle *o = c->sim->oracle;
+    Oracle *o = mem_oracle(c->sim);
     uint64_t old = 0;
     for (uint32_t i = 0; i < n; i++)
         old |= (uint64_t)d[i] << (8 * i);
-    coh_check_load(c, o, who, m->addr, n, old, state);
+    coh_check_load(c, o, who, mem_msg(m)->addr, n, old, state);
     uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
-    uint64_t nv = m->aux[0];
+    uint64_t nv = mem_msg(m)->value;
     bool done = true;
     switch (MSG_RMW_OP(m->flags)) {
     case MSG_RMW_XCHG:
         break;
     case MSG_RMW_ADD:
-        nv = old + m->aux[0];
+        nv = old + mem_msg(m)->value;
         break;
     case MSG_RMW_CMPXCHG:
-        done = old == (m->aux[1] & mask);
+        done = old == (mem_msg(m)->arg & mask);
         if (!done)
             nv = old;
         break;
@@ -50,9 +51,9 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
     for (uint32_t i = 0; i < n; i++)
         d[i] = (uint8_t)(nv >> (8 * i));
     if (o)
-        oracle_store(o, who, m->addr, n, nv);
-    m->aux[0] = old;
-    m->aux[1] = done ? 1 : 0;
+        oracle_store(o, who, mem_msg(m)->addr, n, nv);
+    mem_msg(m)->value = old;
+    mem_msg(m)->arg = done ? 1 : 0;
 }
 
 static uint64_t coh_read_bytes(const uint8_t *d, uint32_t n)
@@ -71,13 +72,14 @@ bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t
         g_assert(m->cmd == MSG_READ_REQ && !a->watch);
         a->watches++;
         uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
-        if (line && coh_read_bytes(line + (m->addr - block), n) == (m->aux[1] & mask)) {
+        if (line &&
+            coh_read_bytes(line + (mem_msg(m)->addr - block), n) == (mem_msg(m)->arg & mask)) {
             a->watch = m;                   /* nothing can change it while we keep the line */
             a->watch_block = block;
             return true;
         }
         m->cmd = MSG_READ_RESP;             /* a tag check: answered at once */
-        m->aux[0] = 0;
+        mem_msg(m)->value = 0;
         sim_port_send(c, cpu, m, 0);
         return true;
     }
@@ -106,8 +108,8 @@ bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t
             a->resv = false;                /* no reservation: fail without touching the line */
             a->sc_fail++;
             m->cmd = MSG_WRITE_RESP;
-            m->aux[0] = 0;
-            m->aux[1] = 0;
+            mem_msg(m)->value = 0;
+            mem_msg(m)->arg = 0;
             sim_port_send(c, cpu, m, delay);
             return true;
         }
@@ -123,7 +125,7 @@ void coh_line_lost_slow(Component *c, Port *cpu, CohAtomics *a, uint64_t block)
         Msg *w = a->watch;
         a->watch = NULL;
         w->cmd = MSG_READ_RESP;
-        w->aux[0] = 0;
+        mem_msg(w)->value = 0;
         sim_port_send(c, cpu, w, 0);
     }
 }
@@ -134,16 +136,17 @@ void coh_atomics_dump(const CohAtomics *a, GString *out)
         g_string_append_printf(out, "  reservation (LL) on line 0x%" G_GINT64_MODIFIER "x\n",
                                a->resv_block);
     if (a->watch)
-        g_string_append_printf(out, "  spin-wait watch on 0x%" G_GINT64_MODIFIER "x (value %"
-                               G_GUINT64_FORMAT ")\n", a->watch->addr, a->watch->aux[1]);
+        g_string_append_printf(
+            out, "  spin-wait watch on 0x%" G_GINT64_MODIFIER "x (value %" G_GUINT64_FORMAT ")\n",
+            mem_msg(a->watch)->addr, mem_msg(a->watch)->arg);
 }
 
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
                  int who, const char *state, CohAtomics *a, bool readable)
 {
-    uint8_t *d = line + (m->addr - block);
+    uint8_t *d = line + (mem_msg(m)->addr - block);
     uint32_t n = m->size ? m->size : 1;
-    Oracle *o = c->sim->oracle;
+    Oracle *o = mem_oracle(c->sim);
     if (G_UNLIKELY(m->flags & MSG_F_SC)) {
         g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
         bool ok = a->resv && a->resv_block == block;
@@ -151,30 +154,31 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         uint64_t old = coh_read_bytes(d, n);
         if (ok) {
             for (uint32_t i = 0; i < n; i++)
-                d[i] = (uint8_t)(m->aux[0] >> (8 * i));
+                d[i] = (uint8_t)(mem_msg(m)->value >> (8 * i));
             if (o)
-                oracle_store(o, who, m->addr, n, m->aux[0]);
+                oracle_store(o, who, mem_msg(m)->addr, n, mem_msg(m)->value);
             a->sc_success++;
         } else {
             a->sc_fail++;
         }
-        m->aux[0] = old;
-        m->aux[1] = ok ? 1 : 0;
+        mem_msg(m)->value = old;
+        mem_msg(m)->arg = ok ? 1 : 0;
         m->cmd = MSG_WRITE_RESP;
     } else if (m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW)) {
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
     } else if (m->cmd == MSG_WRITE_REQ) {
         for (uint32_t i = 0; i < n; i++)
-            d[i] = (uint8_t)(m->aux[0] >> (8 * (i % 8)));
+            d[i] = (uint8_t)(mem_msg(m)->value >> (8 * (i % 8)));
         if (o)
             for (uint32_t i = 0; i < n; i += 8)
-                oracle_store(o, who, m->addr + i, n - i < 8 ? n - i : 8, m->aux[0]);
+                oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
+                             mem_msg(m)->value);
         m->cmd = MSG_WRITE_RESP;
     } else {
         uint64_t v = coh_read_bytes(d, n);
-        coh_check_load(c, o, who, m->addr, n, v, state);
-        m->aux[0] = v;
+        coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
+        mem_msg(m)->value = v;
         m->cmd = MSG_READ_RESP;
         if (G_UNLIKELY(m->flags & MSG_F_LL) && readable) {
             a->resv = true;
@@ -266,7 +270,8 @@ void coh_class_lost(CohMissClass *mc, uint64_t block, uint64_t seq)
 
 void coh_class_sharing(CohMissClass *mc, Oracle *o, int who, const Msg *op, uint64_t since)
 {
-    if (o && op && oracle_written_by_other_since(o, who, op->addr, op->size ? op->size : 1, since))
+    if (o && op &&
+        oracle_written_by_other_since(o, who, mem_msg_c(op)->addr, op->size ? op->size : 1, since))
         mc->true_sharing++;
     else
         mc->false_sharing++;

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "../../sim/component.h"
+#include "../mem/memmsg.h"
 #include "../mem/oracle.h"
 
 /* ---- op FIFO (no allocation: the Msg's next_free field links it) ------------------------- */
@@ -65,13 +66,13 @@ void coh_atomics_dump(const CohAtomics *a, GString *out);
 
 /* Performs the core's op m (MSG_READ_REQ / MSG_WRITE_REQ, size <= 8 within the line) on the
  * line's bytes `line` (block address `block`) and sends the response on `cpu` after `delay`
- * cycles. A store writes aux[0] and tells the oracle (as cache `who`); a load reads aux[0] and is
+ * cycles. A store writes `value` and tells the oracle (as cache `who`); a load reads `value` and is
  * checked against the oracle; a mismatch fails the run (exit 3) naming the line's `state`. A store
  * with MSG_F_RMW is a locked read-modify-write (component.h): the caller holds the line with write
- * permission; the old value is checked like a load's and returned in aux[0]. An LL (MSG_F_LL)
+ * permission; the old value is checked like a load's and returned in `value`. An LL (MSG_F_LL)
  * sets the reservation in `a` when `readable` (the line's state after this event lets the core
  * read); an SC (MSG_F_SC, line held with write permission) writes only if the reservation is
- * still held on the block, answers aux[1] = 1 or 0, and clears it. */
+ * still held on the block, answers arg = 1 or 0, and clears it. */
 void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m, uint64_t delay,
                  int who, const char *state, CohAtomics *a, bool readable);
 

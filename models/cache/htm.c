@@ -2,6 +2,7 @@
  * the commit-time serializability check and the statistics (htm.h). The cache controller
  * (coherent.c) owns the per-line R/W bits, conflict detection and aborts. */
 #include "htm.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -84,7 +85,7 @@ void htm_log_write(Htm *h, uint64_t addr, uint32_t n, uint64_t v)
 
 bool htm_commit_check(Htm *h, Component *c, int who, char **problem)
 {
-    Oracle *o = c->sim->oracle;
+    Oracle *o = mem_oracle(c->sim);
     if (!o)
         return true;
     for (guint i = 0; i < h->reads->len; i++) {
@@ -155,3 +156,13 @@ void htm_stats(const Htm *h, const char *cache, StatSet *out)
     stats_add_hist(out, n, &h->wset, "line", "lines written per committed transaction");
     g_free(n);
 }
+
+/* ---- the HTM message family (htm.h) ---- */
+static const char *const htm_cmd_names[HTM_CMDS] = {
+    [HTM_TX_BEGIN] = "tx_begin", [HTM_TX_END] = "tx_end", [HTM_TX_ABORT] = "tx_abort",
+    [HTM_TX_ABORTED] = "tx_aborted",
+};
+const MsgFamily htm_msg_family = {
+    .name = "htm", .id = MSG_FAM_HTM, .payload = sizeof(MemPayload),
+    .cmds = htm_cmd_names, .ncmds = HTM_CMDS,
+};

@@ -33,13 +33,21 @@
 #include <stdint.h>
 
 #include "../../sim/component.h"
+#include "../mem/memmsg.h"
 
-enum {
-    MSG_TX_BEGIN = MSG_CMD_USER + 60,   /* core -> L1, tag = transaction number; echoed back */
-    MSG_TX_END,                         /* core -> L1: commit; echoed back (aux[0] = 1) */
-    MSG_TX_ABORT,                       /* core -> L1: explicit abort, aux[0] = code */
-    MSG_TX_ABORTED,                     /* L1 -> core: tag = number, aux[0] = status */
-};
+/* The HTM family's commands (MSG_FAM_HTM; payload: MemPayload, mem_msg()). */
+typedef enum {
+    HTM_TX_BEGIN,                       /* core -> L1, tag = transaction number; echoed back */
+    HTM_TX_END,                         /* core -> L1: commit; echoed back (value = 1) */
+    HTM_TX_ABORT,                       /* core -> L1: explicit abort, value = code */
+    HTM_TX_ABORTED,                     /* L1 -> core: tag = number, value = status */
+    HTM_CMDS
+} HtmCmd;
+#define MSG_TX_BEGIN MSG_CMD(MSG_FAM_HTM, HTM_TX_BEGIN)
+#define MSG_TX_END MSG_CMD(MSG_FAM_HTM, HTM_TX_END)
+#define MSG_TX_ABORT MSG_CMD(MSG_FAM_HTM, HTM_TX_ABORT)
+#define MSG_TX_ABORTED MSG_CMD(MSG_FAM_HTM, HTM_TX_ABORTED)
+extern const MsgFamily htm_msg_family;
 #define MSG_F_TX 0x100u        /* a load / store / RMW inside transaction number `tag` */
 #define MSG_F_TX_STALE 0x200u  /* in an answer: the transaction had already aborted, nothing was
                                   done (the core waits for MSG_TX_ABORTED) */

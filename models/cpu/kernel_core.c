@@ -25,6 +25,7 @@
 
 #include "../../sim/error.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 #include "../../sim/input.h"
 #include "kernel.h"
 #include "../cache/htm.h"
@@ -306,7 +307,7 @@ static Msg *kc_msg(KCore *k, uint16_t cmd, uint64_t addr)
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = cmd;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = 8;
     m->issued = k->base.eng->now;
     m->flags = 0;
@@ -327,7 +328,7 @@ static void kc_send(KCore *k, Msg *m, int state, int op, uint64_t delay)
 {
     k->state = state;
     k->mem_op = op;
-    k->mem_addr = m->addr;
+    k->mem_addr = mem_msg(m)->addr;
     k->issued_at = kc_now(k) + delay;
     kc_trace_hold(k);
     sim_port_send(&k->base, k->dc, m, delay);
@@ -352,33 +353,33 @@ static void kc_issue(KCore *k, const KernelOp *op)
         k->atomics++;
         break;
     case KOP_STORE:
-        m->aux[0] = (uint64_t)a;
+        mem_msg(m)->value = (uint64_t)a;
         k->stores++;
         break;
     case KOP_TAS:
         m->flags = MSG_RMW_FLAGS(MSG_RMW_XCHG) | MSG_F_TAS;
-        m->aux[0] = 1;
+        mem_msg(m)->value = 1;
         k->atomics++;
         break;
     case KOP_XCHG:
         m->flags = MSG_RMW_FLAGS(MSG_RMW_XCHG);
-        m->aux[0] = (uint64_t)a;
+        mem_msg(m)->value = (uint64_t)a;
         k->atomics++;
         break;
     case KOP_FAA:
         m->flags = MSG_RMW_FLAGS(MSG_RMW_ADD);
-        m->aux[0] = (uint64_t)a;
+        mem_msg(m)->value = (uint64_t)a;
         k->atomics++;
         break;
     case KOP_CAS:
         m->flags = MSG_RMW_FLAGS(MSG_RMW_CMPXCHG);
-        m->aux[0] = (uint64_t)kv(k, &op->v[1]);
-        m->aux[1] = (uint64_t)a;
+        mem_msg(m)->value = (uint64_t)kv(k, &op->v[1]);
+        mem_msg(m)->arg = (uint64_t)a;
         k->atomics++;
         break;
     case KOP_SC:
         m->flags = MSG_F_SC;
-        m->aux[0] = (uint64_t)a;
+        mem_msg(m)->value = (uint64_t)a;
         k->atomics++;
         break;
     default:
@@ -392,7 +393,7 @@ static void kc_issue(KCore *k, const KernelOp *op)
             return;
         }
         m->flags |= MSG_F_TX;
-        m->tag = KC_TAG_TX | k->tx_num;
+        mem_msg(m)->tag = KC_TAG_TX | k->tx_num;
     }
     k->mem_val = a;
     kc_send(k, m, KS_MEM, k->pc, 0);
@@ -404,8 +405,8 @@ static void kc_tx_send(KCore *k, uint16_t cmd, uint64_t aux)
 {
     Msg *m = kc_msg(k, cmd, 0);
     m->size = 0;
-    m->tag = KC_TAG_TX | k->tx_num;
-    m->aux[0] = aux;
+    mem_msg(m)->tag = KC_TAG_TX | k->tx_num;
+    mem_msg(m)->value = aux;
     kc_send(k, m, KS_TX, k->pc, 0);
 }
 
@@ -465,7 +466,7 @@ static bool kc_tx_op(KCore *k, const KernelOp *op, uint64_t now)
  * from k->pc now. */
 static bool kc_tx_answer(KCore *k, const Msg *m, uint64_t now)
 {
-    bool current = k->tx_depth && m->tag == (KC_TAG_TX | k->tx_num);
+    bool current = k->tx_depth && mem_msg_c(m)->tag == (KC_TAG_TX | k->tx_num);
     if ((m->flags & MSG_F_TX_STALE) || !current)
         return false;
     switch (m->cmd) {
@@ -488,12 +489,13 @@ static bool kc_tx_answer(KCore *k, const Msg *m, uint64_t now)
         memcpy(k->stack, k->tx_stack, sizeof k->stack);
         k->sp = k->tx_sp;
         k->iter = k->tx_iter;
-        k->val[k->tx_rd] = (int64_t)m->aux[0];
+        k->val[k->tx_rd] = (int64_t)mem_msg_c(m)->value;
         k->tx_depth = 0;
         k->tx_aborts++;
         k->tx_wasted += now - k->tx_start;
         k->tx_after_abort = true;
-        SIM_TRACE(&k->base, "xabort", 0, TARG_U("tx", k->tx_num), TARG_X("status", m->aux[0]));
+        SIM_TRACE(&k->base, "xabort", 0, TARG_U("tx", k->tx_num),
+                  TARG_X("status", mem_msg_c(m)->value));
         /* whatever the core was doing (an access, a delay) is void: run the abort path now */
         if (sim_event_scheduled(&k->base.tick_ev))
             sim_deschedule(k->base.eng, &k->base.tick_ev);
@@ -633,8 +635,8 @@ static uint64_t kc_sb_pump(KCore *k, uint64_t now)
     k->drains_reordered += i > 0;
     k->stores++;
     Msg *m = kc_msg(k, MSG_WRITE_REQ, e->addr);
-    m->aux[0] = (uint64_t)e->val;
-    m->tag = KC_TAG_DRAIN;
+    mem_msg(m)->value = (uint64_t)e->val;
+    mem_msg(m)->tag = KC_TAG_DRAIN;
     sim_port_send(&k->base, k->dc, m, 0);
     return 0;
 }
@@ -967,7 +969,7 @@ static void kc_init_next(KCore *k)
     if (k->next_item < in->len) {
         const KernelInit *x = &g_array_index(in, KernelInit, k->next_item);
         Msg *m = kc_msg(k, MSG_WRITE_REQ, x->addr);
-        m->aux[0] = (uint64_t)x->value;
+        mem_msg(m)->value = (uint64_t)x->value;
         kc_send(k, m, KS_INIT, -1, 0);
         return;
     }
@@ -1020,7 +1022,7 @@ static void kc_done(KCore *k, Msg *m, uint64_t now)
     const char *cache = k->dc->peer->owner->name;
     uint64_t lat = now - k->issued_at;
     k->mem_cycles += lat;
-    int64_t old = (int64_t)m->aux[0];
+    int64_t old = (int64_t)mem_msg(m)->value;
     switch (op->kind) {
     case KOP_LOAD:
     case KOP_LL:
@@ -1033,7 +1035,7 @@ static void kc_done(KCore *k, Msg *m, uint64_t now)
                      TARG_I("value", k->mem_val), TARG_S("cache", cache));
         break;
     default: {
-        bool done = m->aux[1] != 0;
+        bool done = mem_msg(m)->arg != 0;
         int64_t nv = k->mem_val;
         if (op->kind == KOP_SC) {
             k->val[op->rd] = done ? 1 : 0;
@@ -1072,7 +1074,7 @@ static void kc_done(KCore *k, Msg *m, uint64_t now)
             k->spin_waits++;
             Msg *w = kc_msg(k, MSG_READ_REQ, k->mem_addr);
             w->flags = MSG_F_WATCH;
-            w->aux[1] = (uint64_t)old;
+            mem_msg(w)->arg = (uint64_t)old;
             kc_send(k, w, KS_WATCH, k->pc, k->p.alu_latency);
             return;
         }
@@ -1123,7 +1125,7 @@ static void kc_recv(Component *c, Port *port, Msg *m)
     (void)port;
     uint64_t now = kc_now(k);
     uint64_t wait = 0;
-    if (k->mm && m->tag == KC_TAG_DRAIN) {
+    if (k->mm && mem_msg(m)->tag == KC_TAG_DRAIN) {
         sim_msg_free(c->sim, m);
         kc_sb_drained(k, now);
         uint64_t next = kc_sb_step(k);
@@ -1131,9 +1133,9 @@ static void kc_recv(Component *c, Port *port, Msg *m)
             sim_component_wake_in(c, next);
         return;
     }
-    if (G_UNLIKELY(m->tag & KC_TAG_TX)) {
+    if (G_UNLIKELY(mem_msg(m)->tag & KC_TAG_TX)) {
         bool access = m->cmd == MSG_READ_RESP || m->cmd == MSG_WRITE_RESP;
-        bool current = k->tx_depth && m->tag == (KC_TAG_TX | k->tx_num) &&
+        bool current = k->tx_depth && mem_msg(m)->tag == (KC_TAG_TX | k->tx_num) &&
                        !(m->flags & MSG_F_TX_STALE);
         if (!access || !current) {                  /* begun, committed, aborted, or stale */
             bool go = kc_tx_answer(k, m, now);
@@ -1156,7 +1158,7 @@ static void kc_recv(Component *c, Port *port, Msg *m)
         kc_init_next(k);
         return;
     case KS_CHECK: {
-        int64_t v = (int64_t)m->aux[0];
+        int64_t v = (int64_t)mem_msg(m)->value;
         sim_msg_free(c->sim, m);
         kc_check_value(k, v);
         return;
@@ -1545,6 +1547,12 @@ uint64_t kernel_core_acquisitions(const Component *c)
     return KC(c)->acquisitions;
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent kernel_teach_events[] = {
+    { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass kernel_core_class = {
     .name = "kernel-core",
     .doc = "in-order core running a kernel-language program with real values (lock algorithms, "
@@ -1565,4 +1573,5 @@ const ComponentClass kernel_core_class = {
     .extra_stats = kc_extra_stats,
     .stats_reset = kc_stats_reset,
     .check_link = mem_link_line_down,
+    .teach_events = kernel_teach_events,
 };

@@ -25,6 +25,7 @@
  */
 #include "mmcore.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -389,24 +390,24 @@ static void send(MmCore *k, int i, uint64_t now)
     Component *c = &k->base;
     const LitOp *op = &k->th->ops[i];
     Msg *m = sim_msg_alloc(c->sim);
-    m->addr = k->addr[op->loc];
+    mem_msg(m)->addr = k->addr[op->loc];
     m->size = 8;
-    m->tag = (uint64_t)i;
+    mem_msg(m)->tag = (uint64_t)i;
     m->issued = c->eng->now;
     m->flags = 0;
     if (op->kind == LOP_LOAD) {
         m->cmd = MSG_READ_REQ;
-        m->aux[0] = 0;
+        mem_msg(m)->value = 0;
         k->loads++;
     } else {
         m->cmd = MSG_WRITE_REQ;
-        m->aux[0] = (uint64_t)k->val[i];
+        mem_msg(m)->value = (uint64_t)k->val[i];
         if (op->kind == LOP_RMW) {
             static const unsigned rmw_op[] = { [LRMW_XCHG] = MSG_RMW_XCHG,
                                                [LRMW_ADD] = MSG_RMW_ADD,
                                                [LRMW_CMPXCHG] = MSG_RMW_CMPXCHG };
             m->flags = MSG_RMW_FLAGS(rmw_op[op->rmw]);
-            m->aux[1] = op->rmw == LRMW_CMPXCHG ? (uint64_t)in_value(k, i, 1) : 0;
+            mem_msg(m)->arg = op->rmw == LRMW_CMPXCHG ? (uint64_t)in_value(k, i, 1) : 0;
             k->rmws++;
         } else {
             k->stores++;
@@ -511,7 +512,7 @@ static void mm_recv(Component *c, Port *port, Msg *m)
 {
     MmCore *k = (MmCore *)c;
     (void)port;
-    int i = (int)m->tag;
+    int i = (int)mem_msg(m)->tag;
     g_assert(k->running && i < k->n && k->st[i] == OPS_SENT);
     const LitOp *op = &k->th->ops[i];
     uint64_t now = sim_component_cycle(c);
@@ -520,7 +521,7 @@ static void mm_recv(Component *c, Port *port, Msg *m)
     uint64_t a = k->addr[op->loc];
     const char *cache = k->dc->peer->owner->name;
     if (op->kind == LOP_LOAD) {
-        k->res[i] = (int64_t)m->aux[0];
+        k->res[i] = (int64_t)mem_msg(m)->value;
         SIM_TRACE_AT(c, k->sent_at[i], "load", now - k->sent_at[i], TARG_X("addr", a),
                      TARG_I("value", k->res[i]), TARG_S("cache", cache), TARG_S("loc", name));
     } else if (op->kind == LOP_STORE) {
@@ -529,10 +530,10 @@ static void mm_recv(Component *c, Port *port, Msg *m)
         SIM_TRACE(c, "drain", 0, TARG_S("loc", name), TARG_X("addr", a),
                   TARG_I("value", k->val[i]));
     } else {
-        k->res[i] = (int64_t)m->aux[0];
+        k->res[i] = (int64_t)mem_msg(m)->value;
         /* the value memory holds now, for the teaching table's store row */
-        int64_t nv = op->rmw == LRMW_ADD ? (int64_t)(m->aux[0] + (uint64_t)k->val[i])
-                     : m->aux[1]         ? k->val[i]
+        int64_t nv = op->rmw == LRMW_ADD ? (int64_t)(mem_msg(m)->value + (uint64_t)k->val[i])
+                     : mem_msg(m)->arg         ? k->val[i]
                                          : k->res[i];
         SIM_TRACE_AT(c, k->sent_at[i], "store", now - k->sent_at[i], TARG_X("addr", a),
                      TARG_I("value", nv), TARG_S("cache", cache), TARG_S("loc", name),
@@ -681,6 +682,12 @@ static void mm_dump(Component *c, GString *out)
     }
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent mm_teach_events[] = {
+    { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass mm_core_class = {
     .name = "mm-core",
     .doc = "core running a litmus thread under a memory model (SC/TSO/PSO/WEAK), random timing",
@@ -695,4 +702,5 @@ const ComponentClass mm_core_class = {
     .dump = mm_dump,
     .busy = mm_busy,
     .check_link = mem_link_line_down,
+    .teach_events = mm_teach_events,
 };

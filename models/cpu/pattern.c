@@ -18,6 +18,7 @@
  */
 #include "pattern.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include "../../sim/error.h"
 
@@ -97,9 +98,9 @@ static void pat_send(PatCore *k, bool store, uint64_t addr, uint64_t delay)
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = (uint32_t)k->p.word;
-    m->aux[0] = ((uint64_t)(k->base.index + 1) << 48) | (k->issued & 0xffffffffffffull);
+    mem_msg(m)->value = ((uint64_t)(k->base.index + 1) << 48) | (k->issued & 0xffffffffffffull);
     m->issued = k->base.eng->now;
     if (store)
         k->stores++;
@@ -165,8 +166,8 @@ static void pat_recv(Component *c, Port *port, Msg *m)
 {
     PatCore *k = (PatCore *)c;
     (void)port;
-    SIM_TRACE(c, m->cmd == MSG_WRITE_RESP ? "store" : "load", 0, TARG_X("addr", m->addr),
-              TARG_X("value", m->aux[0]), TARG_S("cache", k->dc->peer->owner->name));
+    SIM_TRACE(c, m->cmd == MSG_WRITE_RESP ? "store" : "load", 0, TARG_X("addr", mem_msg(m)->addr),
+              TARG_X("value", mem_msg(m)->value), TARG_S("cache", k->dc->peer->owner->name));
     sim_hist_add(&k->lat, clock_cycle(c->clk, c->eng->now - m->issued));
     sim_msg_free(c->sim, m);
     sim_progress(c->eng);
@@ -212,6 +213,12 @@ static void pat_dump(Component *c, GString *out)
                            k->done_ops, k->p.ops, k->waiting ? ", waiting for memory" : "");
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent pattern_teach_events[] = {
+    { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass pattern_core_class = {
     .name = "pattern-core",
     .doc = "core walking a synthetic sharing pattern (private, shared_ro, producer_consumer, "
@@ -229,6 +236,7 @@ const ComponentClass pattern_core_class = {
     .busy = pat_busy,
     .progress = pat_progress,
     .check_link = mem_link_line_down,
+    .teach_events = pattern_teach_events,
 };
 
 /* ---- random-tester ---------------------------------------------------------------------- */
@@ -298,9 +306,9 @@ static uint64_t tester_tick(Component *c)
     bool store = sim_rng_below(&c->rng, 1000000) < (uint64_t)(k->p.write_ratio * 1000000);
     Msg *m = sim_msg_alloc(c->sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
-    m->addr = k->p.base + line * k->p.stride + off;
+    mem_msg(m)->addr = k->p.base + line * k->p.stride + off;
     m->size = size;
-    m->aux[0] = ((uint64_t)(c->index + 1) << 56) ^ (k->issued * 0x9E3779B97F4A7C15ull);
+    mem_msg(m)->value = ((uint64_t)(c->index + 1) << 56) ^ (k->issued * 0x9E3779B97F4A7C15ull);
     m->issued = c->eng->now;
     if (store)
         k->stores++;

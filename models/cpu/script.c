@@ -13,6 +13,7 @@
  */
 #include "script.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -225,10 +226,10 @@ static uint64_t script_tick(Component *c)
         return op->cycle - now;               /* sleep until the item's cycle */
     Msg *m = sim_msg_alloc(c->sim);
     m->cmd = op->store ? MSG_WRITE_REQ : MSG_READ_REQ;
-    m->addr = op->addr;
+    mem_msg(m)->addr = op->addr;
     m->size = (uint32_t)k->p.size;
-    m->aux[0] = op->store ? op->value : 0;
-    m->tag = k->next;
+    mem_msg(m)->value = op->store ? op->value : 0;
+    mem_msg(m)->tag = k->next;
     m->issued = c->eng->now;
     if (op->store)
         k->stores++;
@@ -245,10 +246,10 @@ static void script_recv(Component *c, Port *port, Msg *m)
 {
     ScriptCore *k = (ScriptCore *)c;
     (void)port;
-    g_assert(k->waiting && m->tag == k->next);
+    g_assert(k->waiting && mem_msg(m)->tag == k->next);
     const ScriptItem *op = &k->ops[k->next];
     uint64_t now = sim_component_cycle(c);
-    uint64_t v = op->store ? op->value : m->aux[0];
+    uint64_t v = op->store ? op->value : mem_msg(m)->value;
     k->values[k->next] = v;
     /* one slice per access, from issue to completion: what the teaching table reads */
     SIM_TRACE_AT(c, k->issued_at, op->store ? "store" : "load", now - k->issued_at,
@@ -347,6 +348,12 @@ bool script_core_value(const Component *c, size_t i, uint64_t *value)
     return true;
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent script_teach_events[] = {
+    { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass script_core_class = {
     .name = "script-core",
     .doc = "core playing an exact access script, one access at a time (teaching scenarios)",
@@ -364,4 +371,5 @@ const ComponentClass script_core_class = {
     .progress = script_progress,
     .finalize = script_finalize,
     .check_link = mem_link_line_down,
+    .teach_events = script_teach_events,
 };

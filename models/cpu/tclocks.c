@@ -9,6 +9,7 @@
  *   unlock:  begin: released (the checker) --> the release's accesses --> done
  */
 #include "tclocks.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 

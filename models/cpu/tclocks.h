@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../../sim/rng.h"
+#include "../mem/memmsg.h"
 
 #define TCL_BASE 0x0000800000000000ull
 #define TCL_NODE_BASE (TCL_BASE + (1ull << 44))

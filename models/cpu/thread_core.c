@@ -75,6 +75,7 @@
  */
 #include "thread_core.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -322,10 +323,10 @@ static void mem_send(TCore *k, bool store, uint64_t addr, uint32_t size, bool bl
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = size;
-    m->tag = blocking;
-    m->aux[0] = ((uint64_t)(k->base.index + 1) << 48) | (++k->seq & 0xffffffffffffull);
+    mem_msg(m)->tag = blocking;
+    mem_msg(m)->value = ((uint64_t)(k->base.index + 1) << 48) | (++k->seq & 0xffffffffffffull);
     m->issued = k->base.eng->now;
     sim_port_send(&k->base, k->dc, m, 0);
     if (blocking)
@@ -362,8 +363,8 @@ static void sync_send(TCore *k, uint16_t cmd, uint64_t addr, uint64_t aux)
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = cmd;
-    m->addr = addr;
-    m->aux[0] = aux;
+    sync_msg(m)->addr = addr;
+    sync_msg(m)->arg = aux;
     sim_port_send(&k->base, k->sync, m, 0);
 }
 
@@ -585,11 +586,11 @@ static uint64_t tc_lock_tick(TCore *k)
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = a.cmd;
         m->flags = a.flags;
-        m->addr = a.addr;
+        mem_msg(m)->addr = a.addr;
         m->size = 8;
-        m->tag = TC_LOCK_TAG;
-        m->aux[0] = a.aux[0];
-        m->aux[1] = a.aux[1];
+        mem_msg(m)->tag = TC_LOCK_TAG;
+        mem_msg(m)->value = a.aux[0];
+        mem_msg(m)->arg = a.aux[1];
         m->issued = c->eng->now;
         sim_port_send(c, k->dc, m, 0);
         k->lock_phase = LP_MEM;
@@ -602,7 +603,7 @@ static void tc_lock_answer(TCore *k, Msg *m)
     Component *c = &k->base;
     g_assert(k->st == TS_LOCK && k->lock_phase == LP_MEM);
     GError *e = NULL;
-    bool ok = tcl_answer(k->tl, sim_component_cycle(c), m->aux[0], m->aux[1], &e);
+    bool ok = tcl_answer(k->tl, sim_component_cycle(c), mem_msg(m)->value, mem_msg(m)->arg, &e);
     sim_msg_free(c->sim, m);
     /* no sim_progress here: a spin that never ends (its holder finished or waits elsewhere)
        must let the watchdog see a livelock; progress is a completed lock or unlock */
@@ -851,10 +852,10 @@ static void mm_send(TCore *k, uint64_t s)
         uint64_t piece = tc_line_room(a, k->p.line, left);
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = (o->kind & TC_ST) ? MSG_WRITE_REQ : MSG_READ_REQ;
-        m->addr = a;
+        mem_msg(m)->addr = a;
         m->size = (uint32_t)piece;
-        m->tag = s;
-        m->aux[0] = o->val;
+        mem_msg(m)->tag = s;
+        mem_msg(m)->value = o->val;
         m->issued = c->eng->now;
         if (atomic)
             m->flags = MSG_RMW_FLAGS(o->rmw - 1);
@@ -1256,8 +1257,9 @@ static uint64_t mm_tick(TCore *k)
 static void mm_recv_mem(TCore *k, Msg *m)
 {
     Component *c = &k->base;
-    TcOp *o = op_at(k, m->tag);
-    g_assert(m->tag >= k->head && m->tag < k->tail && o->st == OPS_SENT && o->out > 0);
+    TcOp *o = op_at(k, mem_msg(m)->tag);
+    g_assert(mem_msg(m)->tag >= k->head && mem_msg(m)->tag < k->tail && o->st == OPS_SENT &&
+             o->out > 0);
     if (m->cmd == MSG_READ_RESP)
         sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
     sim_msg_free(c->sim, m);
@@ -1351,11 +1353,11 @@ static void tctx_send(TCore *k, uint16_t cmd, uint16_t flags, uint64_t addr, uin
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = cmd;
     m->flags = flags;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = size;
-    m->tag = tag;
-    m->aux[0] = aux0;
-    m->aux[1] = aux1;
+    mem_msg(m)->tag = tag;
+    mem_msg(m)->value = aux0;
+    mem_msg(m)->arg = aux1;
     m->issued = k->base.eng->now;
     sim_port_send(&k->base, k->dc, m, 0);
 }
@@ -1750,11 +1752,11 @@ static void tctx_recv(TCore *k, Msg *m)
 {
     Component *c = &k->base;
     uint16_t cmd = m->cmd, flags = m->flags;
-    uint64_t aux0 = m->aux[0];
-    bool current = m->tag == (TC_TAG_TX | k->tx_num) && k->tx_region == TXR_TX;
+    uint64_t aux0 = mem_msg(m)->value;
+    bool current = mem_msg(m)->tag == (TC_TAG_TX | k->tx_num) && k->tx_region == TXR_TX;
     if (cmd == MSG_READ_RESP && !(flags & MSG_F_TX_STALE))
         sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
-    bool fb = m->tag == TC_FB_TAG;
+    bool fb = mem_msg(m)->tag == TC_FB_TAG;
     sim_msg_free(c->sim, m);
     if (fb) {
         g_assert(k->st == TS_TX && k->txs == TXS_FB);
@@ -1945,7 +1947,7 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
             sim_component_wake(c);
         } else if (m->cmd == MSG_SYNC_LOCKWORD) {
             uint64_t *key = g_new(uint64_t, 1);
-            *key = m->addr;
+            *key = sync_msg(m)->addr;
             g_hash_table_add(k->lockwords, key);
         } else {
             g_assert(m->cmd == MSG_SYNC_GO && k->st == TS_WAIT_SYNC);
@@ -1988,11 +1990,11 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         sim_msg_free(c->sim, m);
         return;
     }
-    if (m->tag == TC_LOCK_TAG) {
+    if (mem_msg(m)->tag == TC_LOCK_TAG) {
         tc_lock_answer(k, m);
         return;
     }
-    if (G_UNLIKELY(k->p.htm) && ((m->tag >> 62) == 1 || m->tag == TC_FB_TAG)) {
+    if (G_UNLIKELY(k->p.htm) && ((mem_msg(m)->tag >> 62) == 1 || mem_msg(m)->tag == TC_FB_TAG)) {
         tctx_recv(k, m);
         return;
     }
@@ -2000,7 +2002,7 @@ static void tcore_recv(Component *c, Port *port, Msg *m)
         mm_recv_mem(k, m);
         return;
     }
-    bool blocking = m->tag == 1;
+    bool blocking = mem_msg(m)->tag == 1;
     if (m->cmd == MSG_READ_RESP)
         sim_hist_add(&k->load_lat, clock_cycle(c->clk, c->eng->now - m->issued));
     if (blocking)

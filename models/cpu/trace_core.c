@@ -12,6 +12,7 @@
  */
 #include "trace_core.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -292,11 +293,11 @@ static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, co
         uint64_t hi = b == last ? r->addr + r->size : (b + 1) << k->line_shift;
         m->cmd = cmd;
         m->flags = flags;
-        m->addr = lo;
+        mem_msg(m)->addr = lo;
         m->size = (uint32_t)(hi - lo);
-        m->tag = tag;
+        mem_msg(m)->tag = tag;
         if (cmd == MSG_WRITE_REQ)
-            m->aux[0] = tag;   /* for stores the "tag" argument is the value written */
+            mem_msg(m)->value = tag;   /* for stores the "tag" argument is the value written */
         m->issued = k->base.eng->now;
         sim_port_send(&k->base, port, m, 0);
     }
@@ -428,11 +429,11 @@ static void core_recv(Component *c, Port *port, Msg *m)
     sim_progress(c->eng);    /* a completed memory operation is progress for the watchdog */
     uint64_t lat = clock_cycle(c->clk, c->eng->now - m->issued);
     if (port == k->ic) {
-        Instr *in = &k->fq[m->tag];
+        Instr *in = &k->fq[mem_msg(m)->tag];
         g_assert(in->pending > 0);
         if (--in->pending == 0)
             sim_hist_add(&k->ifetch_lat, clock_cycle(c->clk, c->eng->now - in->fetch_issued));
-        if (in->pending == 0 && m->tag == k->fq_head && k->ex == EX_IDLE)
+        if (in->pending == 0 && mem_msg(m)->tag == k->fq_head && k->ex == EX_IDLE)
             sim_component_wake(c);
     } else if (m->cmd == MSG_READ_RESP) {
         sim_hist_add(&k->load_lat, lat);
@@ -478,6 +479,12 @@ static double core_progress(const Component *c)
     return k->done ? 1.0 : lackey_progress(k->reader);
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent trace_teach_events[] = {
+    { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass trace_core_class = {
     .name = "trace-core",
     .doc = "in-order core replaying a lackey memory trace: fetch queue, fixed CPI, store buffer",
@@ -495,4 +502,5 @@ const ComponentClass trace_core_class = {
     .progress = core_progress,
     .finalize = core_finalize,
     .check_link = mem_link_line_down,
+    .teach_events = trace_teach_events,
 };

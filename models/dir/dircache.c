@@ -21,6 +21,7 @@
  * msg, state) and "miss" (addr, req, hops, from, latency) when a miss's op performs.
  */
 #include "dircache.h"
+#include "../mem/memmsg.h"
 #include "../cache/htm.h"
 
 #include <string.h>
@@ -293,10 +294,10 @@ static void set_perm(Dc *k, uint64_t block, int old_state, int new_state)
     const ProtoState *s = k->proto->cstates;
     if (s[new_state].perm == PERM_NONE)
         coh_line_lost(&k->base, k->cpu, &k->at, block);
-    if (!k->base.sim->oracle || s[old_state].perm == s[new_state].perm)
+    if (!mem_oracle(k->base.sim) || s[old_state].perm == s[new_state].perm)
         return;
     char *msg = NULL;
-    if (!oracle_perm(k->base.sim->oracle, (int)k->id, block >> k->line_shift,
+    if (!oracle_perm(mem_oracle(k->base.sim), (int)k->id, block >> k->line_shift,
                      (int)s[new_state].perm, &msg))
         sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
                                           "cycle %" G_GUINT64_FORMAT ": %s: %s",
@@ -359,8 +360,8 @@ static void send_msg(Dc *k, int type, unsigned flags, uint32_t dst, int req, uin
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_DIR;
-    m->addr = block;
-    m->aux[0] = dir_msg_pack(type, flags, req, 0);
+    dir_msg(m)->addr = block;
+    dir_msg_set(m, type, flags, req, 0);
     noc_msg_route(m, dst, dir_msg_vnet[type]);
     m->issued = issued;
     if (f) {
@@ -520,7 +521,7 @@ static void retry_waiters(Dc *k)
 /* Finds or makes a frame for the op's block and fires its event; false if it must wait. */
 static bool try_access(Dc *k, Msg *m)
 {
-    uint64_t block = m->addr & ~(k->p.line - 1);
+    uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
     DcFrame *f = frame_find(k, block);
     if (!f) {
         DcFrame *set = set_of(k, block), *victim = NULL;
@@ -589,7 +590,8 @@ static int msg_event(Dc *k, const DcFrame *f, const Msg *m)
     default:
         g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
                 "x: a cache cannot receive %s", k->base.name, sim_component_cycle(&k->base),
-                m->addr, dir_msg_type(m) < DM_COUNT ? dir_msg_names[dir_msg_type(m)] : "?");
+                dir_msg_c(m)->addr,
+                dir_msg_type(m) < DM_COUNT ? dir_msg_names[dir_msg_type(m)] : "?");
     }
 }
 
@@ -600,7 +602,7 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
     int ev = msg_event(k, f, m);
     int type = dir_msg_type(m);
     int old = f ? f->state : k->inv;
-    const DirRow *r = row_for(k, old, ev, m->addr, false);
+    const DirRow *r = row_for(k, old, ev, dir_msg(m)->addr, false);
     uint32_t a = r->actions;
     if (first_time || !(a & CA_STALL)) {
         k->trans[old * DCE_COUNT + ev]++;
@@ -608,13 +610,15 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
     }
     if (a & CA_STALL) {
         if (G_UNLIKELY(!f))
-            DC_BUG(k, m->addr, old, ev, "the row stalls, but the block has no frame to wait on");
+            DC_BUG(k, dir_msg(m)->addr, old, ev,
+                   "the row stalls, but the block has no frame to wait on");
         return false;
     }
     if (G_UNLIKELY(!f && (type == DM_DATA || r->next != k->inv ||
                           (a & (CA_HIT | CA_DATA_TO_REQ | CA_DATA_TO_DIR | CA_SEND_PUTM |
                                 CA_COUNT_ACKS)))))
-        DC_BUG(k, m->addr, old, ev, "the row needs a line, but the block has no frame here");
+        DC_BUG(k, dir_msg(m)->addr, old, ev,
+               "the row needs a line, but the block has no frame here");
     if (type == DM_DATA) {
         g_assert(m->data && m->size == k->p.line);
         memcpy(frame_data(k, f), m->data, k->p.line);
@@ -623,10 +627,10 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
         f->supplier = (uint16_t)noc_msg_src(m);
         if (f->coh_pending) {
             f->coh_pending = false;
-            coh_class_sharing(&k->mc, k->base.sim->oracle, (int)k->id, f->head, f->coh_since);
+            coh_class_sharing(&k->mc, mem_oracle(k->base.sim), (int)k->id, f->head, f->coh_since);
         }
     }
-    do_sends(k, f, m->addr, a, m);
+    do_sends(k, f, dir_msg(m)->addr, a, m);
     if (!f)
         return true;
     if (a & CA_COUNT_ACKS)
@@ -634,8 +638,8 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
     const ProtoState *st = k->proto->cstates;
     if ((ev == DCE_INV || ev == DCE_FWD_GETM) && st[old].valid && !st[r->next].valid) {
         k->invalidated++;
-        if (k->p.classify && k->base.sim->oracle)
-            coh_class_lost(&k->mc, f->block, oracle_seq(k->base.sim->oracle));
+        if (k->p.classify && mem_oracle(k->base.sim))
+            coh_class_lost(&k->mc, f->block, oracle_seq(mem_oracle(k->base.sim)));
     }
     change_state(k, f, r->next, ev);
     if (a & CA_HIT) {
@@ -760,10 +764,10 @@ static void on_net(Dc *k, Msg *m)
     g_assert(m->cmd == MSG_DIR && dir_msg_type(m) < DM_COUNT);
     int type = dir_msg_type(m);
     k->received[type]++;
-    SIM_TRACE(&k->base, "recv", 0, TARG_X("addr", m->addr),
+    SIM_TRACE(&k->base, "recv", 0, TARG_X("addr", dir_msg(m)->addr),
               TARG_E("msg", type, dir_msg_names[type]), TARG_U("src", noc_msg_src(m)),
               TARG_E("class", noc_msg_vnet(m), dir_vnet_names[noc_msg_vnet(m) % DVN_COUNT]));
-    DcFrame *f = frame_find(k, m->addr);
+    DcFrame *f = frame_find(k, dir_msg(m)->addr);
     bool behind = false;    /* an earlier forward message waits: keep point-to-point order */
     if (f && f->dhead && is_forward(m))
         for (Msg *d = f->dhead; d && !behind; d = d->next_free)
@@ -777,7 +781,7 @@ static void on_net(Dc *k, Msg *m)
     k->msgs_stalled++;
     k->deferred++;
     coh_op_push(&f->dhead, &f->dtail, m);
-    SIM_TRACE(&k->base, "defer", 0, TARG_X("addr", m->addr),
+    SIM_TRACE(&k->base, "defer", 0, TARG_X("addr", dir_msg(m)->addr),
               TARG_E("msg", type, dir_msg_names[type]),
               TARG_E("state", f->state, sname(k, f->state)));
 }
@@ -796,10 +800,10 @@ static void dc_recv(Component *c, Port *port, Msg *m)
             return;
         }
         g_assert(m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_REQ);
-        g_assert((m->addr & ~(k->p.line - 1)) ==
-                 ((m->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
+        g_assert((mem_msg(m)->addr & ~(k->p.line - 1)) ==
+                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) & ~(k->p.line - 1)));
         if (G_UNLIKELY(m->flags & (MSG_F_RMW | MSG_F_LL | MSG_F_SC | MSG_F_WATCH))) {
-            uint64_t block = m->addr & ~(k->p.line - 1);
+            uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
             DcFrame *f = frame_find(k, block);
             bool readable = f && k->proto->cstates[f->state].perm != PERM_NONE;
             if (coh_atomics_arrive(c, k->cpu, &k->at, m, block, readable ? frame_data(k, f) : NULL,
@@ -1020,6 +1024,12 @@ static void dc_extra_stats(const Component *c, StatSet *out)
     }
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent dc_teach_events[] = {
+    { "state", TEACH_STATE }, { "miss", TEACH_MISS },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass dir_cache_class = {
     .name = "dir-cache",
     .doc = "private L1 cache controller interpreting a directory protocol's cache table",
@@ -1036,4 +1046,5 @@ const ComponentClass dir_cache_class = {
     .finalize = dc_finalize,
     .extra_stats = dc_extra_stats,
     .stats_reset = dc_stats_reset,
+    .teach_events = dc_teach_events,
 };

@@ -16,6 +16,7 @@
  * LLC bank and DRAM behind mem_side give only the timing.
  */
 #include "directory.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -140,8 +141,8 @@ static Msg *new_msg(Dir *k, int type, uint64_t block, uint32_t dst, unsigned fla
 {
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_DIR;
-    m->addr = block;
-    m->aux[0] = dir_msg_pack(type, flags, req, acks);
+    dir_msg(m)->addr = block;
+    dir_msg_set(m, type, flags, req, acks);
     noc_msg_route(m, dst, dir_msg_vnet[type]);
     m->issued = issued;
     m->size = 0;
@@ -152,7 +153,7 @@ static Msg *new_msg(Dir *k, int type, uint64_t block, uint32_t dst, unsigned fla
 
 static void send(Dir *k, Msg *m, uint64_t delay)
 {
-    SIM_TRACE(&k->base, "send", 0, TARG_X("addr", m->addr),
+    SIM_TRACE(&k->base, "send", 0, TARG_X("addr", dir_msg(m)->addr),
               TARG_E("msg", dir_msg_type(m), dir_msg_names[dir_msg_type(m)]),
               TARG_U("dst", noc_msg_dst(m)),
               TARG_E("class", noc_msg_vnet(m), dir_vnet_names[noc_msg_vnet(m)]),
@@ -178,9 +179,9 @@ static void send_mem_data(Dir *k, uint64_t block, int req, unsigned flags, int a
     }
     Msg *r = sim_msg_alloc(k->base.sim);
     r->cmd = MSG_READ_REQ;
-    r->addr = block;
+    mem_msg(r)->addr = block;
     r->size = (uint32_t)k->p.line;
-    r->tag = tag;
+    mem_msg(r)->tag = tag;
     r->issued = k->base.eng->now;
     k->mem_reads++;
     sim_port_send(&k->base, k->mem, r, k->p.latency);
@@ -193,7 +194,7 @@ static void write_mem(Dir *k, uint64_t block, const uint8_t *data)
     SIM_TRACE(&k->base, "writeback", 0, TARG_X("addr", block));
     Msg *w = sim_msg_alloc(k->base.sim);
     w->cmd = MSG_WRITEBACK;
-    w->addr = block;
+    mem_msg(w)->addr = block;
     w->size = (uint32_t)k->p.line;
     w->issued = k->base.eng->now;
     k->writebacks++;
@@ -227,7 +228,7 @@ static int classify(const Dir *k, const DirEntry *e, const Msg *m)
     default:
         g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
                 "x: a directory cannot receive %s", k->base.name,
-                sim_component_cycle(&k->base), m->addr, dir_msg_names[dir_msg_type(m)]);
+                sim_component_cycle(&k->base), dir_msg_c(m)->addr, dir_msg_names[dir_msg_type(m)]);
     }
 }
 
@@ -360,10 +361,10 @@ static void handle(Dir *k, Msg *m)
     uint64_t delay = start - now + k->p.latency;
     int type = dir_msg_type(m);
     k->msgs_in[type]++;
-    SIM_TRACE(&k->base, "recv", 0, TARG_X("addr", m->addr),
+    SIM_TRACE(&k->base, "recv", 0, TARG_X("addr", dir_msg(m)->addr),
               TARG_E("msg", type, dir_msg_names[type]), TARG_U("src", noc_msg_src(m)),
               TARG_E("class", noc_msg_vnet(m), dir_vnet_names[noc_msg_vnet(m)]));
-    DirEntry *e = entry_get(k, m->addr);
+    DirEntry *e = entry_get(k, dir_msg(m)->addr);
     if (e->stall_head && type != DM_DATA) {     /* keep the order of waiting requests */
         int ev = classify(k, e, m);
         int r = k->cell[e->state * DDE_COUNT + ev];
@@ -397,11 +398,11 @@ static void dir_recv(Component *c, Port *port, Msg *m)
 {
     Dir *k = (Dir *)c;
     if (port == k->mem) {
-        g_assert(m->cmd == MSG_READ_RESP && m->tag < k->pending->len);
-        Msg *d = g_ptr_array_index(k->pending, m->tag);
+        g_assert(m->cmd == MSG_READ_RESP && mem_msg(m)->tag < k->pending->len);
+        Msg *d = g_ptr_array_index(k->pending, mem_msg(m)->tag);
         g_assert(d);
-        g_ptr_array_index(k->pending, m->tag) = NULL;
-        g_array_append_val(k->pending_free, m->tag);
+        g_ptr_array_index(k->pending, mem_msg(m)->tag) = NULL;
+        g_array_append_val(k->pending_free, mem_msg(m)->tag);
         sim_msg_free(c->sim, m);
         send(k, d, 0);
         return;
@@ -534,6 +535,12 @@ static void dir_extra_stats(const Component *c, StatSet *out)
     }
 }
 
+/* What its trace events mean to the teaching view (`run --teach`). */
+static const TeachEvent dir_teach_events[] = {
+    { "dir", TEACH_STATE }, { "writeback", TEACH_WRITEBACK },
+    TEACH_EVENTS_END,
+};
+
 const ComponentClass directory_class = {
     .name = "directory",
     .doc = "directory controller of one LLC bank interpreting a directory protocol table",
@@ -548,4 +555,13 @@ const ComponentClass directory_class = {
     .busy = dir_busy,
     .finalize = dir_finalize,
     .extra_stats = dir_extra_stats,
+    .teach_events = dir_teach_events,
+};
+
+/* ---- the directory message family (dirmsg.h): one command; the protocol's own message type
+ * (dir_msg_names) is in the payload ---- */
+static const char *const dir_cmd_names[DIR_CMDS] = { [DIR_MSG] = "msg" };
+const MsgFamily dir_msg_family = {
+    .name = "dir", .id = MSG_FAM_DIR, .payload = sizeof(DirPayload),
+    .cmds = dir_cmd_names, .ncmds = DIR_CMDS,
 };

@@ -8,8 +8,10 @@
  */
 #include "dram.h"
 #include "../mem/linkcheck.h"
+#include "../mem/memmsg.h"
 
 #include "../../sim/error.h"
+#include "../../sim/registry.h"
 
 typedef struct {
     uint64_t banks, row_size;
@@ -126,7 +128,7 @@ static void dram_recv(Component *c, Port *port, Msg *m)
 {
     Dram *d = (Dram *)c;
     Tick now = c->eng->now;
-    uint64_t row_global = m->addr / d->p.row_size;
+    uint64_t row_global = mem_msg(m)->addr / d->p.row_size;
     Bank *b = &d->bank[row_global % d->p.banks];
     uint64_t row = row_global / d->p.banks;
     Tick start = now + d->p.ctrl_latency;
@@ -161,7 +163,7 @@ static void dram_recv(Component *c, Port *port, Msg *m)
     d->bus_busy_ticks += burst;
     b->ready = data;
     SIM_TRACE(c, m->cmd == MSG_READ_REQ ? "read" : "write",
-              clock_cycle(c->clk, done) - sim_component_cycle(c), TARG_X("addr", m->addr),
+              clock_cycle(c->clk, done) - sim_component_cycle(c), TARG_X("addr", mem_msg(m)->addr),
               TARG_S("row", kind));
     switch (m->cmd) {
     case MSG_READ_REQ:
@@ -183,7 +185,7 @@ static void dram_recv(Component *c, Port *port, Msg *m)
         sim_msg_free(c->sim, m);
         break;
     default:
-        g_error("%s: unexpected message cmd %u", c->name, m->cmd);
+        g_error("%s: unexpected message %s (cmd 0x%x)", c->name, MSG_NAME(m->cmd), m->cmd);
     }
 }
 

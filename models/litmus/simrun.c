@@ -16,6 +16,7 @@
  * load's value, SWMR) end the whole simulation with exit code 3.
  */
 #include "litmus.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -204,7 +205,7 @@ static gboolean outcome_equal(gconstpointer a, gconstpointer b)
 static bool lit_outcome(LitSim *L, LitOutcome *oc, GError **error)
 {
     const LitTest *t = L->t;
-    Oracle *orc = L->run->sim.oracle;
+    Oracle *orc = mem_oracle(&L->run->sim);
     bool read_out = false;
     for (int i = 0; i < t->nobs; i++)
         read_out = read_out || (t->obs[i].is_loc && !orc);

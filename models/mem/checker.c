@@ -7,6 +7,7 @@
 #include "checker.h"
 
 #include "../../sim/error.h"
+#include "memmsg.h"
 #include "oracle.h"
 
 typedef struct {
@@ -32,11 +33,11 @@ static const ParamSpec checker_params[] = {
 static bool checker_realize(Component *c, GError **error)
 {
     Checker *k = (Checker *)c;
-    if (c->sim->oracle)
+    MemShared *ms = mem_shared(c->sim);
+    if (ms->oracle)
         return sim_component_reject(c, NULL, error, "a machine has one mem-checker (another "
                                     "component already checks this one)");
-    c->sim->oracle = oracle_new((uint32_t)k->p.line, k->p.values);
-    c->sim->oracle_free = oracle_free;
+    ms->oracle = oracle_new((uint32_t)k->p.line, k->p.values);   /* freed with MemShared */
     return true;
 }
 

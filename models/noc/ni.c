@@ -9,16 +9,39 @@
  *   l2.mem_side -> ni.cpu_side   ni.net -> ring.node[0]  ...  mni.net -> ring.node[2]
  *   mni.mem_side -> dram.port
  *
- * Serialization: a message without data (a read request, a write's answer) crosses the network
- * as a control message (its size is 0 on the wire: header only; the interfaces keep the real
- * size in the routing word's note and put it back on the far side); reads' answers, writes and
- * write-backs carry their bytes. Requests travel on vnet 0, answers on vnet 2 (nocmsg.h), so an
- * answer never waits behind a request. Each interface adds `latency` cycles of its own clock.
+ * The memory message itself does not travel the network: it rides in an envelope, a message of
+ * the "net" family whose payload is a NocRoute and a pointer to it (the memory payload keeps its
+ * own fields; the noc reads and writes only the envelope's route). An envelope is charged the
+ * bytes the memory message carries: none for a read request or a write's answer (a header-only
+ * control message), the line for a read's answer, a write or a write-back. Requests travel on
+ * vnet 0, answers on vnet 2 (nocmsg.h), so an answer never waits behind a request. The memory's
+ * interface keeps the envelope of each request until the memory answers (a write-back has no
+ * answer: its envelope goes back to the pool at once); envelopes come from the message pool,
+ * so nothing is allocated per message. Each interface adds `latency` cycles of its own clock.
  */
 #include "ni.h"
 
 #include "../../sim/error.h"
+#include "../mem/memmsg.h"
 #include "nocmsg.h"
+
+/* the "net" family: an envelope that carries a memory message across a noc */
+enum { NET_CARRY, NET_CMDS };
+#define MSG_NET_CARRY MSG_CMD(MSG_FAM_NET, NET_CARRY)
+typedef struct {
+    NocRoute route;             /* first: what the noc reads (nocmsg.h) */
+    Msg *inner;                 /* the memory message it carries */
+} NetPayload;
+MSG_PAYLOAD_FITS(NetPayload);
+static inline NetPayload *net_msg(Msg *m)
+{
+    return (NetPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_NET));
+}
+static const char *const net_cmd_names[NET_CMDS] = { [NET_CARRY] = "carry" };
+const MsgFamily net_msg_family = {
+    .name = "net", .id = MSG_FAM_NET, .payload = sizeof(NetPayload),
+    .cmds = net_cmd_names, .ncmds = NET_CMDS,
+};
 
 typedef struct {
     uint64_t memory, latency;
@@ -28,6 +51,7 @@ typedef struct {
     Component base;
     NiParams p;
     Port *cpu, *mem, *net;
+    GPtrArray *pending;         /* noc-mem-ni: envelopes of requests the memory has not answered */
     uint64_t requests, responses, bytes_out, bytes_in;
 } Ni;
 
@@ -70,28 +94,23 @@ static const StatSpec ni_stats[] = {
 };
 
 /* no data travels with a read request or a write's answer: it crosses as a control message */
-static bool ni_dataless(const Msg *m)
+static uint32_t ni_wire_bytes(const Msg *m)
 {
-    return m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_RESP;
+    return m->cmd == MSG_READ_REQ || m->cmd == MSG_WRITE_RESP ? 0 : m->size;
 }
 
-static void ni_inject(Ni *k, Msg *m, uint32_t dst, uint32_t vnet)
+/* Sends m (a memory message) to endpoint dst in envelope env (NULL: a new one). */
+static void ni_inject(Ni *k, Msg *env, Msg *m, uint32_t dst, uint32_t vnet)
 {
-    uint32_t size = m->size;
-    noc_msg_route(m, dst, vnet);
-    if (ni_dataless(m)) {
-        noc_msg_set_note(m, size);
-        m->size = 0;
-    }
-    k->bytes_out += m->size;
-    sim_port_send(&k->base, k->net, m, k->p.latency);
-}
-
-static void ni_eject(Ni *k, Msg *m)
-{
-    k->bytes_in += m->size;
-    if (ni_dataless(m))
-        m->size = noc_msg_note(m);
+    if (!env)
+        env = sim_msg_alloc(k->base.sim);
+    env->cmd = MSG_NET_CARRY;
+    env->issued = m->issued;
+    env->size = ni_wire_bytes(m);
+    net_msg(env)->inner = m;
+    noc_msg_route(env, dst, vnet);
+    k->bytes_out += env->size;
+    sim_port_send(&k->base, k->net, env, k->p.latency);
 }
 
 static bool ni_realize(Component *c, GError **error)
@@ -100,6 +119,7 @@ static bool ni_realize(Component *c, GError **error)
     k->cpu = sim_port(c, "cpu_side", 0);
     k->mem = sim_port(c, "mem_side", 0);
     k->net = sim_port(c, "net", 0);
+    k->pending = g_ptr_array_new();
     if (c->cls == &noc_req_ni_class) {
         /* the endpoint named by memory must be a memory interface on the same network */
         Component *noc = k->net->peer->owner;
@@ -121,25 +141,53 @@ static void req_recv(Component *c, Port *port, Msg *m)
     Ni *k = (Ni *)c;
     if (port == k->cpu) {
         k->requests++;
-        ni_inject(k, m, (uint32_t)k->p.memory, NOC_VNET_REQUEST);
-    } else {
-        ni_eject(k, m);
+        ni_inject(k, NULL, m, (uint32_t)k->p.memory, NOC_VNET_REQUEST);
+    } else {                    /* an answer's envelope */
+        Msg *inner = net_msg(m)->inner;
+        k->bytes_in += m->size;
+        sim_msg_free(c->sim, m);
         k->responses++;
-        sim_port_send(c, k->cpu, m, k->p.latency);
+        sim_port_send(c, k->cpu, inner, k->p.latency);
     }
 }
 
 static void mem_recv(Component *c, Port *port, Msg *m)
 {
     Ni *k = (Ni *)c;
-    if (port == k->net) {
-        ni_eject(k, m);
+    if (port == k->net) {       /* a request's envelope: keep it for the answer */
+        Msg *inner = net_msg(m)->inner;
+        k->bytes_in += m->size;
         k->requests++;
-        sim_port_send(c, k->mem, m, k->p.latency);   /* the routing word rides along */
-    } else {
-        k->responses++;
-        ni_inject(k, m, noc_msg_src(m), NOC_VNET_RESPONSE);
+        if (inner->cmd == MSG_WRITEBACK)
+            sim_msg_free(c->sim, m);    /* no answer comes */
+        else
+            g_ptr_array_add(k->pending, m);
+        sim_port_send(c, k->mem, inner, k->p.latency);
+        return;
     }
+    /* the memory's answer: back to the endpoint that asked, in the request's envelope */
+    for (guint i = 0; i < k->pending->len; i++) {
+        Msg *env = g_ptr_array_index(k->pending, i);
+        if (net_msg(env)->inner != m)
+            continue;
+        g_ptr_array_remove_index_fast(k->pending, i);
+        k->responses++;
+        ni_inject(k, env, m, noc_msg_src(env), NOC_VNET_RESPONSE);
+        return;
+    }
+    GError *e = g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_SOFTWARE,
+                            "%s: an answer from %s to no request of this interface", c->name,
+                            k->mem->peer->owner->name);
+    sim_fail(c->sim, e);
+    sim_msg_free(c->sim, m);
+}
+
+static void ni_finalize(Component *c)
+{
+    Ni *k = (Ni *)c;
+    if (k->pending)
+        g_ptr_array_free(k->pending, TRUE);
+    k->pending = NULL;
 }
 
 const ComponentClass noc_req_ni_class = {
@@ -153,6 +201,7 @@ const ComponentClass noc_req_ni_class = {
     .stats = ni_stats,
     .realize = ni_realize,
     .recv = req_recv,
+    .finalize = ni_finalize,
 };
 
 const ComponentClass noc_mem_ni_class = {
@@ -166,4 +215,5 @@ const ComponentClass noc_mem_ni_class = {
     .stats = ni_stats,
     .realize = ni_realize,
     .recv = mem_recv,
+    .finalize = ni_finalize,
 };

@@ -7,5 +7,6 @@
 
 extern const ComponentClass noc_req_ni_class;   /* a requester's side: cpu_side in, net out */
 extern const ComponentClass noc_mem_ni_class;   /* a memory's side: net in, mem_side out */
+extern const MsgFamily net_msg_family;          /* the envelopes (models/noc/ni.c) */
 
 #endif

@@ -162,7 +162,7 @@ static const ParamSpec noc_params[] = {
 static const PortSpec noc_ports[] = {
     { .name = "node", .role = PORT_RESPONDER, .vector = true,
       .doc = "endpoints: node[e] is endpoint e, at router e % nodes (route with nocmsg.h: "
-      "aux[1] = dst | vnet << 16)" },
+      "the payload's NocRoute: dst, vnet)" },
     PORT_END,
 };
 

@@ -5,18 +5,46 @@
 
 #include "../../sim/component.h"
 #include "../../traces/atrace.h"
+#include "../msgfam.h"
 
-enum {
-    MSG_SYNC_START = MSG_CMD_USER + 20,  /* workload -> core: the thread may run (it was created) */
-    MSG_SYNC_CREATE,                     /* aux[0] = child thread id */
-    MSG_SYNC_DONE,                       /* the thread finished */
-    MSG_SYNC_JOIN,                       /* aux[0] = thread id to wait for */
-    MSG_SYNC_BARRIER,                    /* addr = barrier, aux[0] = participants */
-    MSG_SYNC_LOCK,                       /* addr = mutex */
-    MSG_SYNC_UNLOCK,                     /* addr = mutex */
-    MSG_SYNC_GO,                         /* workload -> core: the join/barrier/lock is granted */
-    MSG_SYNC_LOCKWORD,                   /* workload -> core: addr is an atomic lock word */
-};
+typedef enum {
+    SYNC_START,     /* workload -> core: the thread may run (it was created) */
+    SYNC_CREATE,    /* arg = child thread id */
+    SYNC_DONE,      /* the thread finished */
+    SYNC_JOIN,      /* arg = thread id to wait for */
+    SYNC_BARRIER,   /* addr = barrier, arg = participants */
+    SYNC_LOCK,      /* addr = mutex */
+    SYNC_UNLOCK,    /* addr = mutex */
+    SYNC_GO,        /* workload -> core: the join/barrier/lock is granted */
+    SYNC_LOCKWORD,  /* workload -> core: addr is an atomic lock word */
+    SYNC_CMDS
+} SyncCmd;
+#define MSG_SYNC_START MSG_CMD(MSG_FAM_SYNC, SYNC_START)
+#define MSG_SYNC_CREATE MSG_CMD(MSG_FAM_SYNC, SYNC_CREATE)
+#define MSG_SYNC_DONE MSG_CMD(MSG_FAM_SYNC, SYNC_DONE)
+#define MSG_SYNC_JOIN MSG_CMD(MSG_FAM_SYNC, SYNC_JOIN)
+#define MSG_SYNC_BARRIER MSG_CMD(MSG_FAM_SYNC, SYNC_BARRIER)
+#define MSG_SYNC_LOCK MSG_CMD(MSG_FAM_SYNC, SYNC_LOCK)
+#define MSG_SYNC_UNLOCK MSG_CMD(MSG_FAM_SYNC, SYNC_UNLOCK)
+#define MSG_SYNC_GO MSG_CMD(MSG_FAM_SYNC, SYNC_GO)
+#define MSG_SYNC_LOCKWORD MSG_CMD(MSG_FAM_SYNC, SYNC_LOCKWORD)
+
+/* The sync family's payload (sync_msg(m)). */
+typedef struct {
+    uint64_t addr;       /* the barrier, mutex or lock word */
+    uint64_t tag;        /* the requester's cookie (unused by the workload) */
+    uint64_t arg;        /* see the commands */
+} SyncPayload;
+MSG_PAYLOAD_FITS(SyncPayload);
+static inline SyncPayload *sync_msg(Msg *m)
+{
+    return (SyncPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_SYNC));
+}
+static inline const SyncPayload *sync_msg_c(const Msg *m)
+{
+    return (const SyncPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_SYNC));
+}
+extern const MsgFamily sync_msg_family;
 
 /* ---- atomic lock words (spin locks built from C11 atomics) --------------------------------
  * One rule, shared by the workload's pre-scan (which decides the lock words) and the cores

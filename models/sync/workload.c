@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../../sim/config.h"
+#include "../../sim/registry.h"
 #include "../../sim/error.h"
 #include "../../traces/atrace_record.h"
 #include "syncmsg.h"
@@ -154,7 +155,7 @@ static void wl_recv(Component *c, Port *port, Msg *m)
     int slot = port->slot;
     switch (m->cmd) {
     case MSG_SYNC_CREATE: {
-        int child = (int)m->aux[0];
+        int child = (int)sync_msg(m)->arg;
         w->creates++;
         if (child > 0 && child < w->ncores)
             go(w, child, MSG_SYNC_START);
@@ -171,7 +172,7 @@ static void wl_recv(Component *c, Port *port, Msg *m)
             go(w, GPOINTER_TO_INT(g_queue_pop_head(&w->joiners[slot])), MSG_SYNC_GO);
         break;
     case MSG_SYNC_JOIN: {
-        int t = (int)m->aux[0];
+        int t = (int)sync_msg(m)->arg;
         w->joins++;
         if (t < 0 || t >= w->ncores || w->done[t])
             go(w, slot, MSG_SYNC_GO);
@@ -180,14 +181,14 @@ static void wl_recv(Component *c, Port *port, Msg *m)
         break;
     }
     case MSG_SYNC_BARRIER: {
-        Barrier *b = g_hash_table_lookup(w->barriers, &m->addr);
+        Barrier *b = g_hash_table_lookup(w->barriers, &sync_msg(m)->addr);
         if (!b) {
             b = g_new0(Barrier, 1);
-            b->addr = m->addr;
+            b->addr = sync_msg(m)->addr;
             g_queue_init(&b->arrived);
             g_hash_table_insert(w->barriers, &b->addr, b);
         }
-        b->count = m->aux[0] ? m->aux[0] : (uint64_t)w->ncores;
+        b->count = sync_msg(m)->arg ? sync_msg(m)->arg : (uint64_t)w->ncores;
         w->barrier_waits++;
         g_queue_push_tail(&b->arrived, GINT_TO_POINTER(slot));
         if (b->arrived.length >= b->count)
@@ -196,12 +197,12 @@ static void wl_recv(Component *c, Port *port, Msg *m)
         break;
     }
     case MSG_SYNC_LOCK: {
-        Mutex *mx = g_hash_table_lookup(w->mutexes, &m->addr);
+        Mutex *mx = g_hash_table_lookup(w->mutexes, &sync_msg(m)->addr);
         if (!mx) {
             mx = g_new0(Mutex, 1);
-            mx->addr = m->addr;
+            mx->addr = sync_msg(m)->addr;
             g_queue_init(&mx->waiters);
-            mx->spin = m->aux[0] != 0;
+            mx->spin = sync_msg(m)->arg != 0;
             g_hash_table_insert(w->mutexes, &mx->addr, mx);
         }
         g_queue_push_tail(&mx->waiters, GINT_TO_POINTER(slot));
@@ -218,7 +219,7 @@ static void wl_recv(Component *c, Port *port, Msg *m)
         break;
     }
     case MSG_SYNC_UNLOCK: {
-        Mutex *mx = g_hash_table_lookup(w->mutexes, &m->addr);
+        Mutex *mx = g_hash_table_lookup(w->mutexes, &sync_msg(m)->addr);
         if (mx && mx->holders > 0) {
             mx->holders--;
             grant_lock(w, mx);
@@ -226,7 +227,7 @@ static void wl_recv(Component *c, Port *port, Msg *m)
         break;
     }
     default:
-        g_error("%s: unexpected message %u", c->name, m->cmd);
+        g_error("%s: unexpected message %s (cmd 0x%x)", c->name, MSG_NAME(m->cmd), m->cmd);
     }
     sim_msg_free(c->sim, m);
 }
@@ -765,7 +766,7 @@ static void wl_start(Component *c)
         for (guint j = 0; j < w->lockwords->len; j++) {
             Msg *m = sim_msg_alloc(c->sim);
             m->cmd = MSG_SYNC_LOCKWORD;
-            m->addr = g_array_index(w->lockwords, uint64_t, j);
+            sync_msg(m)->addr = g_array_index(w->lockwords, uint64_t, j);
             sim_port_send(c, w->sync[i], m, 0);
         }
     if (w->ncores > 0)
@@ -841,4 +842,15 @@ const ComponentClass workload_class = {
     .recv = wl_recv,
     .dump = wl_dump,
     .finalize = wl_finalize,
+};
+
+/* ---- the sync message family (syncmsg.h) ---- */
+static const char *const sync_cmd_names[SYNC_CMDS] = {
+    [SYNC_START] = "start", [SYNC_CREATE] = "create", [SYNC_DONE] = "done", [SYNC_JOIN] = "join",
+    [SYNC_BARRIER] = "barrier", [SYNC_LOCK] = "lock", [SYNC_UNLOCK] = "unlock", [SYNC_GO] = "go",
+    [SYNC_LOCKWORD] = "lockword",
+};
+const MsgFamily sync_msg_family = {
+    .name = "sync", .id = MSG_FAM_SYNC, .payload = sizeof(SyncPayload),
+    .cmds = sync_cmd_names, .ncmds = SYNC_CMDS,
 };

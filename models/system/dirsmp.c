@@ -11,6 +11,7 @@
  * square as the count allows. With sim.check the reference memory checks every load and SWMR.
  */
 #include "dirsmp.h"
+#include "../mem/memmsg.h"
 
 #include <math.h>
 #include <string.h>
@@ -173,8 +174,7 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
     if (p->check) {
         uint64_t line = 64;
         sim_component_param_u64(l10, "line", &line);
-        sim->oracle = oracle_new((uint32_t)line, true);
-        sim->oracle_free = oracle_free;
+        mem_shared(sim)->oracle = oracle_new((uint32_t)line, true);
     }
     return true;
 }

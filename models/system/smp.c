@@ -10,6 +10,7 @@
  * multiple-reader at every permission change; a violation fails the run with exit code 3.
  */
 #include "smp.h"
+#include "../mem/memmsg.h"
 
 #include <string.h>
 
@@ -159,8 +160,7 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
     if (p->check) {
         uint64_t line = 64;
         sim_component_param_u64(bus, "line", &line);
-        sim->oracle = oracle_new((uint32_t)line, true);
-        sim->oracle_free = oracle_free;
+        mem_shared(sim)->oracle = oracle_new((uint32_t)line, true);
     }
     return true;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../mem/memmsg.h"
 #include "tpu.h"
 
 typedef struct {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../mem/memmsg.h"
 #include "tpu.h"
 
 typedef struct {
@@ -246,9 +247,9 @@ static void ta_send_block(TArray *t, int op, uint64_t fold)
             k = MIN(k, t->region[op] - in);
         Msg *m = sim_msg_alloc(c->sim);
         m->cmd = op == TA_OFMAP ? MSG_WRITE_REQ : MSG_READ_REQ;
-        m->addr = (uint64_t)ta_offset(t, op) + in;
+        mem_msg(m)->addr = (uint64_t)ta_offset(t, op) + in;
         m->size = (uint32_t)k;
-        m->tag = (uint64_t)op;
+        mem_msg(m)->tag = (uint64_t)op;
         m->issued = c->eng->now;
         if (op == TA_OFMAP) {
             t->drain_left++;

@@ -19,6 +19,7 @@
 #include "../outfile.h"
 #include "../registry.h"
 #include "sweep.h"
+#include "teach.h"
 #include "../system.h"
 #include "validate.h"
 #include "../version.h"
@@ -696,6 +697,7 @@ static int cmd_run(int argc, char **argv)
         /* the teaching table reads the same stream, on stdout; it needs every component */
         TraceOptions tt = to;
         tt.format = TRACE_FMT_TEACH;
+        tt.sink = &teach_consumer;
         tt.path = "-";
         tt.components = NULL;
         tt.max_events = 0;

@@ -33,6 +33,9 @@ typedef struct {
 struct TraceTeach {
     GStringChunk *strs;      /* every string kept: interned, freed at once */
     GPtrArray *paths;        /* id -> interned path */
+    GPtrArray *events;       /* id -> const TeachEvent * (the class's table), or NULL */
+    GPtrArray *roles;        /* id -> GHashTable (event name pointer -> role + 1), or NULL: the
+                                role of each name once looked up in the table */
     GHashTable *ids;         /* interned path -> GUINT_TO_POINTER(id + 1) */
     GPtrArray *lines;        /* id -> GHashTable (uint64 block -> interned state), or NULL */
     GPtrArray *pending;      /* id -> GArray of TeachTxn, or NULL */
@@ -76,6 +79,8 @@ TraceTeach *teach_new(void)
     TraceTeach *t = g_new0(TraceTeach, 1);
     t->strs = g_string_chunk_new(4096);
     t->paths = g_ptr_array_new();
+    t->events = g_ptr_array_new();
+    t->roles = g_ptr_array_new_with_free_func(teach_free_table);
     t->ids = g_hash_table_new(g_str_hash, g_str_equal);
     t->lines = g_ptr_array_new_with_free_func(teach_free_table);
     t->pending = g_ptr_array_new_with_free_func(teach_free_queue);
@@ -98,6 +103,8 @@ void teach_free(TraceTeach *t)
     g_ptr_array_unref(t->lines);
     g_hash_table_unref(t->ids);
     g_ptr_array_unref(t->paths);
+    g_ptr_array_unref(t->events);
+    g_ptr_array_unref(t->roles);
     g_string_chunk_free(t->strs);
     g_free(t);
 }
@@ -107,11 +114,13 @@ static const char *teach_intern(TraceTeach *t, const char *s)
     return g_string_chunk_insert_const(t->strs, s);
 }
 
-void teach_register(TraceTeach *t, uint32_t id, const char *path)
+void teach_register(TraceTeach *t, uint32_t id, const char *path, const TeachEvent *events)
 {
     g_assert(id == t->paths->len);
     const char *p = teach_intern(t, path);
     g_ptr_array_add(t->paths, (gpointer)p);
+    g_ptr_array_add(t->events, (gpointer)events);
+    g_ptr_array_add(t->roles, events != NULL ? g_hash_table_new(NULL, NULL) : NULL);
     g_ptr_array_add(t->lines, NULL);
     g_ptr_array_add(t->pending, NULL);
     g_hash_table_insert(t->ids, (gpointer)p, GUINT_TO_POINTER(id + 1));
@@ -270,21 +279,47 @@ static void teach_access(TraceTeach *t, uint32_t core, uint64_t done, bool store
     g_array_append_val(t->rows, r);
 }
 
+/* What component id's event means, from its class's table. Models pass their event names as
+ * string constants, so each distinct pointer is looked up in the table once (by its text, so
+ * that equal names from different translation units agree) and then found by pointer. */
+static TeachRole teach_role(TraceTeach *t, uint32_t id, const char *event)
+{
+    GHashTable *h = g_ptr_array_index(t->roles, id);
+    if (h == NULL)
+        return TEACH_IGNORE;
+    gpointer known = g_hash_table_lookup(h, event);
+    if (known != NULL)
+        return (TeachRole)(GPOINTER_TO_INT(known) - 1);
+    TeachRole role = TEACH_IGNORE;
+    for (const TeachEvent *e = g_ptr_array_index(t->events, id); e->event != NULL; e++)
+        if (strcmp(e->event, event) == 0) {
+            role = e->role;
+            break;
+        }
+    g_hash_table_insert(h, (gpointer)event, GINT_TO_POINTER((int)role + 1));
+    return role;
+}
+
 void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, uint64_t dur,
                  const TraceArg *args, int nargs)
 {
     g_assert(id < t->paths->len);
+    TeachRole role = teach_role(t, id, event);
+    if (role == TEACH_IGNORE)
+        return;
     uint64_t addr = 0;
     bool has_addr = teach_number(teach_arg(args, nargs, "addr"), &addr);
-    bool load = strcmp(event, "load") == 0;
-    if (load || strcmp(event, "store") == 0) {
+    if (role == TEACH_LOAD || role == TEACH_STORE) {
         if (has_addr)
-            teach_access(t, id, cycle + dur, !load, addr, teach_arg(args, nargs, "value"),
+            teach_access(t, id, cycle + dur, role == TEACH_STORE, addr,
+                         teach_arg(args, nargs, "value"),
                          teach_text(teach_arg(args, nargs, "cache")));
         return;
     }
-    const TraceArg *to = teach_arg(args, nargs, "to");
-    if (to != NULL && to->kind == TARG_ENUM) {
+    if (role == TEACH_STATE) {
+        const TraceArg *to = teach_arg(args, nargs, "to");
+        if (to == NULL || to->kind != TARG_ENUM)
+            return;
         /* a directory shows its state with the owner or sharers ("view": S{0,2}, M(l1d1)) */
         const char *view = teach_text(teach_arg(args, nargs, "view"));
         teach_state(t, id, addr, teach_text(teach_arg(args, nargs, "from")),
@@ -293,14 +328,14 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
     }
     if (!has_addr)
         return;
-    if (strcmp(event, "supply") == 0) {
+    if (role == TEACH_SUPPLY) {
         const char *c = teach_text(teach_arg(args, nargs, "cache"));
         t->supply_cache = c != NULL ? teach_intern(t, c) : NULL;
         t->supply_block = addr;
         t->supply_cycle = cycle;
-    } else if (strcmp(event, "writeback") == 0) {
+    } else if (role == TEACH_WRITEBACK) {
         g_hash_table_remove(t->stale, &addr);
-    } else if (strcmp(event, "miss") == 0) {
+    } else if (role == TEACH_MISS) {
         /* a directory cache's completed miss: its request, hop count and data source */
         const char *req = teach_text(teach_arg(args, nargs, "req"));
         const char *src = teach_text(teach_arg(args, nargs, "from"));
@@ -311,7 +346,7 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
             teach_txn_from(t, kind, addr, id, src);
             g_free(kind);
         }
-    } else {
+    } else if (role == TEACH_BUS) {
         const char *by = teach_text(teach_arg(args, nargs, "by"));
         if (by != NULL)
             teach_txn(t, event, addr, by, teach_text(teach_arg(args, nargs, "supplier")), cycle);
@@ -419,3 +454,23 @@ void teach_write(const TraceTeach *t, GString *out)
     g_free(width);
     g_array_unref(cols);
 }
+
+/* ---- as a TraceConsumer ---- */
+
+static void *teach_consumer_open(void) { return teach_new(); }
+static void teach_consumer_add(void *s, uint32_t id, const char *path, const TeachEvent *events)
+{
+    teach_register(s, id, path, events);
+}
+static void teach_consumer_event(void *s, uint32_t id, uint64_t cycle, const char *event,
+                             uint64_t dur, const TraceArg *args, int nargs)
+{
+    teach_event(s, id, cycle, event, dur, args, nargs);
+}
+static void teach_consumer_write(const void *s, GString *out) { teach_write(s, out); }
+static void teach_consumer_free(void *s) { teach_free(s); }
+
+const TraceConsumer teach_consumer = {
+    .open = teach_consumer_open, .add = teach_consumer_add, .event = teach_consumer_event,
+    .write = teach_consumer_write, .free = teach_consumer_free,
+};

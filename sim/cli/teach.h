@@ -1,6 +1,7 @@
 /* teach.h: the per-access teaching table (`archsim run --teach`), built from the trace event
- * stream (tracedump.h's TRACE_FMT_TEACH lists the events it reads). Internal to sim/: the dump
- * feeds it; tests may drive it directly.
+ * stream. What an event means comes from the emitting class's TeachEvent table (tracedump.h,
+ * TeachRole): the models register their vocabulary, the table decodes no event names. The CLI
+ * hands teach_consumer to the dump (TraceOptions.sink); tests may drive it directly.
  *
  *   cycle  access           value  bus   data from  l1d0  l1d1  l1d2  memory
  *     113  core0 load  0x40     0  GetS  memory     E     I     I     fresh
@@ -23,8 +24,9 @@ typedef struct TraceTeach TraceTeach;
 #define TEACH_MAX_ROWS 100000u
 
 TraceTeach *teach_new(void);
-/* Component `id` (ids are dense, from 0, in registration order) is called `path`. */
-void teach_register(TraceTeach *t, uint32_t id, const char *path);
+/* Component `id` (ids are dense, from 0, in registration order) is called `path`; its events
+ * mean what `events` says (NULL: it has none the table reads). */
+void teach_register(TraceTeach *t, uint32_t id, const char *path, const TeachEvent *events);
 /* One event of component `id` (see TRACE_FMT_TEACH for what is used; the rest is ignored). */
 void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, uint64_t dur,
                  const TraceArg *args, int nargs);
@@ -32,5 +34,8 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
 void teach_write(const TraceTeach *t, GString *out);
 uint64_t teach_rows(const TraceTeach *t);
 void teach_free(TraceTeach *t);
+
+/* The table as a TraceConsumer, for TraceOptions.sink with TRACE_FMT_TEACH. */
+extern const TraceConsumer teach_consumer;
 
 #endif

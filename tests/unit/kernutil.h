@@ -7,6 +7,7 @@
 
 #include "../../models/cpu/kernel.h"
 #include "../../models/mem/oracle.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/system.h"
 
 /* The component coreI of a built run (it must exist). */
@@ -23,8 +24,8 @@ static inline Component *core_of(SystemRun *r, int i)
 static inline int64_t mem_word(SystemRun *r, const char *sym, uint64_t index)
 {
     uint64_t a = kernel_core_addr(core_of(r, 0), sym, index);
-    g_assert(a != UINT64_MAX && r->sim.oracle);
-    return (int64_t)oracle_value(r->sim.oracle, a, 8);
+    g_assert(a != UINT64_MAX && mem_oracle(&r->sim));
+    return (int64_t)oracle_value(mem_oracle(&r->sim), a, 8);
 }
 
 #endif

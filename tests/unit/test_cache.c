@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../models/cache/cache.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/error.h"
 
 /* ---- mocks ---------------------------------------------------------------------------- */
@@ -32,7 +33,7 @@ static void req_recv(Component *c, Port *p, Msg *m)
     (void)p;
     Req *r = (Req *)c;
     r->resp_cycle[r->nresp] = sim_component_cycle(c);
-    r->resp_tag[r->nresp++] = m->tag;
+    r->resp_tag[r->nresp++] = mem_msg(m)->tag;
     sim_msg_free(c->sim, m);
 }
 
@@ -40,7 +41,7 @@ static void mem_recv(Component *c, Port *p, Msg *m)
 {
     Mem *k = (Mem *)c;
     if (m->cmd == MSG_WRITEBACK) {
-        k->wb_addr[k->writebacks++] = m->addr;
+        k->wb_addr[k->writebacks++] = mem_msg(m)->addr;
         sim_msg_free(c->sim, m);
         return;
     }
@@ -82,15 +83,15 @@ static void rig_init(Rig *g, const char *yaml)
     cfg_node_free(cfg);
 }
 
-static void send_at(Rig *g, uint64_t cycle, MsgCmd cmd, uint64_t addr, uint64_t tag)
+static void send_at(Rig *g, uint64_t cycle, uint16_t cmd, uint64_t addr, uint64_t tag)
 {
     sim_run(&g->sim.eng, cycle * g->sim.sys_clk.period);
     g->sim.eng.now = cycle * g->sim.sys_clk.period;
     Msg *m = sim_msg_alloc(&g->sim);
     m->cmd = cmd;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = 8;
-    m->tag = tag;
+    mem_msg(m)->tag = tag;
     m->issued = g->sim.eng.now;
     sim_port_send(&g->req->base, sim_port(&g->req->base, "out", 0), m, 0);
 }

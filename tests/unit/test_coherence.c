@@ -11,6 +11,7 @@
 
 #include "../../sim/error.h"
 #include "../../models/mem/oracle.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/system.h"
 #include "sysutil.h"
 
@@ -92,7 +93,7 @@ static void test_tester_catches_corruption(void)
      * store has overwritten yet must be reported */
     for (uint64_t line = 0; line < 4; line++)
         for (uint64_t off = 0; off < 64; off += 8)
-            oracle_store(r->sim.oracle, 7, 0x40000 + line * 4096 + off, 8, 0xdeadbeefull);
+            oracle_store(mem_oracle(&r->sim), 7, 0x40000 + line * 4096 + off, 8, 0xdeadbeefull);
     CU_ASSERT_FALSE(system_run(r, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_CHECK);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../models/dir/dircache.h"
+#include "../../models/mem/memmsg.h"
 #include "../../models/dir/dirmsg.h"
 #include "../../sim/error.h"
 #include "../../models/mem/oracle.h"
@@ -58,7 +59,8 @@ static void core_recv(Component *c, Port *p, Msg *m)
     (void)p;
     Mock *k = (Mock *)c;
     g_assert(k->nresp < MAXR);
-    k->resp[k->nresp++] = (Resp){ m->cmd, m->aux[0], sim_component_cycle(c), m->addr };
+    k->resp[k->nresp++] =
+        (Resp){ m->cmd, mem_msg(m)->value, sim_component_cycle(c), mem_msg(m)->addr };
     sim_msg_free(c->sim, m);
 }
 
@@ -72,7 +74,7 @@ static void net_recv(Component *c, Port *p, Msg *m)
         memcpy(&w, m->data, 8);
     k->sent[k->nsent++] = (Sent){ dir_msg_type(m), dir_msg_req(m), dir_msg_acks(m),
                                   (int)noc_msg_vnet(m), dir_msg_flags(m), noc_msg_dst(m),
-                                  m->size, m->addr, w, sim_component_cycle(c) };
+                                  m->size, dir_msg(m)->addr, w, sim_component_cycle(c) };
     if (m->data)
         dir_data_free(m);
     sim_msg_free(c->sim, m);
@@ -131,9 +133,9 @@ static void core_op(Rig *g, uint64_t cycle, bool store, uint64_t addr, uint64_t 
     run_to(g, cycle);
     Msg *m = sim_msg_alloc(&g->sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
-    m->addr = addr;
+    mem_msg(m)->addr = addr;
     m->size = 8;
-    m->aux[0] = value;
+    mem_msg(m)->value = value;
     m->issued = g->sim.eng.now;
     sim_port_send(&g->core->base, sim_port(&g->core->base, "dcache", 0), m, 0);
 }
@@ -145,8 +147,8 @@ static void net_msg(Rig *g, uint64_t cycle, int type, unsigned flags, int req, i
     run_to(g, cycle);
     Msg *m = sim_msg_alloc(&g->sim);
     m->cmd = MSG_DIR;
-    m->addr = addr;
-    m->aux[0] = dir_msg_pack(type, flags, req, acks);
+    dir_msg(m)->addr = addr;
+    dir_msg_set(m, type, flags, req, acks);
     noc_msg_route(m, 1, dir_msg_vnet[type]);
     noc_msg_set_src(m, (uint32_t)src);
     if (type == DM_DATA) {
@@ -420,7 +422,7 @@ static void test_tester_catches_corruption(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     for (uint64_t line = 0; line < 4; line++)
         for (uint64_t off = 0; off < 64; off += 8)
-            oracle_store(r->sim.oracle, 7, 0x40000 + line * 4096 + off, 8, 0xdeadbeefull);
+            oracle_store(mem_oracle(&r->sim), 7, 0x40000 + line * 4096 + off, 8, 0xdeadbeefull);
     CU_ASSERT_FALSE(system_run(r, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_CHECK);

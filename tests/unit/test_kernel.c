@@ -16,6 +16,7 @@
 #include "../../models/cpu/kernel.h"
 #include "../../sim/error.h"
 #include "../../models/mem/oracle.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/system.h"
 #include "kernutil.h"
 #include "sysutil.h"
@@ -305,7 +306,7 @@ static void test_faa_exact(void)
         int ok = 0;
         uint64_t a = kernel_core_addr(core_of(r, 0), "seen", 0);
         for (uint64_t t = 0; t < (uint64_t)n * 25; t++)
-            ok += oracle_value(r->sim.oracle, a + 8 * t, 8) == 1;
+            ok += oracle_value(mem_oracle(&r->sim), a + 8 * t, 8) == 1;
         CU_ASSERT_EQUAL(ok, n * 25);
         CU_ASSERT_EQUAL(stat_u(r, "l1d.atomics.faa"), (uint64_t)n * 25);
         system_free(r);

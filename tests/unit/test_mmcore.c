@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../models/cpu/memmodel.h"
+#include "../../models/mem/memmsg.h"
 #include "../../models/cpu/mmcore.h"
 #include "../../models/litmus/litmus.h"
 #include "../../sim/config.h"
@@ -174,28 +175,30 @@ static uint64_t mock_get(MockL1 *k, uint64_t a)
 static void mock_recv(Component *c, Port *p, Msg *m)
 {
     MockL1 *k = (MockL1 *)c;
-    uint64_t now = sim_component_cycle(c), old = mock_get(k, m->addr);
+    uint64_t now = sim_component_cycle(c), old = mock_get(k, mem_msg(m)->addr);
     if (k->log->len)
         g_string_append_c(k->log, ' ');
     if (m->cmd == MSG_READ_REQ) {
         g_string_append_printf(k->log, "%" G_GUINT64_FORMAT ":R %" G_GINT64_MODIFIER "x", now,
-                               m->addr);
-        m->aux[0] = old;
+                               mem_msg(m)->addr);
+        mem_msg(m)->value = old;
         m->cmd = MSG_READ_RESP;
     } else if (m->flags & MSG_F_RMW) {
         g_string_append_printf(k->log, "%" G_GUINT64_FORMAT ":RMW%u %" G_GINT64_MODIFIER "x=%"
                                G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, now, MSG_RMW_OP(m->flags),
-                               m->addr, m->aux[0], m->aux[1]);
-        uint64_t nv = MSG_RMW_OP(m->flags) == MSG_RMW_ADD ? old + m->aux[0]
-                      : MSG_RMW_OP(m->flags) == MSG_RMW_XCHG || old == m->aux[1] ? m->aux[0]
-                                                                                 : old;
-        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(m->addr), GSIZE_TO_POINTER(nv));
-        m->aux[0] = old;
+                               mem_msg(m)->addr, mem_msg(m)->value, mem_msg(m)->arg);
+        uint64_t nv = MSG_RMW_OP(m->flags) == MSG_RMW_ADD ? old + mem_msg(m)->value
+                      : MSG_RMW_OP(m->flags) == MSG_RMW_XCHG || old == mem_msg(m)->arg
+                          ? mem_msg(m)->value
+                          : old;
+        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(mem_msg(m)->addr), GSIZE_TO_POINTER(nv));
+        mem_msg(m)->value = old;
         m->cmd = MSG_WRITE_RESP;
     } else {
         g_string_append_printf(k->log, "%" G_GUINT64_FORMAT ":W %" G_GINT64_MODIFIER "x=%"
-                               G_GUINT64_FORMAT, now, m->addr, m->aux[0]);
-        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(m->addr), GSIZE_TO_POINTER(m->aux[0]));
+                               G_GUINT64_FORMAT, now, mem_msg(m)->addr, mem_msg(m)->value);
+        g_hash_table_insert(k->mem, GSIZE_TO_POINTER(mem_msg(m)->addr),
+                            GSIZE_TO_POINTER(mem_msg(m)->value));
         m->cmd = MSG_WRITE_RESP;
     }
     sim_port_send(c, p, m, k->latency);

@@ -33,6 +33,18 @@ struct Rig {
     uint64_t seq[MAXT], nseq;   /* delivery order, over all endpoints */
 };
 
+/* The mock endpoints' own message family (MSG_FAM_TEST): a noc-routed payload starts with
+ * its NocRoute, then the test's sequence number. */
+typedef struct {
+    NocRoute route;
+    uint64_t tag;
+} NocTestPayload;
+MSG_PAYLOAD_FITS(NocTestPayload);
+static NocTestPayload *noc_test_msg(Msg *m)
+{
+    return (NocTestPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_TEST));
+}
+
 static const PortSpec ep_ports[] = { { .name = "net", .role = PORT_REQUESTER, .doc = "" },
                                      PORT_END };
 
@@ -41,12 +53,12 @@ static void ep_recv(Component *c, Port *p, Msg *m)
     (void)p;
     Ep *e = (Ep *)c;
     Rig *g = e->rig;
-    g_assert(m->tag < MAXT);
-    g->got[m->tag]++;
-    g->at[m->tag] = sim_component_cycle(c);
-    g->node[m->tag] = e->id;
-    g->src[m->tag] = (int)noc_msg_src(m);
-    g->seq[m->tag] = g->nseq++;
+    g_assert(noc_test_msg(m)->tag < MAXT);
+    g->got[noc_test_msg(m)->tag]++;
+    g->at[noc_test_msg(m)->tag] = sim_component_cycle(c);
+    g->node[noc_test_msg(m)->tag] = e->id;
+    g->src[noc_test_msg(m)->tag] = (int)noc_msg_src(m);
+    g->seq[noc_test_msg(m)->tag] = g->nseq++;
     sim_msg_free(c->sim, m);
 }
 
@@ -90,9 +102,9 @@ static void send_at(Rig *g, uint64_t cycle, int src, int dst, int vnet, uint32_t
     sim_run(&g->sim.eng, cycle * g->sim.sys_clk.period);
     g->sim.eng.now = cycle * g->sim.sys_clk.period;
     Msg *m = sim_msg_alloc(&g->sim);
-    m->cmd = MSG_CMD_USER;
+    m->cmd = MSG_CMD(MSG_FAM_TEST, 0);
     m->size = size;
-    m->tag = tag;
+    noc_test_msg(m)->tag = tag;
     m->issued = g->sim.eng.now;
     noc_msg_route(m, (uint32_t)dst, (uint32_t)vnet);
     sim_port_send(&g->ep[src]->base, sim_port(&g->ep[src]->base, "net", 0), m, 0);

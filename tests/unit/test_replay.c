@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/system.h"
 #include "sysutil.h"
 #include "../../traces/atrace.h"

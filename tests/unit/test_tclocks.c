@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../models/cpu/tclocks.h"
+#include "../../models/mem/memmsg.h"
 #include "../../sim/component.h"
 #include "../../sim/error.h"
 #include "../../sim/system.h"

@@ -55,7 +55,8 @@ static uint64_t stat_u(SystemRun *r, const char *name)
 static TraceDump *open_dump(TraceFormat f, const char *name, char **path_out)
 {
     char *path = g_build_filename(tmpdir, name, NULL);
-    TraceOptions o = { .format = f, .path = path, .end = UINT64_MAX };
+    TraceOptions o = { .format = f, .path = path, .end = UINT64_MAX,
+                       .sink = f == TRACE_FMT_TEACH ? &teach_consumer : NULL };
     GError *e = NULL;
     TraceDump *td = trace_open(&o, &e);
     if (e != NULL)
@@ -389,8 +390,8 @@ static void test_dir_teach_rows(void)
 static void test_teach_addr_filter(void)
 {
     char *path = g_build_filename(tmpdir, "narrow.teach", NULL);
-    TraceOptions o = { .format = TRACE_FMT_TEACH, .path = path, .end = UINT64_MAX,
-                       .addr_filter = true, .addr_lo = 0x80, .addr_hi = 0xbf };
+    TraceOptions o = { .format = TRACE_FMT_TEACH, .sink = &teach_consumer, .path = path,
+                       .end = UINT64_MAX, .addr_filter = true, .addr_lo = 0x80, .addr_hi = 0xbf };
     TraceDump *td = trace_open(&o, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(td);
     SystemRun *r = run_config("configs/teach/mesi.yaml", NULL, td);
@@ -405,13 +406,21 @@ static void test_teach_addr_filter(void)
 
 /* ---- the table's rules on a hand-made stream ---- */
 
+/* What the hand-made components' events mean, as their classes would register it. */
+static const TeachEvent core_events[] = { { "load", TEACH_LOAD }, { "store", TEACH_STORE },
+                                          TEACH_EVENTS_END };
+static const TeachEvent l1_events[] = { { "state", TEACH_STATE }, TEACH_EVENTS_END };
+static const TeachEvent bus_events[] = { { "GetS", TEACH_BUS }, { "GetM", TEACH_BUS },
+                                         { "PutM", TEACH_BUS }, { "supply", TEACH_SUPPLY },
+                                         { "writeback", TEACH_WRITEBACK }, TEACH_EVENTS_END };
+
 static void test_teach_rules(void)
 {
     TraceTeach *t = teach_new();
-    teach_register(t, 0, "core0");
-    teach_register(t, 1, "l1d0");
-    teach_register(t, 2, "l1d1");
-    teach_register(t, 3, "bus");
+    teach_register(t, 0, "core0", core_events);
+    teach_register(t, 1, "l1d0", l1_events);
+    teach_register(t, 2, "l1d1", l1_events);
+    teach_register(t, 3, "bus", bus_events);
     TraceArg st1[] = { TARG_X("addr", 0x40), TARG_E("from", 0, "I"), TARG_E("to", 1, "IS") };
     TraceArg st2[] = { TARG_X("addr", 0x40), TARG_E("from", 3, "M"), TARG_E("to", 2, "S") };
     TraceArg st3[] = { TARG_X("addr", 0x40), TARG_E("from", 1, "IS"), TARG_E("to", 2, "S") };
@@ -453,6 +462,48 @@ static void test_teach_rules(void)
     CU_ASSERT_STRING_EQUAL(cell(rows, 3, "memory"), "fresh");
     /* only components that changed state are columns; core0 and bus are not */
     CU_ASSERT_EQUAL(g_strv_length(g_ptr_array_index(rows, 0)), 8);
+    g_ptr_array_unref(rows);
+    g_string_free(out, TRUE);
+    teach_free(t);
+}
+
+/* The view reads events only through the classes' registrations: another model's vocabulary
+ * (a "rd"/"wr" core, a "line" state event, a "snoopGetS" transaction) gives the same table,
+ * and the same names from a component that registered nothing are ignored. */
+static void test_teach_registered_roles(void)
+{
+    static const TeachEvent my_core[] = { { "rd", TEACH_LOAD }, { "wr", TEACH_STORE },
+                                          TEACH_EVENTS_END };
+    static const TeachEvent my_l1[] = { { "line", TEACH_STATE }, TEACH_EVENTS_END };
+    static const TeachEvent my_bus[] = { { "snoopGetS", TEACH_BUS }, TEACH_EVENTS_END };
+    TraceTeach *t = teach_new();
+    teach_register(t, 0, "cpu", my_core);
+    teach_register(t, 1, "dc", my_l1);
+    teach_register(t, 2, "ring", my_bus);
+    teach_register(t, 3, "mute", NULL);
+    TraceArg st[] = { TARG_X("addr", 0x40), TARG_E("from", 0, "I"), TARG_E("to", 2, "S") };
+    TraceArg gets[] = { TARG_X("addr", 0x40), TARG_E("by", 1, "dc"),
+                        TARG_E("supplier", 0, "memory") };
+    TraceArg rd[] = { TARG_X("addr", 0x40), TARG_U("value", 3), TARG_S("cache", "dc") };
+    teach_event(t, 2, 3, "snoopGetS", 0, gets, 3);
+    teach_event(t, 1, 4, "line", 0, st, 3);
+    teach_event(t, 0, 1, "rd", 5, rd, 3);
+    teach_event(t, 3, 7, "load", 0, rd, 3);        /* not registered: no row */
+    teach_event(t, 3, 7, "state", 0, st, 3);       /* not registered: no column */
+    teach_event(t, 0, 8, "load", 0, rd, 3);        /* not in cpu's table: no row */
+    teach_event(t, 0, 9, "wr", 0, rd, 3);
+    CU_ASSERT_EQUAL(teach_rows(t), 2);
+    GString *out = g_string_new(NULL);
+    teach_write(t, out);
+    GPtrArray *rows = table_rows(out->str);
+    CU_ASSERT_EQUAL_FATAL(rows->len, 3);
+    CU_ASSERT_STRING_EQUAL(cell(rows, 1, "access"), "cpu load 0x40");
+    CU_ASSERT_STRING_EQUAL(cell(rows, 1, "bus"), "snoopGetS");
+    CU_ASSERT_STRING_EQUAL(cell(rows, 1, "data from"), "memory");
+    CU_ASSERT_STRING_EQUAL(cell(rows, 1, "dc"), "S");
+    CU_ASSERT_STRING_EQUAL(cell(rows, 2, "access"), "cpu store 0x40");
+    CU_ASSERT_STRING_EQUAL(cell(rows, 2, "memory"), "stale");
+    CU_ASSERT_EQUAL(g_strv_length(g_ptr_array_index(rows, 0)), 7);   /* only dc is a column */
     g_ptr_array_unref(rows);
     g_string_free(out, TRUE);
     teach_free(t);
@@ -614,6 +665,8 @@ int main(void)
     CU_add_test(s, "--teach honours the address range", test_teach_addr_filter);
     CU_add_test(s, "configs/teach/dir-mesi.yaml: --teach rows", test_dir_teach_rows);
     CU_add_test(s, "teach table rules on a hand-made stream", test_teach_rules);
+    CU_add_test(s, "teach: roles come from the classes' registrations",
+                test_teach_registered_roles);
     CU_add_test(s, "text dump shows state and cache names", test_text_dump_names);
     CU_add_test(s, "vcd filters and gtkw name the states", test_vcd_filters);
     CU_add_test(s, "perfetto line-state tracks", test_perfetto_states);

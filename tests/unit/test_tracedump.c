@@ -16,6 +16,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/tracedump.h"
+#include "../../sim/cli/teach.h"
 
 static char *tmpdir;
 
@@ -1313,10 +1314,14 @@ static char *gtkw_filter_of(const char *gtkw, const char *signal)
 }
 
 /* State changes as enums: a line of two caches, and a bus whose `to` names caches instead. */
+/* What the scenario's events mean to the teaching view, as a cache and a core class say. */
+static const TeachEvent l1_teach[] = { { "state", TEACH_STATE }, TEACH_EVENTS_END };
+static const TeachEvent core_teach[] = { { "load", TEACH_LOAD }, TEACH_EVENTS_END };
+
 static void emit_enum_scenario(TraceDump *td)
 {
-    int l1 = trace_register(td, "sys.l1d0");
-    int l2 = trace_register(td, "sys.l1d1");
+    int l1 = trace_register_as(td, "sys.l1d0", l1_teach);
+    int l2 = trace_register_as(td, "sys.l1d1", l1_teach);
     int bus = trace_register(td, "sys.bus");
     TraceArg a[] = { TARG_X("addr", 0x40), TARG_E("from", 0, "I"), TARG_E("to", 5, "S"),
                      TARG_E("on", 0, "Load") };
@@ -1444,10 +1449,11 @@ static void test_tee(void)
     char *tp = g_build_filename(dir, "t.txt", NULL), *kp = g_build_filename(dir, "t.teach", NULL);
     char *comps[] = { "sys.l1d*", NULL };
     TraceOptions a = opts_for(TRACE_FMT_TEXT, tp), b = opts_for(TRACE_FMT_TEACH, kp);
+    b.sink = &teach_consumer;
     a.components = comps;
     b.components = comps;
     TraceDump *td = trace_tee(trace_open(&a, NULL), trace_open(&b, NULL));
-    int core = trace_register(td, "sys.core0");
+    int core = trace_register_as(td, "sys.core0", core_teach);
     CU_ASSERT_TRUE(core >= 0);                   /* kept for the table */
     emit_enum_scenario(td);
     TraceArg load[] = { TARG_X("addr", 0x40), TARG_U("value", 3), TARG_S("cache", "sys.l1d0") };
@@ -1509,6 +1515,7 @@ static void test_issue16_item2_unmatched_glob(void)
     char *typo[] = { "l1dd", NULL };
     o.components = typo;
     TraceOptions k = opts_for(TRACE_FMT_TEACH, "-");
+    k.sink = &teach_consumer;
     td = trace_tee(trace_open(&o, NULL), trace_open(&k, NULL));
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
         trace_register(td, names[i]);
