@@ -12,6 +12,7 @@
 
 #include "../../sim/error.h"
 #include "../../sim/system.h"
+#include "../../models/mem/memmsg.h"
 #include "sysutil.h"
 #include "tmpdir.h"
 
@@ -44,7 +45,7 @@ static void pong_recv(Component *c, Port *p, Msg *m)
     Mock *k = (Mock *)c;
     k->seen[k->nseen++] = c->eng->now;
     if (m->cmd == MSG_WRITEBACK) {          /* an express call: the sender keeps it */
-        m->aux[0] = c->eng->now;
+        mem_msg(m)->value = c->eng->now;
         return;
     }
     m->cmd = MSG_READ_RESP;
@@ -185,7 +186,7 @@ static void test_express_call_no_crossing(void)
     sim_port_call(&g.ping->base, sim_port(&g.ping->base, "out", 0), m);
     CU_ASSERT_EQUAL(g.pong->nseen, 1);
     CU_ASSERT_EQUAL(g.pong->seen[0], 666);
-    CU_ASSERT_EQUAL(m->aux[0], 666);
+    CU_ASSERT_EQUAL(mem_msg(m)->value, 666);
     sim_msg_free(&g.sim, m);
     sim_destroy(&g.sim);
 }

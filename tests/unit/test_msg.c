@@ -64,7 +64,7 @@ static void test_cmd_ids(void)
         }
         CU_ASSERT_PTR_NULL(registry_msg_cmd_name(MSG_CMD(f, fam->ncmds)));
     }
-    CU_ASSERT_EQUAL(families, 5);     /* mem, htm, bus, sync, dir; the test family is ours */
+    CU_ASSERT_EQUAL(families, 6);     /* mem, htm, bus, sync, dir, net; the test family is ours */
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_NONE]);
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_TEST]);
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_READ_RESP), "read_resp");

@@ -14,6 +14,7 @@
 #include "../../models/tpu/tpu.h"
 #include "../../sim/component.h"
 #include "../../sim/error.h"
+#include "../../models/mem/memmsg.h"
 
 #define REF "tests/tpu/scalesim"
 
