@@ -228,6 +228,17 @@ extern const ComponentClass tpu_array_class;
 extern const ComponentClass tpu_memory_class;
 extern const SystemClass tpu_system;
 
+/* `archsim tpu` runs its layers on the same machine as `archsim run`: a tpu-array on the
+ * architecture a and topology t (borrowed), its mem port linked to a tpu-memory. run(ctx, i,
+ * out, error) computes layer i (the CLI's model run, with its traces); once the layer has
+ * played out on the port, done(ctx, i, res) gets its report line (its cycles with the port's
+ * stalls: none with tpu-memory). False with *error (run's error, unchanged) when a layer
+ * failed; the layers before it have been done. */
+typedef bool (*TpuLayerRunFn)(void *ctx, int layer, TpuLayerResult *out, GError **error);
+typedef void (*TpuLayerDoneFn)(void *ctx, int layer, const TpuLayerResult *res);
+bool tpu_port_run(const TpuArch *a, const TpuTopology *t, TpuLayerRunFn run, TpuLayerDoneFn done,
+                  void *ctx, GError **error);
+
 /* ---- tpucli.c ----------------------------------------------------------------------------- */
 int tpu_main(int argc, char **argv);
 

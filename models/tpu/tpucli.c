@@ -1,6 +1,8 @@
 /* tpucli.c: `archsim tpu`: runs a SCALE-Sim topology under a SCALE-Sim config on the systolic
- * array model and writes SCALE-Sim's three reports (tpu.h). One layer is simulated at a time and
- * its result written at once: memory does not grow with the number of layers. */
+ * array model and writes SCALE-Sim's three reports (tpu.h). The layers run on a tpu-array whose
+ * mem port is linked to a tpu-memory (tpu_port_run, tpusys.c), as `archsim run` does. One layer
+ * is simulated at a time and its result written at once: memory does not grow with the number
+ * of layers. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,6 +11,9 @@
 #include <time.h>
 
 #include <glib/gstdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "../../sim/cli/cli.h"
 #include "../../sim/error.h"
@@ -121,6 +126,59 @@ static void tpu_remove_outputs(const char *dir, int last, bool traces, bool made
     }
     if (made_dir)
         g_rmdir(dir);
+}
+
+/* The layers run on the TPU machine (tpu_port_run): the model with the traces asked for, then
+ * each layer's report line and, unless quiet, its line on stdout. */
+typedef struct {
+    const TpuArch *arch;
+    const TpuTopology *tp;
+    bool compat, sram_traces, dram_traces, quiet;
+    const char *outdir;
+    uint64_t tw_from, tw_to;
+    TpuReports *rep;
+    int layer;                   /* the layer under way (the failed one, after a failure) */
+    uint64_t total;              /* cycles of the layers done */
+} CliRun;
+
+static bool cli_layer_run(void *ctx, int i, TpuLayerResult *res, GError **err)
+{
+    CliRun *r = ctx;
+    const char *outdir = r->outdir;
+    r->layer = i;
+    TpuTraces tr = { .from = r->tw_from, .to = r->tw_to };
+    bool traced = false;
+    bool ok = (!r->sram_traces || (traced = tpu_traces_open(outdir, i, &tr, err))) &&
+              (!r->dram_traces ||
+               (tr.dram = tpu_dram_traces_open(outdir, i, r->tw_from, r->tw_to, err)));
+    if (ok && !tpu_run_layer_traced(r->arch, &r->tp->layers[i], r->compat,
+                                    traced || tr.dram ? &tr : NULL, res, err))
+        ok = false;
+    if (tr.dram && ok)
+        ok = tpu_dram_traces_close(tr.dram, err);
+    else if (tr.dram)
+        tpu_dram_traces_abort(tr.dram);        /* no DRAM trace that looks complete */
+    if (traced && ok)
+        ok = tpu_traces_close(&tr, err);
+    else if (traced)
+        tpu_traces_abort(&tr);          /* no SRAM trace that looks complete */
+    if (ok && tpu_stop_requested)       /* the signal came after the layer's last fold */
+        ok = !(*err = g_error_new(ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
+                                  "interrupted by signal %d in layer %s",
+                                  (int)tpu_stop_requested, r->tp->layers[i].name));
+    return ok;
+}
+
+static void cli_layer_done(void *ctx, int i, const TpuLayerResult *res)
+{
+    CliRun *r = ctx;
+    tpu_reports_add(r->rep, i, r->tp->layers[i].name, r->arch, res);
+    r->total += res->total_cycles;
+    if (!r->quiet)
+        printf("layer %d %s: %" G_GUINT64_FORMAT " cycles, %" G_GUINT64_FORMAT " stalls, "
+               "%.2f%% utilization%s\n", i, r->tp->layers[i].name, res->total_cycles,
+               res->stall_cycles, res->overall_util,
+               res->sampled_folds ? " (DRAM reads sampled)" : "");
 }
 
 /* A layer's error: the model's (ARCHSIM_TRACE_ERROR: the layer cannot be run) at the layer's row
@@ -317,31 +375,20 @@ int tpu_main(int argc, char **argv)
         rc = err->code;
         goto out;
     }
-    uint64_t total = 0;
     clock_t t0 = clock();
-    for (int i = 0; i < tp.nlayers; i++) {
-        TpuLayerResult res;
-        TpuTraces tr = { .from = tw_from, .to = tw_to };
-        bool traced = false;
-        bool ok = (!sram_traces || (traced = tpu_traces_open(outdir, i, &tr, &err))) &&
-                  (!dram_traces ||
-                   (tr.dram = tpu_dram_traces_open(outdir, i, tw_from, tw_to, &err)));
-        if (ok && !tpu_run_layer_traced(&arch, &tp.layers[i], compat,
-                                        traced || tr.dram ? &tr : NULL, &res, &err))
-            ok = false;
-        if (tr.dram && ok)
-            ok = tpu_dram_traces_close(tr.dram, &err);
-        else if (tr.dram)
-            tpu_dram_traces_abort(tr.dram);    /* no DRAM trace that looks complete */
-        if (traced && ok)
-            ok = tpu_traces_close(&tr, &err);
-        else if (traced)
-            tpu_traces_abort(&tr);      /* no SRAM trace that looks complete */
-        if (ok && tpu_stop_requested)      /* the signal came after the layer's last fold */
-            ok = !(err = g_error_new(ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED,
-                                     "interrupted by signal %d in layer %s",
-                                     (int)tpu_stop_requested, tp.layers[i].name));
-        if (!ok && err->code == ARCHSIM_EXIT_INTERRUPTED) {
+#ifdef __GLIBC__
+    /* Each layer allocates its tables and frees them at its end (tpumodel.c); glibc hands freed
+     * heap above 128 KiB back to the kernel, so the next layer would fault its pages in again
+     * (ResNet-50 on 256 x 256: 22,000 to 32,000 page faults as the heap happens to lie, a tenth
+     * of the run; 2,700 with this). Keep up to 256 MiB. */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+    CliRun run = { .arch = &arch, .tp = &tp, .compat = compat, .outdir = outdir,
+                   .sram_traces = sram_traces, .dram_traces = dram_traces, .tw_from = tw_from,
+                   .tw_to = tw_to, .quiet = quiet, .rep = rep };
+    if (!tpu_port_run(&arch, &tp, cli_layer_run, cli_layer_done, &run, &err)) {
+        int i = run.layer;
+        if (err->code == ARCHSIM_EXIT_INTERRUPTED) {
             tpu_reports_abort(rep);
             tpu_remove_outputs(outdir, i, sram_traces || dram_traces, made_dir);
             fprintf(stderr, "archsim tpu: %s (%d of %d layers done); no results written%s\n",
@@ -351,19 +398,11 @@ int tpu_main(int argc, char **argv)
             rc = ARCHSIM_EXIT_INTERRUPTED;
             goto out;
         }
-        if (!ok) {
-            rc = tpu_layer_fail(&tp, i, err);
-            tpu_reports_abort(rep);     /* no report that looks complete */
-            goto out;
-        }
-        tpu_reports_add(rep, i, tp.layers[i].name, &arch, &res);
-        total += res.total_cycles;
-        if (!quiet)
-            printf("layer %d %s: %" G_GUINT64_FORMAT " cycles, %" G_GUINT64_FORMAT " stalls, "
-                   "%.2f%% utilization%s\n", i, tp.layers[i].name, res.total_cycles,
-                   res.stall_cycles, res.overall_util,
-                   res.sampled_folds ? " (DRAM reads sampled)" : "");
+        rc = tpu_layer_fail(&tp, i, err);
+        tpu_reports_abort(rep);         /* no report that looks complete */
+        goto out;
     }
+    uint64_t total = run.total;
     if (tpu_stop_requested) {
         tpu_reports_abort(rep);
         tpu_remove_outputs(outdir, tp.nlayers - 1, sram_traces || dram_traces, made_dir);

@@ -45,9 +45,19 @@ typedef enum {
     TA_LAYER_END,                /* every drain acknowledged: the layer is over */
 } TaStep;
 
+/* The layers of `archsim tpu` (tpu_port_run): the CLI's architecture, topology and hooks. */
+typedef struct {
+    const TpuArch *arch;
+    const TpuTopology *topo;
+    TpuLayerRunFn run;
+    TpuLayerDoneFn done;
+    void *ctx;
+} TaCli;
+
 typedef struct {
     Component base;
     TaParams p;
+    const TaCli *cli;            /* set: the CLI's layers (arch and topo borrowed), else NULL */
     TpuArch arch;
     TpuTopology topo;
     bool loaded;
@@ -164,6 +174,11 @@ static bool ta_realize(Component *c, GError **error)
 {
     TArray *t = (TArray *)c;
     const TaParams *p = &t->p;
+    if (t->cli) {                /* the CLI has loaded and checked them */
+        t->arch = *t->cli->arch;
+        t->topo = *t->cli->topo;
+        return true;
+    }
     if (!p->topology) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "%s.topology: missing: give a SCALE-Sim topology CSV", c->name);
@@ -295,7 +310,12 @@ static bool ta_layer_begin(TArray *t, uint64_t now)
     const TpuLayer *l = &t->topo.layers[t->next];
     TpuLayerResult *r = &t->cur;
     GError *e = NULL;
-    if (!tpu_run_layer(&t->arch, l, t->p.compat, r, &e)) {
+    if (t->cli) {
+        if (!t->cli->run(t->cli->ctx, t->next, r, &e)) {
+            sim_fail(c->sim, e);     /* the CLI says it with the layer's line */
+            return false;
+        }
+    } else if (!tpu_run_layer(&t->arch, l, t->p.compat, r, &e)) {
         char *m = g_strdup_printf("%s:%u:1: %s", t->topo.file, l->line, e->message);
         sim_fail(c->sim, g_error_new_literal(e->domain, e->code, m));
         g_free(m);
@@ -326,9 +346,13 @@ static void ta_layer_end(TArray *t)
     if (t->layer_stall) {        /* Overall Util % counts stalls (tpumodel.c's formula) */
         r.total_cycles += t->layer_stall;
         r.stall_cycles += t->layer_stall;
-        r.overall_util = (double)(r.macs * 100) / (double)(r.total_cycles * t->p.rows * t->p.cols);
+        r.overall_util = (double)(r.macs * 100) /
+                         (double)(r.total_cycles * t->arch.rows * t->arch.cols);
     }
-    g_array_append_val(t->results, r);
+    if (t->cli)                  /* one line at a time: memory does not grow with the layers */
+        t->cli->done(t->cli->ctx, t->next, &r);
+    else
+        g_array_append_val(t->results, r);
     t->next++;
     t->cycles += r.total_cycles;
     t->stalls += r.stall_cycles;
@@ -511,8 +535,10 @@ static void ta_finalize(Component *c)
     TArray *t = (TArray *)c;
     if (t->loaded)
         tpu_topology_clear(&t->topo);
-    g_free(t->arch.run_name);
-    g_free(t->arch.file);
+    if (!t->cli) {
+        g_free(t->arch.run_name);
+        g_free(t->arch.file);
+    }
     if (t->results)
         g_array_free(t->results, TRUE);
 }
@@ -545,6 +571,33 @@ const ComponentClass tpu_array_class = {
     .extra_stats = ta_extra_stats,
     .check_link = ta_check_link,
 };
+
+/* ---- archsim tpu: the same machine, built here ------------------------------------------- */
+bool tpu_port_run(const TpuArch *a, const TpuTopology *t, TpuLayerRunFn run, TpuLayerDoneFn done,
+                  void *ctx, GError **error)
+{
+    const TaCli cli = { .arch = a, .topo = t, .run = run, .done = done, .ctx = ctx };
+    Sim sim;
+    sim_init(&sim, 1, 1000000000ull);       /* the array's cycles; no stat of the run is kept */
+    Component *c = sim_component_new(&sim, &tpu_array_class, "tpu", &sim.sys_clk, NULL, error);
+    Component *m = c ? sim_component_new(&sim, &tpu_memory_class, "memory", &sim.sys_clk, NULL,
+                                         error) : NULL;
+    if (c)
+        ((TArray *)c)->cli = &cli;
+    bool ok = m && sim_connect(c, "mem", m, "port", 1, error) &&
+              sim_check_links(&sim, NULL, NULL, error) && sim_realize_all(&sim, error);
+    if (ok) {
+        sim_run(&sim.eng, TICK_MAX);
+        if (sim.error) {
+            g_propagate_error(error, sim.error);
+            sim.error = NULL;
+            ok = false;
+        }
+        g_assert(!ok || ((TArray *)c)->next == t->nlayers);
+    }
+    sim_destroy(&sim);
+    return ok;
+}
 
 /* ---- system.type: tpu --------------------------------------------------------------------- */
 typedef struct {

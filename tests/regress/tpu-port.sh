@@ -11,6 +11,9 @@
 #    tpu.mem.stall_cycles, sim.cycles = tpu.cycles + layers + 1 (one cycle before each layer's
 #    compute, and the last edge), the COMPUTE_REPORT's cycles sum to tpu.cycles
 #  - through tpu-memory no stat names the port (scale.yaml's stats have no tpu.mem.*)
+#  - `archsim tpu --scalesim-compat`, which runs its layers on a tpu-array linked to a tpu-memory,
+#    writes SCALE-Sim's own three reports byte for byte on every recorded run
+#    (tests/tpu/scalesim/ref, CALC and USER)
 # Prints "tpu-port: N passed, N failed".
 set -u
 B=${1:-build}
@@ -56,5 +59,21 @@ check "sim.cycles = tpu.cycles + layers + 1; the COMPUTE_REPORT's cycles sum to 
      [ $(col 'Total Cycles' "$T/d/COMPUTE_REPORT.csv") = '$(stat tpu.cycles "$S")' ]"
 check "through tpu-memory the stats name no port (no tpu.mem.*, no memory.*)" \
     "! grep -q -e '^tpu\.mem\.' -e '^memory\.' '$T/s/stats.txt'"
+runs=0; bad=""
+for d in tests/tpu/scalesim/ref/*/*/; do
+    topo=$(basename "$d"); run=$(basename "$(dirname "$d")")
+    cfg=tests/tpu/scalesim/configs/$run.cfg
+    [ "$topo" = trace_head ] || [ ! -f "$cfg" ] && continue
+    i=conv; [ "$topo" = gemm ] && i=gemm
+    rm -rf "$T/cli"
+    $A tpu -c "$cfg" -t "tests/tpu/scalesim/topologies/$topo.csv" -i $i --scalesim-compat -q \
+        -o "$T/cli" > /dev/null 2>&1
+    for f in COMPUTE_REPORT.csv BANDWIDTH_REPORT.csv DETAILED_ACCESS_REPORT.csv; do
+        cmp -s "$d$f" "$T/cli/$f" || bad="$bad $run/$topo/$f"
+    done
+    runs=$((runs + 1))
+done
+check "archsim tpu --scalesim-compat through the port: $runs recorded runs equal SCALE-Sim's reports${bad:+ (differ:$bad)}" \
+    "[ -z '$bad' ] && [ $runs -ge 100 ]"
 echo "tpu-port: $pass passed, $fail failed"
 [ $fail -eq 0 ]
