@@ -392,8 +392,9 @@ static bool decl_parse_list(MBuild *b, const CfgNode *map, MDecl *parent, GPtrAr
             bool last = s + 1 == segs->len;
             if (last) {
                 if (d) {
-                    node_error(error, k, "%s: declared twice (first at %s)", k->scalar,
-                               cfg_node_where(d->key));
+                    char *first = cfg_node_where(d->key);
+                    node_error(error, k, "%s: declared twice (first at %s)", k->scalar, first);
+                    g_free(first);
                     ok = false;
                     break;
                 }
