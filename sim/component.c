@@ -229,7 +229,7 @@ char *sim_component_where(const Component *c, const char *key)
 }
 
 /* "l1d" for l1d3: the config section that instance c of a replicated section came from. */
-static char *section_name(const Component *c)
+char *sim_component_section_name(const Component *c)
 {
     char *s = g_strdup(c->name);
     size_t len = strlen(s);
@@ -252,7 +252,7 @@ bool sim_component_reject(Component *c, const char *key, GError **error, const c
     char *text = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     char *where = sim_component_where(c, key);
-    char *sect = section_name(c);
+    char *sect = sim_component_section_name(c);
     char *what = key ? g_strdup_printf("%s.%s", sect, key) : g_strdup(c->name);
     g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s%s%s: %s",
                 where ? where : "", where ? ": " : "", what, text);
@@ -267,7 +267,7 @@ bool sim_component_reject(Component *c, const char *key, GError **error, const c
 bool sim_component_prefix_error(Component *c, const char *key, GError **error)
 {
     char *where = sim_component_where(c, key);
-    char *sect = section_name(c);
+    char *sect = sim_component_section_name(c);
     g_prefix_error(error, "%s%s%s.%s: ", where ? where : "", where ? ": " : "", sect, key);
     c->placed = true;
     g_free(sect);
@@ -328,7 +328,8 @@ void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t by
     bool over = bytes > sim->mem_limit || sim->mem_used > sim->mem_limit - bytes;
     if (over && !sim->error) {
         char *need = sim_mem_format(bytes), *lim = sim_mem_format(sim->mem_limit),
-             *tot = sim_mem_format(sim->mem_used + bytes), *sect = section_name(c);
+             *tot = sim_mem_format(sim->mem_used + bytes);
+        char *sect = sim_component_section_name(c);
         GError *e = NULL;
         sim_component_reject(c, key, &e, "cycle %" G_GUINT64_FORMAT ": %s (%s more) would bring "
                              "the machine to %s, over sim.memory_limit (%s): the run touches more "
@@ -553,11 +554,11 @@ static bool mem_check_machine(Sim *sim, GError **error)
     }
     bool ok = total <= sim->mem_limit;
     if (!ok) {
-        char *sect = section_name(big);
+        char *sect = sim_component_section_name(big);
         uint64_t part = 0, count = 0;
         for (guint i = 0; i < n; i++) {
             Component *c = g_ptr_array_index(sim->components, i);
-            char *cs = section_name(c);
+            char *cs = sim_component_section_name(c);
             if (c->cls == big->cls && strcmp(cs, sect) == 0) {
                 part = fp[i] > UINT64_MAX - part ? UINT64_MAX : part + fp[i];
                 count++;

@@ -220,6 +220,10 @@ const char *sim_component_param_str(Component *c, const char *name);
  * shared setting to every instance). Fails with ARCHSIM_EXIT_CONFIG naming the component. */
 bool sim_component_set_param(Component *c, const char *name, const char *text, GError **error);
 
+/* The config section (or graph array) instance c came from, newly allocated: "l1d" for l1d3 of a
+ * replicated section, "cluster0.core" for cluster0.core[2] of a graph array, else c's name. */
+char *sim_component_section_name(const Component *c);
+
 /* Where a parameter of c was set, for messages: "file:line:col" (or "--set a.b=v") of the key
  * if the config gives it, else of c's section, else NULL (all defaults). Newly allocated. */
 char *sim_component_where(const Component *c, const char *key);

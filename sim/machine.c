@@ -1275,15 +1275,7 @@ static void machine_stats(Sim *sim, StatSet *set)
         const Component *c = g_ptr_array_index(sim->components, i);
         if (c->index < 0)
             continue;
-        char *stem = g_strdup(c->name);
-        char *br = strrchr(stem, '[');
-        if (br && strchr(br, '.') == NULL)
-            *br = '\0';
-        else {
-            size_t n = strlen(stem);
-            while (n > 0 && g_ascii_isdigit(stem[n - 1]))
-                stem[--n] = '\0';
-        }
+        char *stem = sim_component_section_name(c);
         if (g_hash_table_contains(seen, stem)) {
             g_free(stem);
             continue;

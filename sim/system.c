@@ -462,12 +462,7 @@ static bool shorthand_settle(Sim *sim, void *ctx, GError **error)
     SystemRun *run = ctx;
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
-        char *sect = g_strdup(c->name);
-        if (c->index >= 0) {
-            size_t n = strlen(sect);
-            while (n > 0 && g_ascii_isdigit(sect[n - 1]))
-                sect[--n] = '\0';
-        }
+        char *sect = sim_component_section_name(c);
         const CfgNode *v = cfg_map_get(run->root, sect);
         if (!v || v->kind != CFG_MAP) {
             cfg_node_free(c->section);
@@ -944,9 +939,7 @@ void system_emit_resolved(SystemRun *run, GString *out)
         Component *c = g_ptr_array_index(run->sim.components, i);
         if (c->index > 0)
             continue;
-        char *key = g_strdup(c->name);
-        if (c->index == 0)
-            key[strlen(key) - 1] = '\0';   /* "core0" -> "core" */
+        char *key = sim_component_section_name(c);   /* "core0" -> "core" */
         g_string_append_printf(out, "%s:\n  type: %s\n", key, c->cls->name);
         /* only where the config gave one, so that resolved configs of runs without clocks stay
          * as they were */
