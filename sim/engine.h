@@ -1,11 +1,13 @@
-/* engine.h: the discrete-event core of archsim: an event heap ordered by (tick, priority, seq),
+/* engine.h: the discrete-event core of archsim: an event queue ordered by (tick, priority, seq),
  * clock domains, and the run loop with a progress watchdog.
  *
  * Time is an integer tick of 1 ps, so components with different clocks (a 3 GHz core, a DRAM
- * bus in ns) share one run. seq is a global insertion counter: two events at the same tick and
- * priority run in the order they were scheduled, so every run is bit-reproducible. Events are
+ * bus in ns) share one run. seq is the order in which events were scheduled: two events at the
+ * same tick and priority run in that order, so every run is bit-reproducible. Events are
  * embedded in their owners (components, messages): the engine never allocates per event.
- * Follows the classic design of gem5's EventQueue and SST's TimeVortex (see STYLE.md).
+ * The queue is a timing wheel for near events (Varghese & Lauck, SOSP 1987), O(1) per event
+ * at any depth, with a binary heap for far ones; engine.c says why it keeps the (tick,
+ * priority, seq) order exactly. Follows the classic design of gem5's EventQueue and SST's TimeVortex (STYLE.md).
  */
 #ifndef ARCHSIM_ENGINE_H
 #define ARCHSIM_ENGINE_H
@@ -38,41 +40,84 @@ typedef enum {
 typedef struct SimEvent SimEvent;
 typedef void (*SimEventFn)(SimEvent *ev);
 
+/* A link of a circular doubly linked list: a scheduled event sits in one list of the wheel, so
+ * removing it (deschedule) is O(1) and writes nothing but its two neighbours. */
+typedef struct SimLink SimLink;
+struct SimLink {
+    SimLink *next, *prev;
+};
+
 struct SimEvent {
+    SimLink link;       /* in its window slot; next == NULL when not scheduled */
     SimEventFn fn;
     void *ctx;          /* owner */
     Tick when;
-    int32_t heap_idx;   /* -1 when not scheduled */
+    int32_t heap_idx;   /* its place in the far-event heap, -1 when in the window or idle */
     uint8_t prio;
 };
 
 static inline void sim_event_init(SimEvent *ev, SimEventFn fn, void *ctx)
 {
+    ev->link.next = ev->link.prev = NULL;
     ev->fn = fn;
     ev->ctx = ctx;
     ev->when = 0;
     ev->heap_idx = -1;
     ev->prio = SIM_PRI_TICK;
 }
-static inline bool sim_event_scheduled(const SimEvent *ev) { return ev->heap_idx >= 0; }
+static inline bool sim_event_scheduled(const SimEvent *ev) { return ev->link.next != NULL; }
 
-/* A clock domain maps a component's cycles to ticks. */
+/* A clock domain maps a component's cycles to ticks. Every event asks it which cycle `now` is,
+ * so the division by the period is a multiply by a precomputed reciprocal (Granlund &
+ * Montgomery, PLDI 1994; the "round-up" method with its 65-bit variant): exact for every tick. */
 typedef struct {
     const char *name;
     uint64_t freq_hz;
     Tick period;        /* ticks per cycle, rounded to the nearest ps */
+    uint64_t div_magic; /* t / period == (mulhi(t, magic) [+ add step]) >> shift; 0: t >> shift */
+    uint8_t div_shift;
+    uint8_t div_add;    /* the 65-bit case: add ((t - hi) >> 1) before the shift */
 } ClockDomain;
 
 void clock_domain_init(ClockDomain *cd, const char *name, uint64_t freq_hz);
-static inline uint64_t clock_cycle(const ClockDomain *cd, Tick t) { return t / cd->period; }
+/* Sets cd's period directly (and its reciprocal), for tests and clocks given in ticks. */
+void clock_domain_set_period(ClockDomain *cd, Tick period);
+static inline uint64_t clock_div(const ClockDomain *cd, Tick t)
+{
+    if (G_UNLIKELY(cd->div_magic == 0))               /* a power of two */
+        return t >> cd->div_shift;
+    uint64_t hi = (uint64_t)(((unsigned __int128)t * cd->div_magic) >> 64);
+    if (cd->div_add)
+        hi += (t - hi) >> 1;
+    return hi >> cd->div_shift;
+}
+static inline uint64_t clock_cycle(const ClockDomain *cd, Tick t) { return clock_div(cd, t); }
+/* The start of the cycle that t falls in. */
+static inline Tick clock_edge_at_or_before(const ClockDomain *cd, Tick t)
+{
+    return clock_div(cd, t) * cd->period;
+}
 /* The first cycle edge at or after t. */
 static inline Tick clock_edge_at_or_after(const ClockDomain *cd, Tick t)
 {
-    return (t + cd->period - 1) / cd->period * cd->period;
+    Tick e = clock_div(cd, t) * cd->period;
+    return e == t ? t : e + cd->period;
 }
 
-/* Heap entry: the sort key is kept beside the pointer so that sift operations compare within
- * the array (cache friendly) and touch the event only to update its index. */
+/* The queue (engine.c): a timing wheel of SIM_WINDOW one-tick slots for the events of the next
+ * SIM_WINDOW ticks (a cycle-level model's near events: the next edges, deliveries), and a binary
+ * heap for the events beyond it. */
+#define SIM_WINDOW_BITS 12
+#define SIM_WINDOW (1u << SIM_WINDOW_BITS)
+typedef struct {
+    SimLink slot[SIM_WINDOW];               /* sentinels: tick t's events in slot t % SIM_WINDOW */
+    uint64_t bits[SIM_WINDOW / 64];         /* nonempty slots */
+    uint64_t summary;                       /* nonempty words of bits */
+} SimWheel;
+_Static_assert(SIM_WINDOW / 64 <= 64, "one summary word covers the window");
+
+/* A far event in the heap: its sort key beside the pointer, so that sifting compares within the
+ * array and touches the event only to update its index. */
 typedef struct {
     Tick when;
     uint64_t key2;      /* prio << 56 | seq */
@@ -84,11 +129,16 @@ typedef void (*SimWatchdogFn)(Engine *eng, void *ctx);
 
 struct Engine {
     Tick now;
-    uint64_t seq;
+    Tick pos;                   /* the window's start: every pending event is at or after it, the
+                                   window holds those before pos + SIM_WINDOW (engine.c) */
+    uint64_t seq;               /* schedulings so far: the far heap's tie-break */
     uint64_t events;            /* events executed (SIM_PRI_STATS ones excepted) */
-    uint32_t passive;           /* SIM_PRI_STATS events in the heap */
+    uint32_t pending;           /* events in the queue */
+    uint32_t passive;           /* SIM_PRI_STATS events in the queue */
+    uint32_t near;              /* events in the window */
     Tick last_work;             /* tick of the last event other than the watchdog's */
-    SimHeapEntry *heap;
+    SimWheel *wheel;
+    SimHeapEntry *heap;         /* far events */
     uint32_t heap_len, heap_cap;
     bool stop;
     Tick limit;                 /* stop before executing an event after this tick */
@@ -116,11 +166,11 @@ void sim_deschedule(Engine *eng, SimEvent *ev);
 void sim_reschedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
 static inline Tick sim_now(const Engine *eng) { return eng->now; }
 static inline void sim_progress(Engine *eng) { eng->progress++; }
-static inline uint32_t sim_pending(const Engine *eng) { return eng->heap_len; }
+static inline uint32_t sim_pending(const Engine *eng) { return eng->pending; }
 /* Pending events other than the watchdog's own and the SIM_PRI_STATS observers. */
 static inline uint32_t sim_pending_work(const Engine *eng)
 {
-    return eng->heap_len - eng->passive - (sim_event_scheduled(&eng->watchdog_ev) ? 1u : 0u);
+    return eng->pending - eng->passive - (sim_event_scheduled(&eng->watchdog_ev) ? 1u : 0u);
 }
 /* a * b, saturating at TICK_MAX (periods times large cycle counts from configs) */
 static inline Tick sim_tick_mul(uint64_t a, uint64_t b)

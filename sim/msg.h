@@ -6,7 +6,7 @@
  *   +---------------- header (sim/) -----------------+----- payload (the family's) -----+
  *   | ev | dst | next_free | issued | size cmd flags | data | MemPayload / BusPayload / ... |
  *   +------------------------------------------------+----------------------------------+
- *     72 bytes                                          MSG_PAYLOAD_BYTES (32), inline
+ *     88 bytes                                          MSG_PAYLOAD_BYTES (32), inline
  *
  * A command id is (family << 8) | command: each family numbers its commands from 0 in its own
  * enum and its family id comes from its place in one list (models/msgfam.h), so no offset is

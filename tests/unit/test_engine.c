@@ -100,6 +100,31 @@ static void test_clock_domain(void)
     CU_ASSERT_EQUAL(cd.period, 714);
 }
 
+/* clock_cycle divides by a precomputed reciprocal: exact against the plain division for
+ * periods of every kind (powers of two, ones that need the 65-bit magic, huge ones) and ticks
+ * up to 2^64 - 1. */
+static void test_clock_division(void)
+{
+    SimRng r;
+    sim_rng_seed(&r, 7, "division");
+    uint64_t bad = 0;
+    for (int k = 0; k < 20000; k++) {
+        uint64_t x = sim_rng_next(&r);
+        uint64_t d = k < 3000 ? (uint64_t)k + 1 : k % 3 == 0 ? (x >> 40) + 1 : k % 3 == 1 ? (x % 1000000) + 1 : x | 1;
+        ClockDomain cd;
+        clock_domain_set_period(&cd, d);
+        for (int j = 0; j < 40; j++) {
+            uint64_t y = sim_rng_next(&r);
+            uint64_t t = j < 8 ? (uint64_t)j : j < 16 ? ~0ull - (uint64_t)j : j < 20 ? d * (uint64_t)j - (j & 1)
+                                                                                 : y >> (j % 60);
+            bad += clock_cycle(&cd, t) != t / d;
+            if (d < (1ull << 40) && t < (1ull << 62))
+                bad += clock_edge_at_or_after(&cd, t) != (t + d - 1) / d * d;
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* A self-rescheduling event that never bumps progress: the watchdog must fire. */
 typedef struct {
     SimEvent ev;
@@ -214,6 +239,136 @@ static char *soup(uint64_t seed, int *backwards)
     return hex;
 }
 
+
+/* The queue against a reference: random events scheduled, descheduled and rescheduled at every
+ * distance (the same tick, within the timing window, just past it, far beyond it), every
+ * priority, with runs stopped at limits and the clock moved back between runs as system.c does;
+ * each event must run in (tick, priority, seq) order, seq being the order of scheduling, which
+ * the reference computes by sorting. */
+typedef struct RefEv RefEv;
+struct RefEv {
+    SimEvent ev;
+    struct RefQ *q;
+    int id;
+    bool pending;
+    Tick when;
+    int prio;
+    uint64_t seq;
+};
+typedef struct RefQ {
+    Engine eng;
+    SimRng rng;
+    RefEv *evs;
+    int n;
+    uint64_t seq;
+    GArray *ran;          /* ids in the order the engine ran them */
+    int budget;
+    int bad;
+} RefQ;
+
+static Tick ref_distance(RefQ *q)
+{
+    switch (sim_rng_below(&q->rng, 6)) {
+    case 0: return 0;
+    case 1: return sim_rng_below(&q->rng, 64);
+    case 2: return sim_rng_below(&q->rng, SIM_WINDOW);
+    case 3: return SIM_WINDOW - 2 + sim_rng_below(&q->rng, 4);
+    case 4: return sim_rng_below(&q->rng, 40 * SIM_WINDOW);
+    default: return sim_rng_below(&q->rng, 1ull << 40);
+    }
+}
+
+static void ref_sched(RefQ *q, RefEv *e)
+{
+    Tick when = q->eng.now + ref_distance(q);
+    int prio = (int)sim_rng_below(&q->rng, 3);
+    if (e->pending)
+        sim_deschedule(&q->eng, &e->ev);
+    sim_schedule(&q->eng, &e->ev, when, (SimPriority)prio);
+    e->pending = true;
+    e->when = when;
+    e->prio = prio;
+    e->seq = q->seq++;
+}
+
+/* Checks that e is the least pending event by (tick, prio, seq). */
+static void ref_check_least(RefQ *q, RefEv *e)
+{
+    for (int i = 0; i < q->n; i++) {
+        RefEv *o = &q->evs[i];
+        if (!o->pending || o == e)
+            continue;
+        if (o->when < e->when || (o->when == e->when && (o->prio < e->prio ||
+                                  (o->prio == e->prio && o->seq < e->seq)))) {
+            q->bad++;
+            return;
+        }
+    }
+}
+
+static void ref_fire(SimEvent *ev)
+{
+    RefEv *e = ev->ctx;
+    RefQ *q = e->q;
+    if (q->eng.now != e->when)
+        q->bad++;
+    ref_check_least(q, e);
+    e->pending = false;
+    g_array_append_val(q->ran, e->id);
+    if (q->budget <= 0)
+        return;
+    q->budget--;
+    /* reschedule itself, and move or cancel a few others */
+    ref_sched(q, e);
+    for (int k = (int)sim_rng_below(&q->rng, 3); k > 0; k--) {
+        RefEv *o = &q->evs[sim_rng_below(&q->rng, (uint64_t)q->n)];
+        if (o->pending && sim_rng_below(&q->rng, 2) == 0) {
+            sim_deschedule(&q->eng, &o->ev);
+            o->pending = false;
+        } else {
+            ref_sched(q, o);
+        }
+    }
+}
+
+static void test_queue_against_reference(void)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        RefQ *q = g_new0(RefQ, 1);
+        sim_engine_init(&q->eng);
+        sim_rng_seed(&q->rng, seed, "refq");
+        q->n = seed % 2 ? 40 : 700;
+        q->evs = g_new0(RefEv, q->n);
+        q->ran = g_array_new(FALSE, FALSE, sizeof(int));
+        q->budget = 30000;
+        for (int i = 0; i < q->n; i++) {
+            q->evs[i].q = q;
+            q->evs[i].id = i;
+            sim_event_init(&q->evs[i].ev, ref_fire, &q->evs[i]);
+            ref_sched(q, &q->evs[i]);
+        }
+        /* runs to limits; between runs the clock goes back to the last event, a few events are
+         * scheduled from there, and the next run goes on */
+        while (sim_pending(&q->eng) > 0 && q->budget > 0) {
+            Tick limit = q->eng.now + ref_distance(q);
+            sim_run(&q->eng, limit);
+            q->eng.now = q->eng.last_work;
+            for (int k = 0; k < 3; k++)
+                ref_sched(q, &q->evs[sim_rng_below(&q->rng, (uint64_t)q->n)]);
+        }
+        sim_run(&q->eng, TICK_MAX);
+        CU_ASSERT_EQUAL(q->bad, 0);
+        CU_ASSERT_EQUAL(sim_pending(&q->eng), 0);
+        CU_ASSERT_TRUE(q->ran->len > 30000);
+        for (int i = 0; i < q->n; i++)
+            CU_ASSERT_FALSE(q->evs[i].pending || sim_event_scheduled(&q->evs[i].ev));
+        g_array_free(q->ran, TRUE);
+        sim_engine_destroy(&q->eng);
+        g_free(q->evs);
+        g_free(q);
+    }
+}
+
 static void test_determinism(void)
 {
     int back = 0;
@@ -246,9 +401,11 @@ int main(void)
     CU_add_test(s, "deschedule and reschedule", test_deschedule_reschedule);
     CU_add_test(s, "run limit", test_limit_stops_before);
     CU_add_test(s, "clock domains", test_clock_domain);
+    CU_add_test(s, "clock division by reciprocal", test_clock_division);
     CU_add_test(s, "watchdog fires without progress", test_watchdog);
     CU_add_test(s, "watchdog quiet with progress", test_watchdog_quiet_with_progress);
     CU_add_test(s, "determinism of an event soup", test_determinism);
+    CU_add_test(s, "queue order against a sorted reference", test_queue_against_reference);
     CU_add_test(s, "per-component rng", test_rng);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
