@@ -641,58 +641,30 @@ void sim_component_wake_in(Component *c, uint64_t cycles)
     sim_schedule(c->eng, &c->tick_ev, when, SIM_PRI_TICK);
 }
 
-static void msg_deliver(SimEvent *ev)
+void sim_msg_deliver(SimEvent *ev)
 {
     Msg *m = ev->ctx;
     Port *dst = m->dst;
     dst->owner->cls->recv(dst->owner, dst, m);
 }
 
-Msg *sim_msg_alloc(Sim *sim)
+void sim_msg_pool_grow(Sim *sim)
 {
-    if (G_UNLIKELY(sim->free_msgs == NULL)) {
-        Msg *block = g_new0(Msg, MSG_BLOCK);
-        g_ptr_array_add(sim->msg_blocks, block);
-        for (int i = 0; i < MSG_BLOCK; i++) {
-            block[i].next_free = sim->free_msgs;
-            sim->free_msgs = &block[i];
-        }
+    Msg *block = g_new0(Msg, MSG_BLOCK);
+    g_ptr_array_add(sim->msg_blocks, block);
+    for (int i = 0; i < MSG_BLOCK; i++) {
+        block[i].next_free = sim->free_msgs;
+        sim->free_msgs = &block[i];
     }
-    Msg *m = sim->free_msgs;
-    sim->free_msgs = m->next_free;
-    memset(m, 0, sizeof *m);
-    sim_event_init(&m->ev, msg_deliver, m);
-    return m;
 }
 
-void sim_msg_free(Sim *sim, Msg *m)
-{
-    g_assert(!sim_event_scheduled(&m->ev));
-    g_assert(!(m->flags & MSG_F_OWNS_DATA) || m->data == NULL);   /* its owner freed the data */
-    m->flags = 0;
-    m->next_free = sim->free_msgs;
-    sim->free_msgs = m;
-}
-
-/* Clock-domain crossing: a message for a component on another clock is seen at the receiver's
- * first clock edge at or after it arrives, as if it passed a synchronizer (gem5's clocked
- * objects likewise act on what reaches them at their next clockEdge()). Within one domain (or
- * two of the same period: every domain has an edge at tick 0, so their edges coincide) the
- * arrival stays as it is, which keeps single-clock machines exactly as they were. */
-static inline Tick port_arrival(const Component *c, const Port *p, Tick when)
+/* Clock-domain crossing (sim_port_send in component.h): the arrival as the receiver sees it. */
+Tick sim_port_arrival_slow(const Component *c, const Port *p, Tick when)
 {
     const ClockDomain *from = c->clk, *to = p->peer->owner->clk;
     if (to == from || !to || !from || to->period == from->period)
         return when;
     return clock_edge_at_or_after(to, when);
-}
-
-void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks)
-{
-    g_assert(p && p->owner == c && p->peer);
-    m->dst = p->peer;
-    sim_schedule(c->eng, &m->ev, port_arrival(c, p, c->eng->now + p->latency + delay_ticks),
-                 SIM_PRI_DELIVER);
 }
 
 /* No clock crossing here: an express call is instantaneous by definition (the bus's ordering
@@ -704,19 +676,6 @@ void sim_port_call(Component *c, Port *p, Msg *m)
     g_assert(p && p->owner == c && p->peer);
     m->dst = p->peer;
     p->peer->owner->cls->recv(p->peer->owner, p->peer, m);
-}
-
-void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
-{
-    /* Delays count from the start of the sender's current cycle, so a message that arrived a
-     * tick after an edge is answered on that edge's timeline, not one cycle late. */
-    g_assert(p && p->owner == c && p->peer);
-    Tick start = clock_cycle(c->clk, c->eng->now) * c->clk->period;
-    Tick when = start + delay_cycles * c->clk->period + p->latency;
-    if (when < c->eng->now + p->latency)
-        when = c->eng->now + p->latency;
-    m->dst = p->peer;
-    sim_schedule(c->eng, &m->ev, port_arrival(c, p, when), SIM_PRI_DELIVER);
 }
 
 void sim_collect_stats(Sim *sim, StatSet *set)

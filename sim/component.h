@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engine.h"
 #include "msg.h"
@@ -289,16 +290,68 @@ static inline uint64_t sim_component_cycle(const Component *c)
     return clock_cycle(c->clk, c->eng->now);
 }
 
-Msg *sim_msg_alloc(Sim *sim);
-void sim_msg_free(Sim *sim, Msg *m);
+/* Messages come from a free list (inline: every send takes one); sim_msg_alloc zeroes the whole
+ * message, payload included. */
+void sim_msg_pool_grow(Sim *sim);
+void sim_msg_deliver(SimEvent *ev);       /* a message's delivery event: the peer's recv op */
+static inline Msg *sim_msg_alloc(Sim *sim)
+{
+    if (G_UNLIKELY(sim->free_msgs == NULL))
+        sim_msg_pool_grow(sim);
+    Msg *m = sim->free_msgs;
+    sim->free_msgs = m->next_free;
+    memset(m, 0, sizeof *m);
+    m->ev.fn = sim_msg_deliver;
+    m->ev.ctx = m;
+    m->ev.heap_idx = -1;
+    m->ev.prio = SIM_PRI_TICK;
+    return m;
+}
+static inline void sim_msg_free(Sim *sim, Msg *m)
+{
+    g_assert(!sim_event_scheduled(&m->ev));
+    g_assert(!(m->flags & MSG_F_OWNS_DATA) || m->data == NULL);   /* its owner freed the data */
+    m->flags = 0;
+    m->next_free = sim->free_msgs;
+    sim->free_msgs = m;
+}
+
+/* Clock-domain crossing: a message for a component on another clock is seen at the receiver's
+ * first clock edge at or after it arrives, as if it passed a synchronizer (gem5's clocked
+ * objects likewise act on what reaches them at their next clockEdge()). Within one domain (or
+ * two of the same period: every domain has an edge at tick 0, so their edges coincide) the
+ * arrival stays as it is, which keeps single-clock machines exactly as they were. */
+Tick sim_port_arrival_slow(const Component *c, const Port *p, Tick when);
+static inline Tick sim_port_arrival(const Component *c, const Port *p, Tick when)
+{
+    return G_LIKELY(p->peer->owner->clk == c->clk) ? when : sim_port_arrival_slow(c, p, when);
+}
+
 /* Sends m on port p; it arrives at the peer after the link latency plus `delay` cycles of the
  * sender's clock, counted from the start of the sender's current cycle. When the peer runs on
  * another clock (a different period), it is seen at the peer's first clock edge at or after
  * that arrival (clock-domain crossing; docs/config.md, "Clocks"). */
-void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles);
+static inline void sim_port_send(Component *c, Port *p, Msg *m, uint64_t delay_cycles)
+{
+    /* Delays count from the start of the sender's current cycle, so a message that arrived a
+     * tick after an edge is answered on that edge's timeline, not one cycle late. */
+    g_assert(p && p->owner == c && p->peer);
+    Tick now = c->eng->now;
+    Tick when = clock_edge_at_or_before(c->clk, now) + delay_cycles * c->clk->period + p->latency;
+    if (when < now + p->latency)
+        when = now + p->latency;
+    m->dst = p->peer;
+    sim_schedule(c->eng, &m->ev, sim_port_arrival(c, p, when), SIM_PRI_DELIVER);
+}
 /* Same with an extra delay in ticks (for components timed in ns, e.g. DRAM), from now; the
  * same crossing rule applies. */
-void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks);
+static inline void sim_port_send_ticks(Component *c, Port *p, Msg *m, Tick delay_ticks)
+{
+    g_assert(p && p->owner == c && p->peer);
+    m->dst = p->peer;
+    sim_schedule(c->eng, &m->ev, sim_port_arrival(c, p, c->eng->now + p->latency + delay_ticks),
+                 SIM_PRI_DELIVER);
+}
 /* Delivers m to the peer's recv at once, inside this call (gem5's "express snoop"): used where
  * the model's semantics are instantaneous, such as every cache snooping a request at the bus
  * ordering point. The sender keeps ownership: the receiver may write the message's result

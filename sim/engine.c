@@ -144,7 +144,8 @@ static void heap_remove_at(Engine *eng, uint32_t i)
 }
 
 /* ---- the window ------------------------------------------------------------------------------ */
-/* Puts ev (pos <= when < pos + W) into its slot after every event of its priority or lower. */
+/* Puts ev (pos <= when < pos + W) into its slot after every event of its priority or lower
+ * (sim_schedule in engine.h is the same, inline). */
 static inline void window_put(Engine *eng, SimEvent *ev)
 {
     SimWheel *w = eng->wheel;
@@ -296,7 +297,9 @@ void sim_engine_destroy(Engine *eng)
     eng->pending = eng->passive = eng->near = 0;
 }
 
-void sim_schedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio)
+/* sim_schedule's other cases: beyond the window (the heap), before its start (a rewind), or a
+ * SIM_PRI_STATS observer (counted as passive). */
+void sim_schedule_far(Engine *eng, SimEvent *ev, Tick when, SimPriority prio)
 {
     g_assert(!sim_event_scheduled(ev));
     g_assert(when >= eng->now);
@@ -362,20 +365,42 @@ uint64_t sim_run(Engine *eng, Tick limit)
     uint64_t n = 0;
     eng->stop = false;
     eng->limit = limit;
+    SimWheel *w = eng->wheel;
     while (eng->pending > eng->passive && !eng->stop) {
-        SimEvent *ev = queue_next(eng, limit);
-        if (ev == NULL)
-            break;
-        window_take(eng, ev);                /* queue_next's event is a window slot's head */
+        /* the common case: more events at the tick just run (pos <= limit: it ran) */
+        unsigned s = (unsigned)(eng->pos & W_MASK);
+        SimLink *sent = &w->slot[s];
+        SimEvent *ev;
+        if (G_LIKELY(sent->next != sent && eng->pos <= limit)) {
+            ev = (SimEvent *)(void *)sent->next;
+        } else {
+            ev = queue_next(eng, limit);
+            if (ev == NULL)
+                break;
+            s = (unsigned)(eng->pos & W_MASK);
+            sent = &w->slot[s];
+        }
+        /* take the slot's head */
+        SimLink *next = ev->link.next;
+        sent->next = next;
+        next->prev = sent;
+        ev->link.next = ev->link.prev = NULL;
+        if (next == sent && !(w->bits[s / 64] &= ~(1ull << (s % 64))))
+            w->summary &= ~(1ull << (s / 64));
+        eng->near--;
         eng->pending--;
         eng->now = ev->when;
-        if (G_UNLIKELY(ev->prio == SIM_PRI_STATS)) {
-            eng->passive--;          /* an observer: not an event of the simulation */
-            ev->fn(ev);
-            continue;
+        if (G_UNLIKELY(ev->prio >= SIM_PRI_WATCHDOG)) {
+            if (ev->prio == SIM_PRI_STATS) {
+                eng->passive--;      /* an observer: not an event of the simulation */
+                ev->fn(ev);
+                continue;
+            }
+            if (ev != &eng->watchdog_ev)
+                eng->last_work = ev->when;
+        } else {
+            eng->last_work = ev->when;   /* the watchdog's own wake-ups are not work */
         }
-        if (G_LIKELY(ev != &eng->watchdog_ev))
-            eng->last_work = ev->when;
         eng->events++;               /* kept current: a warm-up reset reads it mid-run */
         ev->fn(ev);
         n++;

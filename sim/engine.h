@@ -158,8 +158,36 @@ struct Engine {
 void sim_engine_init(Engine *eng);
 void sim_engine_destroy(Engine *eng);
 
-/* Schedules ev at tick `when` (>= now) with priority prio. ev must not be scheduled. */
-void sim_schedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
+/* Schedules ev at tick `when` (>= now) with priority prio. ev must not be scheduled. The
+ * common case, an event within the timing window, is inline: it goes to the tail of its tick's
+ * slot, after the last event of its priority or lower (engine.c). */
+void sim_schedule_far(Engine *eng, SimEvent *ev, Tick when, SimPriority prio);
+static inline void sim_schedule(Engine *eng, SimEvent *ev, Tick when, SimPriority prio)
+{
+    g_assert(ev->link.next == NULL && when >= eng->now);
+    if (G_UNLIKELY(when - eng->pos >= SIM_WINDOW || prio == SIM_PRI_STATS)) {
+        sim_schedule_far(eng, ev, when, prio);          /* beyond the window, before it, STATS */
+        return;
+    }
+    ev->when = when;
+    ev->prio = (uint8_t)prio;
+    eng->pending++;
+    eng->near++;
+    SimWheel *w = eng->wheel;
+    unsigned s = (unsigned)(when & (SIM_WINDOW - 1));
+    SimLink *sent = &w->slot[s], *at = sent->prev;
+    if (at == sent) {                                   /* the slot was empty */
+        w->bits[s / 64] |= 1ull << (s % 64);
+        w->summary |= 1ull << (s / 64);
+    } else {
+        while (at != sent && ((SimEvent *)(void *)at)->prio > prio)
+            at = at->prev;
+    }
+    ev->link.prev = at;
+    ev->link.next = at->next;
+    at->next->prev = &ev->link;
+    at->next = &ev->link;
+}
 /* Removes a scheduled event. */
 void sim_deschedule(Engine *eng, SimEvent *ev);
 /* Moves an event (scheduled or not) to a new time. */

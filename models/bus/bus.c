@@ -11,6 +11,14 @@
  * wait for data; a block with a transaction in flight gets no new one (its requests wait), so
  * transactions are atomic per block. The bus also holds the functional memory: the values that
  * memory supplies and that write-backs update; LLC and DRAM give only the timing.
+ *
+ * Filtered snoops (snoop_filter, on by default): the caches tell the bus which blocks they hold
+ * (snoopfilter.h), so ordering a request snoops the requester and the holders only, not every
+ * cache. A cache that holds nothing of the block would have answered with nothing (its I state
+ * takes another cache's request with no action); the bus counts those snoops for it, and the
+ * cache reports them as its I.Other_* transitions. Timing is unchanged (the address phase is
+ * what it always was): the filter saves host time only, and every statistic is the same with it
+ * on or off.
  */
 #include "bus.h"
 #include "../mem/linkcheck.h"
@@ -20,11 +28,13 @@
 
 #include "../../sim/error.h"
 #include "busmsg.h"
+#include "snoopfilter.h"
 #include "../mem/funcmem.h"
 
 typedef struct {
     uint64_t latency, width, c2c_latency, outstanding, line;
     int arbitration, mode;
+    bool snoop_filter;
 } BusParams;
 
 enum { ARB_RR, ARB_FIFO };
@@ -55,6 +65,7 @@ struct Bus {
     int nports, nbanks;
     Port **cpu, **mem;
     Msg **qhead, **qtail;       /* per-port request FIFOs (linked through next_free) */
+    uint64_t *qmask;            /* bit per port: its FIFO holds a request */
     uint32_t queued;
     int rr_next;
     Txn *txn;
@@ -70,6 +81,15 @@ struct Bus {
     uint64_t writebacks, invalidations, addr_busy, data_busy, exclusive_grants;
     uint64_t nacks;             /* requests refused (HTM responder wins); a stat only when > 0 */
     SimHist wait, latency;
+    /* the snoop filter (snoopfilter.h): which caches hold a block; ports that accepted the
+     * filter (sf_joined) are snooped only when they hold it, the others always */
+    SnoopFilter sf;
+    bool sf_on;
+    uint64_t *sf_joined;        /* bit per cpu_side port */
+    uint64_t *sf_set;           /* scratch: the ports one request snoops */
+    uint64_t sf_ordered[BUS_KINDS];   /* requests ordered, by kind (the filter's own count) */
+    uint64_t *sf_requested;     /* [port * BUS_KINDS + kind]: ordered requests of that port */
+    uint64_t *sf_snooped;       /* [port * BUS_KINDS + kind]: others' requests it was snooped for */
 };
 
 static const char *const arb_choices[] = { "rr", "fifo", NULL };
@@ -98,6 +118,10 @@ static const ParamSpec bus_params[] = {
     { .name = "line", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
       .min = 8, .max = 4096, .doc = "coherence block size (the caches' line)",
       .offset = offsetof(BusParams, line) },
+    { .name = "snoop_filter", .type = PARAM_BOOL, .def = "true",
+      .doc = "snoop only the caches that hold the block (the caches keep the filter exact; "
+      "host time only: timing and every statistic are the same either way)",
+      .offset = offsetof(BusParams, snoop_filter) },
     PARAM_END,
 };
 
@@ -235,13 +259,50 @@ static void memory_writeback(Bus *b, uint64_t block, const uint8_t *data)
     sim_port_send(&b->base, bank_port(b, block), m, 0);
 }
 
+/* The ports a request for t->block snoops: the requester, the holders of the block, and every
+ * port that did not accept the filter; every port without the filter. In b->sf_set, a copy:
+ * caches that take or drop blocks while being snooped change the table, not the set. */
+static const uint64_t *snoop_set(Bus *b, const Txn *t)
+{
+    uint32_t words = (uint32_t)(b->nports + 63) / 64;
+    uint64_t *set = b->sf_set;
+    if (!b->sf_on) {
+        memset(set, 0xff, words * sizeof(uint64_t));
+        return set;
+    }
+    if (!sf_holders(&b->sf, t->block, set))
+        memset(set, 0, words * sizeof(uint64_t));
+    for (uint32_t w = 0; w < words; w++)
+        set[w] |= ~b->sf_joined[w];
+    set[t->req / 64] |= 1ull << (t->req % 64);
+    return set;
+}
+
+/* The first port of a port bit set at or after `from`, or -1 (snoops go in port order, as
+ * without the filter). */
+static inline int snoop_next(const Bus *b, const uint64_t *set, int from)
+{
+    if (from >= b->nports)
+        return -1;
+    int w = from / 64;
+    uint64_t x = set[w] & (~0ull << (from % 64));
+    while (!x) {
+        if (++w * 64 >= b->nports)
+            return -1;
+        x = set[w];
+    }
+    int i = w * 64 + __builtin_ctzll(x);
+    return i < b->nports ? i : -1;
+}
+
 /* HTM responder wins (models/cache/htm.h): before ordering, asks every other cache whether it
  * refuses the request; if one does, nothing is ordered and the requester gets BUS_NACKED and
  * sends the request again. */
 static bool refused(Bus *b, Txn *t)
 {
     Msg *s = b->snoop;
-    for (int i = 0; i < b->nports; i++) {
+    const uint64_t *set = snoop_set(b, t);
+    for (int i = snoop_next(b, set, 0); i >= 0; i = snoop_next(b, set, i + 1)) {
         if (i == t->req)
             continue;
         s->cmd = MSG_BUS_SNOOP;
@@ -287,10 +348,16 @@ static void order_event(SimEvent *ev)
     b->by_kind[t->kind]++;
     if (t->req_flags & BUSF_UPGRADE)
         b->upgrades++;
-    /* every cache snoops the request at this instant */
+    /* every cache snoops the request at this instant (those that hold nothing of the block
+     * are counted instead: snoopfilter.h) */
     Msg *s = b->snoop;
     unsigned any = 0;
-    for (int i = 0; i < b->nports; i++) {
+    const uint64_t *set = snoop_set(b, t);
+    b->sf_ordered[t->kind]++;
+    b->sf_requested[t->req * BUS_KINDS + t->kind]++;
+    for (int i = snoop_next(b, set, 0); i >= 0; i = snoop_next(b, set, i + 1)) {
+        if (i != t->req)
+            b->sf_snooped[i * BUS_KINDS + t->kind]++;
         s->cmd = MSG_BUS_SNOOP;
         bus_msg(s)->addr = t->block;
         bus_msg(s)->kind = (uint64_t)t->kind;
@@ -353,26 +420,69 @@ static void order_event(SimEvent *ev)
     }
 }
 
-static bool eligible(const Bus *b, const Msg *m) { return !block_busy(b, bus_msg_c(m)->addr); }
+/* Whether m's block may get a transaction now: one memo per arbitration, since the requests
+ * that wait are mostly for the same few blocks (false sharing: all of them for one). */
+typedef struct {
+    uint64_t block;
+    bool valid, busy;
+} BusyMemo;
 
-/* Picks the next request to grant, or -1; *prev is set to the predecessor in its queue. */
+static inline bool eligible(const Bus *b, const Msg *m, BusyMemo *memo)
+{
+    uint64_t block = bus_msg_c(m)->addr;
+    if (!memo->valid || memo->block != block) {
+        memo->block = block;
+        memo->busy = block_busy(b, block);
+        memo->valid = true;
+    }
+    return !memo->busy;
+}
+
+/* The next port at or after `from`, cyclically, with a request queued; -1 if none. */
+static inline int queued_next(const Bus *b, int from)
+{
+    int n = b->nports, w = from / 64;
+    uint64_t x = b->qmask[w] & (~0ull << (from % 64));
+    for (int seen = 0; seen <= n / 64 + 1; seen++) {
+        if (x) {
+            int i = w * 64 + __builtin_ctzll(x);
+            if (i < n)
+                return i;
+        }
+        w = (w + 1) * 64 >= n ? 0 : w + 1;
+        x = b->qmask[w];
+    }
+    return -1;
+}
+
+/* Picks the next request to grant, or -1. Round-robin: the first port from rr_next on, in
+ * cyclic order, with an eligible request (its oldest eligible one); FIFO: the oldest eligible
+ * request of all, the lowest port on a tie. Only ports with requests are visited. */
 static int arbitrate(Bus *b, Msg **picked)
 {
     int best = -1;
     Msg *bm = NULL;
+    BusyMemo memo = { 0 };
+    if (b->queued == 0) {
+        *picked = NULL;
+        return -1;
+    }
     if (b->p.arbitration == ARB_RR) {
-        for (int k = 0; k < b->nports && best < 0; k++) {
-            int i = (b->rr_next + k) % b->nports;
+        int first = queued_next(b, b->rr_next);
+        for (int i = first, visited = 0; i >= 0 && best < 0 && visited < b->nports; visited++) {
             for (Msg *m = b->qhead[i]; m; m = m->next_free)
-                if (eligible(b, m)) {
+                if (eligible(b, m, &memo)) {
                     best = i, bm = m;
                     break;
                 }
+            i = queued_next(b, (i + 1) % b->nports);
+            if (i == first)
+                break;
         }
     } else {
-        for (int i = 0; i < b->nports; i++)
+        for (int i = snoop_next(b, b->qmask, 0); i >= 0; i = snoop_next(b, b->qmask, i + 1))
             for (Msg *m = b->qhead[i]; m; m = m->next_free)
-                if (eligible(b, m) && (!bm || m->issued < bm->issued)) {
+                if (eligible(b, m, &memo) && (!bm || m->issued < bm->issued)) {
                     best = i, bm = m;
                     break;
                 }
@@ -392,6 +502,8 @@ static void queue_remove(Bus *b, int port, Msg *m)
     if (b->qtail[port] == m)
         b->qtail[port] = prev;
     b->queued--;
+    if (!b->qhead[port])
+        b->qmask[port / 64] &= ~(1ull << (port % 64));
 }
 
 static uint64_t bus_tick(Component *c)
@@ -434,9 +546,40 @@ static uint64_t bus_tick(Component *c)
     return 0;
 }
 
+/* An express BUS_FILTER call from a cache (busmsg.h). */
+static void filter_call(Bus *b, int port, Msg *m)
+{
+    uint64_t bit = 1ull << (port % 64);
+    switch (bus_msg(m)->kind) {
+    case BUS_SF_ADD:
+        if (b->sf_on && (b->sf_joined[port / 64] & bit))
+            (void)sf_add(&b->sf, bus_msg(m)->addr, (uint32_t)port);   /* bus_footprint bounds it */
+        break;
+    case BUS_SF_REMOVE:
+        if (b->sf_on && (b->sf_joined[port / 64] & bit))
+            sf_remove(&b->sf, bus_msg(m)->addr, (uint32_t)port);
+        break;
+    case BUS_SF_SKIPPED: {
+        uint64_t k = bus_msg(m)->tag;
+        g_assert(k < BUS_KINDS);
+        bus_msg(m)->who = !(b->sf_joined[port / 64] & bit) ? 0 :
+            b->sf_ordered[k] - b->sf_requested[port * BUS_KINDS + k] -
+            b->sf_snooped[port * BUS_KINDS + k];
+        break;
+    }
+    default:
+        g_error("%s: unexpected snoop-filter call %" G_GUINT64_FORMAT " from port %d",
+                b->base.name, bus_msg(m)->kind, port);
+    }
+}
+
 static void bus_recv(Component *c, Port *port, Msg *m)
 {
     Bus *b = (Bus *)c;
+    if (G_UNLIKELY(m->cmd == MSG_BUS_FILTER)) {
+        filter_call(b, port->slot, m);
+        return;
+    }
     if (port->spec == 1) {                          /* mem_side: LLC answered a read */
         g_assert(m->cmd == MSG_READ_RESP && mem_msg(m)->tag < b->p.outstanding);
         Txn *t = &b->txn[mem_msg(m)->tag];
@@ -455,6 +598,7 @@ static void bus_recv(Component *c, Port *port, Msg *m)
     else
         b->qhead[i] = m;
     b->qtail[i] = m;
+    b->qmask[i / 64] |= 1ull << (i % 64);
     b->queued++;
     sim_component_wake(c);
 }
@@ -482,6 +626,7 @@ static bool bus_realize(Component *c, GError **error)
         b->mem[i] = sim_port(c, "mem_side", i);
     b->qhead = g_new0(Msg *, b->nports);
     b->qtail = g_new0(Msg *, b->nports);
+    b->qmask = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
     b->txn = g_new0(Txn, b->p.outstanding);
     for (uint32_t i = 0; i < b->p.outstanding; i++) {
         sim_event_init(&b->txn[i].ev, txn_event, &b->txn[i]);
@@ -493,7 +638,59 @@ static bool bus_realize(Component *c, GError **error)
     b->snoop = sim_msg_alloc(c->sim);
     b->line_shift = (uint32_t)__builtin_ctzll(b->p.line);
     b->mem_pages = funcmem_new();
+    uint32_t words = (uint32_t)(b->nports + 63) / 64;
+    b->sf_joined = g_new0(uint64_t, words);
+    b->sf_set = g_new0(uint64_t, words);
+    b->sf_requested = g_new0(uint64_t, (size_t)b->nports * BUS_KINDS);
+    b->sf_snooped = g_new0(uint64_t, (size_t)b->nports * BUS_KINDS);
     return true;
+}
+
+/* What the bus holds at most: the snoop filter's table, which has an entry per block held by a
+ * cache and at most twice as many slots, so it is bounded by the lines of the caches on the bus
+ * (read from their parameters: they are wired by now). */
+static uint64_t bus_footprint(const Component *c, const char **key)
+{
+    const Bus *b = (const Bus *)c;
+    *key = "snoop_filter";
+    if (!b->p.snoop_filter)
+        return 0;
+    uint64_t lines = 0, ports = 0;
+    for (guint i = 0; i < c->ports->len; i++) {
+        const Port *p = g_ptr_array_index(c->ports, i);
+        uint64_t size, line;
+        if (p->spec != 0 || !p->peer)
+            continue;
+        ports++;
+        if (sim_component_param_u64(p->peer->owner, "size", &size) &&
+            sim_component_param_u64(p->peer->owner, "line", &line) && line > 0)
+            lines += size / line;
+    }
+    uint64_t slots = 1024;
+    while (slots < 2 * lines)
+        slots *= 2;
+    return slots * (1 + (ports + 63) / 64) * sizeof(uint64_t);
+}
+
+/* Offers the snoop filter to every cache; those that keep it exact accept (busmsg.h). */
+static void bus_start(Component *c)
+{
+    Bus *b = (Bus *)c;
+    if (!b->p.snoop_filter)
+        return;
+    sf_init(&b->sf, (uint32_t)b->nports);
+    b->sf_on = true;
+    Msg *m = b->snoop;
+    for (int i = 0; i < b->nports; i++) {
+        m->cmd = MSG_BUS_FILTER;
+        m->flags = 0;
+        bus_msg(m)->kind = BUS_SF_OFFER;
+        sim_port_call(c, b->cpu[i], m);
+        if (m->flags & BUSF_SF_ACCEPT)
+            b->sf_joined[i / 64] |= 1ull << (i % 64);
+    }
+    m->cmd = 0;
+    m->flags = 0;
 }
 
 static void bus_finalize(Component *c)
@@ -506,8 +703,15 @@ static void bus_finalize(Component *c)
     g_free(b->mem);
     g_free(b->qhead);
     g_free(b->qtail);
+    g_free(b->qmask);
     if (b->mem_pages)
         g_hash_table_destroy(b->mem_pages);
+    if (b->sf_on)
+        sf_free(&b->sf);
+    g_free(b->sf_joined);
+    g_free(b->sf_set);
+    g_free(b->sf_requested);
+    g_free(b->sf_snooped);
 }
 
 static void bus_dump(Component *c, GString *out)
@@ -559,6 +763,8 @@ const ComponentClass bus_class = {
     .ports = bus_ports,
     .stats = bus_stats,
     .realize = bus_realize,
+    .footprint = bus_footprint,
+    .start = bus_start,
     .tick = bus_tick,
     .recv = bus_recv,
     .dump = bus_dump,
@@ -570,7 +776,7 @@ const ComponentClass bus_class = {
 
 /* ---- the bus message family (busmsg.h) ---- */
 static const char *const bus_cmd_names[BUS_CMDS] = {
-    [BUS_REQ] = "req", [BUS_SNOOP] = "snoop", [BUS_DATA] = "data",
+    [BUS_REQ] = "req", [BUS_SNOOP] = "snoop", [BUS_DATA] = "data", [BUS_FILTER] = "filter",
 };
 const MsgFamily bus_msg_family = {
     .name = "bus", .id = MSG_FAM_BUS, .payload = sizeof(BusPayload),

@@ -5,6 +5,9 @@
  *        answers in msg->flags (SNOOP_*) and, when it supplies or writes back, copies its line
  *        into msg->data
  *   bus --BUS_DATA(excl)--> requester          the line arrives (msg->data), for GetS/GetM
+ *   cache ==BUS_FILTER(add/remove, block)==> bus   synchronously, when a block enters or leaves
+ *        the cache (a frame in a state other than I), so that the bus's snoop filter snoops only
+ *        the caches that hold a block (models/bus/snoopfilter.h)
  */
 #ifndef ARCHSIM_BUSMSG_H
 #define ARCHSIM_BUSMSG_H
@@ -12,10 +15,11 @@
 #include "../../sim/component.h"
 #include "../msgfam.h"
 
-typedef enum { BUS_REQ, BUS_SNOOP, BUS_DATA, BUS_CMDS } BusCmd;
+typedef enum { BUS_REQ, BUS_SNOOP, BUS_DATA, BUS_FILTER, BUS_CMDS } BusCmd;
 #define MSG_BUS_REQ MSG_CMD(MSG_FAM_BUS, BUS_REQ)
 #define MSG_BUS_SNOOP MSG_CMD(MSG_FAM_BUS, BUS_SNOOP)
 #define MSG_BUS_DATA MSG_CMD(MSG_FAM_BUS, BUS_DATA)
+#define MSG_BUS_FILTER MSG_CMD(MSG_FAM_BUS, BUS_FILTER)
 
 typedef enum { BUS_GETS = 0, BUS_GETM = 1, BUS_PUTM = 2, BUS_KINDS } BusKind;
 
@@ -24,7 +28,8 @@ typedef struct {
     uint64_t addr;       /* the block */
     uint64_t tag;        /* REQ: the cache's cookie; DATA: the request's; probe: the age */
     uint64_t kind;       /* REQ, SNOOP: BusKind; DATA: 1 if exclusive */
-    uint64_t who;        /* REQ: transaction age; SNOOP: requester's slot; DATA: data source */
+    uint64_t who;        /* REQ: transaction age; SNOOP: requester's slot; DATA: data source;
+                            FILTER: the answer */
 } BusPayload;
 MSG_PAYLOAD_FITS(BusPayload);
 static inline BusPayload *bus_msg(Msg *m)
@@ -59,5 +64,18 @@ extern const MsgFamily bus_msg_family;
  * (0 memory, 1 another cache, 2 the requester itself, BUS_NACKED: refused, no data: send the
  * request again); tag = the request's tag */
 #define BUS_NACKED 3u
+
+/* BUS_FILTER, always an express call (sim_port_call); kind says which:
+ *   OFFER    bus -> cache, at the start: a cache that keeps the filter exact (it tells every
+ *            block it takes and drops, and its protocol's I state answers every other cache's
+ *            request with no action and no state change) sets BUSF_SF_ACCEPT in flags; the bus
+ *            then snoops it only for the blocks it holds and counts the rest for it
+ *   ADD      cache -> bus: addr = a block the cache now holds (its frame left I)
+ *   REMOVE   cache -> bus: addr = a block it no longer holds (its frame went to I)
+ *   SKIPPED  cache -> bus: tag = a BusKind; who = requests of that kind ordered for other caches
+ *            that the bus did not snoop this cache for (it held nothing of theirs); the cache
+ *            counts them as its I state's Other_* transitions, which they would have been */
+enum { BUS_SF_OFFER, BUS_SF_ADD, BUS_SF_REMOVE, BUS_SF_SKIPPED };
+#define BUSF_SF_ACCEPT 0x2u
 
 #endif

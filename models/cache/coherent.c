@@ -18,6 +18,9 @@
  * accessed since this cache lost the line (Dubois et al., ISCA 1993).
  * A (state, event) pair without a row is a simulator bug: the run aborts naming the component,
  * cycle, address, state and event.
+ * The bus's snoop filter (models/bus/snoopfilter.h) is told of every block that enters or
+ * leaves the cache, so the bus snoops it only for blocks it holds; the snoops it is spared are
+ * the I state's Other_* transitions, counted by the bus and reported here.
  */
 #include "coherent.h"
 #include "../mem/linkcheck.h"
@@ -74,6 +77,10 @@ typedef struct {
     Htm htm;                 /* the transaction, if any (htm.h) */
     uint64_t *trans;         /* nstates * EV_COUNT transition counts */
     uint64_t events[EV_COUNT];
+    uint8_t *pure_hit;       /* [state * 2 + store]: the core's load (store) in that state only
+                                hits: it stays, with permission, and nothing else happens */
+    bool sf;                 /* the bus filters our snoops: tell it what we take and drop */
+    Msg *sf_msg;             /* the express message for that */
     /* stats */
     uint64_t loads, stores, load_hits, store_hits, load_misses, store_misses, upgrade_misses;
     uint64_t stalls, replacements, supplied, invalidated, writebacks, rmws;
@@ -213,7 +220,7 @@ static inline uint8_t *frame_data(Coh *k, const Frame *f)
     return k->data + (size_t)(f - k->frames) * k->p.line;
 }
 
-static Frame *frame_find(Coh *k, uint64_t block)
+static inline Frame *frame_find(Coh *k, uint64_t block)
 {
     Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
     for (uint32_t w = 0; w < k->p.assoc; w++)
@@ -224,13 +231,20 @@ static Frame *frame_find(Coh *k, uint64_t block)
 
 static int coh_id(const Coh *k) { return k->oid; }
 
-static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
+static G_GNUC_NO_INLINE void set_perm_oracle(Coh *k, uint64_t block, int new_state);
+static inline void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
 {
     const ProtoState *s = k->proto->states;
     if (s[new_state].perm == PERM_NONE)
         coh_line_lost(&k->base, k->cpu, &k->at, block);
-    if (!mem_oracle(k->base.sim) || s[old_state].perm == s[new_state].perm)
-        return;
+    if (G_UNLIKELY(s[old_state].perm != s[new_state].perm) && mem_oracle(k->base.sim))
+        set_perm_oracle(k, block, new_state);
+}
+
+/* The reference memory follows every change of a line's permission (SWMR is checked there). */
+static void set_perm_oracle(Coh *k, uint64_t block, int new_state)
+{
+    const ProtoState *s = k->proto->states;
     char *msg = NULL;
     if (!oracle_perm(mem_oracle(k->base.sim), coh_id(k), block >> k->line_shift,
                      (int)s[new_state].perm, &msg))
@@ -240,18 +254,41 @@ static void set_perm(Coh *k, uint64_t block, int old_state, int new_state)
             g_free(msg);
 }
 
+static G_GNUC_NORETURN G_GNUC_NO_INLINE void row_missing(Coh *k, int state, int event,
+                                                         uint64_t block)
+{
+    g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
+            "x: protocol %s has no transition for state %s, event %s",
+            k->base.name, sim_component_cycle(&k->base), block, k->proto->name,
+            k->proto->states[state].name, proto_event_names[event]);
+}
+
 /* Looks up and counts a transition; aborts on a missing cell (a protocol or simulator bug). */
-static const ProtoRow *row_for(Coh *k, int state, int event, uint64_t block)
+static inline const ProtoRow *row_for(Coh *k, int state, int event, uint64_t block)
 {
     int r = proto_lookup(&k->ix, state, event);
     if (G_UNLIKELY(r < 0))
-        g_error("%s: cycle %" G_GUINT64_FORMAT ": block 0x%" G_GINT64_MODIFIER
-                "x: protocol %s has no transition for state %s, event %s",
-                k->base.name, sim_component_cycle(&k->base), block, k->proto->name,
-                k->proto->states[state].name, proto_event_names[event]);
+        row_missing(k, state, event, block);
     k->trans[state * EV_COUNT + event]++;
     k->events[event]++;
     return &k->proto->rows[r];
+}
+
+/* The bus's snoop filter follows which blocks this cache holds: a frame leaving I takes the
+ * block, one entering I drops it (an express call, at the instant of the change). */
+static void sf_tell(Coh *k, unsigned what, uint64_t block)
+{
+    Msg *m = k->sf_msg;
+    m->cmd = MSG_BUS_FILTER;
+    bus_msg(m)->kind = what;
+    bus_msg(m)->addr = block;
+    sim_port_call(&k->base, k->bus, m);
+}
+
+static inline void sf_note(Coh *k, uint64_t block, int old, int now)
+{
+    if (k->sf && (old == k->inv) != (now == k->inv))
+        sf_tell(k, now == k->inv ? BUS_SF_REMOVE : BUS_SF_ADD, block);
 }
 
 /* States and events as enums: names in text, JSON and Perfetto, codes plus translate filters
@@ -539,6 +576,7 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
     f->state = r->next;
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
+    sf_note(k, f->block, old, r->next);
     set_perm(k, f->block, old, r->next);
     if (r->actions & ACT_ISSUE_GETS) {
         bus_request_in(k, f, BUS_GETS, false, 0, tx_age_of(k, m));
@@ -632,6 +670,7 @@ static bool try_access(Coh *k, Msg *m)
             coh_line_lost(&k->base, k->cpu, &k->at, victim->block);
             victim->state = r->next;
             trace_transition(k, victim->block, old, r->next, EV_REPLACEMENT);
+            sf_note(k, victim->block, old, r->next);
             set_perm(k, victim->block, old, r->next);
             if (r->actions & ACT_ISSUE_PUTM) {
                 k->writebacks++;
@@ -709,6 +748,7 @@ static void on_snoop(Coh *k, Msg *s)
     f->state = r->next;
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
+    sf_note(k, f->block, old, r->next);
     set_perm(k, f->block, old, r->next);
     /* a line read by the transaction while its eviction was under way has now left */
     if (G_UNLIKELY(f->txbits) && st[r->next].perm == PERM_NONE)
@@ -748,6 +788,7 @@ static void on_data(Coh *k, Msg *m)
     f->state = r->next;
     f->issued = false;
     trace_transition(k, f->block, old, r->next, ev);
+    sf_note(k, f->block, old, r->next);
     set_perm(k, f->block, old, r->next);
     if (f->coh_pending) {
         f->coh_pending = false;
@@ -765,6 +806,19 @@ static void on_data(Coh *k, Msg *m)
     drain_frame(k, f);
     if (k->wait_head && !f->head)
         retry_waiters(k);
+}
+
+/* The filter may spare this cache a snoop only if its I state takes every other cache's
+ * request with no action and stays I (every table of protocols/ does; a table that did not
+ * would be snooped always). */
+static bool sf_exact(const Coh *k)
+{
+    for (int ev = EV_OTHER_GETS; ev <= EV_OTHER_PUTM; ev++) {
+        int r = proto_lookup(&k->ix, k->inv, ev);
+        if (r < 0 || k->proto->rows[r].next != k->inv || k->proto->rows[r].actions)
+            return false;
+    }
+    return true;
 }
 
 static void coh_recv(Component *c, Port *port, Msg *m)
@@ -793,11 +847,30 @@ static void coh_recv(Component *c, Port *port, Msg *m)
                                    k->p.hit_latency))
                 return;
         }
-        if (m->cmd == MSG_WRITE_REQ) {
+        bool store = m->cmd == MSG_WRITE_REQ;
+        if (store) {
             k->stores++;
             k->rmws += (m->flags & MSG_F_RMW) != 0;
         } else
             k->loads++;
+        if (G_LIKELY(!k->wait_head)) {
+            /* a hit that changes nothing but the data: what try_access and fire_core_event
+             * would do for it, without their other cases */
+            Frame *f = frame_find(k, mem_msg(m)->addr & ~(k->p.line - 1));
+            if (f && !f->head && k->pure_hit[f->state * 2 + store]) {
+                int ev = store ? EV_STORE : EV_LOAD;
+                k->trans[f->state * EV_COUNT + ev]++;
+                k->events[ev]++;
+                if (store)
+                    k->store_hits++;
+                else
+                    k->load_hits++;
+                if (k->p.classify)
+                    coh_class_touch(&k->mc, f->block);
+                perform(k, f, m, k->p.hit_latency);
+                return;
+            }
+        }
         if (k->wait_head || !try_access(k, m)) {
             coh_op_push(&k->wait_head, &k->wait_tail, m);
             k->waiting++;
@@ -806,6 +879,21 @@ static void coh_recv(Component *c, Port *port, Msg *m)
     }
     if (m->cmd == MSG_BUS_SNOOP) {
         on_snoop(k, m);
+        return;
+    }
+    if (m->cmd == MSG_BUS_FILTER) {          /* the bus offers its snoop filter */
+        g_assert(bus_msg(m)->kind == BUS_SF_OFFER);
+        if (sf_exact(k)) {
+            k->sf = true;
+            if (!k->sf_msg)
+                k->sf_msg = sim_msg_alloc(c->sim);
+            m->flags |= BUSF_SF_ACCEPT;
+            /* what we hold already (nothing, at the start) */
+            uint64_t lines = k->p.size / k->p.line;
+            for (uint64_t i = 0; i < lines; i++)
+                if (k->frames[i].state != k->inv)
+                    sf_tell(k, BUS_SF_ADD, k->frames[i].block);
+        }
         return;
     }
     g_assert(m->cmd == MSG_BUS_DATA);
@@ -838,6 +926,14 @@ static bool coh_realize(Component *c, GError **error)
         return false;
     }
     k->inv = k->proto->initial;
+    k->pure_hit = g_new0(uint8_t, (size_t)k->proto->nstates * 2);
+    for (int st = 0; st < k->proto->nstates; st++)
+        for (int store = 0; store < 2; store++) {
+            int r = proto_lookup(&k->ix, st, store ? EV_STORE : EV_LOAD);
+            k->pure_hit[st * 2 + store] = r >= 0 && k->proto->rows[r].next == st &&
+                                          k->proto->rows[r].actions == ACT_HIT &&
+                                          k->proto->states[st].perm != PERM_NONE;
+        }
     uint64_t lines = k->p.size / k->p.line;
     if (lines < k->p.assoc || lines % k->p.assoc || ((lines / k->p.assoc) & (lines / k->p.assoc - 1))) {
         return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
@@ -881,6 +977,7 @@ static void coh_finalize(Component *c)
     g_free(k->frames);
     g_free(k->data);
     g_free(k->trans);
+    g_free(k->pure_hit);
     coh_class_free(&k->mc);
     htm_free(&k->htm);
 }
@@ -925,12 +1022,30 @@ static void coh_stats_reset(Component *c)
     memset(&k->htm.wset, 0, sizeof k->htm.wset);
 }
 
+/* Snoops of `kind` the bus's filter spared this cache (it held nothing of those blocks): each
+ * would have been an I.Other_* transition (asked of the bus, an express call that only reads). */
+static uint64_t sf_skipped(const Coh *k, unsigned kind)
+{
+    if (!k->sf)
+        return 0;
+    Msg *m = k->sf_msg;
+    m->cmd = MSG_BUS_FILTER;
+    bus_msg(m)->kind = BUS_SF_SKIPPED;
+    bus_msg(m)->tag = kind;
+    bus_msg(m)->who = 0;
+    sim_port_call((Component *)&k->base, k->bus, m);
+    return bus_msg(m)->who;
+}
+
 static void coh_extra_stats(const Component *c, StatSet *out)
 {
     const Coh *k = (const Coh *)c;
     const ProtoTable *t = k->proto;
     if (k->htm.begins || k->htm.nacks_got)  /* only in runs with transactions */
         htm_stats(&k->htm, c->name, out);
+    uint64_t skipped[EV_COUNT] = { 0 };
+    for (int e = EV_OTHER_GETS; e <= EV_OTHER_PUTM; e++)
+        skipped[e] = sf_skipped(k, (unsigned)(BUS_GETS + (e - EV_OTHER_GETS)));
     for (int e = 0; e < EV_COUNT; e++) {
         bool used = false;
         for (int r = 0; r < t->nrows; r++)
@@ -938,7 +1053,7 @@ static void coh_extra_stats(const Component *c, StatSet *out)
         if (!used)
             continue;
         char *n = g_strdup_printf("%s.L1Cache_Controller.%s", c->name, proto_event_names[e]);
-        stats_add_u64(out, n, k->events[e], "count", "events of this kind");
+        stats_add_u64(out, n, k->events[e] + skipped[e], "count", "events of this kind");
         g_free(n);
     }
     for (int r = 0; r < t->nrows; r++) {
@@ -947,7 +1062,8 @@ static void coh_extra_stats(const Component *c, StatSet *out)
                                   proto_event_names[row->event]);
         char *d = g_strdup_printf("transitions %s -> %s", t->states[row->state].name,
                                   t->states[row->next].name);
-        stats_add_u64(out, n, k->trans[row->state * EV_COUNT + row->event], "count", d);
+        stats_add_u64(out, n, k->trans[row->state * EV_COUNT + row->event] +
+                      (row->state == k->inv ? skipped[row->event] : 0), "count", d);
         g_free(n);
         g_free(d);
     }

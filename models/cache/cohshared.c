@@ -2,15 +2,17 @@
  * controllers (coherent.c snooping, ../dir/dircache.c directory); see cohshared.h.
  */
 #include "cohshared.h"
+#include "../mem/bytes.h"
 #include "../mem/memmsg.h"
 
 #include "../../sim/error.h"
 
-static void coh_check_load(Component *c, Oracle *o, int who, uint64_t addr, uint32_t n,
-                           uint64_t v, const char *state)
+/* The load check of the reference memory (o is the oracle, non-NULL only with checks on). */
+static G_GNUC_NO_INLINE void coh_check_load(Component *c, Oracle *o, int who, uint64_t addr,
+                                            uint32_t n, uint64_t v, const char *state)
 {
     char *msg = NULL;
-    if (o && !oracle_check_load(o, who, addr, n < 8 ? n : 8, v, &msg)) {
+    if (!oracle_check_load(o, who, addr, n < 8 ? n : 8, v, &msg)) {
         sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CHECK,
                                      "cycle %" G_GUINT64_FORMAT ": %s: %s (state %s)",
                                      sim_component_cycle(c), c->name, msg, state));
@@ -25,10 +27,9 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
 {
     g_assert(n <= 8);
     Oracle *o = mem_oracle(c->sim);
-    uint64_t old = 0;
-    for (uint32_t i = 0; i < n; i++)
-        old |= (uint64_t)d[i] << (8 * i);
-    coh_check_load(c, o, who, mem_msg(m)->addr, n, old, state);
+    uint64_t old = mem_load_le(d, n);
+    if (o)
+        coh_check_load(c, o, who, mem_msg(m)->addr, n, old, state);
     uint64_t mask = n < 8 ? (1ull << (8 * n)) - 1 : ~0ull;
     uint64_t nv = mem_msg(m)->value;
     bool done = true;
@@ -48,20 +49,16 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
                 MSG_RMW_OP(m->flags));
     }
     nv &= mask;
-    for (uint32_t i = 0; i < n; i++)
-        d[i] = (uint8_t)(nv >> (8 * i));
+    mem_store_le(d, nv, n);
     if (o)
         oracle_store(o, who, mem_msg(m)->addr, n, nv);
     mem_msg(m)->value = old;
     mem_msg(m)->arg = done ? 1 : 0;
 }
 
-static uint64_t coh_read_bytes(const uint8_t *d, uint32_t n)
+static inline uint64_t coh_read_bytes(const uint8_t *d, uint32_t n)
 {
-    uint64_t v = 0;
-    for (uint32_t i = 0; i < n && i < 8; i++)
-        v |= (uint64_t)d[i] << (8 * i);
-    return v;
+    return mem_load_le(d, n < 8 ? n : 8);
 }
 
 bool coh_atomics_arrive(Component *c, Port *cpu, CohAtomics *a, Msg *m, uint64_t block,
@@ -146,15 +143,38 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
 {
     uint8_t *d = line + (mem_msg(m)->addr - block);
     uint32_t n = m->size ? m->size : 1;
+    if (G_LIKELY(!(m->flags & (MSG_F_SC | MSG_F_RMW | MSG_F_LL)))) {
+        /* a plain load or store: one word-wide access; the reference memory only when checks
+         * are on (mem_oracle is NULL otherwise) */
+        Oracle *o = mem_oracle(c->sim);
+        if (m->cmd == MSG_WRITE_REQ) {
+            if (G_LIKELY(n <= 8))
+                mem_store_le(d, mem_msg(m)->value, n);
+            else
+                mem_fill_le(d, mem_msg(m)->value, n);
+            if (G_UNLIKELY(o != NULL))
+                for (uint32_t i = 0; i < n; i += 8)
+                    oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
+                                 mem_msg(m)->value);
+            m->cmd = MSG_WRITE_RESP;
+        } else {
+            uint64_t v = coh_read_bytes(d, n);
+            if (G_UNLIKELY(o != NULL))
+                coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
+            mem_msg(m)->value = v;
+            m->cmd = MSG_READ_RESP;
+        }
+        sim_port_send(c, cpu, m, delay);
+        return;
+    }
     Oracle *o = mem_oracle(c->sim);
-    if (G_UNLIKELY(m->flags & MSG_F_SC)) {
+    if (m->flags & MSG_F_SC) {
         g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
         bool ok = a->resv && a->resv_block == block;
         a->resv = false;
         uint64_t old = coh_read_bytes(d, n);
         if (ok) {
-            for (uint32_t i = 0; i < n; i++)
-                d[i] = (uint8_t)(mem_msg(m)->value >> (8 * i));
+            mem_store_le(d, mem_msg(m)->value, n);
             if (o)
                 oracle_store(o, who, mem_msg(m)->addr, n, mem_msg(m)->value);
             a->sc_success++;
@@ -168,8 +188,10 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
     } else if (m->cmd == MSG_WRITE_REQ) {
-        for (uint32_t i = 0; i < n; i++)
-            d[i] = (uint8_t)(mem_msg(m)->value >> (8 * (i % 8)));
+        if (n <= 8)
+            mem_store_le(d, mem_msg(m)->value, n);
+        else
+            mem_fill_le(d, mem_msg(m)->value, n);
         if (o)
             for (uint32_t i = 0; i < n; i += 8)
                 oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
@@ -177,7 +199,8 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         m->cmd = MSG_WRITE_RESP;
     } else {
         uint64_t v = coh_read_bytes(d, n);
-        coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
+        if (o)
+            coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
         mem_msg(m)->value = v;
         m->cmd = MSG_READ_RESP;
         if (G_UNLIKELY(m->flags & MSG_F_LL) && readable) {

@@ -39,6 +39,8 @@ typedef struct {
     Component base;
     PatParams p;
     Port *dc;
+    uint64_t word_idx;       /* issued % words, kept as a counter */
+    uint64_t store_below;    /* private: a draw below this (of 10^6) is a store */
     uint64_t issued, done_ops, cycle_done;
     bool waiting, rmw_store, finished;
     uint64_t rmw_addr;
@@ -120,13 +122,15 @@ static void pat_next(Component *c, uint64_t delay)
         return;
     }
     int me = c->index < 0 ? 0 : c->index;
-    uint64_t w = k->issued % k->p.words, word = k->p.word, base = k->p.base;
+    uint64_t w = k->word_idx, word = k->p.word, base = k->p.base;
+    if (++k->word_idx == k->p.words)
+        k->word_idx = 0;
     uint64_t addr;
     bool store = false, rmw = false;
     switch (k->p.pattern) {
     case PAT_PRIVATE:
         addr = base + (uint64_t)me * k->p.words * k->p.spacing + w * k->p.spacing;
-        store = sim_rng_below(&c->rng, 1000000) < (uint64_t)(k->p.write_ratio * 1000000);
+        store = sim_rng_below(&c->rng, 1000000) < k->store_below;
         break;
     case PAT_SHARED_RO:
         addr = base + w * word;
@@ -191,6 +195,7 @@ static bool pat_realize(Component *c, GError **error)
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "dcache is not connected");
         return false;
     }
+    k->store_below = (uint64_t)(k->p.write_ratio * 1000000);
     if (k->p.base % k->p.word || k->p.spacing % k->p.word) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "base and spacing must be multiples of word (%" G_GUINT64_FORMAT " B)",
