@@ -393,6 +393,40 @@ static const char *lackey_odd_line(LackeyReader *r, const char *p, uint64_t line
     return NULL;
 }
 
+/* Eight hex digits at p followed by ',' (lackey's %08lx for every address below 2^32), eight
+ * bytes at a time: true and the value in *v when p holds exactly that. The byte-range test is
+ * Bit Twiddling Hacks' hasbetween, exact per ASCII byte. */
+#define LK_ONES 0x0101010101010101ull
+#define LK_HIGH 0x8080808080808080ull
+static inline uint64_t lackey_bytes_between(uint64_t x, uint64_t m, uint64_t n)
+{
+    /* bit 7 of each byte b of x set iff m < b < n (m <= 127, n <= 128) */
+    uint64_t low = x & (LK_ONES * 127);
+    return ((LK_ONES * (127 + n) - low) & ~x & (low + LK_ONES * (127 - m))) & LK_HIGH;
+}
+static inline bool lackey_hex8(const char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (p[8] != ',')
+        return false;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    uint64_t hex = lackey_bytes_between(x, '0' - 1, '9' + 1) |
+                   lackey_bytes_between(x | 0x2020202020202020ull, 'a' - 1, 'f' + 1);
+    if (hex != LK_HIGH)
+        return false;
+    uint64_t t = (x & (LK_ONES * 0x0f)) + 9 * ((x >> 6) & LK_ONES);   /* each byte: 0..15 */
+    t = __builtin_bswap64(t);                                          /* first digit on top */
+    t = (t | (t >> 4)) & 0x00ff00ff00ff00ffull;
+    t = (t | (t >> 8)) & 0x0000ffff0000ffffull;
+    *v = (t | (t >> 16)) & 0xffffffffull;
+    return true;
+#else
+    (void)p, (void)v;
+    return false;
+#endif
+}
+
 size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
 {
     g_return_val_if_fail(r != NULL, 0);
@@ -438,9 +472,13 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
         const char *digits = p;
         uint64_t addr = 0;
         unsigned d;
-        while ((d = lackey_hex_of[(unsigned char)*p]) != 0) {
-            addr = (addr << 4) | (d - 1);
-            p++;
+        if (G_LIKELY(lackey_hex8(p, &addr))) {
+            p += 8;
+        } else {
+            while ((d = lackey_hex_of[(unsigned char)*p]) != 0) {
+                addr = (addr << 4) | (d - 1);
+                p++;
+            }
         }
         if (G_UNLIKELY(p == digits || p - digits > LACKEY_MAX_HEX || *p != ',')) {
             if (p == digits) {

@@ -20,13 +20,17 @@
 /* One cache level. Each set is `assoc` block numbers (address >> line_bits), most recently used
  * first, so LRU is "move to front" and the victim is the last slot:
  *
- *   tags: | set 0: MRU ... LRU | set 1: MRU ... LRU | ... |     (sets * assoc uint64_t)
+ *   tags: | set 0: MRU ... LRU | set 1: MRU ... LRU | ... |     (sets * assoc tags)
  *
  * The tag is the whole block number, not just the bits above the index: cachegrind does the same,
  * which keeps the compare simple. Tags start at 0, so block 0 "hits" in a cold cache, exactly
- * like cachegrind. */
+ * like cachegrind. While every block number seen fits in 32 bits (addresses below 2^38 with
+ * 64-byte lines: all of a program's under valgrind on x86-64) the tags are 32-bit, half the
+ * memory a set's lookup touches (a 16-way LL set is one host cache line); the first larger block
+ * widens the whole store to 64 bits, value for value, so the answer is the same either way. */
 typedef struct {
-    uint64_t *tags;
+    uint32_t *tags32;    /* the tag store while narrow */
+    uint64_t *tags;      /* ... once wide (NULL before) */
     uint64_t set_mask;   /* sets - 1 (sets is a power of two) */
     uint32_t assoc;
     uint32_t line_bits;
@@ -38,7 +42,7 @@ struct CgSim {
      * reports at full size) to the smallest line size and never sees a plain access wider than
      * that, so clamping every size to it is exact and bounds a reference to two lines. */
     uint32_t max_size;
-    CgCounts n;
+    uint64_t acc[4], miss1[4], missll[4];   /* by MemRefKind: accesses, L1 and LL misses */
 };
 
 static bool cg_is_pow2(uint64_t x)
@@ -140,8 +144,8 @@ static bool cg_cache_init(CgCache *c, const CgGeom *g, const char *name, GError 
         return false;
     }
     uint64_t sets = g->size / ((uint64_t)g->assoc * g->line);
-    c->tags = g_try_new0(uint64_t, sets * g->assoc);
-    if (c->tags == NULL) {
+    c->tags32 = g_try_new0(uint32_t, sets * g->assoc);
+    if (c->tags32 == NULL) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_SOFTWARE,
                     "%s: out of memory for %" G_GUINT64_FORMAT " tags", name, sets * g->assoc);
         return false;
@@ -150,6 +154,17 @@ static bool cg_cache_init(CgCache *c, const CgGeom *g, const char *name, GError 
     c->assoc = g->assoc;
     c->line_bits = cg_log2(g->line);
     return true;
+}
+
+/* A block number past 32 bits: the store becomes 64-bit, every tag kept. */
+static G_GNUC_NO_INLINE void cg_cache_widen(CgCache *c)
+{
+    uint64_t n = (c->set_mask + 1) * c->assoc;
+    c->tags = g_new(uint64_t, n);
+    for (uint64_t i = 0; i < n; i++)
+        c->tags[i] = c->tags32[i];
+    g_free(c->tags32);
+    c->tags32 = NULL;
 }
 
 CgSim *cgsim_new(const CgGeom *i1, const CgGeom *d1, const CgGeom *ll, GError **error)
@@ -173,34 +188,50 @@ void cgsim_free(CgSim *s)
     g_free(s->i1.tags);
     g_free(s->d1.tags);
     g_free(s->ll.tags);
+    g_free(s->i1.tags32);
+    g_free(s->d1.tags32);
+    g_free(s->ll.tags32);
     g_free(s);
 }
 
 /* Looks block up in its set and makes it the MRU entry; true on a miss (the LRU entry is then
  * dropped). One pass: each slot is shifted down while searching, so a hit at depth i costs i
- * moves and a miss costs assoc - 1, with no second loop. */
-static inline bool cg_set_is_miss(CgCache *c, uint64_t block)
+ * moves and a miss costs assoc - 1, with no second loop. The same for both tag widths. */
+#define CG_SET_IS_MISS(T, set, assoc, block)                                                  \
+    do {                                                                                      \
+        T prev_ = (set)[0];                                                                   \
+        if (prev_ == (block))                                                                 \
+            return false;   /* the common case: same line as the last access to this set */ \
+        for (uint32_t i_ = 1; i_ < (assoc); i_++) {                                           \
+            T cur_ = (set)[i_];                                                               \
+            (set)[i_] = prev_;                                                                \
+            if (cur_ == (block)) {                                                            \
+                (set)[0] = (block);                                                           \
+                return false;                                                                 \
+            }                                                                                 \
+            prev_ = cur_;                                                                     \
+        }                                                                                     \
+        (set)[0] = (block);                                                                   \
+        return true;                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) bool cg_set_is_miss(CgCache *c, uint64_t block)
 {
-    uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
-    uint64_t prev = set[0];
-    if (prev == block)
-        return false;   /* the common case: same line as the last access to this set */
-    for (uint32_t i = 1; i < c->assoc; i++) {
-        uint64_t cur = set[i];
-        set[i] = prev;
-        if (cur == block) {
-            set[0] = block;
-            return false;
+    if (G_LIKELY(c->tags32 != NULL)) {
+        if (G_LIKELY(block <= UINT32_MAX)) {
+            uint32_t b32 = (uint32_t)block;
+            uint32_t *set = c->tags32 + (block & c->set_mask) * c->assoc;
+            CG_SET_IS_MISS(uint32_t, set, c->assoc, b32);
         }
-        prev = cur;
+        cg_cache_widen(c);
     }
-    set[0] = block;
-    return true;
+    uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
+    CG_SET_IS_MISS(uint64_t, set, c->assoc, block);
 }
 
 /* One access of size bytes (1 <= size <= the smallest line size). A reference that straddles two
  * lines updates both, but is one access that misses if either line missed. */
-static inline bool cg_ref_is_miss(CgCache *c, uint64_t addr, uint32_t size)
+static inline __attribute__((always_inline)) bool cg_ref_is_miss(CgCache *c, uint64_t addr, uint32_t size)
 {
     uint64_t b1 = addr >> c->line_bits;
     uint64_t b2 = (addr + size - 1) >> c->line_bits;
@@ -212,43 +243,23 @@ static inline bool cg_ref_is_miss(CgCache *c, uint64_t addr, uint32_t size)
 }
 
 /* I1 or D1 first; LL only on an L1 miss, with the same address and size. LL is never told about
- * L1 evictions (no back-invalidation, no write-backs), as in cachegrind. */
+ * L1 evictions (no back-invalidation, no write-backs), as in cachegrind. Counts go by MemRefKind
+ * (cgsim_counts folds M into the reads: a load and a store of one address by one instruction is
+ * one read; a store is simulated exactly like a read: write-allocate, no dirty state). */
 static inline void cg_access_one(CgSim *s, const MemRef *ref)
 {
-    uint32_t size = ref->size;
+    uint32_t size = ref->size, kind = ref->kind;
+    g_assert(kind <= MEMREF_MODIFY);
     if (G_UNLIKELY(size > s->max_size))
         size = s->max_size;
     if (G_UNLIKELY(size == 0))
         size = 1;       /* MemRef promises >= 1; keep the line arithmetic sane regardless */
-    uint64_t addr = ref->addr;
-    switch ((MemRefKind)ref->kind) {
-    case MEMREF_IFETCH:
-        s->n.ir++;
-        if (cg_ref_is_miss(&s->i1, addr, size)) {
-            s->n.i1mr++;
-            if (cg_ref_is_miss(&s->ll, addr, size))
-                s->n.ilmr++;
-        }
-        break;
-    case MEMREF_LOAD:
-    case MEMREF_MODIFY:     /* load + store of one address by one instruction: one read */
-        s->n.dr++;
-        if (cg_ref_is_miss(&s->d1, addr, size)) {
-            s->n.d1mr++;
-            if (cg_ref_is_miss(&s->ll, addr, size))
-                s->n.dlmr++;
-        }
-        break;
-    case MEMREF_STORE:      /* write-allocate, no dirty state: simulated exactly like a read */
-        s->n.dw++;
-        if (cg_ref_is_miss(&s->d1, addr, size)) {
-            s->n.d1mw++;
-            if (cg_ref_is_miss(&s->ll, addr, size))
-                s->n.dlmw++;
-        }
-        break;
-    default:
-        g_assert_not_reached();
+    CgCache *l1 = kind == MEMREF_IFETCH ? &s->i1 : &s->d1;
+    s->acc[kind]++;
+    if (cg_ref_is_miss(l1, ref->addr, size)) {
+        s->miss1[kind]++;
+        if (cg_ref_is_miss(&s->ll, ref->addr, size))
+            s->missll[kind]++;
     }
 }
 
@@ -257,15 +268,50 @@ void cgsim_access(CgSim *s, const MemRef *ref)
     cg_access_one(s, ref);
 }
 
+/* The same over many references, with the caches' geometry and the counts in locals: the
+ * compiler keeps them in registers (through s, every count written could alias a field). */
 void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        cg_access_one(s, &refs[i]);
+    CgCache l1[2] = { s->i1, s->d1 }, ll = s->ll;
+    uint64_t acc[4], miss1[4], missll[4];
+    memcpy(acc, s->acc, sizeof acc);
+    memcpy(miss1, s->miss1, sizeof miss1);
+    memcpy(missll, s->missll, sizeof missll);
+    uint32_t max_size = s->max_size;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t size = refs[i].size, kind = refs[i].kind;
+        g_assert(kind <= MEMREF_MODIFY);
+        if (G_UNLIKELY(size > max_size))
+            size = max_size;
+        if (G_UNLIKELY(size == 0))
+            size = 1;
+        uint64_t addr = refs[i].addr;
+        acc[kind]++;
+        if (cg_ref_is_miss(&l1[kind != MEMREF_IFETCH], addr, size)) {
+            miss1[kind]++;
+            if (cg_ref_is_miss(&ll, addr, size))
+                missll[kind]++;
+        }
+    }
+    s->i1 = l1[0];
+    s->d1 = l1[1];
+    s->ll = ll;
+    memcpy(s->acc, acc, sizeof acc);
+    memcpy(s->miss1, miss1, sizeof miss1);
+    memcpy(s->missll, missll, sizeof missll);
 }
 
 CgCounts cgsim_counts(const CgSim *s)
 {
-    return s->n;
+    return (CgCounts){
+        .ir = s->acc[MEMREF_IFETCH], .i1mr = s->miss1[MEMREF_IFETCH],
+        .ilmr = s->missll[MEMREF_IFETCH],
+        .dr = s->acc[MEMREF_LOAD] + s->acc[MEMREF_MODIFY],
+        .d1mr = s->miss1[MEMREF_LOAD] + s->miss1[MEMREF_MODIFY],
+        .dlmr = s->missll[MEMREF_LOAD] + s->missll[MEMREF_MODIFY],
+        .dw = s->acc[MEMREF_STORE], .d1mw = s->miss1[MEMREF_STORE],
+        .dlmw = s->missll[MEMREF_STORE],
+    };
 }
 
 /* ---- `archsim cachegrind` ---- */

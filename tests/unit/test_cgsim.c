@@ -485,6 +485,89 @@ static void test_cli_no_references(void)
     }
 }
 
+/* ---- the tag store's width ---- */
+
+/* A plain 64-bit move-to-front model of one cache level (the rules of cgsim.h), to hold the
+ * 32-bit tag store and its widening against. */
+typedef struct {
+    uint64_t *tags;
+    uint64_t sets;
+    uint32_t assoc, line_bits;
+} RefLevel;
+
+static bool ref_level_miss(RefLevel *c, uint64_t block)
+{
+    uint64_t *set = c->tags + (block % c->sets) * c->assoc;
+    for (uint32_t i = 0; i < c->assoc; i++)
+        if (set[i] == block) {
+            memmove(set + 1, set, i * sizeof *set);
+            set[0] = block;
+            return false;
+        }
+    memmove(set + 1, set, (c->assoc - 1) * sizeof *set);
+    set[0] = block;
+    return true;
+}
+
+static bool ref_level_ref(RefLevel *c, uint64_t addr, uint32_t size)
+{
+    uint64_t b1 = addr >> c->line_bits, b2 = (addr + size - 1) >> c->line_bits;
+    bool m = ref_level_miss(c, b1);
+    if (b2 != b1)
+        m = ref_level_miss(c, b2) || m;
+    return m;
+}
+
+/* Addresses below 2^38 (32-bit tags) until, a third of the way in, the first ones far above
+ * it (the store widens, every tag kept), then both mixed: the nine counts equal the 64-bit
+ * model's, whether the references come one at a time or in batches. */
+static void test_tag_widening(void)
+{
+    for (int batched = 0; batched < 2; batched++) {
+        CgSim *s = tc_new("4096,4,64", "8192,8,64", "65536,16,64");
+        RefLevel i1 = { g_new0(uint64_t, 16 * 4), 16, 4, 6 };
+        RefLevel d1 = { g_new0(uint64_t, 16 * 8), 16, 8, 6 };
+        RefLevel ll = { g_new0(uint64_t, 64 * 16), 64, 16, 6 };
+        uint64_t ref[9] = { 0 };
+        uint64_t x = 0x9E3779B97F4A7C15ull;
+        MemRef batch[64];
+        int nb = 0;
+        for (int i = 0; i < 60000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t base = i < 20000 || (x & 1) ? 0x10000000ull : 0x7ff0000000000ull;
+            MemRef r = { .addr = base + ((x >> 8) % 40000) * 4, .size = 1u << ((x >> 40) % 4),
+                         .kind = (uint32_t)((x >> 50) % 4) };
+            if (batched) {
+                batch[nb++] = r;
+                if (nb == 64) {
+                    cgsim_access_batch(s, batch, (size_t)nb);
+                    nb = 0;
+                }
+            } else {
+                cgsim_access(s, &r);
+            }
+            RefLevel *l1 = r.kind == MEMREF_IFETCH ? &i1 : &d1;
+            int k = r.kind == MEMREF_IFETCH ? 0 : r.kind == MEMREF_STORE ? 6 : 3;
+            ref[k]++;
+            if (ref_level_ref(l1, r.addr, r.size)) {
+                ref[k + 1]++;
+                if (ref_level_ref(&ll, r.addr, r.size))
+                    ref[k + 2]++;
+            }
+        }
+        cgsim_access_batch(s, batch, (size_t)nb);
+        CgCounts c = cgsim_counts(s);
+        uint64_t got[9] = { c.ir, c.i1mr, c.ilmr, c.dr, c.d1mr, c.dlmr, c.dw, c.d1mw, c.dlmw };
+        for (int k = 0; k < 9; k++)
+            CU_ASSERT_EQUAL(got[k], ref[k]);
+        CU_ASSERT_TRUE(ref[5] > 100 && ref[1] > 100);
+        g_free(i1.tags);
+        g_free(d1.tags);
+        g_free(ll.tags);
+        cgsim_free(s);
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -499,6 +582,7 @@ int main(void)
         !CU_add_test(s, "write-allocate, split L1", test_write_allocate_and_split_l1) ||
         !CU_add_test(s, "block 0 hits cold", test_block_zero_hits_cold) ||
         !CU_add_test(s, "size clamp", test_size_clamp) ||
+        !CU_add_test(s, "32-bit tags widen to 64 exactly", test_tag_widening) ||
         !CU_add_test(s, "golden: cachegrind on matmul64", test_golden_matmul) ||
         !CU_add_test(s, "command line", test_cli) ||
         !CU_add_test(s, "a trace without references is bad input", test_cli_no_references)) {
