@@ -19,6 +19,8 @@
  * holds P sets, each one run of words (a set's lookup touches 2-3 host cache lines):
  *     tags[A] | repl[A] | valid[A] dirty[A] (bytes, padded to a word)
  * A cache of at most CACHE_FLAT_BYTES of tag store is one page, allocated at realize.
+ * A tag word holds block + 1, so that the zeroed page is all invalid ways and a lookup is one
+ * compare per way (valid[] says the same, for the fill order).
  */
 #include <string.h>
 
@@ -286,10 +288,20 @@ static inline int tag_find(const Cache *k, uint64_t block, CacheSet *s)
     if (G_UNLIKELY(!pg))
         return -1;
     *s = set_in_page(k, pg, set);
+    uint64_t t = block + 1;                  /* the tag word of block (0: an invalid way) */
     for (uint32_t w = 0; w < k->assoc; w++)
-        if (s->valid[w] && s->tags[w] == block)
+        if (s->tags[w] == t)
             return (int)w;
     return -1;
+}
+
+/* The replacement policy's bookkeeping; LRU (the default) without the indirect call. */
+static inline void repl_touch(Cache *k, CacheSet *s, uint32_t w)
+{
+    if (G_LIKELY(k->policy == &repl_lru))
+        s->repl[w] = ++k->access_clock;
+    else
+        k->policy->touch(s->repl, w, ++k->access_clock);
 }
 
 static void send_writeback(Cache *k, uint64_t block)
@@ -316,9 +328,9 @@ static void tag_insert(Cache *k, uint64_t block, bool dirty)
         w = k->policy->victim(s.repl, k->assoc, &k->base.rng);
         k->evictions++;
         if (s.dirty[w])
-            send_writeback(k, s.tags[w]);
+            send_writeback(k, s.tags[w] - 1);
     }
-    s.tags[w] = block;
+    s.tags[w] = block + 1;
     s.valid[w] = 1;
     s.dirty[w] = dirty;
     k->policy->insert(s.repl, w, ++k->access_clock);
@@ -347,7 +359,7 @@ static bool cache_access(Cache *k, Msg *m)
     CacheSet s;
     int w = tag_find(k, block, &s);
     if (w >= 0) {
-        k->policy->touch(s.repl, (uint32_t)w, ++k->access_clock);
+        repl_touch(k, &s, (uint32_t)w);
         if (write) {
             s.dirty[w] = 1;
             k->writes++, k->write_hits++;
@@ -437,7 +449,7 @@ static void absorb_writeback(Cache *k, Msg *m)
     int w = tag_find(k, block, &s);
     if (w >= 0) {
         s.dirty[w] = 1;
-        k->policy->touch(s.repl, (uint32_t)w, ++k->access_clock);
+        repl_touch(k, &s, (uint32_t)w);
     } else {
         Mshr *ms = mshr_find(k, block);
         if (ms)

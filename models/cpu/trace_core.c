@@ -312,7 +312,7 @@ static void retire_head(Core *k)
         k->queued_insts--;
         sim_count_insts(&k->base, 1);
     }
-    k->fq_head = (k->fq_head + 1) % k->fq_cap;
+    k->fq_head = k->fq_head + 1 == k->fq_cap ? 0 : k->fq_head + 1;
     k->fq_count--;
     k->di = 0;
     k->mod_store = false;
@@ -395,7 +395,9 @@ static uint64_t core_tick(Component *c)
         k->credit = k->p.cpi;
     /* fetch: one instruction per cycle into the queue */
     if (k->fq_count < k->fq_cap && !k->trace_done) {
-        uint32_t slot = (k->fq_head + k->fq_count) % k->fq_cap;
+        uint32_t slot = k->fq_head + k->fq_count;      /* mod fq_cap, without a division */
+        if (slot >= k->fq_cap)
+            slot -= k->fq_cap;
         Instr *in = &k->fq[slot];
         if (next_instr(k, in)) {
             k->fq_count++;
