@@ -681,10 +681,16 @@ void sim_port_call(Component *c, Port *p, Msg *m)
 void sim_collect_stats(Sim *sim, StatSet *set)
 {
     sim_stats_view_begin(sim);
+    GString *nb = g_string_new(NULL);       /* COMPONENT.STAT, built in place for each stat */
     for (guint i = 0; i < sim->components->len; i++) {
         Component *c = g_ptr_array_index(sim->components, i);
+        g_string_assign(nb, c->name);
+        g_string_append_c(nb, '.');
+        gsize plen = nb->len;
         for (const StatSpec *s = c->cls->stats; s && s->name; s++) {
-            char *name = g_strdup_printf("%s.%s", c->name, s->name);
+            g_string_truncate(nb, plen);
+            g_string_append(nb, s->name);
+            const char *name = nb->str;
             switch (s->kind) {
             case STAT_COUNTER:
             case STAT_STAMP:
@@ -703,7 +709,6 @@ void sim_collect_stats(Sim *sim, StatSet *set)
                                s->unit, s->desc);
                 break;
             }
-            g_free(name);
         }
         if (c->cls->extra_stats) {
             guint from = set->entries->len;
@@ -719,6 +724,7 @@ void sim_collect_stats(Sim *sim, StatSet *set)
             }
         }
     }
+    g_string_free(nb, TRUE);
     sim_stats_view_end(sim);
 }
 

@@ -10,39 +10,40 @@
 #include "error.h"
 #include "json.h"
 
-static void entry_clear(gpointer p)
-{
-    StatEntry *e = p;
-    g_free(e->name);
-    g_free(e->desc);
-}
-
 void stats_init(StatSet *s)
 {
     s->entries = g_array_new(FALSE, TRUE, sizeof(StatEntry));
-    g_array_set_clear_func(s->entries, entry_clear);
+    s->strings = g_string_chunk_new(64 << 10);
 }
 
 void stats_clear(StatSet *s)
 {
     if (s->entries)
         g_array_free(s->entries, TRUE);
+    if (s->strings)
+        g_string_chunk_free(s->strings);
     s->entries = NULL;
+    s->strings = NULL;
 }
 
-static void stats_push(StatSet *s, StatEntry e)
+/* Appends an entry; its name and description are copied into the set's chunk (a description
+ * once for every entry that shares it). */
+static void stats_push(StatSet *s, const char *name, bool is_int, uint64_t u, double d,
+                       const char *unit, const char *desc, bool level)
 {
+    StatEntry e = { g_string_chunk_insert(s->strings, name), is_int, u, d, unit,
+                    desc ? g_string_chunk_insert_const(s->strings, desc) : NULL, level };
     g_array_append_val(s->entries, e);
 }
 
 void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
 {
-    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc), false });
+    stats_push(s, name, true, v, (double)v, unit, desc, false);
 }
 
 void stats_add_level(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
 {
-    stats_push(s, (StatEntry){ g_strdup(name), true, v, (double)v, unit, g_strdup(desc), true });
+    stats_push(s, name, true, v, (double)v, unit, desc, true);
 }
 
 void stats_add_counters(StatSet *s, const char *prefix, const void *base, const StatCounterDef *d,
@@ -58,39 +59,42 @@ void stats_add_counters(StatSet *s, const char *prefix, const void *base, const 
 
 void stats_add_double(StatSet *s, const char *name, double v, const char *unit, const char *desc)
 {
-    stats_push(s, (StatEntry){ g_strdup(name), false, 0, v, unit, g_strdup(desc), true });
+    stats_push(s, name, false, 0, v, unit, desc, true);
 }
 
 void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *unit,
                     const char *desc)
 {
-    char *n = g_strdup_printf("%s::samples", name);
-    char *d = g_strdup_printf("%s: number of samples", desc);
-    stats_add_u64(s, n, h->samples, "count", d);
-    g_free(n), g_free(d);
-    n = g_strdup_printf("%s::mean", name);
-    d = g_strdup_printf("%s: mean", desc);
-    stats_add_double(s, n, stats_ratio((double)h->sum, (double)h->samples), unit, d);
-    g_free(n), g_free(d);
-    n = g_strdup_printf("%s::min", name);
-    stats_add_level(s, n, h->min, unit, desc);
-    g_free(n);
-    n = g_strdup_printf("%s::max", name);
-    stats_add_level(s, n, h->max, unit, desc);
-    g_free(n);
+    GString *n = g_string_new(name), *d = g_string_new(desc);
+    gsize nl = n->len, dl = d->len;
+    g_string_append(n, "::samples");
+    g_string_append(d, ": number of samples");
+    stats_add_u64(s, n->str, h->samples, "count", d->str);
+    g_string_truncate(n, nl), g_string_truncate(d, dl);
+    g_string_append(n, "::mean");
+    g_string_append(d, ": mean");
+    stats_add_double(s, n->str, stats_ratio((double)h->sum, (double)h->samples), unit, d->str);
+    g_string_truncate(n, nl), g_string_truncate(d, dl);
+    g_string_append(n, "::min");
+    stats_add_level(s, n->str, h->min, unit, desc);
+    g_string_truncate(n, nl);
+    g_string_append(n, "::max");
+    stats_add_level(s, n->str, h->max, unit, desc);
+    g_string_append(d, ": samples in this bucket");
     for (unsigned b = 0; b < SIM_HIST_BUCKETS; b++) {
         if (h->bucket[b] == 0)
             continue;
         uint64_t lo = b == 0 ? 0 : 1ull << (b - 1);
         uint64_t hi = b == 0 ? 0 : (b == SIM_HIST_BUCKETS - 1 ? UINT64_MAX : (1ull << b) - 1);
+        g_string_truncate(n, nl);
         if (b == SIM_HIST_BUCKETS - 1)
-            n = g_strdup_printf("%s::%" G_GUINT64_FORMAT "-inf", name, lo);
+            g_string_append_printf(n, "::%" G_GUINT64_FORMAT "-inf", lo);
         else
-            n = g_strdup_printf("%s::%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, name, lo, hi);
-        d = g_strdup_printf("%s: samples in this bucket", desc);
-        stats_add_u64(s, n, h->bucket[b], "count", d);
-        g_free(n), g_free(d);
+            g_string_append_printf(n, "::%" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT, lo, hi);
+        stats_add_u64(s, n->str, h->bucket[b], "count", d->str);
     }
+    g_string_free(n, TRUE);
+    g_string_free(d, TRUE);
 }
 
 const StatEntry *stats_find(const StatSet *s, const char *name)
@@ -105,7 +109,18 @@ const StatEntry *stats_find(const StatSet *s, const char *name)
 
 static void format_value(const StatEntry *e, char *buf, size_t n, bool json)
 {
-    if (e->is_int)
+    if (e->is_int && n >= 21) {              /* decimal digits, without printf's parsing */
+        char tmp[20];
+        int k = 0;
+        uint64_t v = e->u;
+        do {
+            tmp[k++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        for (int i = 0; i < k; i++)
+            buf[i] = tmp[k - 1 - i];
+        buf[k] = '\0';
+    } else if (e->is_int)
         g_snprintf(buf, n, "%" G_GUINT64_FORMAT, e->u);
     else if (json)
         g_snprintf(buf, n, "%.17g", e->d);
@@ -297,31 +312,74 @@ double stats_instances_mean(const StatSet *s, const char *stem, const char *hist
     return stats_ratio(weighted, samples);
 }
 
+/* One stats.txt line, "%-48s %20s # %s (%s)\n", without printf's parsing of that format. */
+static void stats_append_line(GString *out, const char *name, const char *v, const char *desc,
+                              const char *unit)
+{
+    size_t nl = strlen(name), vl = strlen(v);
+    g_string_append_len(out, name, (gssize)nl);
+    for (size_t i = nl; i < 48; i++)
+        g_string_append_c(out, ' ');
+    g_string_append_c(out, ' ');
+    for (size_t i = vl; i < 20; i++)
+        g_string_append_c(out, ' ');
+    g_string_append_len(out, v, (gssize)vl);
+    g_string_append(out, " # ");
+    g_string_append(out, desc ? desc : "(null)");
+    g_string_append(out, " (");
+    g_string_append(out, unit ? unit : "(null)");
+    g_string_append(out, ")\n");
+}
+
 void stats_format_txt(const StatSet *s, GString *out)
 {
     g_string_append(out, "\n---------- Begin Simulation Statistics ----------\n");
     GHashTable *groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, stat_group_free);
     GPtrArray *order = g_ptr_array_new();      /* prefixes, first appearance */
-    for (guint i = 0; i < s->entries->len; i++) {
+    guint ne = s->entries->len;
+    /* each entry's value, formatted once (the signature and the line both use it), and its
+     * group, looked up once */
+    typedef char StatVal[64];                  /* what format_value writes */
+    StatVal *vals = g_new(StatVal, ne ? ne : 1);
+    StatGroup **gof = g_new0(StatGroup *, ne ? ne : 1);
+    StatGroup *last = NULL;
+    const char *last_key = NULL;
+    size_t last_n = 0;
+    for (guint i = 0; i < ne; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
+        format_value(e, vals[i], sizeof vals[i], false);
         size_t n = stats_prefix_len(e->name);
         if (n == 0)
             continue;
-        char *key = g_strndup(e->name, n);
-        StatGroup *g = g_hash_table_lookup(groups, key);
-        if (!g) {
-            g = g_new0(StatGroup, 1);
-            g->sig = g_string_new(NULL);
-            g_hash_table_insert(groups, key, g);
-            g_ptr_array_add(order, key);
+        StatGroup *g;
+        if (last && n == last_n && memcmp(e->name, last_key, n) == 0) {
+            g = last;                          /* a component's stats come one after another */
         } else {
-            g_free(key);
+            char *key = g_strndup(e->name, n);
+            g = g_hash_table_lookup(groups, key);
+            if (!g) {
+                g = g_new0(StatGroup, 1);
+                g->sig = g_string_new(NULL);
+                g_hash_table_insert(groups, key, g);
+                g_ptr_array_add(order, key);
+            } else {
+                g_free(key);
+            }
+            last = g;
+            last_key = e->name;
+            last_n = n;
         }
+        gof[i] = g;
         g->n++;
         g->active |= !stats_entry_zero(e);
-        char v[64];
-        format_value(e, v, sizeof v, false);
-        g_string_append_printf(g->sig, "%s %s %s %s\n", e->name + n, v, e->desc, e->unit);
+        g_string_append(g->sig, e->name + n);
+        g_string_append_c(g->sig, ' ');
+        g_string_append(g->sig, vals[i]);
+        g_string_append_c(g->sig, ' ');
+        g_string_append(g->sig, e->desc);
+        g_string_append_c(g->sig, ' ');
+        g_string_append(g->sig, e->unit);
+        g_string_append_c(g->sig, '\n');
     }
     /* Siblings (l1d5, l1d6, ...: one stem, an index) whose every stat equals an earlier
      * sibling's are listed once: the first is printed, the rest are named on a "# same" line. */
@@ -376,20 +434,15 @@ void stats_format_txt(const StatSet *s, GString *out)
                                g->same->len == 1 ? "component" : "components", stats,
                                stats == 1 ? "stat" : "stats");
     }
-    for (guint i = 0; i < s->entries->len; i++) {
+    for (guint i = 0; i < ne; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
-        size_t n = stats_prefix_len(e->name);
-        if (n) {
-            char *key = g_strndup(e->name, n);
-            const StatGroup *g = g_hash_table_lookup(groups, key);
-            g_free(key);
-            if (!g->active || g->same_as)
-                continue;
-        }
-        char v[64];
-        format_value(e, v, sizeof v, false);
-        g_string_append_printf(out, "%-48s %20s # %s (%s)\n", e->name, v, e->desc, e->unit);
+        const StatGroup *g = gof[i];
+        if (g && (!g->active || g->same_as))
+            continue;
+        stats_append_line(out, e->name, vals[i], e->desc, e->unit);
     }
+    g_free(vals);
+    g_free(gof);
     g_ptr_array_free(idle, TRUE);
     g_ptr_array_free(order, TRUE);
     g_hash_table_destroy(groups);
@@ -407,7 +460,9 @@ void stats_format_json(const StatSet *s, GString *out)
             g_strlcpy(v, "0", sizeof v); /* JSON has no NaN/Inf; formulas avoid them anyway */
         g_string_append(out, "  ");
         json_append_string(out, e->name);
-        g_string_append_printf(out, ": %s%s\n", v, i + 1 < s->entries->len ? "," : "");
+        g_string_append(out, ": ");
+        g_string_append(out, v);
+        g_string_append(out, i + 1 < s->entries->len ? ",\n" : "\n");
     }
     g_string_append(out, "}\n");
 }
@@ -435,7 +490,9 @@ void stats_format_csv(const StatSet *s, GString *out)
         char v[64];
         format_value(e, v, sizeof v, false);
         csv_field(out, e->name);
-        g_string_append_printf(out, ",%s,", v);
+        g_string_append_c(out, ',');
+        g_string_append(out, v);
+        g_string_append_c(out, ',');
         csv_field(out, e->unit);
         g_string_append_c(out, ',');
         csv_field(out, e->desc);

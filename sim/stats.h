@@ -53,14 +53,16 @@ typedef struct {
 } StatSpec;
 #define STAT_END { .name = NULL }
 
-/* A flat, ordered list of named values. */
+/* A flat, ordered list of named values. Names and descriptions live in the set's string chunk
+ * (one copy each, descriptions shared: 64 cores' "loads from the core" are one string), freed
+ * with the set. */
 typedef struct {
-    char *name;
+    const char *name;
     bool is_int;
     uint64_t u;
     double d;
     const char *unit;
-    char *desc;
+    const char *desc;
     bool level;          /* a level (a min, a max, a time stamp, a setting), not a count: the
                             per-epoch deltas of stats.jsonl and the reset of extra stats leave
                             it alone */
@@ -68,6 +70,7 @@ typedef struct {
 
 typedef struct {
     GArray *entries;     /* StatEntry */
+    GStringChunk *strings;   /* their names and descriptions */
 } StatSet;
 
 void stats_init(StatSet *s);
