@@ -322,7 +322,8 @@ char *sim_mem_format(uint64_t bytes)
     return g_strdup_printf("%.1f %s", v, units[u]);
 }
 
-void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes)
+void sim_mem_charge_hint(Component *c, const char *key, const char *what, uint64_t bytes,
+                         const char *hint)
 {
     Sim *sim = c->sim;
     bool over = bytes > sim->mem_limit || sim->mem_used > sim->mem_limit - bytes;
@@ -330,12 +331,14 @@ void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t by
         char *need = sim_mem_format(bytes), *lim = sim_mem_format(sim->mem_limit),
              *tot = sim_mem_format(sim->mem_used + bytes);
         char *sect = sim_component_section_name(c);
+        char *h = hint ? g_strdup(hint) : g_strdup_printf("a smaller %s.%s", sect, key);
         GError *e = NULL;
         sim_component_reject(c, key, &e, "cycle %" G_GUINT64_FORMAT ": %s (%s more) would bring "
                              "the machine to %s, over sim.memory_limit (%s): the run touches more "
-                             "than the limit holds; hint: a smaller %s.%s, or raise "
+                             "than the limit holds; hint: %s, or raise "
                              "sim.memory_limit if the host has the memory",
-                             sim_component_cycle(c), what, need, tot, lim, sect, key);
+                             sim_component_cycle(c), what, need, tot, lim, h);
+        g_free(h);
         g_free(need);
         g_free(lim);
         g_free(tot);
@@ -343,6 +346,11 @@ void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t by
         sim_fail(sim, e);
     }
     sim->mem_used += bytes;
+}
+
+void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes)
+{
+    sim_mem_charge_hint(c, key, what, bytes, NULL);
 }
 
 int sim_port_spec_index(const ComponentClass *cls, const char *name)

@@ -250,6 +250,10 @@ bool sim_component_reject_pair(Component *a, const char *ka, Component *b, const
  * allocates), but once the total passes the limit the run fails (sim_fail, exit 78) with the
  * message, so that the engine stops after this event. */
 void sim_mem_charge(Component *c, const char *key, const char *what, uint64_t bytes);
+/* The same with the hint to give ("smaller caches, bus.snoop_filter: false") instead of "a
+ * smaller SECTION.KEY", for state that grows with what other components hold. */
+void sim_mem_charge_hint(Component *c, const char *key, const char *what, uint64_t bytes,
+                         const char *hint);
 /* "12 KiB", "1.5 GiB" ("more than 16 EiB" for UINT64_MAX, an overflowed product): a byte count
  * for messages. Newly allocated. */
 char *sim_mem_format(uint64_t bytes);

@@ -66,6 +66,13 @@ struct Bus {
     Port **cpu, **mem;
     Msg **qhead, **qtail;       /* per-port request FIFOs (linked through next_free) */
     uint64_t *qmask;            /* bit per port: its FIFO holds a request */
+    /* arbitration's index: the ports waiting for each block (a cache queues one request per
+     * block at most), and per port how many of its queued requests are for a block with no
+     * transaction in flight (eligible), with a bit per port that has one */
+    SnoopFilter waiting;
+    uint32_t *elig_count;
+    uint64_t *elig;
+    uint64_t *wait_set;         /* scratch: the ports waiting for one block */
     uint32_t queued;
     int rr_next;
     Txn *txn;
@@ -201,8 +208,11 @@ static Port *bank_port(Bus *b, uint64_t block)
     return b->mem[(block >> b->line_shift) % (uint64_t)b->nbanks];
 }
 
+static void block_freed(Bus *b, uint64_t block);
+
 static void txn_finish(Bus *b, Txn *t)
 {
+    block_freed(b, t->block);
     t->used = false;
     b->inflight--;
     sim_component_wake(&b->base);
@@ -438,11 +448,35 @@ static inline bool eligible(const Bus *b, const Msg *m, BusyMemo *memo)
     return !memo->busy;
 }
 
-/* The next port at or after `from`, cyclically, with a request queued; -1 if none. */
-static inline int queued_next(const Bus *b, int from)
+/* The ports waiting for `block` get (+1) or lose (-1) one eligible request. */
+static void waiters_adjust(Bus *b, uint64_t block, int delta)
+{
+    uint32_t words = (uint32_t)(b->nports + 63) / 64;
+    uint64_t *set = b->wait_set;
+    if (!sf_holders(&b->waiting, block, set))
+        return;
+    for (uint32_t w = 0; w < words; w++)
+        for (uint64_t x = set[w]; x; x &= x - 1) {
+            uint32_t p = w * 64 + (uint32_t)__builtin_ctzll(x);
+            b->elig_count[p] = (uint32_t)((int)b->elig_count[p] + delta);
+            if (b->elig_count[p])
+                b->elig[p / 64] |= 1ull << (p % 64);
+            else
+                b->elig[p / 64] &= ~(1ull << (p % 64));
+        }
+}
+
+/* A transaction for block ended: the requests that wait for it are eligible again. */
+static void block_freed(Bus *b, uint64_t block)
+{
+    waiters_adjust(b, block, +1);
+}
+
+/* The next port at or after `from`, cyclically, with an eligible request; -1 if none. */
+static inline int eligible_next(const Bus *b, int from)
 {
     int n = b->nports, w = from / 64;
-    uint64_t x = b->qmask[w] & (~0ull << (from % 64));
+    uint64_t x = b->elig[w] & (~0ull << (from % 64));
     for (int seen = 0; seen <= n / 64 + 1; seen++) {
         if (x) {
             int i = w * 64 + __builtin_ctzll(x);
@@ -450,14 +484,15 @@ static inline int queued_next(const Bus *b, int from)
                 return i;
         }
         w = (w + 1) * 64 >= n ? 0 : w + 1;
-        x = b->qmask[w];
+        x = b->elig[w];
     }
     return -1;
 }
 
 /* Picks the next request to grant, or -1. Round-robin: the first port from rr_next on, in
  * cyclic order, with an eligible request (its oldest eligible one); FIFO: the oldest eligible
- * request of all, the lowest port on a tie. Only ports with requests are visited. */
+ * request of all, the lowest port on a tie. Only ports with an eligible request are visited
+ * (the index above keeps them). */
 static int arbitrate(Bus *b, Msg **picked)
 {
     int best = -1;
@@ -468,19 +503,16 @@ static int arbitrate(Bus *b, Msg **picked)
         return -1;
     }
     if (b->p.arbitration == ARB_RR) {
-        int first = queued_next(b, b->rr_next);
-        for (int i = first, visited = 0; i >= 0 && best < 0 && visited < b->nports; visited++) {
+        int i = eligible_next(b, b->rr_next);
+        if (i >= 0)
             for (Msg *m = b->qhead[i]; m; m = m->next_free)
                 if (eligible(b, m, &memo)) {
                     best = i, bm = m;
                     break;
                 }
-            i = queued_next(b, (i + 1) % b->nports);
-            if (i == first)
-                break;
-        }
+        g_assert(i < 0 || bm != NULL);
     } else {
-        for (int i = snoop_next(b, b->qmask, 0); i >= 0; i = snoop_next(b, b->qmask, i + 1))
+        for (int i = snoop_next(b, b->elig, 0); i >= 0; i = snoop_next(b, b->elig, i + 1))
             for (Msg *m = b->qhead[i]; m; m = m->next_free)
                 if (eligible(b, m, &memo) && (!bm || m->issued < bm->issued)) {
                     best = i, bm = m;
@@ -521,6 +553,13 @@ static uint64_t bus_tick(Component *c)
     if (port < 0)
         return 0;                                   /* all blocked on busy blocks */
     queue_remove(b, port, m);
+    /* it is no longer waiting, and its block now has a transaction: the other requests for it
+     * are not eligible until it ends */
+    sf_remove(&b->waiting, bus_msg(m)->addr, (uint32_t)port);
+    b->elig_count[port]--;
+    if (!b->elig_count[port])
+        b->elig[port / 64] &= ~(1ull << (port % 64));
+    waiters_adjust(b, bus_msg(m)->addr, -1);
     b->rr_next = (port + 1) % b->nports;
     uint32_t i = 0;
     while (b->txn[i].used)
@@ -546,6 +585,16 @@ static uint64_t bus_tick(Component *c)
     return 0;
 }
 
+/* The snoop filter and arbitration's index grow with what the caches hold (an entry per block
+ * held, or waited for: never more than the caches' lines), and the growth is charged to
+ * sim.memory_limit as it happens. */
+static void bus_charge(Bus *b, uint64_t grown)
+{
+    if (grown)
+        sim_mem_charge_hint(&b->base, "snoop_filter", "a larger snoop filter (an entry per block "
+                            "the caches hold)", grown, "smaller caches, bus.snoop_filter: false");
+}
+
 /* An express BUS_FILTER call from a cache (busmsg.h). */
 static void filter_call(Bus *b, int port, Msg *m)
 {
@@ -553,7 +602,7 @@ static void filter_call(Bus *b, int port, Msg *m)
     switch (bus_msg(m)->kind) {
     case BUS_SF_ADD:
         if (b->sf_on && (b->sf_joined[port / 64] & bit))
-            (void)sf_add(&b->sf, bus_msg(m)->addr, (uint32_t)port);   /* bus_footprint bounds it */
+            bus_charge(b, sf_add(&b->sf, bus_msg(m)->addr, (uint32_t)port));
         break;
     case BUS_SF_REMOVE:
         if (b->sf_on && (b->sf_joined[port / 64] & bit))
@@ -600,6 +649,12 @@ static void bus_recv(Component *c, Port *port, Msg *m)
     b->qtail[i] = m;
     b->qmask[i / 64] |= 1ull << (i % 64);
     b->queued++;
+    g_assert(!sf_has(&b->waiting, bus_msg(m)->addr, (uint32_t)i));   /* one per block */
+    bus_charge(b, sf_add(&b->waiting, bus_msg(m)->addr, (uint32_t)i));
+    if (!block_busy(b, bus_msg(m)->addr)) {
+        b->elig_count[i]++;
+        b->elig[i / 64] |= 1ull << (i % 64);
+    }
     sim_component_wake(c);
 }
 
@@ -627,6 +682,11 @@ static bool bus_realize(Component *c, GError **error)
     b->qhead = g_new0(Msg *, b->nports);
     b->qtail = g_new0(Msg *, b->nports);
     b->qmask = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
+    b->elig = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
+    b->elig_count = g_new0(uint32_t, (size_t)b->nports);
+    b->wait_set = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
+    sf_init(&b->waiting, (uint32_t)b->nports);
+    sim_mem_charge(c, "outstanding", "arbitration's index", b->waiting.bytes);
     b->txn = g_new0(Txn, b->p.outstanding);
     for (uint32_t i = 0; i < b->p.outstanding; i++) {
         sim_event_init(&b->txn[i].ev, txn_event, &b->txn[i]);
@@ -646,32 +706,6 @@ static bool bus_realize(Component *c, GError **error)
     return true;
 }
 
-/* What the bus holds at most: the snoop filter's table, which has an entry per block held by a
- * cache and at most twice as many slots, so it is bounded by the lines of the caches on the bus
- * (read from their parameters: they are wired by now). */
-static uint64_t bus_footprint(const Component *c, const char **key)
-{
-    const Bus *b = (const Bus *)c;
-    *key = "snoop_filter";
-    if (!b->p.snoop_filter)
-        return 0;
-    uint64_t lines = 0, ports = 0;
-    for (guint i = 0; i < c->ports->len; i++) {
-        const Port *p = g_ptr_array_index(c->ports, i);
-        uint64_t size, line;
-        if (p->spec != 0 || !p->peer)
-            continue;
-        ports++;
-        if (sim_component_param_u64(p->peer->owner, "size", &size) &&
-            sim_component_param_u64(p->peer->owner, "line", &line) && line > 0)
-            lines += size / line;
-    }
-    uint64_t slots = 1024;
-    while (slots < 2 * lines)
-        slots *= 2;
-    return slots * (1 + (ports + 63) / 64) * sizeof(uint64_t);
-}
-
 /* Offers the snoop filter to every cache; those that keep it exact accept (busmsg.h). */
 static void bus_start(Component *c)
 {
@@ -680,6 +714,7 @@ static void bus_start(Component *c)
         return;
     sf_init(&b->sf, (uint32_t)b->nports);
     b->sf_on = true;
+    bus_charge(b, b->sf.bytes);
     Msg *m = b->snoop;
     for (int i = 0; i < b->nports; i++) {
         m->cmd = MSG_BUS_FILTER;
@@ -704,6 +739,11 @@ static void bus_finalize(Component *c)
     g_free(b->qhead);
     g_free(b->qtail);
     g_free(b->qmask);
+    g_free(b->elig);
+    g_free(b->elig_count);
+    g_free(b->wait_set);
+    if (b->waiting.slots)
+        sf_free(&b->waiting);
     if (b->mem_pages)
         g_hash_table_destroy(b->mem_pages);
     if (b->sf_on)
@@ -763,7 +803,6 @@ const ComponentClass bus_class = {
     .ports = bus_ports,
     .stats = bus_stats,
     .realize = bus_realize,
-    .footprint = bus_footprint,
     .start = bus_start,
     .tick = bus_tick,
     .recv = bus_recv,

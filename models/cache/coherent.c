@@ -46,16 +46,16 @@ typedef struct {
 typedef struct {
     uint64_t block;          /* line-aligned address */
     uint64_t stamp;          /* LRU */
-    uint8_t state;
     Msg *head, *tail;        /* core ops waiting on this frame (first = the one being served) */
-    bool issued;             /* head op has a bus request outstanding */
-    bool coh_pending;        /* the miss in flight is a coherence miss, classified at data */
     uint64_t coh_since;      /* oracle sequence when the line was taken away */
     Tick miss_start;         /* when its GetS/GetM left for the bus (miss latency) */
+    uint8_t state;
+    bool issued;             /* head op has a bus request outstanding */
+    bool coh_pending;        /* the miss in flight is a coherence miss, classified at data */
     uint8_t txbits;          /* HTM_R / HTM_W of the running transaction (htm.h) */
     uint8_t req_kind;        /* the request on the bus (sent again when refused) */
     bool req_upgrade;
-} Frame;
+} Frame;                     /* 56 bytes */
 
 typedef struct {
     Component base;
@@ -65,6 +65,8 @@ typedef struct {
     int inv;                 /* index of I */
     uint32_t sets, line_shift;
     Frame *frames;
+    uint64_t *tag;           /* per frame: block + 1 while its state is not I, else 0; a set's
+                                tags share a host cache line, so a lookup reads one line */
     uint8_t *data;           /* sets * assoc * line */
     uint64_t clock;
     Port *cpu, *bus;
@@ -222,10 +224,11 @@ static inline uint8_t *frame_data(Coh *k, const Frame *f)
 
 static inline Frame *frame_find(Coh *k, uint64_t block)
 {
-    Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
+    size_t first = ((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc;
+    const uint64_t *tag = k->tag + first;
     for (uint32_t w = 0; w < k->p.assoc; w++)
-        if (set[w].state != k->inv && set[w].block == block)
-            return &set[w];
+        if (tag[w] == block + 1)
+            return &k->frames[first + w];
     return NULL;
 }
 
@@ -285,10 +288,15 @@ static void sf_tell(Coh *k, unsigned what, uint64_t block)
     sim_port_call(&k->base, k->bus, m);
 }
 
-static inline void sf_note(Coh *k, uint64_t block, int old, int now)
+/* A frame's state went from old to now: a block that enters or leaves the cache (a state
+ * other than I, or I) changes the frame's tag word and the bus's snoop filter. */
+static inline void sf_note(Coh *k, const Frame *f, int old, int now)
 {
-    if (k->sf && (old == k->inv) != (now == k->inv))
-        sf_tell(k, now == k->inv ? BUS_SF_REMOVE : BUS_SF_ADD, block);
+    if ((old == k->inv) != (now == k->inv)) {
+        k->tag[f - k->frames] = now == k->inv ? 0 : f->block + 1;
+        if (k->sf)
+            sf_tell(k, now == k->inv ? BUS_SF_REMOVE : BUS_SF_ADD, f->block);
+    }
 }
 
 /* States and events as enums: names in text, JSON and Perfetto, codes plus translate filters
@@ -576,7 +584,7 @@ static bool fire_core_event(Coh *k, Frame *f, Msg *m, bool first_time)
     f->state = r->next;
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
-    sf_note(k, f->block, old, r->next);
+    sf_note(k, f, old, r->next);
     set_perm(k, f->block, old, r->next);
     if (r->actions & ACT_ISSUE_GETS) {
         bus_request_in(k, f, BUS_GETS, false, 0, tx_age_of(k, m));
@@ -670,7 +678,7 @@ static bool try_access(Coh *k, Msg *m)
             coh_line_lost(&k->base, k->cpu, &k->at, victim->block);
             victim->state = r->next;
             trace_transition(k, victim->block, old, r->next, EV_REPLACEMENT);
-            sf_note(k, victim->block, old, r->next);
+            sf_note(k, victim, old, r->next);
             set_perm(k, victim->block, old, r->next);
             if (r->actions & ACT_ISSUE_PUTM) {
                 k->writebacks++;
@@ -748,7 +756,7 @@ static void on_snoop(Coh *k, Msg *s)
     f->state = r->next;
     if (old != r->next)
         trace_transition(k, f->block, old, r->next, ev);
-    sf_note(k, f->block, old, r->next);
+    sf_note(k, f, old, r->next);
     set_perm(k, f->block, old, r->next);
     /* a line read by the transaction while its eviction was under way has now left */
     if (G_UNLIKELY(f->txbits) && st[r->next].perm == PERM_NONE)
@@ -788,7 +796,7 @@ static void on_data(Coh *k, Msg *m)
     f->state = r->next;
     f->issued = false;
     trace_transition(k, f->block, old, r->next, ev);
-    sf_note(k, f->block, old, r->next);
+    sf_note(k, f, old, r->next);
     set_perm(k, f->block, old, r->next);
     if (f->coh_pending) {
         f->coh_pending = false;
@@ -906,7 +914,7 @@ static uint64_t coh_footprint(const Component *c, const char **key)
 {
     const Coh *k = (const Coh *)c;
     *key = "size";
-    return k->p.size / k->p.line * (sizeof(Frame) + k->p.line);
+    return k->p.size / k->p.line * (sizeof(Frame) + sizeof(uint64_t) + k->p.line);
 }
 
 static bool coh_realize(Component *c, GError **error)
@@ -947,6 +955,7 @@ static bool coh_realize(Component *c, GError **error)
     /* zero-filled, and I is state 0 in every table: the loop writes nothing then, so the host
      * maps the frames' pages only as lines arrive (memory follows what the cache holds) */
     k->frames = g_new0(Frame, lines);
+    k->tag = g_new0(uint64_t, lines);
     for (uint64_t i = 0; k->inv != 0 && i < lines; i++)
         k->frames[i].state = (uint8_t)k->inv;
     k->data = g_malloc0(lines * k->p.line);
@@ -975,6 +984,7 @@ static void coh_finalize(Component *c)
     if (k->proto)
         proto_index_free(&k->ix);
     g_free(k->frames);
+    g_free(k->tag);
     g_free(k->data);
     g_free(k->trans);
     g_free(k->pure_hit);
