@@ -129,6 +129,9 @@ typedef struct AtWriter AtWriter;
 
 /* Creates PATH (0644), writes the header; zlevel 0-9 (1 recommended). NULL + errno on failure. */
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
+/* The same into an open descriptor (a pipe to a live consumer: `archsim cachegrind -- PROG`),
+ * which the writer owns from then on and closes with at_writer_close. */
+AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel);
 /* Appends one record; 0 on success, -1 (errno set) on an I/O error. Not thread safe: one writer
  * per thread.
  * A record whose fields do not fit its kind (FORMAT.md, "Record kinds": e.g. an address on a
@@ -151,6 +154,9 @@ typedef struct AtReader AtReader;
 /* Opens and checks the header. Errors: missing file (ARCHSIM_EXIT_NOINPUT), bad magic, version,
  * truncated header (ARCHSIM_EXIT_DATAERR), all as "PATH: byte N: problem". */
 AtReader *at_reader_open(const char *path, GError **error);
+/* The same for an open descriptor (a pipe that a recording program writes into: `archsim
+ * cachegrind -- PROG`), named `name` in messages; the reader owns fd and closes it. */
+AtReader *at_reader_open_fd(int fd, const char *name, GError **error);
 const AtHeader *at_reader_header(const AtReader *r);
 /* Reads up to n records; returns the number read, 0 at the end; on error 0 with *error set
  * ("PATH: byte OFFSET, record INDEX: problem", OFFSET counted in the decompressed stream after

@@ -259,6 +259,9 @@ static bool at_r_header(AtReader *r, GError **error)
     return ok;
 }
 
+static AtReader *at_r_start(int fd, const char *path, uint64_t file_size, size_t in_size,
+                            size_t out_size, GError **error);
+
 AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_size,
                                   GError **error)
 {
@@ -272,6 +275,19 @@ AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_s
     int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
     if (fd < 0)
         return NULL;
+    return at_r_start(fd, path, file_size, in_size, out_size, error);
+}
+
+AtReader *at_reader_open_fd(int fd, const char *name, GError **error)
+{
+    g_return_val_if_fail(fd >= 0 && name != NULL, NULL);
+    return at_r_start(fd, name, 0, AT_R_IN_DEFAULT, AT_R_OUT_DEFAULT, error);
+}
+
+/* The reader of an open descriptor (it owns it): reads and checks the header. */
+static AtReader *at_r_start(int fd, const char *path, uint64_t file_size, size_t in_size,
+                            size_t out_size, GError **error)
+{
     AtReader *r = g_new0(AtReader, 1);
     r->fd = fd;
     r->path = g_strdup(path);

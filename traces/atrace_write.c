@@ -211,9 +211,30 @@ static void at_w_free(AtWriter *w)
     free(w);
 }
 
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel);
+
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
 {
-    if (path == NULL || h == NULL || zlevel < 0 || zlevel > 9 ||
+    if (path == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return at_writer_start(path, -1, h, zlevel);
+}
+
+AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel)
+{
+    if (fd < 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return at_writer_start(NULL, fd, h, zlevel);
+}
+
+/* Writes the header to PATH (created) or to fd (path NULL; the writer owns it from now on). */
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel)
+{
+    if (h == NULL || zlevel < 0 || zlevel > 9 ||
         (h->version != 0 && h->version != ATRACE_VERSION)) {
         errno = EINVAL;
         return NULL;
@@ -258,7 +279,7 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
     }
     w->z_ready = 1;
     /* O_NOFOLLOW: a trace is never written through a symbolic link (docs/outputs.md) */
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    w->fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : fd;
     if (w->fd < 0 || at_w_write_all(w->fd, head, (size_t)(p - head)) != 0) {
         int saved = errno;
         if (w->fd >= 0)

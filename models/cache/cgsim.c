@@ -323,12 +323,25 @@ CgCounts cgsim_counts(const CgSim *s)
 
 static const CliHelp cg_cli_help = {
     .cmd = "cachegrind",
-    .usage = "archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] TRACE",
-    .summary = "Print cachegrind's nine I1/D1/LL counters for a valgrind lackey trace.",
+    .usage = "archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] [-q] TRACE|RECORDING\n"
+             "       archsim cachegrind [--I1=S,A,L] [--D1=S,A,L] [--LL=S,A,L] [-q] -- PROGRAM [ARGS...]",
+    .summary = "Print cachegrind's nine I1/D1/LL counters for a lackey trace or a program.",
     .details =
     "Runs a valgrind lackey trace (valgrind --tool=lackey --trace-mem=yes --log-file=TRACE, plain\n"
     "or gzip) through I1, D1 and LL caches with cachegrind's rules (valgrind 3.19) and prints\n"
     "cachegrind's nine counters.\n"
+    "\n"
+    "With -- PROGRAM [ARGS...], runs PROGRAM, built with tools/archsim-cc (compile-time\n"
+    "instrumentation: archsim-cc -O2 prog.c -o prog), and simulates its data references as it\n"
+    "runs, from the recording runtime's stream, much faster than lackey. It sees what the\n"
+    "compiler instrumented: the program's own loads and stores (atomics as well: a locked\n"
+    "read-modify-write is one read, as cachegrind counts it) and its memcpy/memset calls (in\n"
+    "16-byte accesses), not instruction fetches (Ir, I1mr and ILmr print as -), register spills,\n"
+    "libc or the loader; docs/cachegrind.md measures the difference. The main thread is simulated\n"
+    "as it runs, other threads after the program ends, one after another. A lackey trace stays\n"
+    "the exact path. PROGRAM's output goes where archsim's goes; -q drops the note on stderr.\n"
+    "A RECORDING (a directory of `archsim trace record -o DIR -- PROGRAM`) is simulated the same\n"
+    "way, from its files.\n"
     "\n"
     "Geometries are SIZE,ASSOC,LINE in bytes; the set count must be a power of two and LINE at\n"
     "least 16. Defaults: --I1=" CG_DEFAULT_I1 " --D1=" CG_DEFAULT_D1 " --LL=" CG_DEFAULT_LL ".\n"
@@ -345,8 +358,10 @@ static const CliHelp cg_cli_help = {
     "  archsim cachegrind --D1=65536,8,64 traces/samples/matmul64.lackey.gz\n"
     "\n"
     "Exit status: 0 success, 64 bad command line, 65 malformed or truncated trace, or one\n"
-    "without a single memory reference (as archsim run), 66 trace missing or unreadable,\n"
-    "74 output could not be written.\n",
+    "without a single memory reference (as archsim run), or a PROGRAM that recorded nothing (not\n"
+    "built with archsim-cc), 66 trace missing or unreadable, or PROGRAM cannot be run, 73 no\n"
+    "scratch directory, 74 output could not be written; PROGRAM's own non-zero status when it\n"
+    "fails (the counters are printed first).\n",
 };
 
 static int cg_cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
@@ -403,10 +418,64 @@ static bool cg_cli_run(CgSim *s, const char *path, GError **error)
     return true;
 }
 
+/* `archsim cachegrind [options] -- PROGRAM [ARGS]` once the options are parsed: args holds what
+ * is left of them (only the command name may be). */
+static int cg_cli_program_mode(int pargc, char **pargv, char **args, GOptionEntry *entries,
+                               const char *i1_text, const char *d1_text, const char *ll_text,
+                               bool quiet)
+{
+    if (args[1] != NULL)
+        return cg_cli_usage_error("unexpected argument '%s' before -- (a TRACE, or -- PROGRAM)",
+                                  args[1]);
+    if (pargc < 1 || !*pargv[0])
+        return cg_cli_usage_error("missing PROGRAM after --");
+    if (!cli_check_empty("cachegrind", entries))
+        return ARCHSIM_EXIT_USAGE;
+    CgGeom i1, d1, ll;
+    if (!cg_cli_geom("I1", i1_text ? i1_text : CG_DEFAULT_I1, &i1) ||
+        !cg_cli_geom("D1", d1_text ? d1_text : CG_DEFAULT_D1, &d1) ||
+        !cg_cli_geom("LL", ll_text ? ll_text : CG_DEFAULT_LL, &ll))
+        return ARCHSIM_EXIT_USAGE;
+    GError *err = NULL;
+    CgSim *s = cgsim_new(&i1, &d1, &ll, &err);
+    if (s == NULL) {
+        fprintf(stderr, "%s\n", err->message);
+        int rc = archsim_exit_code(err);
+        g_error_free(err);
+        return rc;
+    }
+    char **pv = g_new0(char *, (size_t)pargc + 1);
+    memcpy(pv, pargv, sizeof(char *) * (size_t)pargc);
+    CgCounts c;
+    int status = 0, rc = ARCHSIM_EXIT_OK;
+    if (!cgsim_cli_program(s, pv, quiet, &c, &status, &err)) {
+        fprintf(stderr, "archsim cachegrind: %s\n", err->message);
+        rc = archsim_exit_code(err);
+        g_error_free(err);
+        if (status != 0 && rc == ARCHSIM_EXIT_DATAERR)
+            rc = status;                /* the program failed before recording anything */
+    } else {
+        printf("Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n");
+        printf("- - - %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+               G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", c.dr, c.d1mr,
+               c.dlmr, c.dw, c.d1mw, c.dlmw);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "archsim cachegrind: cannot write output: %s\n", g_strerror(errno));
+            rc = ARCHSIM_EXIT_IOERR;
+        } else if (status != 0) {
+            fprintf(stderr, "archsim cachegrind: %s exited with status %d\n", pv[0], status);
+            rc = status;
+        }
+    }
+    g_free(pv);
+    cgsim_free(s);
+    return rc;
+}
+
 int cgsim_cli_main(int argc, char **argv)
 {
     char *i1_text = NULL, *d1_text = NULL, *ll_text = NULL;
-    gboolean help = FALSE;
+    gboolean help = FALSE, quiet = FALSE;
     GOptionEntry entries[] = {
         { "I1", 0, 0, G_OPTION_ARG_STRING, &i1_text,
           "L1 instruction cache (default " CG_DEFAULT_I1 ")", "S,A,L" },
@@ -414,6 +483,9 @@ int cgsim_cli_main(int argc, char **argv)
           "L1 data cache (default " CG_DEFAULT_D1 ")", "S,A,L" },
         { "LL", 0, 0, G_OPTION_ARG_STRING, &ll_text,
           "last-level cache (default " CG_DEFAULT_LL ")", "S,A,L" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+          "with -- PROGRAM: no note on stderr about what compile-time instrumentation sees",
+          NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -422,11 +494,17 @@ int cgsim_cli_main(int argc, char **argv)
     g_option_context_set_help_enabled(ctx, FALSE);
     g_option_context_add_main_entries(ctx, entries, NULL);
 
+    /* "--" ends the options: what follows is a program and its arguments (program mode) */
+    int dashdash = -1;
+    for (int i = 1; i < argc && dashdash < 0; i++)
+        if (strcmp(argv[i], "--") == 0)
+            dashdash = i;
+    int nopt = dashdash >= 0 ? dashdash : argc;
     /* parse_strv owns and edits its vector; give it a copy, not the caller's argv. */
-    char **args = g_new0(char *, (size_t)MAX(argc, 1) + 1);
-    for (int i = 0; i < argc; i++)
+    char **args = g_new0(char *, (size_t)MAX(nopt, 1) + 1);
+    for (int i = 0; i < nopt; i++)
         args[i] = g_strdup(argv[i]);
-    if (argc == 0)
+    if (nopt == 0)
         args[0] = g_strdup("cachegrind");
 
     int rc = ARCHSIM_EXIT_OK;
@@ -443,9 +521,13 @@ int cgsim_cli_main(int argc, char **argv)
             rc = ARCHSIM_EXIT_IOERR;
         goto out;
     }
-    /* GLib keeps a "--" that comes before an argument starting with '-'; it only ends options. */
-    guint first = args[0] != NULL && args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
-    guint nargs = g_strv_length(args) - (first - 1);
+    if (dashdash >= 0) {
+        rc = cg_cli_program_mode(argc - dashdash - 1, argv + dashdash + 1, args, entries, i1_text,
+                                 d1_text, ll_text, quiet);
+        goto out;
+    }
+    guint first = 1;
+    guint nargs = g_strv_length(args);
     if (nargs < 2) {
         rc = cg_cli_usage_error("missing TRACE");
         goto out;
@@ -470,7 +552,15 @@ int cgsim_cli_main(int argc, char **argv)
     }
     s = cgsim_new(&i1, &d1, &ll, &err);
     char *trace = sim_input_find(args[first]);      /* the cwd first, then the data directory */
-    bool ran = s != NULL && cg_cli_run(s, trace, &err);
+    bool recording = g_file_test(trace, G_FILE_TEST_IS_DIR);
+    uint64_t refs = 0;
+    bool ran = s != NULL && (recording ? cgsim_run_recording(s, trace, &refs, &err)
+                                       : cg_cli_run(s, trace, &err));
+    if (ran && recording && refs == 0) {
+        g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: the recording holds no memory references", trace);
+        ran = false;
+    }
     g_free(trace);
     if (!ran) {
         fprintf(stderr, "%s\n", err->message);
@@ -479,6 +569,11 @@ int cgsim_cli_main(int argc, char **argv)
     }
     CgCounts c = cgsim_counts(s);
     printf("Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n");
+    if (recording)          /* a recording holds data references only, as -- PROGRAM does */
+        printf("- - - %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+               G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", c.dr, c.d1mr,
+               c.dlmr, c.dw, c.d1mw, c.dlmw);
+    else
     printf("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
            " %" G_GUINT64_FORMAT "\n", c.ir, c.i1mr, c.ilmr, c.dr, c.d1mr, c.dlmr, c.dw, c.d1mw,

@@ -43,4 +43,13 @@ void cgsim_free(CgSim *s);
  * cachegrind's "summary:" line). argv[0] is "cachegrind". Returns the exit code. */
 int cgsim_cli_main(int argc, char **argv);
 
+/* Runs argv (a program built with tools/archsim-cc, argv NULL-terminated) and simulates its
+ * data references into s as it runs (cgprog.c); the counts in *counts, the program's exit status
+ * in *prog_status. False with *error when it cannot run, recorded nothing or its stream is bad. */
+bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int *prog_status,
+                       GError **error);
+/* Simulates a recording directory of `archsim trace record` (DIR/T0.trace, T1.trace, ... in
+ * thread order) into s, as cgsim_cli_program does a live program; *refs counts references. */
+bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **error);
+
 #endif

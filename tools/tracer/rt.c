@@ -31,6 +31,7 @@ static RtThread rt_off = { .guard = 1, .parent = -1 };
 static _Atomic int rt_state = RT_UNINIT;
 static char rt_dir[4096];
 static int rt_zlevel = 1;
+static int rt_fd = -1;           /* ARCHSIM_TRACE_FD: thread 0's stream, else T0.trace */
 static uint64_t rt_load_base;
 static pthread_key_t rt_key;
 static struct timespec rt_t0;
@@ -139,7 +140,13 @@ void rt_thread_start(RtThread *t)
     rt_copy(h.cflags, sizeof h.cflags, rt_str(archsim_trace_cflags, ""));
     char path[4200];
     snprintf(path, sizeof path, "%s/T%" PRIu32 ".trace", rt_dir, t->tid);
-    t->w = at_writer_open(path, &h, rt_zlevel);
+    if (t->tid == 0 && rt_fd >= 0) {
+        /* ARCHSIM_TRACE_FD: the main thread's stream goes to a consumer that reads it live */
+        t->w = at_writer_open_fd(rt_fd, &h, rt_zlevel);
+        snprintf(path, sizeof path, "ARCHSIM_TRACE_FD=%d", rt_fd);
+    } else {
+        t->w = at_writer_open(path, &h, rt_zlevel);
+    }
     if (t->w == NULL) {
         fprintf(stderr, "archsim tracer: %s: cannot create: %s\n", path, strerror(errno));
         t->failed = true;
@@ -158,9 +165,12 @@ void rt_thread_finish(RtThread *t)
     t->guard++;
     t->records = at_writer_records(t->w);
     int rc = at_writer_close(t->w);
-    if (rc != 0)
+    if (rc != 0 && !(t->tid == 0 && rt_fd >= 0))
         fprintf(stderr, "archsim tracer: %s/T%" PRIu32 ".trace: close failed: %s\n", rt_dir,
                 t->tid, strerror(errno));
+    else if (rc != 0)
+        fprintf(stderr, "archsim tracer: ARCHSIM_TRACE_FD=%d: close failed: %s\n", rt_fd,
+                strerror(errno));
     t->w = NULL;
     t->live = false;
     t->complete = rc == 0 && !t->failed;
@@ -352,7 +362,10 @@ static void rt_manifest_write(int status)
         struct stat st;
         uint64_t bytes = stat(file, &st) == 0 ? (uint64_t)st.st_size : 0;
         fprintf(f, "  - tid: %" PRIu32 "\n    parent: %" PRId32 "\n", t->tid, t->parent);
-        fprintf(f, "    file: T%" PRIu32 ".trace\n", t->tid);
+        if (t->tid == 0 && rt_fd >= 0)
+            fprintf(f, "    stream: %d    # ARCHSIM_TRACE_FD: read live, not a file\n", rt_fd);
+        else
+            fprintf(f, "    file: T%" PRIu32 ".trace\n", t->tid);
         fprintf(f, "    complete: %s\n", t->complete ? "true" : "false");
         if (!t->complete) {
             fputs(t->live ? "    note: still running at exit; stream not flushed\n"
@@ -425,6 +438,19 @@ void rt_init(void)
     const char *z = getenv("ARCHSIM_TRACE_ZLEVEL");
     if (z != NULL && z[0] >= '0' && z[0] <= '9' && z[1] == '\0')
         rt_zlevel = z[0] - '0';
+    const char *fd = getenv("ARCHSIM_TRACE_FD");
+    if (fd != NULL && *fd != '\0') {
+        char *end;
+        long v = strtol(fd, &end, 10);
+        if (*end != '\0' || v < 0 || v > 1 << 20 || fcntl((int)v, F_GETFD) < 0) {
+            fprintf(stderr, "archsim tracer: ARCHSIM_TRACE_FD=%s is not an open descriptor; "
+                    "not recording\n", fd);
+            atomic_store(&rt_state, RT_OFF);
+            return;
+        }
+        rt_fd = (int)v;
+        fcntl(rt_fd, F_SETFD, FD_CLOEXEC);   /* not inherited by programs this one runs */
+    }
     clock_gettime(CLOCK_MONOTONIC, &rt_t0);
     dl_iterate_phdr(rt_phdr_first, &rt_load_base);
     if (pthread_key_create(&rt_key, rt_key_destructor) != 0) {

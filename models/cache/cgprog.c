@@ -1,0 +1,272 @@
+/* cgprog.c: `archsim cachegrind [--I1..] [--D1..] [--LL..] -- PROGRAM [ARGS]`: runs a program
+ * built with tools/archsim-cc and simulates its data references with cachegrind's rules as it
+ * runs (cgsim.h), instead of going through valgrind lackey's text trace.
+ *
+ *   PROGRAM (recording runtime) --ARCHSIM_TRACE_FD: atrace stream, zlib level 0--> pipe
+ *      --> archsim: decode (atrace_read.c) --> MemRef batches --> I1/D1/LL (cgsim)
+ *
+ * The main thread's stream is read live; the runtime writes any other thread's to a file in a
+ * scratch directory, simulated after the program exits, thread by thread (cachegrind runs the
+ * threads of a program one at a time too, in an order of its own). Compile-time instrumentation
+ * sees the program's own loads and stores and its memcpy/memset calls, not instruction fetches,
+ * register spills, libc or the loader (docs/cachegrind.md measures the difference): Ir, I1mr
+ * and ILmr are printed as "-".
+ */
+#include "cgsim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../sim/error.h"
+#include "../../traces/atrace.h"
+
+#define CGP_BATCH 4096
+/* memcpy/memmove/memset ranges become accesses of this many bytes (an SSE copy loop's; the
+ * libc routine cachegrind sees picks its own width at run time) */
+#define CGP_RANGE_STEP 16u
+
+/* A batch of references on its way to the caches. */
+typedef struct {
+    CgSim *s;
+    MemRef buf[CGP_BATCH];
+    size_t n;
+    uint64_t refs;
+} CgpOut;
+
+static inline void cgp_put(CgpOut *o, uint64_t addr, uint32_t size, MemRefKind kind)
+{
+    o->buf[o->n++] = (MemRef){ addr, size ? size : 1, kind };
+    if (o->n == CGP_BATCH) {
+        cgsim_access_batch(o->s, o->buf, o->n);
+        o->refs += o->n;
+        o->n = 0;
+    }
+}
+
+/* One record's references: plain and atomic loads and stores as themselves, a locked
+ * read-modify-write (RMW, CAS) as cachegrind's "modify" (one read), a memcpy/memmove/memset range
+ * as CGP_RANGE_STEP-byte reads or writes; fences, locks, barriers and markers as nothing. */
+static inline void cgp_record(CgpOut *o, const AtRecord *r)
+{
+    switch (r->kind) {
+    case AT_LOAD:
+    case AT_ALOAD:
+        cgp_put(o, r->addr, r->size, MEMREF_LOAD);
+        break;
+    case AT_STORE:
+    case AT_ASTORE:
+        cgp_put(o, r->addr, r->size, MEMREF_STORE);
+        break;
+    case AT_RMW:
+    case AT_CAS_OK:
+    case AT_CAS_FAIL:
+        cgp_put(o, r->addr, r->size, MEMREF_MODIFY);
+        break;
+    case AT_RANGE_R:
+    case AT_RANGE_W:
+        for (uint64_t off = 0; off < r->arg; off += CGP_RANGE_STEP) {
+            if (r->addr + off < r->addr)        /* past 2^64: the rest is not addressable */
+                break;
+            uint64_t left = r->arg - off;
+            cgp_put(o, r->addr + off, (uint32_t)(left < CGP_RANGE_STEP ? left : CGP_RANGE_STEP),
+                    r->kind == AT_RANGE_R ? MEMREF_LOAD : MEMREF_STORE);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Simulates every record of one stream. */
+static bool cgp_stream(CgSim *s, AtReader *r, uint64_t *refs, GError **error)
+{
+    AtRecord *rec = g_new(AtRecord, CGP_BATCH);
+    CgpOut *o = g_new(CgpOut, 1);
+    o->s = s;
+    o->n = 0;
+    o->refs = 0;
+    size_t n;
+    GError *err = NULL;
+    while ((n = at_reader_read(r, rec, CGP_BATCH, &err)) > 0)
+        for (size_t i = 0; i < n; i++)
+            cgp_record(o, &rec[i]);
+    cgsim_access_batch(s, o->buf, o->n);
+    *refs += o->refs + o->n;
+    g_free(o);
+    g_free(rec);
+    if (err) {
+        g_propagate_error(error, err);
+        return false;
+    }
+    return true;
+}
+
+bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **error)
+{
+    *refs = 0;
+    for (uint32_t tid = 0;; tid++) {
+        char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
+        if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+            g_free(path);
+            if (tid == 0) {
+                g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: no T0.trace: "
+                            "not a recording (archsim trace record -o DIR -- PROGRAM)", dir);
+                return false;
+            }
+            return true;
+        }
+        AtReader *r = at_reader_open(path, error);
+        bool ok = r != NULL && cgp_stream(s, r, refs, error);
+        if (r)
+            at_reader_close(r);
+        g_free(path);
+        if (!ok)
+            return false;
+    }
+}
+
+/* Removes the scratch directory and what the runtime wrote into it. */
+static void cgp_cleanup(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (d) {
+        const char *name;
+        while ((name = g_dir_read_name(d)) != NULL) {
+            if ((g_str_has_prefix(name, "T") && g_str_has_suffix(name, ".trace")) ||
+                strcmp(name, "manifest.yaml") == 0 || strcmp(name, "manifest.yaml.part") == 0) {
+                char *p = g_build_filename(dir, name, NULL);
+                g_unlink(p);
+                g_free(p);
+            }
+        }
+        g_dir_close(d);
+    }
+    g_rmdir(dir);
+}
+
+bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int *prog_status,
+                      GError **error)
+{
+    *prog_status = 0;
+    const char *tmpbase = g_get_tmp_dir();
+    char *dir = g_build_filename(tmpbase, "archsim-cg.XXXXXX", NULL);
+    if (g_mkdtemp(dir) == NULL) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot create: %s",
+                    dir, g_strerror(errno));
+        g_free(dir);
+        return false;
+    }
+    int trace[2], execerr[2];
+    if (pipe2(trace, O_CLOEXEC) != 0 || pipe2(execerr, O_CLOEXEC) != 0) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "pipe: %s",
+                    g_strerror(errno));
+        cgp_cleanup(dir);
+        g_free(dir);
+        return false;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "fork: %s", g_strerror(errno));
+        close(trace[0]), close(trace[1]), close(execerr[0]), close(execerr[1]);
+        cgp_cleanup(dir);
+        g_free(dir);
+        return false;
+    }
+    if (pid == 0) {
+        /* the program: its runtime writes the main thread's stream into trace[1] */
+        fcntl(trace[1], F_SETFD, 0);
+        char fdtext[16];
+        snprintf(fdtext, sizeof fdtext, "%d", trace[1]);
+        setenv("ARCHSIM_TRACE_OUT", dir, 1);
+        setenv("ARCHSIM_TRACE_FD", fdtext, 1);
+        setenv("ARCHSIM_TRACE_ZLEVEL", "0", 1);     /* a pipe: no time spent compressing */
+        execvp(argv[0], argv);
+        int e = errno;
+        if (write(execerr[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(trace[1]);
+    close(execerr[1]);
+    int child_errno = 0;
+    ssize_t got = read(execerr[0], &child_errno, sizeof child_errno);
+    close(execerr[0]);
+    /* like time(1): an interrupt is the program's to handle */
+    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+    void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+    bool ok = true;
+    uint64_t refs = 0;
+    GError *err = NULL;
+    if (got == (ssize_t)sizeof child_errno) {
+        g_set_error(&err, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot run: %s", argv[0],
+                    g_strerror(child_errno));
+        close(trace[0]);
+        ok = false;
+    } else {
+        char *name = g_strdup_printf("%s (main thread, live)", argv[0]);
+        AtReader *r = at_reader_open_fd(trace[0], name, &err);
+        g_free(name);
+        if (r == NULL) {
+            ok = false;
+        } else {
+            ok = cgp_stream(s, r, &refs, &err);
+            at_reader_close(r);
+        }
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    signal(SIGINT, old_int);
+    signal(SIGQUIT, old_quit);
+    *prog_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+    char *manifest = g_build_filename(dir, "manifest.yaml", NULL);
+    bool runtime = g_file_test(manifest, G_FILE_TEST_EXISTS);
+    g_free(manifest);
+    if (!ok && got != (ssize_t)sizeof child_errno && refs == 0 && !runtime) {
+        /* nothing came down the pipe and no manifest appeared: no recording runtime in it */
+        g_clear_error(&err);
+        g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s recorded nothing (exit status %d): build it with tools/archsim-cc "
+                    "(archsim-cc -O2 prog.c -o prog) so that it records its references",
+                    argv[0], *prog_status);
+    }
+    /* the other threads' streams, in thread order */
+    for (uint32_t tid = 1; ok; tid++) {
+        char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
+        if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+            g_free(path);
+            break;
+        }
+        AtReader *r = at_reader_open(path, &err);
+        ok = r != NULL && cgp_stream(s, r, &refs, &err);
+        if (r)
+            at_reader_close(r);
+        g_free(path);
+    }
+    cgp_cleanup(dir);
+    g_free(dir);
+    if (!ok) {
+        g_propagate_error(error, err);
+        return false;
+    }
+    if (refs == 0) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: the program made no memory reference that archsim-cc's "
+                    "instrumentation sees", argv[0]);
+        return false;
+    }
+    if (!quiet)
+        fprintf(stderr, "archsim cachegrind: %s: %" G_GUINT64_FORMAT " data references from "
+                "compile-time instrumentation: no instruction fetches (Ir, I1mr, ILmr: -), no "
+                "libc or loader code, no register spills (docs/cachegrind.md)\n", argv[0], refs);
+    *counts = cgsim_counts(s);
+    return true;
+}
