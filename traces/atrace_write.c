@@ -22,6 +22,7 @@
 #define AT_W_RAW ((size_t)256 << 10)
 #define AT_W_ZOUT ((size_t)256 << 10)
 #define AT_W_SLOTS0 256u                /* initial hash slots (a power of two) */
+#define AT_W_DM 64u                     /* entries of the direct-mapped site cache */
 
 typedef struct {
     uint64_t pc;
@@ -43,6 +44,10 @@ struct AtWriter {
     unsigned slot_bits;     /* log2(slots) */
     int z_ready;            /* deflateInit succeeded */
     uint32_t last_site;     /* one-entry cache: the site of the previous record */
+    /* a direct-mapped cache of recent sites by PC (a loop's few sites alternate, which the
+     * one-entry cache misses every time): pc, and its index + 1 (0: empty) */
+    uint64_t dm_pc[AT_W_DM];
+    uint32_t dm_idx[AT_W_DM];
 };
 
 /* Writes all of buf; -1 with errno on failure. */
@@ -142,13 +147,19 @@ static int64_t at_w_site(AtWriter *w, uint64_t pc, int *fresh)
     *fresh = 0;
     if (w->last_site < w->nsites && w->sites[w->last_site].pc == pc)
         return w->last_site;
+    uint32_t dm = (uint32_t)(pc ^ (pc >> 6)) & (AT_W_DM - 1);
+    if (w->dm_idx[dm] != 0 && w->dm_pc[dm] == pc)
+        return w->last_site = w->dm_idx[dm] - 1;
     uint32_t s = at_w_slot_of(w, pc);
     for (;;) {
         uint32_t v = w->slots[s];
         if (v == 0)
             break;
-        if (w->sites[v - 1].pc == pc)
+        if (w->sites[v - 1].pc == pc) {
+            w->dm_pc[dm] = pc;
+            w->dm_idx[dm] = v;
             return w->last_site = v - 1;
+        }
         s = (s + 1) & w->slot_mask;
     }
     if (w->nsites == UINT32_MAX - 1) {
@@ -173,6 +184,8 @@ static int64_t at_w_site(AtWriter *w, uint64_t pc, int *fresh)
         return -1;
     }
     *fresh = 1;
+    w->dm_pc[dm] = pc;
+    w->dm_idx[dm] = idx + 1;
     return w->last_site = idx;
 }
 

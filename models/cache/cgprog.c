@@ -171,6 +171,8 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
         g_free(dir);
         return false;
     }
+    /* a larger pipe: the program writes 256 KiB chunks, and fewer of them wait for the reader */
+    (void)fcntl(trace[0], F_SETPIPE_SZ, 1 << 20);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
