@@ -130,7 +130,10 @@ typedef struct AtWriter AtWriter;
 /* Creates PATH (0644), writes the header; zlevel 0-9 (1 recommended). NULL + errno on failure. */
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
 /* The same into an open descriptor (a pipe to a live consumer: `archsim cachegrind -- PROG`),
- * which the writer owns from then on and closes with at_writer_close. */
+ * which the writer owns from then on and closes with at_writer_close. On a descriptor the
+ * records after the header are raw deflate (RFC 1951: no zlib header, no Adler-32, whose sum
+ * cost both ends about 4% of such a run each): a stream between two archsim processes, not a
+ * file; at_reader_open_fd reads it. */
 AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel);
 /* Appends one record; 0 on success, -1 (errno set) on an I/O error. Not thread safe: one writer
  * per thread.
@@ -155,7 +158,8 @@ typedef struct AtReader AtReader;
  * truncated header (ARCHSIM_EXIT_DATAERR), all as "PATH: byte N: problem". */
 AtReader *at_reader_open(const char *path, GError **error);
 /* The same for an open descriptor (a pipe that a recording program writes into: `archsim
- * cachegrind -- PROG`), named `name` in messages; the reader owns fd and closes it. */
+ * cachegrind -- PROG`; raw deflate after the header, as at_writer_open_fd writes it), named
+ * `name` in messages; the reader owns fd and closes it. */
 AtReader *at_reader_open_fd(int fd, const char *name, GError **error);
 const AtHeader *at_reader_header(const AtReader *r);
 /* Reads up to n records; returns the number read, 0 at the end; on error 0 with *error set

@@ -260,7 +260,7 @@ static bool at_r_header(AtReader *r, GError **error)
 }
 
 static AtReader *at_r_start(int fd, const char *path, uint64_t file_size, size_t in_size,
-                            size_t out_size, GError **error);
+                            size_t out_size, bool raw, GError **error);
 
 AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_size,
                                   GError **error)
@@ -275,18 +275,19 @@ AtReader *at_reader_open_buffered(const char *path, size_t in_size, size_t out_s
     int fd = sim_open_regular(path, ARCHSIM_TRACE_ERROR, &file_size, error);
     if (fd < 0)
         return NULL;
-    return at_r_start(fd, path, file_size, in_size, out_size, error);
+    return at_r_start(fd, path, file_size, in_size, out_size, false, error);
 }
 
 AtReader *at_reader_open_fd(int fd, const char *name, GError **error)
 {
     g_return_val_if_fail(fd >= 0 && name != NULL, NULL);
-    return at_r_start(fd, name, 0, AT_R_IN_DEFAULT, AT_R_OUT_DEFAULT, error);
+    return at_r_start(fd, name, 0, AT_R_IN_DEFAULT, AT_R_OUT_DEFAULT, true, error);
 }
 
-/* The reader of an open descriptor (it owns it): reads and checks the header. */
+/* The reader of an open descriptor (it owns it): reads and checks the header. raw: the records
+ * are raw deflate (the live pipe, atrace.h), else a zlib stream (a file). */
 static AtReader *at_r_start(int fd, const char *path, uint64_t file_size, size_t in_size,
-                            size_t out_size, GError **error)
+                            size_t out_size, bool raw, GError **error)
 {
     AtReader *r = g_new0(AtReader, 1);
     r->fd = fd;
@@ -296,7 +297,7 @@ static AtReader *at_r_start(int fd, const char *path, uint64_t file_size, size_t
         at_reader_close(r);
         return NULL;
     }
-    if (inflateInit(&r->zs) != Z_OK) {
+    if (inflateInit2(&r->zs, raw ? -15 : 15) != Z_OK) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_SOFTWARE, "%s: zlib: out of memory",
                     path);
         at_reader_close(r);

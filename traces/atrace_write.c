@@ -224,7 +224,7 @@ static void at_w_free(AtWriter *w)
     free(w);
 }
 
-static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel);
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw);
 
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
 {
@@ -232,7 +232,7 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
         errno = EINVAL;
         return NULL;
     }
-    return at_writer_start(path, -1, h, zlevel);
+    return at_writer_start(path, -1, h, zlevel, 0);
 }
 
 AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel)
@@ -241,11 +241,12 @@ AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel)
         errno = EINVAL;
         return NULL;
     }
-    return at_writer_start(NULL, fd, h, zlevel);
+    return at_writer_start(NULL, fd, h, zlevel, 1);
 }
 
-/* Writes the header to PATH (created) or to fd (path NULL; the writer owns it from now on). */
-static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel)
+/* Writes the header to PATH (created) or to fd (path NULL; the writer owns it from now on). raw:
+ * the records as raw deflate (the live pipe, atrace.h), else as a zlib stream (a file). */
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw)
 {
     if (h == NULL || zlevel < 0 || zlevel > 9 ||
         (h->version != 0 && h->version != ATRACE_VERSION)) {
@@ -285,7 +286,7 @@ static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, in
         w->slot_bits++;
     w->last_site = UINT32_MAX;
     if (w->raw == NULL || w->zout == NULL || w->sites == NULL || w->slots == NULL ||
-        deflateInit(&w->zs, zlevel) != Z_OK) {
+        deflateInit2(&w->zs, zlevel, Z_DEFLATED, raw ? -15 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         at_w_free(w);
         errno = ENOMEM;
         return NULL;
