@@ -2,7 +2,9 @@
 #   make            build ./archsim
 #   make run        install missing Debian packages (as root), build, run configs/default.yaml
 #   make test       unit tests (CUnit), regression (golden stats, determinism), bad-input tests
-#   make bench      speed figures (trace simulation refs/s, engine events/s)
+#   make bench      speed figures against their targets, peers side by side (Dinero IV, valgrind's
+#                   cachegrind, SCALE-Sim: tools/peers/); BENCH_BASE=OLD/archsim adds an older
+#                   binary's figures and the ratios new / old (docs/testing.md "Benchmarks")
 #   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (automatic when CI=true)
 #   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
 #                   says how to enable it)
@@ -174,8 +176,8 @@ test: deps
 unit: all $(TEST_BIN)
 	@sh tests/run-all.sh $(BUILD) unit
 
-bench: all
-	@sh tools/bench.sh $(BUILD)
+bench: all $(BUILD)/tools/bench_engine $(BUILD)/tools/gen_synth
+	@BENCH_BASE="$(BENCH_BASE)" sh tools/bench.sh $(BUILD)
 
 # the cost of one synchronization window between 2 MPI ranks on this machine (docs/scaling.md)
 MPIRUN_FLAGS ?= --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)

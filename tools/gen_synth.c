@@ -9,7 +9,8 @@
  * 32 KiB/8-way/64 B LRU write-allocate L1D gets 3,258,347 read and 1,080,589 write misses, and a
  * 1 MiB/16-way L2 behind it 753,834 misses (check: archsim cachegrind FILE).
  *
- * Usage: gen_synth [-n N] OUTFILE    (N references, default 10,000,000; OUTFILE "-" = stdout)
+ * Usage: gen_synth [-n N] [--din] OUTFILE   (N references, default 10,000,000; OUTFILE "-" =
+ *        stdout; --din: Dinero IV's extended din text instead of lackey's)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +35,9 @@ static uint64_t synth_next(uint64_t *state)
 }
 
 /* Formats " K hhhhhhhh,8\n" (at least 8 hex digits, as lackey's %08lx) and returns its length;
- * hand-formatted because printf would dominate the run time. */
+ * hand-formatted because printf would dominate the run time. With din, Dinero IV's extended
+ * "din" line instead: "r|w hhhhhhhh 8\n" (its -informat D). */
+static int synth_din;
 static size_t synth_format(char *out, char kind, uint64_t addr)
 {
     static const char hex[] = "0123456789abcdef";
@@ -47,6 +50,14 @@ static size_t synth_format(char *out, char kind, uint64_t addr)
     while (n < 8)
         digits[n++] = '0';
     size_t len = 0;
+    if (synth_din) {
+        out[len++] = kind == 'S' ? 'w' : 'r';
+        out[len++] = ' ';
+        while (n > 0)
+            out[len++] = digits[--n];
+        memcpy(out + len, " 8\n", 3);
+        return len + 3;
+    }
     out[len++] = ' ';
     out[len++] = kind;
     out[len++] = ' ';
@@ -60,7 +71,7 @@ static int synth_usage(const char *problem)
 {
     if (problem != NULL)
         fprintf(stderr, "gen_synth: %s\n", problem);
-    fprintf(stderr, "usage: gen_synth [-n N] OUTFILE   (N references, default 10000000; "
+    fprintf(stderr, "usage: gen_synth [-n N] [--din] OUTFILE   (N references, default 10000000; "
                     "OUTFILE - for stdout)\n");
     return 64;   /* EX_USAGE */
 }
@@ -71,13 +82,16 @@ int main(int argc, char **argv)
     const char *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gen_synth [-n N] OUTFILE\n"
-                   "Writes the synth10M workload (peers-and-speed.md section 6) as valgrind lackey\n"
+            printf("usage: gen_synth [-n N] [--din] OUTFILE\n"
+                   "Writes the synth10M workload (docs/references.md section 2) as lackey\n"
                    "text: N (default 10000000) 8-byte references, 60%% a sequential stream over\n"
-                   "16 MiB at 0x10000000, 40%% uniform in 256 KiB at 0x20000000, 25%% writes.\n");
+                   "16 MiB at 0x10000000, 40%% uniform in 256 KiB at 0x20000000, 25%% writes.\n"
+                   "--din: the same references in Dinero IV's extended din text (-informat D).\n");
             return 0;
         }
-        if (strcmp(argv[i], "-n") == 0) {
+        if (strcmp(argv[i], "--din") == 0) {
+            synth_din = 1;
+        } else if (strcmp(argv[i], "-n") == 0) {
             if (i + 1 >= argc)
                 return synth_usage("-n needs a number");
             char *end = NULL;

@@ -3,7 +3,7 @@
 #   traces/samples/matmul64.lackey.gz   (gzip -9 of the lackey log)
 #   workloads/matmul/cachegrind.summary (cachegrind's "summary:" line for every geometry)
 # Both runs send stdout to a regular file: glibc takes another path when stdout is a tty or
-# /dev/null, which changes the trace (peers-and-speed.md §3). Both run under `env -i` with a
+# /dev/null, which changes the trace (docs/references.md section 1). Both run under `env -i` with a
 # fixed environment: the loader walks the environment and the stack holds it, so a different
 # environment changes the instruction count and stack addresses. Needs gcc, gzip and valgrind
 # 3.19; other valgrind, gcc or glibc versions give other (still mutually consistent) numbers.
