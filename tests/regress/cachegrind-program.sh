@@ -1,6 +1,6 @@
 #!/bin/sh
 # regress/cachegrind-program.sh BUILD: `archsim cachegrind -- PROGRAM` (issue 18 item 5,
-# docs/cachegrind.md "Programs"): a program built with tools/archsim-cc is run and its data
+# docs/cachegrind.md "From a program"): a program built with tools/archsim-cc is run and its data
 # references simulated as it runs, with cachegrind's rules:
 #  - tests/regress/data/cgknown.c, whose references are known exactly, gives exactly its counts
 #    (Dr 2048, D1mr 2048, DLmr 0, Dw 8192, D1mw 1024, DLmw 1024), with "-" for the instruction
