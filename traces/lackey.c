@@ -394,8 +394,9 @@ static const char *lackey_odd_line(LackeyReader *r, const char *p, uint64_t line
 }
 
 /* Eight hex digits at p followed by ',' (lackey's %08lx for every address below 2^32), eight
- * bytes at a time: true and the value in *v when p holds exactly that. The byte-range test is
- * Bit Twiddling Hacks' hasbetween, exact per ASCII byte. */
+ * bytes at a time: true and the value in *v when p holds exactly that. Reads p[0..8]: the
+ * caller makes sure those nine bytes are in the buffer. The byte-range test is Bit Twiddling
+ * Hacks' hasbetween, exact per ASCII byte. */
 #define LK_ONES 0x0101010101010101ull
 #define LK_HIGH 0x8080808080808080ull
 static inline uint64_t lackey_bytes_between(uint64_t x, uint64_t m, uint64_t n)
@@ -472,7 +473,9 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
         const char *digits = p;
         uint64_t addr = 0;
         unsigned d;
-        if (G_LIKELY(lackey_hex8(p, &addr))) {
+        /* nine bytes read at once: only where the buffer holds them (a short last line may
+         * end right before lim) */
+        if (G_LIKELY(lim - p >= 9 && lackey_hex8(p, &addr))) {
             p += 8;
         } else {
             while ((d = lackey_hex_of[(unsigned char)*p]) != 0) {

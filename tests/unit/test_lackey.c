@@ -621,6 +621,23 @@ static void test_fuzz_trunc_small_buffer(void)
     tl_free(&small);
 }
 
+/* Found by libFuzzer: with a 16-byte buffer a short line sat at the buffer's end and the
+ * eight-digits-at-once path read one byte past it (seen under ASan: make DEBUG=1 test). The
+ * results must equal a big buffer's. */
+static void test_fuzz_hex8_past_buffer(void)
+{
+    const char *path = FUZZ_DIR "/hex8-past-buffer";
+    TlResult big = tl_read(path, 0, 64);
+    TlResult small = tl_read(path, 16, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(big.error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(small.error);
+    CU_ASSERT_EQUAL(big.refs->len, 3);
+    CU_ASSERT_EQUAL(small.refs->len, big.refs->len);
+    CU_ASSERT_STRING_EQUAL(small.error->message, big.error->message);
+    tl_free(&big);
+    tl_free(&small);
+}
+
 static int tl_suite_init(void)
 {
     tl_dir = tmpdir_new("test_lackey.XXXXXX");
@@ -653,7 +670,8 @@ int main(void)
         !CU_add_test(s, "line too long", test_line_too_long) ||
         !CU_add_test(s, "matmul sample", test_sample) ||
         !CU_add_test(s, "fuzz corpus", test_fuzz_corpus) ||
-        !CU_add_test(s, "fuzz: truncated gzip, small buffer", test_fuzz_trunc_small_buffer)) {
+        !CU_add_test(s, "fuzz: truncated gzip, small buffer", test_fuzz_trunc_small_buffer) ||
+        !CU_add_test(s, "fuzz: eight digits past the buffer", test_fuzz_hex8_past_buffer)) {
         CU_cleanup_registry();
         return 1;
     }
