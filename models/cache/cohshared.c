@@ -143,32 +143,10 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
 {
     uint8_t *d = line + (mem_msg(m)->addr - block);
     uint32_t n = m->size ? m->size : 1;
-    if (G_LIKELY(!(m->flags & (MSG_F_SC | MSG_F_RMW | MSG_F_LL)))) {
-        /* a plain load or store: one word-wide access; the reference memory only when checks
-         * are on (mem_oracle is NULL otherwise) */
-        Oracle *o = mem_oracle(c->sim);
-        if (m->cmd == MSG_WRITE_REQ) {
-            if (G_LIKELY(n <= 8))
-                mem_store_le(d, mem_msg(m)->value, n);
-            else
-                mem_fill_le(d, mem_msg(m)->value, n);
-            if (G_UNLIKELY(o != NULL))
-                for (uint32_t i = 0; i < n; i += 8)
-                    oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
-                                 mem_msg(m)->value);
-            m->cmd = MSG_WRITE_RESP;
-        } else {
-            uint64_t v = coh_read_bytes(d, n);
-            if (G_UNLIKELY(o != NULL))
-                coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
-            mem_msg(m)->value = v;
-            m->cmd = MSG_READ_RESP;
-        }
-        sim_port_send(c, cpu, m, delay);
-        return;
-    }
+    /* a plain load or store is one word-wide access (the last two cases); the reference memory
+     * only when checks are on (mem_oracle is NULL otherwise) */
     Oracle *o = mem_oracle(c->sim);
-    if (m->flags & MSG_F_SC) {
+    if (G_UNLIKELY(m->flags & MSG_F_SC)) {
         g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
         bool ok = a->resv && a->resv_block == block;
         a->resv = false;
@@ -184,22 +162,22 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         mem_msg(m)->value = old;
         mem_msg(m)->arg = ok ? 1 : 0;
         m->cmd = MSG_WRITE_RESP;
-    } else if (m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW)) {
+    } else if (G_UNLIKELY(m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW))) {
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
     } else if (m->cmd == MSG_WRITE_REQ) {
-        if (n <= 8)
+        if (G_LIKELY(n <= 8))
             mem_store_le(d, mem_msg(m)->value, n);
         else
             mem_fill_le(d, mem_msg(m)->value, n);
-        if (o)
+        if (G_UNLIKELY(o != NULL))
             for (uint32_t i = 0; i < n; i += 8)
                 oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
                              mem_msg(m)->value);
         m->cmd = MSG_WRITE_RESP;
     } else {
         uint64_t v = coh_read_bytes(d, n);
-        if (o)
+        if (G_UNLIKELY(o != NULL))
             coh_check_load(c, o, who, mem_msg(m)->addr, n, v, state);
         mem_msg(m)->value = v;
         m->cmd = MSG_READ_RESP;
