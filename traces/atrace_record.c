@@ -257,13 +257,14 @@ static bool ar_prepare_dir(const char *dir, bool force, GError **error)
 
 /* ---- running the program ------------------------------------------------------------------ */
 
-/* Runs argv with ARCHSIM_TRACE_OUT (and ARCHSIM_TRACE_ZLEVEL) set; *status is its exit status,
- * or 128 + signal. False with error only when it could not be started. */
-static bool ar_run(char **argv, const char *dir, int zlevel, int *status, GError **error)
+bool atrace_child_start(char **argv, const char *dir, int zlevel, int stream_fd, AtChild *ch,
+                        GError **error)
 {
     int pipefd[2];                      /* carries errno of a failed exec back, CLOEXEC */
     if (pipe2(pipefd, O_CLOEXEC) != 0) {
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "pipe: %s", g_strerror(errno));
+        if (stream_fd >= 0)
+            close(stream_fd);
         return false;
     }
     fflush(NULL);
@@ -272,6 +273,8 @@ static bool ar_run(char **argv, const char *dir, int zlevel, int *status, GError
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "fork: %s", g_strerror(errno));
         close(pipefd[0]);
         close(pipefd[1]);
+        if (stream_fd >= 0)
+            close(stream_fd);
         return false;
     }
     if (pid == 0) {
@@ -280,6 +283,12 @@ static bool ar_run(char **argv, const char *dir, int zlevel, int *status, GError
         char z[4];
         snprintf(z, sizeof z, "%d", zlevel);
         setenv("ARCHSIM_TRACE_ZLEVEL", z, 1);
+        if (stream_fd >= 0) {
+            fcntl(stream_fd, F_SETFD, 0);           /* the program inherits it */
+            char fdtext[16];
+            snprintf(fdtext, sizeof fdtext, "%d", stream_fd);
+            setenv("ARCHSIM_TRACE_FD", fdtext, 1);
+        }
         execvp(argv[0], argv);
         int e = errno;
         if (write(pipefd[1], &e, sizeof e) < 0)
@@ -287,23 +296,42 @@ static bool ar_run(char **argv, const char *dir, int zlevel, int *status, GError
         _exit(127);
     }
     close(pipefd[1]);
+    if (stream_fd >= 0)
+        close(stream_fd);
     int child_errno = 0;
     ssize_t got = read(pipefd[0], &child_errno, sizeof child_errno);
     close(pipefd[0]);
     /* like time(1): an interrupt is the program's to handle */
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
-    void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    signal(SIGINT, old_int);
-    signal(SIGQUIT, old_quit);
+    ch->pid = pid;
+    ch->old_int = signal(SIGINT, SIG_IGN);
+    ch->old_quit = signal(SIGQUIT, SIG_IGN);
     if (got == (ssize_t)sizeof child_errno) {
+        atrace_child_wait(ch);
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot run: %s", argv[0],
                     g_strerror(child_errno));
         return false;
     }
-    *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+    return true;
+}
+
+int atrace_child_wait(AtChild *ch)
+{
+    int ws = 0;
+    while (waitpid(ch->pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    signal(SIGINT, ch->old_int);
+    signal(SIGQUIT, ch->old_quit);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+}
+
+/* Runs argv with ARCHSIM_TRACE_OUT (and ARCHSIM_TRACE_ZLEVEL) set; *status is its exit status,
+ * or 128 + signal. False with error only when it could not be started. */
+static bool ar_run(char **argv, const char *dir, int zlevel, int *status, GError **error)
+{
+    AtChild ch;
+    if (!atrace_child_start(argv, dir, zlevel, -1, &ch, error))
+        return false;
+    *status = atrace_child_wait(&ch);
     return true;
 }
 

@@ -17,15 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../sim/error.h"
 #include "../../traces/atrace.h"
+#include "../../traces/atrace_record.h"
 
 #define CGP_BATCH 4096
 /* memcpy/memmove/memset ranges become accesses of this many bytes (an SSE copy loop's; the
@@ -163,8 +162,8 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
         g_free(dir);
         return false;
     }
-    int trace[2], execerr[2];
-    if (pipe2(trace, O_CLOEXEC) != 0 || pipe2(execerr, O_CLOEXEC) != 0) {
+    int trace[2];
+    if (pipe2(trace, O_CLOEXEC) != 0) {
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "pipe: %s",
                     g_strerror(errno));
         cgp_cleanup(dir);
@@ -173,66 +172,28 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
     }
     /* a larger pipe: the program writes 256 KiB chunks, and fewer of them wait for the reader */
     (void)fcntl(trace[0], F_SETPIPE_SZ, 1 << 20);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_SOFTWARE, "fork: %s", g_strerror(errno));
-        close(trace[0]), close(trace[1]), close(execerr[0]), close(execerr[1]);
+    /* the program's runtime writes the main thread's stream into trace[1], uncompressed: a pipe
+     * needs no time spent compressing */
+    AtChild ch;
+    if (!atrace_child_start(argv, dir, 0, trace[1], &ch, error)) {
+        close(trace[0]);
         cgp_cleanup(dir);
         g_free(dir);
         return false;
     }
-    if (pid == 0) {
-        /* the program: its runtime writes the main thread's stream into trace[1] */
-        fcntl(trace[1], F_SETFD, 0);
-        char fdtext[16];
-        snprintf(fdtext, sizeof fdtext, "%d", trace[1]);
-        setenv("ARCHSIM_TRACE_OUT", dir, 1);
-        setenv("ARCHSIM_TRACE_FD", fdtext, 1);
-        setenv("ARCHSIM_TRACE_ZLEVEL", "0", 1);     /* a pipe: no time spent compressing */
-        execvp(argv[0], argv);
-        int e = errno;
-        if (write(execerr[1], &e, sizeof e) < 0)
-            _exit(127);
-        _exit(127);
-    }
-    close(trace[1]);
-    close(execerr[1]);
-    int child_errno = 0;
-    ssize_t got = read(execerr[0], &child_errno, sizeof child_errno);
-    close(execerr[0]);
-    /* like time(1): an interrupt is the program's to handle */
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
-    void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    bool ok = true;
     uint64_t refs = 0;
     GError *err = NULL;
-    if (got == (ssize_t)sizeof child_errno) {
-        g_set_error(&err, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot run: %s", argv[0],
-                    g_strerror(child_errno));
-        close(trace[0]);
-        ok = false;
-    } else {
-        char *name = g_strdup_printf("%s (main thread, live)", argv[0]);
-        AtReader *r = at_reader_open_fd(trace[0], name, &err);
-        g_free(name);
-        if (r == NULL) {
-            ok = false;
-        } else {
-            ok = cgp_stream(s, r, &refs, &err);
-            at_reader_close(r);
-        }
-    }
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    signal(SIGINT, old_int);
-    signal(SIGQUIT, old_quit);
-    *prog_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
+    char *name = g_strdup_printf("%s (main thread, live)", argv[0]);
+    AtReader *live = at_reader_open_fd(trace[0], name, &err);
+    g_free(name);
+    bool ok = live != NULL && cgp_stream(s, live, &refs, &err);
+    if (live != NULL)
+        at_reader_close(live);
+    *prog_status = atrace_child_wait(&ch);
     char *manifest = g_build_filename(dir, "manifest.yaml", NULL);
     bool runtime = g_file_test(manifest, G_FILE_TEST_EXISTS);
     g_free(manifest);
-    if (!ok && got != (ssize_t)sizeof child_errno && refs == 0 && !runtime) {
+    if (!ok && refs == 0 && !runtime) {
         /* nothing came down the pipe and no manifest appeared: no recording runtime in it */
         g_clear_error(&err);
         g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
