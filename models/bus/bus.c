@@ -65,7 +65,6 @@ struct Bus {
     int nports, nbanks;
     Port **cpu, **mem;
     Msg **qhead, **qtail;       /* per-port request FIFOs (linked through next_free) */
-    uint64_t *qmask;            /* bit per port: its FIFO holds a request */
     /* arbitration's index: the ports waiting for each block (a cache queues one request per
      * block at most), and per port how many of its queued requests are for a block with no
      * transaction in flight (eligible), with a bit per port that has one */
@@ -534,8 +533,6 @@ static void queue_remove(Bus *b, int port, Msg *m)
     if (b->qtail[port] == m)
         b->qtail[port] = prev;
     b->queued--;
-    if (!b->qhead[port])
-        b->qmask[port / 64] &= ~(1ull << (port % 64));
 }
 
 static uint64_t bus_tick(Component *c)
@@ -647,7 +644,6 @@ static void bus_recv(Component *c, Port *port, Msg *m)
     else
         b->qhead[i] = m;
     b->qtail[i] = m;
-    b->qmask[i / 64] |= 1ull << (i % 64);
     b->queued++;
     g_assert(!sf_has(&b->waiting, bus_msg(m)->addr, (uint32_t)i));   /* one per block */
     bus_charge(b, sf_add(&b->waiting, bus_msg(m)->addr, (uint32_t)i));
@@ -681,7 +677,6 @@ static bool bus_realize(Component *c, GError **error)
         b->mem[i] = sim_port(c, "mem_side", i);
     b->qhead = g_new0(Msg *, b->nports);
     b->qtail = g_new0(Msg *, b->nports);
-    b->qmask = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
     b->elig = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
     b->elig_count = g_new0(uint32_t, (size_t)b->nports);
     b->wait_set = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);
@@ -738,7 +733,6 @@ static void bus_finalize(Component *c)
     g_free(b->mem);
     g_free(b->qhead);
     g_free(b->qtail);
-    g_free(b->qmask);
     g_free(b->elig);
     g_free(b->elig_count);
     g_free(b->wait_set);
