@@ -16,7 +16,7 @@
 #                   with AFL++ (libFuzzer if AFL++ is absent), then replay its queue under
 #                   ASan+UBSan; FUZZ_JOBS=N runs N at once, FUZZ="config lackey" picks some
 
-PKGS     := glib-2.0 yaml-0.1 zlib cunit
+PKGS     := glib-2.0 yaml-0.1 zlib liblzma cunit
 .DEFAULT_GOAL := all
 CC       ?= cc
 BUILD    ?= build

@@ -15,6 +15,7 @@
 #include "dir/dircache.h"
 #include "dir/directory.h"
 #include "dram/dram.h"
+#include "gpu/gpu.h"
 #include "litmus/litmus.h"
 #include "mem/checker.h"
 #include "noc/noc.h"
@@ -95,6 +96,8 @@ const CliCommand archsim_model_commands[] = {
       cgsim_cli_main },
     { "check-protocol", "explore a coherence protocol's states and check its invariants",
       checker_cli_main },
+    { "gpu", "GPU tools: an Accel-Sim SASS trace's kernels (gpu info), occupancy (gpu occupancy)",
+      gpu_cli_main },
     { "litmus", "run herd7 X86 litmus tests under a memory model (sc, tso, pso, weak)",
       litmus_cli_main },
     { "tpu", "run a SCALE-Sim topology on the systolic-array (TPU) model; SCALE-Sim's reports",

@@ -5,7 +5,7 @@
 # OPT_PKGS (OpenMPI, for `archsim sweep --mpi` and its test) are installed by `install` like the
 # others, but `check` (every plain `make`) does not require them: without them archsim builds
 # without MPI, and `archsim sweep --mpi` says how to enable it.
-PKGS="build-essential pkg-config libglib2.0-dev libyaml-dev zlib1g-dev libcunit1-dev python3 valgrind gnuplot-nox"
+PKGS="build-essential pkg-config libglib2.0-dev libyaml-dev zlib1g-dev liblzma-dev xz-utils libcunit1-dev python3 valgrind gnuplot-nox"
 OPT_PKGS="openmpi-bin libopenmpi-dev"
 missing=""
 optional=""
