@@ -16,7 +16,7 @@
 static int gpu_fail(GError *e)
 {
     int code = archsim_exit_code(e);
-    fprintf(stderr, "archsim gpu: %s\n", e->message);
+    fprintf(stderr, "%s\n", e->message);
     g_error_free(e);
     return code;
 }
@@ -442,8 +442,21 @@ static const char gpu_usage[] =
     "       archsim gpu occupancy --cc CC --threads N [--regs R] [--smem BYTES] [--carveout BYTES|P%]\n"
     "                             [--format text|csv]\n"
     "\n"
-    "The GPU model's tools: what an Accel-Sim SASS trace holds, and occupancy by the CUDA\n"
-    "occupancy calculator's rules. `archsim gpu COMMAND --help` shows a command's options.\n";
+    "The GPU model's tools: Accel-Sim SASS traces and occupancy (docs/gpu.md).\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help  Show this help and exit\n"
+    "\n"
+    "Subcommands:\n"
+    "  info       per kernel of a trace: launch, CTAs, warps, warp and thread instructions,\n"
+    "             the mix by functional unit\n"
+    "  occupancy  resident blocks and warps per SM by the CUDA occupancy calculator's rules,\n"
+    "             and GPGPU-Sim's max_cta where it differs\n"
+    "\n"
+    "`archsim gpu SUBCOMMAND --help` shows a subcommand's options.\n"
+    "\n"
+    "Exit status: 0 success, 64 bad command line, 65 bad trace (file:line:col: problem),\n"
+    "66 trace missing or unreadable, 74 output could not be written.\n";
 
 int gpu_cli_main(int argc, char **argv)
 {

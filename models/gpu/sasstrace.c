@@ -165,7 +165,7 @@ static bool parse_udec(const char *s, uint64_t max, uint64_t *v)
         if (*s < '0' || *s > '9')
             return false;
         unsigned d = (unsigned)(*s - '0');
-        if (x > (max - d) / 10)
+        if (d > max || x > (max - d) / 10)
             return false;
         x = x * 10 + d;
     }
@@ -251,8 +251,15 @@ static bool header_line(SassReader *r, char *s, GError **error)
         k->id = (uint32_t)v;
     } else if (strcmp(key, "grid dim") == 0 || strcmp(key, "block dim") == 0) {
         bool grid = key[0] == 'g';
-        if (!parse_dim3(val, grid ? k->grid : k->block)) {
+        uint32_t *d = grid ? k->grid : k->block;
+        if (!parse_dim3(val, d)) {
             sass_err(r, error, at, "%s: expected (x,y,z), each from 1 to 2147483647", key);
+            return false;
+        }
+        uint64_t threads = (uint64_t)d[0] * d[1] * d[2];
+        if (!grid && threads > 1024) {
+            sass_err(r, error, at, "block dim (%u,%u,%u) is %" G_GUINT64_FORMAT " threads; CUDA "
+                     "allows at most 1024 per block", d[0], d[1], d[2], threads);
             return false;
         }
     } else if (strcmp(key, "shmem") == 0) {
@@ -354,11 +361,6 @@ static bool read_header(SassReader *r, GError **error)
         return false;
     }
     uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
-    if (threads > 1024) {
-        sass_err(r, error, NULL, "block dim (%u,%u,%u) is %" G_GUINT64_FORMAT " threads; CUDA "
-                 "allows at most 1024 per block", k->block[0], k->block[1], k->block[2], threads);
-        return false;
-    }
     k->warps_per_block = (uint32_t)((threads + 31) / 32);
     k->nblocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
     return true;
@@ -522,7 +524,8 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
 #define NEED(what)                                                                            \
     do {                                                                                      \
         if (i >= n) {                                                                         \
-            sass_err(r, error, r->cur + strlen(r->cur), "the line ends before its " what);   \
+            sass_err(r, error, n ? f[n - 1] + strlen(f[n - 1]) : r->cur, "the line ends "   \
+                     "before its " what);                                                  \
             return false;                                                                     \
         }                                                                                     \
     } while (0)

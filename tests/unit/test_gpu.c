@@ -1,0 +1,485 @@
+/* test_gpu.c: CUnit tests for the GPU front end: occupancy (models/gpu/occupancy.c) against a
+ * table of cases worked by hand from NVIDIA's rules (docs/gpu.md, "Occupancy", shows the
+ * arithmetic of each), GPGPU-Sim's max_cta where it differs, the SASS opcode tables and widths,
+ * and the trace reader (models/gpu/sasstrace.c) on every quirk of the format with exact error
+ * positions, plain, gzip and xz. Run from the repo root.
+ */
+#include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "../../models/gpu/occupancy.h"
+#include "../../models/gpu/opcodes.h"
+#include "../../models/gpu/sasstrace.h"
+#include "../../sim/error.h"
+#include "tmpdir.h"
+
+static char *tdir;
+
+/* ---- occupancy ---- */
+
+#define U GPU_OCC_UNLIMITED
+typedef struct {
+    uint32_t cc, threads, regs;
+    uint64_t smem;
+    int64_t carveout;
+    uint32_t bw, br, bs, bb;        /* blocks by warps, registers, shared memory, slots */
+    uint32_t blocks, warps;
+    const char *limiter;
+} OccCase;
+
+/* Each row worked by hand in docs/gpu.md ("Occupancy", the worked table), ids A1.. there. */
+static const OccCase occ_cases[] = {
+    /* cc 7.0 */
+    { 70, 256, 32, 0, -1, 8, 8, U, 32, 8, 64, "warps+registers" },          /* A1 */
+    { 70, 128, 64, 0, -1, 16, 8, U, 32, 8, 32, "registers" },               /* A2 */
+    { 70, 64, 16, 0, -1, 32, 64, U, 32, 32, 64, "warps+blocks" },           /* A3 */
+    { 70, 256, 0, 40000, -1, 8, U, 2, 32, 2, 16, "shared_memory" },         /* A4 */
+    { 70, 32, 255, 0, -1, 64, 8, U, 32, 8, 8, "registers" },                /* A5 */
+    { 70, 128, 0, 10240, 16384, 16, U, 1, 32, 1, 4, "shared_memory" },      /* A6 */
+    { 70, 64, 0, 20000, 0, 32, U, 1, 32, 1, 2, "shared_memory" },           /* A7 */
+    /* cc 7.5 */
+    { 75, 256, 32, 0, -1, 4, 8, U, 16, 4, 32, "warps" },                    /* B1 */
+    { 75, 128, 64, 0, -1, 8, 8, U, 16, 8, 32, "warps+registers" },          /* B2 */
+    { 75, 32, 32, 0, -1, 32, 64, U, 16, 16, 16, "blocks" },                 /* B3 */
+    { 75, 256, 16, 20480, -1, 4, 16, 3, 16, 3, 24, "shared_memory" },       /* B4 */
+    /* cc 8.0 */
+    { 80, 256, 32, 49152, -1, 8, 8, 3, 32, 3, 24, "shared_memory" },        /* C1 */
+    { 80, 256, 32, 0, -1, 8, 8, 164, 32, 8, 64, "warps+registers" },        /* C2 */
+    { 80, 1024, 64, 0, -1, 2, 1, 164, 32, 1, 32, "registers" },             /* C3 */
+    { 80, 1024, 65, 0, -1, 2, 0, 164, 32, 0, 0, "registers" },              /* C4 */
+    { 80, 96, 40, 0, -1, 21, 16, 164, 32, 16, 48, "registers" },            /* C5 */
+    { 80, 128, 0, 102400, -1, 16, U, 1, 32, 1, 4, "shared_memory" },        /* C6 */
+    { 80, 128, 0, 167936, -1, 16, U, 0, 32, 0, 0, "shared_memory" },        /* C7 */
+    { 80, 32, 8, 0, -1, 64, 256, 164, 32, 32, 32, "blocks" },               /* C8 */
+    { 80, 64, 0, 2000, 8192, 32, U, 2, 32, 2, 4, "shared_memory" },         /* C9 */
+    /* cc 8.6 */
+    { 86, 256, 32, 0, -1, 6, 8, 100, 16, 6, 48, "warps" },                  /* D1 */
+    { 86, 128, 32, 0, -1, 12, 16, 100, 16, 12, 48, "warps" },               /* D2 */
+    { 86, 64, 32, 0, -1, 24, 32, 100, 16, 16, 32, "blocks" },               /* D3 */
+    { 86, 256, 32, 32768, -1, 6, 8, 3, 16, 3, 24, "shared_memory" },        /* D4 */
+    { 86, 512, 72, 0, -1, 3, 1, 100, 16, 1, 16, "registers" },              /* D5 */
+    /* cc 8.9 */
+    { 89, 64, 32, 0, -1, 24, 32, 100, 24, 24, 48, "warps+blocks" },         /* E1 */
+    { 89, 32, 16, 0, -1, 48, 128, 100, 24, 24, 24, "blocks" },              /* E2 */
+    { 89, 256, 128, 0, -1, 6, 2, 100, 24, 2, 16, "registers" },             /* E3 */
+    { 89, 128, 0, 49152, -1, 12, U, 2, 24, 2, 8, "shared_memory" },         /* E4 */
+    /* cc 9.0 */
+    { 90, 256, 32, 49152, -1, 8, 8, 4, 32, 4, 32, "shared_memory" },        /* F1 */
+    { 90, 128, 168, 0, -1, 16, 3, 228, 32, 3, 12, "registers" },            /* F2 */
+    { 90, 384, 40, 0, -1, 5, 4, 228, 32, 4, 48, "registers" },              /* F3 */
+    { 90, 128, 0, 204800, -1, 16, U, 1, 32, 1, 4, "shared_memory" },        /* F4 */
+    { 90, 1024, 32, 0, -1, 2, 2, 228, 32, 2, 64, "warps+registers" },       /* F5 */
+};
+
+static void test_occupancy_table(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(occ_cases); i++) {
+        const OccCase *c = &occ_cases[i];
+        const GpuCcLimits *lim = gpu_cc_limits(c->cc);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(lim);
+        GpuOccInput in = { c->threads, c->regs, c->smem, c->carveout };
+        GpuOccResult r;
+        gpu_occupancy(lim, &in, &r);
+        bool ok = r.blocks_warps == c->bw && r.blocks_regs == c->br && r.blocks_smem == c->bs &&
+                  r.blocks_slots == c->bb && r.active_blocks == c->blocks &&
+                  r.active_warps == c->warps && strcmp(gpu_limiter_name(r.limiters), c->limiter) == 0;
+        if (!ok)
+            fprintf(stderr, "\ncase %zu (cc %u, %u threads, %u regs, %" G_GUINT64_FORMAT " B): got "
+                    "%u/%u/%u/%u -> %u blocks %u warps %s\n", i, c->cc, c->threads, c->regs, c->smem,
+                    r.blocks_warps, r.blocks_regs, r.blocks_smem, r.blocks_slots, r.active_blocks,
+                    r.active_warps, gpu_limiter_name(r.limiters));
+        CU_ASSERT(ok);
+        CU_ASSERT_DOUBLE_EQUAL(r.occupancy_percent, 100.0 * c->warps / lim->max_warps, 1e-9);
+    }
+    CU_ASSERT(G_N_ELEMENTS(occ_cases) >= 20);
+}
+
+static void test_occupancy_gpgpusim(void)
+{
+    const char *why;
+    /* cc 8.6: the hardware holds 16 blocks; the tested config's 32 CTAs and 1536 threads let
+     * GPGPU-Sim place 1536 / 64 = 24 */
+    GpuOccInput in = { 64, 32, 0, -1 };
+    CU_ASSERT_EQUAL(gpu_gpgpusim_max_cta(gpu_cc_limits(86), &in, &why), 24);
+    CU_ASSERT_STRING_EQUAL(why, "threads");
+    /* cc 8.0, 33 registers: NVIDIA allocates 1,280 per warp (6 blocks of 8 warps), GPGPU-Sim
+     * rounds to 36 per thread: 65536 / (256 x 36) = 7 */
+    GpuOccInput in2 = { 256, 33, 0, -1 };
+    GpuOccResult r;
+    gpu_occupancy(gpu_cc_limits(80), &in2, &r);
+    CU_ASSERT_EQUAL(r.active_blocks, 6);
+    CU_ASSERT_EQUAL(gpu_gpgpusim_max_cta(gpu_cc_limits(80), &in2, &why), 7);
+    CU_ASSERT_STRING_EQUAL(why, "regs");
+    /* no tested config for 7.5 */
+    CU_ASSERT_EQUAL(gpu_gpgpusim_max_cta(gpu_cc_limits(75), &in2, &why), 0);
+    CU_ASSERT_PTR_NULL(gpu_cc_limits(61));
+}
+
+/* ---- opcodes ---- */
+
+static void test_opcodes(void)
+{
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "IMAD.MOV.U32"), GPU_UNIT_INT);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "ULDC.64"), GPU_UNIT_UNIFORM);
+    CU_ASSERT_EQUAL(gpu_opcode_class(70, "ULDC.64"), GPU_UNIT_UNKNOWN);    /* no uniform datapath */
+    CU_ASSERT_EQUAL(gpu_opcode_class(90, "FFMA"), GPU_UNIT_FP32);
+    CU_ASSERT_EQUAL(gpu_opcode_class(90, "HGMMA.64x128x16.F32"), GPU_UNIT_TENSOR);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "HGMMA.64x128x16.F32"), GPU_UNIT_UNKNOWN);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "LDG.E.U8"), GPU_UNIT_LDST);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "MUFU.EX2"), GPU_UNIT_SFU);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "EXIT"), GPU_UNIT_BRANCH);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "BAR.SYNC.DEFER_BLOCKING"), GPU_UNIT_BARRIER);
+    CU_ASSERT_EQUAL(gpu_opcode_class(80, "LDGX"), GPU_UNIT_UNKNOWN);       /* whole mnemonic */
+    CU_ASSERT_EQUAL(gpu_opcode_class(61, "FFMA"), GPU_UNIT_UNKNOWN);
+    CU_ASSERT_EQUAL(gpu_opcode_width("LDG.E.128"), 16);
+    CU_ASSERT_EQUAL(gpu_opcode_width("LDG.E.64.CONSTANT"), 8);
+    CU_ASSERT_EQUAL(gpu_opcode_width("LDG.E.U8"), 1);
+    CU_ASSERT_EQUAL(gpu_opcode_width("STS.U16"), 2);
+    CU_ASSERT_EQUAL(gpu_opcode_width("LDG.E.S16"), 4);                    /* Accel-Sim's fallback */
+    CU_ASSERT_EQUAL(gpu_opcode_width("LDG.E"), 4);
+    CU_ASSERT_STRING_EQUAL(gpu_generation(86), "Ampere");
+    CU_ASSERT_PTR_NULL(gpu_generation(61));
+}
+
+/* ---- the trace reader ---- */
+
+static char *put(const char *name, const char *text)
+{
+    char *p = g_build_filename(tdir, name, NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(p, text, -1, NULL));
+    return p;
+}
+
+#define HDR(ver, extra)                                                                    \
+    "-kernel name = _Z3fooPf\n-kernel id = 3\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n"  \
+    "-shmem = 256\n-nregs = 16\n-binary version = 80\n-cuda stream id = 0\n"                \
+    "-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007e0000000000\n"    \
+    "-nvbit version = 1.5.3\n-accelsim tracer version = " ver "\n" extra                    \
+    "\n#traces format = whatever the tracer wrote\n\n"
+
+static const char v3_ok[] =
+    HDR("3", "")
+    "#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 1\ninsts = 6\n"
+    "0000 ffffffff 1 R1 IMAD.MOV.U32 2 R255 R255 0 \n"
+    "0010 0000000f 1 R2 LDG.E.64 1 R4 8 1 0x1000 8 \n"
+    "0020 00000005 1 R3 LDG.E.U8 1 R4 1 2 0x2000 -16 \n"
+    "0030 00000000 1 R7 LDG.E 1 R4 4 1 0x0 0 \n"
+    "0040 80000000 0 STG.E.128 2 R2 R3 16 0 0x3000 \n"
+    "0050 ffffffff 0 EXIT 0 0 \n"
+    "warp = 0\ninsts = 1\n"
+    "0000 ffffffff 0 ULDC.64 0 0 \n"
+    "#END_TB\n\n";
+
+static void test_reader_v3(void)
+{
+    char *p = put("v3.traceg", v3_ok);
+    GError *e = NULL;
+    SassReader *r = sass_open(p, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    const SassKernel *k = sass_kernel(r);
+    CU_ASSERT_STRING_EQUAL(k->name, "_Z3fooPf");
+    CU_ASSERT_EQUAL(k->id, 3);
+    CU_ASSERT_EQUAL(k->grid[0], 2);
+    CU_ASSERT_EQUAL(k->warps_per_block, 2);
+    CU_ASSERT_EQUAL(k->shmem, 256);
+    CU_ASSERT_EQUAL(k->tracer_version, 3);
+    CU_ASSERT_EQUAL(k->shmem_base, 0x7f0000000000ull);
+    SassBlock b = { 0 };
+    CU_ASSERT_EQUAL_FATAL(sass_next_block(r, &b, &e), 1);
+    CU_ASSERT_EQUAL(b.x, 1);
+    CU_ASSERT_EQUAL(b.nwarps, 2);
+    CU_ASSERT_EQUAL(b.warps[0].warp, 1);
+    CU_ASSERT_EQUAL(b.warps[0].n, 6);
+    CU_ASSERT_EQUAL(b.warps[1].warp, 0);
+    CU_ASSERT_EQUAL(b.ninsts, 7);
+    const SassInst *in = b.insts;
+    CU_ASSERT_EQUAL(in[0].ndst, 1);
+    CU_ASSERT_EQUAL(in[0].dst[0], SASS_REG(SASS_REG_R, 1));
+    CU_ASSERT_EQUAL(in[0].src[1], SASS_REG(SASS_REG_R, 255));
+    CU_ASSERT_EQUAL(in[0].width, 0);
+    CU_ASSERT_EQUAL(in[0].unit, GPU_UNIT_INT);
+    /* mode 1: lanes 0-3 at base + k * 8; the width is the opcode's (.64) */
+    CU_ASSERT_EQUAL(in[1].width, 8);
+    CU_ASSERT_EQUAL(in[1].space, SASS_SPACE_GLOBAL);
+    CU_ASSERT_EQUAL(b.addrs[in[1].addr + 3], 0x1000 + 24);
+    /* mode 2, mask 0101: two lanes, one delta (popcount - 1), negative */
+    CU_ASSERT_EQUAL(in[2].width, 1);
+    CU_ASSERT_EQUAL(b.addrs[in[2].addr], 0x2000);
+    CU_ASSERT_EQUAL(b.addrs[in[2].addr + 1], 0x2000 - 16);
+    /* mask 0: a memory instruction with no address */
+    CU_ASSERT_EQUAL(in[3].mask, 0);
+    CU_ASSERT_EQUAL(in[3].width, 4);
+    CU_ASSERT_EQUAL(in[4].addr, in[3].addr);
+    /* one lane, mode 2: the base only; .128 -> 16 B */
+    CU_ASSERT_EQUAL(in[4].width, 16);
+    CU_ASSERT_EQUAL(b.addrs[in[4].addr], 0x3000);
+    CU_ASSERT_EQUAL(b.naddrs, 4 + 2 + 1);
+    CU_ASSERT_EQUAL(in[5].unit, GPU_UNIT_BRANCH);
+    CU_ASSERT_STRING_EQUAL(sass_opcode(r, in[6].op), "ULDC.64");
+    CU_ASSERT_EQUAL(in[6].unit, GPU_UNIT_UNIFORM);
+    CU_ASSERT_FALSE(in[0].has_imm);
+    CU_ASSERT_EQUAL(sass_next_block(r, &b, &e), 0);
+    CU_ASSERT_PTR_NULL(e);
+    sass_block_clear(&b);
+    sass_close(r);
+    g_free(p);
+}
+
+static void test_reader_v5_lineinfo_old_clusters(void)
+{
+    GError *e = NULL;
+    SassBlock b = { 0 };
+    /* v5 with source lines: line number first, immediate last (after the deltas) */
+    char *p = put("v5.traceg", HDR("5", "-enable lineinfo = 1\n")
+                  "#BEGIN_TB\nthread block = 0,0,0\ncluster id = 0,0,0\ncluster cta = 1,0,0\n"
+                  "cluster rank = 1\nwarp = 0\ninsts = 2\n"
+                  "17 0020 0000ffff 1 R0 MOV 0 0 1077937386 \n"
+                  "18 0030 00000003 1 R2 LDS.U16 1 R4 2 2 0x10 4 -5 \n#END_TB\n");
+    SassReader *r = sass_open(p, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(sass_next_block(r, &b, &e), 1);
+    CU_ASSERT(b.cluster);
+    CU_ASSERT_EQUAL(b.cluster_cta[0], 1);
+    CU_ASSERT_EQUAL(b.cluster_rank, 1);
+    CU_ASSERT_EQUAL(b.insts[0].src_line, 17);
+    CU_ASSERT(b.insts[0].has_imm);
+    CU_ASSERT_EQUAL(b.insts[0].imm, 1077937386);
+    CU_ASSERT_EQUAL(b.insts[1].imm, -5);
+    CU_ASSERT_EQUAL(b.insts[1].space, SASS_SPACE_SHARED);
+    CU_ASSERT_EQUAL(b.insts[1].width, 2);
+    CU_ASSERT_EQUAL(b.addrs[b.insts[1].addr + 1], 0x14);
+    sass_close(r);
+    g_free(p);
+    /* tracer version 2: block and warp numbers lead every line */
+    p = put("v2.traceg", HDR("2", "") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+                                        "0 0 0 0 0000 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    r = sass_open(p, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(sass_next_block(r, &b, &e), 1);
+    CU_ASSERT_EQUAL(b.insts[0].mask, 0xffffffffu);
+    sass_close(r);
+    g_free(p);
+    /* generic space by Accel-Sim's rule */
+    SassKernel k = { .shmem_base = 0x7f0000000000ull, .local_base = 0x7f1000000000ull };
+    CU_ASSERT_EQUAL(sass_generic_space(&k, 0x7f0000000010ull), SASS_SPACE_SHARED);
+    CU_ASSERT_EQUAL(sass_generic_space(&k, 0x7f1000000010ull), SASS_SPACE_LOCAL);
+    CU_ASSERT_EQUAL(sass_generic_space(&k, 0x7f1000004000ull), SASS_SPACE_GLOBAL);
+    k.local_base = 0;
+    CU_ASSERT_EQUAL(sass_generic_space(&k, 0x1234), SASS_SPACE_SHARED);
+    sass_block_clear(&b);
+}
+
+/* Reads the whole file; returns the error's message (newly allocated) or NULL. */
+static char *read_error(const char *name, const char *text)
+{
+    char *p = put(name, text);
+    GError *e = NULL;
+    SassReader *r = sass_open(p, &e);
+    if (r) {
+        SassBlock b = { 0 };
+        while (sass_next_block(r, &b, &e) > 0)
+            ;
+        sass_block_clear(&b);
+        sass_close(r);
+    }
+    g_free(p);
+    if (!e)
+        return NULL;
+    CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_DATAERR);
+    char *m = g_strdup(strchr(e->message, ':') ? strchr(e->message, ':') + 1 : e->message);
+    g_error_free(e);
+    return m;
+}
+
+#define TB(lines) "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n" lines "#END_TB\n"
+static const struct {
+    const char *text, *want;
+} bad_traces[] = {
+    /* header */
+    { "garbage\n", "1:1: not an Accel-Sim .traceg file" },
+    { HDR("3", "-block dim = (33,32,1)\n") TB("0000 ffffffff 0 EXIT 0 0 \n"),
+      "13:14: block dim (33,32,1) is 1056 threads" },
+    { "-kernel name = k\n-grid dim = (1,0,1)\n", "2:13: grid dim: expected (x,y,z)" },
+    { "-kernel name = k\n-binary version = 61\n", "2:19: binary version 61: no SASS opcode table" },
+    { "-kernel name = k\n-accelsim tracer version = 6\n", "2:28: accelsim tracer version 6" },
+    { "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n#BEGIN_TB\n",
+      "4:1: the header has no '-binary version = ...' line" },
+    /* lines: field by field, the column of the bad field */
+    { HDR("3", "") TB("0000 fffffffff 0 EXIT 0 0 \n"), "20:6: expected the active mask, 8 hex digits" },
+    { HDR("3", "") TB("0000 ffffffff 1 Q1 MOV 0 0 \n"), "20:17: expected a register" },
+    { HDR("3", "") TB("0000 ffffffff 0 exit 0 0 \n"), "20:17: expected an opcode" },
+    { HDR("3", "") TB("0000 ffffffff 0 EXIT 9 0 \n"), "20:22: expected the number of source registers" },
+    { HDR("3", "") TB("0000 ffffffff 0 EXIT 0 0 7 \n"), "20:26: unexpected '7' after the instruction (a tracer version below 5 has no immediate)" },
+    { HDR("5", "") TB("0000 ffffffff 0 EXIT 0 0 \n"), "20:25: the line ends before its immediate" },
+    { HDR("3", "") TB("0000 00000007 1 R2 LDG.E 1 R4 4 2 0x10 4 \n"),
+      "20:41: the line ends before its address deltas" },
+    { HDR("3", "") TB("0000 00000003 1 R2 LDG.E 1 R4 4 3 0x10 4 \n"), "20:33: expected the address mode" },
+    { HDR("5", "") TB("0000 00000003 1 R2 LDG.E 1 R4 4 2 0x10 4 8 9 \n"),
+      "20:44: unexpected '9' after the instruction" },
+    /* structure */
+    { HDR("3", "") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 EXIT 0 0 \n#END_TB\n",
+      "21:1: 'insts = 2' at line 19 but only 1 instruction lines follow" },
+    { HDR("3", "") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 2\n", "18:8: warp 2 of a block of 64 threads (2 warps)" },
+    { HDR("3", "") "#BEGIN_TB\nthread block = 2,0,0\n", "17:16: thread block (2,0,0) is outside the grid (2,1,1)" },
+    { HDR("3", "") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 0\nwarp = 0\n",
+      "20:8: warp 0 appears twice in this thread block" },
+    { HDR("3", "") "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 0\n",
+      "the file ends inside the thread block that starts at line 16 (no #END_TB)" },
+    { HDR("3", "") "#BEGIN_TB\nwarp = 0\n", "17:1: a warp before the block's 'thread block = x,y,z' line" },
+    { HDR("3", "") "thread block = 0,0,0\n", "16:1: expected a '-KEY = VALUE' header line or #BEGIN_TB" },
+};
+
+static void test_reader_errors(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_traces); i++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "bad%zu.traceg", i);
+        char *m = read_error(name, bad_traces[i].text);
+        bool ok = m && strstr(m, bad_traces[i].want);
+        if (!ok)
+            fprintf(stderr, "\nbad trace %zu: wanted '%s', got '%s'\n", i, bad_traces[i].want,
+                    m ? m : "(no error)");
+        CU_ASSERT(ok);
+        g_free(m);
+    }
+}
+
+static void write_gz(const char *path, const char *text, size_t n)
+{
+    gzFile g = gzopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT(gzwrite(g, text, (unsigned)n) == (int)n);
+    gzclose(g);
+}
+
+static void write_xz(const char *path, const char *text, size_t n, size_t cut)
+{
+    size_t cap = n + 4096, out = 0;
+    uint8_t *buf = g_malloc(cap);
+    CU_ASSERT_FATAL(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, n,
+                                            buf, &out, cap) == LZMA_OK);
+    CU_ASSERT_FATAL(g_file_set_contents(path, (const char *)buf, (gssize)(out - cut), NULL));
+    g_free(buf);
+}
+
+static int count_insts(const char *path, GError **e)
+{
+    SassReader *r = sass_open(path, e);
+    if (!r)
+        return -1;
+    SassBlock b = { 0 };
+    int n = 0, got;
+    while ((got = sass_next_block(r, &b, e)) > 0)
+        n += (int)b.ninsts;
+    sass_block_clear(&b);
+    sass_close(r);
+    return got < 0 ? -1 : n;
+}
+
+static void test_reader_compressed(void)
+{
+    char *gz = g_build_filename(tdir, "k.traceg.gz", NULL);
+    char *xz = g_build_filename(tdir, "k.traceg.xz", NULL);
+    char *cut = g_build_filename(tdir, "cut.traceg.xz", NULL);
+    GError *e = NULL;
+    write_gz(gz, v3_ok, strlen(v3_ok));
+    CU_ASSERT_EQUAL(count_insts(gz, &e), 7);
+    write_xz(xz, v3_ok, strlen(v3_ok), 0);
+    CU_ASSERT_EQUAL(count_insts(xz, &e), 7);
+    CU_ASSERT_PTR_NULL(e);
+    write_xz(cut, v3_ok, strlen(v3_ok), 20);
+    CU_ASSERT_EQUAL(count_insts(cut, &e), -1);
+    CU_ASSERT(e && strstr(e->message, "cut.traceg.xz: truncated xz stream"));
+    g_clear_error(&e);
+    /* a kernels list: copies, a kernel found with .xz added, comments ignored, a missing one */
+    char *list = put("kernelslist.g", "MemcpyHtoD,0x00007fc841527000,1\n\nk.traceg\n# note\n");
+    /* "k.traceg" does not start with "kernel": an ignored line, so no kernel at all */
+    SassList *l = sass_list_read(tdir, &e);
+    CU_ASSERT_PTR_NULL(l);
+    CU_ASSERT(e && strstr(e->message, "lists no kernel"));
+    g_clear_error(&e);
+    char *kx = g_build_filename(tdir, "kernel-1.traceg.xz", NULL);
+    write_xz(kx, v3_ok, strlen(v3_ok), 0);
+    g_free(list);
+    list = put("kernelslist.g", "MemcpyHtoD,0x00007fc841527000,1\nkernel-1.traceg\n");
+    l = sass_list_read(tdir, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_EQUAL(l->n, 2);
+    CU_ASSERT_EQUAL(l->kernels, 1);
+    CU_ASSERT_EQUAL(l->e[0].kind, SASS_LIST_MEMCPY);
+    CU_ASSERT_EQUAL(l->e[0].bytes, 1);
+    CU_ASSERT(g_str_has_suffix(l->e[1].path, "kernel-1.traceg.xz"));
+    sass_list_free(l);
+    g_free(list);
+    list = put("kernelslist.g", "kernel-1.traceg\nkernel-9.traceg\n");
+    l = sass_list_read(tdir, &e);
+    CU_ASSERT_PTR_NULL(l);
+    CU_ASSERT(e && e->code == ARCHSIM_EXIT_NOINPUT && strstr(e->message, "kernelslist.g:2:1:"));
+    g_clear_error(&e);
+    list = (g_free(list), put("kernelslist.g", "MemcpyHtoD,zz,1\nkernel-1.traceg\n"));
+    l = sass_list_read(tdir, &e);
+    CU_ASSERT(e && strstr(e->message, "kernelslist.g:1:1: expected MemcpyHtoD,0xADDRESS,BYTES"));
+    g_clear_error(&e);
+    g_free(list);
+    g_free(kx);
+    g_free(gz);
+    g_free(xz);
+    g_free(cut);
+}
+
+/* The real traces: every kernel reads to its end (the counts are checked in regress/gpu.sh). */
+static void test_reader_real(void)
+{
+    GError *e = NULL;
+    SassList *l = sass_list_read("tests/gpu/traces/bfs-rodinia2-sm80-tracer-v3-k5-16", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    int total = 0;
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->e[i].kind == SASS_LIST_KERNEL) {
+            int n = count_insts(l->e[i].path, &e);
+            CU_ASSERT(n > 0);
+            total += n;
+        }
+    CU_ASSERT_EQUAL(total, 150081);
+    sass_list_free(l);
+}
+
+static int suite_init(void)
+{
+    tdir = tmpdir_new("test_gpu.XXXXXX");
+    return tdir ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+    tmpdir_remove(&tdir);
+    return 0;
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("gpu", suite_init, suite_clean);
+    if (s == NULL || !CU_add_test(s, "occupancy: the hand-worked table", test_occupancy_table) ||
+        !CU_add_test(s, "occupancy: GPGPU-Sim's max_cta", test_occupancy_gpgpusim) ||
+        !CU_add_test(s, "opcode classes and widths", test_opcodes) ||
+        !CU_add_test(s, "reader: tracer v3, every address mode, mask 0", test_reader_v3) ||
+        !CU_add_test(s, "reader: v5 immediates, line info, clusters, v2", test_reader_v5_lineinfo_old_clusters) ||
+        !CU_add_test(s, "reader: errors at their line and column", test_reader_errors) ||
+        !CU_add_test(s, "reader: gzip, xz, truncation, kernels lists", test_reader_compressed) ||
+        !CU_add_test(s, "reader: the real BFS traces", test_reader_real)) {
+        CU_cleanup_registry();
+        return 1;
+    }
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned errors = CU_get_error() != CUE_SUCCESS;
+    CU_cleanup_registry();
+    return failures || errors ? 1 : 0;
+}
