@@ -18,6 +18,7 @@ typedef enum {
     MSG_FAM_DIR,    /* models/dir/dirmsg.h: directory protocol messages over the noc */
     MSG_FAM_TEST,   /* tests/unit: a mock's own messages (over a noc: a NocRoute first) */
     MSG_FAM_NET,    /* models/noc/ni.c: an envelope carrying a memory message over a noc */
+    MSG_FAM_GPU,    /* models/gpu/gpumsg.h: thread blocks between the block scheduler and SMs */
     MSG_FAM_COUNT
 } MsgFamilyId;
 

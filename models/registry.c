@@ -16,6 +16,8 @@
 #include "dir/directory.h"
 #include "dram/dram.h"
 #include "gpu/gpu.h"
+#include "gpu/gpumsg.h"
+#include "gpu/sm.h"
 #include "litmus/litmus.h"
 #include "mem/checker.h"
 #include "noc/noc.h"
@@ -54,6 +56,8 @@ const ComponentClass *const archsim_component_classes[] = {
     &kernel_core_class,
     &tpu_array_class,
     &tpu_memory_class,
+    &gpu_sm_class,
+    &gpu_workload_class,
     NULL,
 };
 
@@ -68,6 +72,7 @@ const MsgFamily *const archsim_msg_families[MSG_FAM_COUNT] = {
     [MSG_FAM_SYNC] = &sync_msg_family,
     [MSG_FAM_DIR] = &dir_msg_family,
     [MSG_FAM_NET] = &net_msg_family,
+    [MSG_FAM_GPU] = &gpu_msg_family,
 };
 const unsigned archsim_msg_family_count = MSG_FAM_COUNT;
 
@@ -88,6 +93,7 @@ const SystemClass *const archsim_system_classes[] = {
     &smp_system,
     &dirsmp_system,
     &tpu_system,
+    &gpu_system,
     NULL,
 };
 

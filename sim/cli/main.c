@@ -372,7 +372,8 @@ static void print_summary(FILE *f, const char *config, const StatSet *st, uint64
     fprintf(f, "archsim: %s (seed %" G_GUINT64_FORMAT "): %" G_GUINT64_FORMAT
             " cycles simulated in %.2f s host\n",
             config, seed, cyc ? cyc->u : 0, host);
-    static const char *const keys[] = { ".insts", ".ipc", ".amat", ".miss_rate", NULL };
+    static const char *const keys[] = { ".insts", ".ipc", ".amat", ".miss_rate", ".gpu_sim_cycle",
+                                        ".gpu_ipc", NULL };
     for (guint i = 0; i < st->entries->len; i++) {
         const StatEntry *e = &g_array_index(st->entries, StatEntry, i);
         for (int k = 0; keys[k]; k++)

@@ -14,6 +14,7 @@
 #include "../../models/bus/busmsg.h"
 #include "../../models/cache/htm.h"
 #include "../../models/dir/dirmsg.h"
+#include "../../models/gpu/gpumsg.h"
 #include "../../models/mem/memmsg.h"
 #include "../../models/mem/oracle.h"
 #include "../../models/msgfam.h"
@@ -45,6 +46,7 @@ static void test_cmd_ids(void)
     CU_ASSERT_EQUAL(MSG_CMD_FAMILY(MSG_BUS_SNOOP), MSG_FAM_BUS);
     CU_ASSERT_EQUAL(MSG_CMD_FAMILY(MSG_SYNC_LOCKWORD), MSG_FAM_SYNC);
     CU_ASSERT_EQUAL(MSG_CMD_FAMILY(MSG_DIR), MSG_FAM_DIR);
+    CU_ASSERT_EQUAL(MSG_CMD_FAMILY(MSG_GPU_CTA_DONE), MSG_FAM_GPU);
     CU_ASSERT_NOT_EQUAL(MSG_READ_REQ, 0);                 /* 0 is "not set" */
     CU_ASSERT_EQUAL(archsim_msg_family_count, MSG_FAM_COUNT);
     GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
@@ -66,12 +68,13 @@ static void test_cmd_ids(void)
         }
         CU_ASSERT_PTR_NULL(registry_msg_cmd_name(MSG_CMD(f, fam->ncmds)));
     }
-    CU_ASSERT_EQUAL(families, 6);     /* mem, htm, bus, sync, dir, net; the test family is ours */
+    CU_ASSERT_EQUAL(families, 7);     /* mem, htm, bus, sync, dir, net, gpu; the test family is ours */
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_NONE]);
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_TEST]);
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_READ_RESP), "read_resp");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_BUS_DATA), "data");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_TX_BEGIN), "tx_begin");
+    CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_GPU_CTA_LAUNCH), "cta_launch");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_CMD(200, 0)), "?");
     g_hash_table_unref(names);
 }

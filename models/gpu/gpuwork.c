@@ -1,0 +1,442 @@
+/* gpuwork.c: the GPU's front end and block scheduler (gpu-workload): reads an Accel-Sim trace's
+ * kernelslist.g, launches its kernels one after another (the host's launch latency between
+ * them, not counted in gpu_sim_cycle), and hands each kernel's thread blocks to the SMs, as many
+ * on each SM as NVIDIA's occupancy rules allow (occupancy.h, the same function as `archsim gpu
+ * occupancy`), round robin over the SMs, one block per cta_interval cycles GPU-wide. Blocks are
+ * read from the trace as they are dispatched: memory holds the resident blocks and one more.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/component.h"
+#include "../../sim/error.h"
+#include "gpumsg.h"
+#include "occupancy.h"
+#include "sm.h"
+
+typedef struct {
+    char *trace;
+    uint64_t launch_latency, startup, cta_interval;
+    bool strict;
+} WorkParams;
+
+typedef struct {
+    uint32_t id;
+    char *name, *file;
+    uint64_t ctas, warp_insts, thread_insts, cycles;
+    uint32_t blocks_per_sm;
+    const char *limiter;
+} KernelRow;
+
+typedef enum { W_IDLE, W_LAUNCH_WAIT, W_RUNNING, W_DONE } WState;
+
+typedef struct {
+    Component base;
+    WorkParams p;
+    SassList *list;
+    uint32_t next_entry;
+    WState state;
+    uint64_t launch_at, kernel_start, next_dispatch;
+    SassReader *reader;
+    GpuKernelCtx *kc;
+    GpuCta *ahead;            /* the next block, read but not dispatched */
+    bool reader_done;
+    uint32_t nsm, rr;
+    Port **sm;
+    uint32_t *resident;       /* blocks on each SM */
+    uint32_t *per_sm;         /* blocks each SM may hold for this kernel */
+    uint64_t outstanding;
+    GHashTable *unknown;      /* opcode text -> warp instructions */
+    GArray *rows;             /* KernelRow */
+    KernelRow cur;
+    /* stats */
+    uint64_t kernels, gpu_sim_cycle, launch_cycles, ctas, unknown_insts, copies, copy_bytes;
+} Work;
+
+static const ParamSpec work_params[] = {
+    { .name = "trace", .type = PARAM_PATH, .flags = PARAM_F_REQUIRED,
+      .doc = "an Accel-Sim trace: a folder with kernelslist.g, the list, or one .traceg (plain, "
+             ".gz or .xz)", .offset = offsetof(WorkParams, trace) },
+    { .name = "launch_latency", .type = PARAM_CYCLES, .def = "3000", .flags = PARAM_F_RANGE,
+      .max = 1e9, .doc = "the host's kernel launch latency before each kernel starts on the GPU "
+      "(not in gpu_sim_cycle; reported as launch_latency_cycles)",
+      .offset = offsetof(WorkParams, launch_latency) },
+    { .name = "startup", .type = PARAM_CYCLES, .def = "0", .flags = PARAM_F_RANGE, .max = 1e9,
+      .doc = "the front end's start-up per kernel before its first block is dispatched (counted "
+      "in gpu_sim_cycle)", .offset = offsetof(WorkParams, startup) },
+    { .name = "cta_interval", .type = PARAM_CYCLES, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1e6, .doc = "cycles between two thread blocks dispatched by the block scheduler, "
+      "GPU-wide", .offset = offsetof(WorkParams, cta_interval) },
+    { .name = "strict", .type = PARAM_BOOL, .def = "false",
+      .doc = "an opcode missing from the SASS generation's table is an error, not a warning "
+             "(it runs as an integer-ALU instruction)", .offset = offsetof(WorkParams, strict) },
+    PARAM_END,
+};
+
+static const PortSpec work_ports[] = {
+    { .name = "sm", .role = PORT_REQUESTER, .vector = true, .required = true,
+      .doc = "one link to each SM's ctrl port: thread blocks out, finished blocks back" },
+    PORT_END,
+};
+
+static const StatSpec work_stats[] = {
+    { "kernels", STAT_COUNTER, "count", "kernels run", offsetof(Work, kernels), NULL },
+    { "gpu_sim_cycle", STAT_COUNTER, "cycle", "kernels' elapsed cycles, start-up included, "
+      "summed (Nsight Compute's gpc__cycles_elapsed.max)", offsetof(Work, gpu_sim_cycle), NULL },
+    { "launch_latency_cycles", STAT_COUNTER, "cycle", "the host's launch latency, summed over "
+      "kernels (not in gpu_sim_cycle)", offsetof(Work, launch_cycles), NULL },
+    { "ctas", STAT_COUNTER, "count", "thread blocks dispatched", offsetof(Work, ctas), NULL },
+    { "unknown_opcode_insts", STAT_COUNTER, "count", "warp instructions whose opcode is not in "
+      "the SASS generation's table (run as integer ALU; named on stderr)",
+      offsetof(Work, unknown_insts), NULL },
+    { "memcpy_h2d", STAT_COUNTER, "count", "host-to-device copies in the list (not simulated)",
+      offsetof(Work, copies), NULL },
+    { "memcpy_h2d_bytes", STAT_COUNTER, "byte", "their bytes", offsetof(Work, copy_bytes), NULL },
+    STAT_END,
+};
+
+static bool work_realize(Component *c, GError **error)
+{
+    Work *w = (Work *)c;
+    w->list = sass_list_read(w->p.trace, error);
+    if (!w->list)
+        return false;
+    w->nsm = 0;
+    while (sim_port(c, "sm", (int)w->nsm))
+        w->nsm++;
+    w->sm = g_new0(Port *, w->nsm);
+    for (uint32_t i = 0; i < w->nsm; i++)
+        w->sm[i] = sim_port(c, "sm", (int)i);
+    w->resident = g_new0(uint32_t, w->nsm);
+    w->per_sm = g_new0(uint32_t, w->nsm);
+    w->unknown = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    w->rows = g_array_new(FALSE, TRUE, sizeof(KernelRow));
+    return true;
+}
+
+static void work_close_kernel(Work *w)
+{
+    if (w->ahead) {
+        sass_block_clear(&w->ahead->b);
+        g_free(w->ahead);
+        w->ahead = NULL;
+    }
+    sass_close(w->reader);
+    w->reader = NULL;
+    if (w->kc) {
+        g_free(w->kc->op_flags);
+        g_free(w->kc);
+        w->kc = NULL;
+    }
+}
+
+static void work_finalize(Component *c)
+{
+    Work *w = (Work *)c;
+    work_close_kernel(w);
+    sass_list_free(w->list);
+    g_free(w->sm);
+    g_free(w->resident);
+    g_free(w->per_sm);
+    if (w->unknown)
+        g_hash_table_destroy(w->unknown);
+    for (guint i = 0; w->rows && i < w->rows->len; i++) {
+        g_free(g_array_index(w->rows, KernelRow, i).name);
+        g_free(g_array_index(w->rows, KernelRow, i).file);
+    }
+    if (w->rows)
+        g_array_free(w->rows, TRUE);
+    g_free(w->cur.name);
+    g_free(w->cur.file);
+}
+
+static void work_start(Component *c) { sim_component_wake(c); }
+
+static uint8_t op_flags_of(const char *op)
+{
+    uint8_t f = 0;
+    size_t n = strcspn(op, ".");
+    if (n == 3 && memcmp(op, "BAR", 3) == 0 && (op[3] == '\0' || strstr(op, ".SYNC") != NULL))
+        f |= GPU_OPF_BAR_SYNC;
+    if (strstr(op, ".WIDE") != NULL)
+        f |= GPU_OPF_WIDE;
+    return f;
+}
+
+/* Reads the next block into w->ahead (NULL at the end); false on a trace error. */
+static bool work_read_ahead(Work *w)
+{
+    if (w->ahead || w->reader_done)
+        return true;
+    GpuCta *g = g_new0(GpuCta, 1);
+    GError *e = NULL;
+    int got = sass_next_block(w->reader, &g->b, &e);
+    if (got <= 0) {
+        g_free(g);
+        w->reader_done = true;
+        if (got < 0) {
+            sim_fail(w->base.sim, e);
+            return false;
+        }
+        return true;
+    }
+    g->kc = w->kc;
+    /* opcodes first seen in this block */
+    uint32_t nops = sass_nopcodes(w->reader);
+    if (nops > w->kc->nops) {
+        w->kc->op_flags = g_renew(uint8_t, w->kc->op_flags, nops);
+        for (uint32_t i = w->kc->nops; i < nops; i++)
+            w->kc->op_flags[i] = op_flags_of(sass_opcode(w->reader, (uint16_t)i));
+        w->kc->nops = nops;
+    }
+    for (uint64_t i = 0; i < g->b.ninsts; i++) {
+        const SassInst *in = &g->b.insts[i];
+        g->thread_insts += (uint64_t)__builtin_popcount(in->mask);
+        if (in->unit != GPU_UNIT_UNKNOWN)
+            continue;
+        w->unknown_insts++;
+        const char *op = sass_opcode(w->reader, in->op);
+        const SassKernel *k = sass_kernel(w->reader);
+        if (w->p.strict) {
+            sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                                              "%s: opcode %s is not in the %s SASS table "
+                                              "(workload.strict: true)", k->path, op,
+                                              gpu_generation(k->binary_version)));
+            sass_block_clear(&g->b);
+            g_free(g);
+            w->reader_done = true;
+            return false;
+        }
+        if (!g_hash_table_contains(w->unknown, op)) {
+            g_hash_table_add(w->unknown, g_strdup(op));
+            fprintf(stderr, "archsim: warning: %s: opcode %s is not in the %s SASS table; run as "
+                    "an integer-ALU instruction (counted in workload.unknown_opcode_insts; "
+                    "workload.strict: true makes it an error)\n", k->path, op,
+                    gpu_generation(k->binary_version));
+        }
+    }
+    g->warp_insts = g->b.ninsts;
+    w->ahead = g;
+    return true;
+}
+
+/* Opens the kernel of list entry i and works out its blocks per SM. */
+static bool work_open_kernel(Work *w, const char *path)
+{
+    GError *e = NULL;
+    w->reader = sass_open(path, &e);
+    if (!w->reader) {
+        sim_fail(w->base.sim, e);
+        return false;
+    }
+    const SassKernel *k = sass_kernel(w->reader);
+    w->kc = g_new0(GpuKernelCtx, 1);
+    w->kc->k = k;
+    w->kc->index = (uint32_t)w->kernels;
+    w->reader_done = false;
+    GpuOccInput in = { k->block[0] * k->block[1] * k->block[2], k->nregs, k->shmem, -1 };
+    for (uint32_t i = 0; i < w->nsm; i++) {
+        const GpuCcLimits *lim = gpu_cc_limits(sm_cc(w->sm[i]->peer->owner));
+        GpuOccResult r;
+        gpu_occupancy(lim, &in, &r);
+        w->per_sm[i] = r.active_blocks;
+        if (i == 0)
+            w->cur.limiter = gpu_limiter_name(r.limiters);
+        if (r.active_blocks == 0) {
+            sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                                              "%s: a block of %u threads, %u registers each and %"
+                                              G_GUINT64_FORMAT " B shared memory does not fit on "
+                                              "%s (cc %u.%u; limited by %s: `archsim gpu "
+                                              "occupancy` says why)", path, in.threads, in.regs,
+                                              in.smem, w->sm[i]->peer->owner->name, lim->cc / 10,
+                                              lim->cc % 10, gpu_limiter_name(r.limiters)));
+            return false;
+        }
+    }
+    g_free(w->cur.name);
+    g_free(w->cur.file);
+    w->cur = (KernelRow){ .id = k->id, .name = g_strdup(k->name), .file = g_path_get_basename(path),
+                          .blocks_per_sm = w->per_sm[0], .limiter = w->cur.limiter };
+    return true;
+}
+
+static uint64_t work_tick(Component *c)
+{
+    Work *w = (Work *)c;
+    uint64_t now = sim_component_cycle(c);
+    for (;;) {
+        switch (w->state) {
+        case W_IDLE:
+            while (w->next_entry < w->list->n && w->list->e[w->next_entry].kind == SASS_LIST_MEMCPY) {
+                w->copies++;
+                w->copy_bytes += w->list->e[w->next_entry].bytes;
+                w->next_entry++;
+            }
+            if (w->next_entry == w->list->n) {
+                w->state = W_DONE;
+                return 0;
+            }
+            w->launch_at = now + w->p.launch_latency;
+            w->launch_cycles += w->p.launch_latency;
+            w->state = W_LAUNCH_WAIT;
+            continue;
+        case W_LAUNCH_WAIT:
+            if (now < w->launch_at)
+                return w->launch_at - now;
+            if (!work_open_kernel(w, w->list->e[w->next_entry].path))
+                return 0;
+            w->next_entry++;
+            w->kernel_start = now;
+            w->next_dispatch = now + w->p.startup;
+            w->state = W_RUNNING;
+            continue;
+        case W_RUNNING:
+            if (!work_read_ahead(w))
+                return 0;
+            if (!w->ahead) {
+                if (w->outstanding > 0)
+                    return 0;                   /* woken by the last CTA_DONE */
+                /* the kernel has ended: its last block finished in the previous cycle */
+                uint64_t cycles = now - w->kernel_start;
+                w->gpu_sim_cycle += cycles;
+                w->cur.cycles = cycles;
+                w->kernels++;
+                KernelRow row = w->cur;
+                row.name = g_strdup(w->cur.name);
+                row.file = g_strdup(w->cur.file);
+                g_array_append_val(w->rows, row);
+                work_close_kernel(w);
+                sim_progress(c->eng);
+                w->state = W_IDLE;
+                continue;
+            }
+            if (now < w->next_dispatch)
+                return w->next_dispatch - now;
+            for (uint32_t j = 0; j < w->nsm; j++) {
+                uint32_t i = (w->rr + j) % w->nsm;
+                if (w->resident[i] >= w->per_sm[i])
+                    continue;
+                Msg *m = sim_msg_alloc(c->sim);
+                m->cmd = MSG_GPU_CTA_LAUNCH;
+                gpu_msg(m)->cta = w->ahead;
+                w->cur.ctas++;
+                w->cur.warp_insts += w->ahead->warp_insts;
+                w->cur.thread_insts += w->ahead->thread_insts;
+                w->ahead = NULL;
+                w->resident[i]++;
+                w->outstanding++;
+                w->ctas++;
+                w->rr = i + 1;
+                sim_port_send(c, w->sm[i], m, 0);
+                w->next_dispatch = now + w->p.cta_interval;
+                sim_progress(c->eng);
+                return w->p.cta_interval;
+            }
+            return 0;                           /* every SM is full: a CTA_DONE wakes us */
+        case W_DONE:
+        default:
+            return 0;
+        }
+    }
+}
+
+static void work_recv(Component *c, Port *port, Msg *m)
+{
+    Work *w = (Work *)c;
+    g_assert(m->cmd == MSG_GPU_CTA_DONE);
+    GpuCta *g = gpu_msg(m)->cta;
+    sim_msg_free(c->sim, m);
+    sass_block_clear(&g->b);
+    g_free(g);
+    g_assert(w->resident[port->slot] > 0 && w->outstanding > 0);
+    w->resident[port->slot]--;
+    w->outstanding--;
+    sim_progress(c->eng);
+    sim_component_wake(c);
+}
+
+static bool work_busy(const Component *c) { return ((const Work *)c)->state != W_DONE; }
+
+static double work_progress(const Component *c)
+{
+    const Work *w = (const Work *)c;
+    if (!w->list || w->list->kernels == 0)
+        return 1.0;
+    double k = (double)w->kernels;
+    if (w->reader)
+        k += sass_progress(w->reader);
+    return MIN(1.0, k / w->list->kernels);
+}
+
+static void work_dump(Component *c, GString *out)
+{
+    Work *w = (Work *)c;
+    g_string_append_printf(out, "  kernel %" G_GUINT64_FORMAT " of %u, %" G_GUINT64_FORMAT
+                           " blocks out on the SMs%s\n", w->kernels + (w->reader != NULL),
+                           w->list ? w->list->kernels : 0, w->outstanding,
+                           w->ahead ? ", one read and waiting for room" : "");
+}
+
+static bool work_outputs(Component *c, const char *dir, GError **error)
+{
+    Work *w = (Work *)c;
+    GString *s = g_string_new("kernel_id,name,file,ctas,blocks_per_sm,limiter,warp_insts,"
+                              "thread_insts,gpu_sim_cycle,ipc\n");
+    for (guint i = 0; i < w->rows->len; i++) {
+        const KernelRow *r = &g_array_index(w->rows, KernelRow, i);
+        g_string_append_printf(s, "%u,%s,%s,%" G_GUINT64_FORMAT ",%u,%s,%" G_GUINT64_FORMAT ",%"
+                               G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.4f\n", r->id, r->name,
+                               r->file, r->ctas, r->blocks_per_sm, r->limiter, r->warp_insts,
+                               r->thread_insts, r->cycles,
+                               stats_ratio((double)r->thread_insts, (double)r->cycles));
+    }
+    char *path = g_build_filename(dir, "kernels.csv", NULL);
+    bool ok = g_file_set_contents(path, s->str, (gssize)s->len, NULL);
+    if (!ok)
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write", path);
+    g_free(path);
+    g_string_free(s, TRUE);
+    return ok;
+}
+
+static bool work_check_link(Component *c, Port *mine, Port *theirs, GError **error)
+{
+    (void)mine;
+    if (theirs->owner->cls != &gpu_sm_class) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.sm: links to %s, a %s; "
+                    "it must link to gpu-sm ctrl ports", c->name, theirs->owner->name,
+                    theirs->owner->cls->name);
+        return false;
+    }
+    return true;
+}
+
+const ComponentClass gpu_workload_class = {
+    .name = "gpu-workload",
+    .doc = "the GPU's front end: launches an Accel-Sim trace's kernels and schedules their "
+           "thread blocks onto the SMs by occupancy",
+    .size = sizeof(Work),
+    .params_offset = offsetof(Work, p),
+    .params = work_params,
+    .ports = work_ports,
+    .stats = work_stats,
+    .realize = work_realize,
+    .start = work_start,
+    .tick = work_tick,
+    .recv = work_recv,
+    .dump = work_dump,
+    .busy = work_busy,
+    .progress = work_progress,
+    .finalize = work_finalize,
+    .write_outputs = work_outputs,
+    .check_link = work_check_link,
+};
+
+/* ---- the gpu message family (gpumsg.h) ---- */
+static const char *const gpu_cmd_names[GPU_CMDS] = {
+    [GPU_CTA_LAUNCH] = "cta_launch", [GPU_CTA_DONE] = "cta_done",
+};
+const MsgFamily gpu_msg_family = {
+    .name = "gpu", .id = MSG_FAM_GPU, .payload = sizeof(GpuPayload),
+    .cmds = gpu_cmd_names, .ncmds = GPU_CMDS,
+};

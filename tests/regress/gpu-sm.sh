@@ -1,0 +1,93 @@
+#!/bin/sh
+# regress/gpu-sm.sh BUILD: the SM's timing on traces written here, whose cycle counts follow from
+# the configured pipeline alone (issue 19 items 3-6; docs/gpu.md, "The SM"):
+#  - a chain of dependent FFMAs costs fp32_latency cycles per instruction, exactly (20 more cost
+#    20 x latency more), for any latency
+#  - independent FFMAs of one warp cost fp32_interval cycles each, exactly
+#  - BAR.SYNC holds a warp until the block's other warp arrives (one release, barrier stalls)
+#  - every public trace runs to completion on every config of its generation with every warp
+#    instruction accounted for; every scheduler runs them; the stats are the same run after run
+# Prints "gpu-sm: N passed, N failed".
+set -u
+B=${1:-build}
+A=./archsim
+[ -x "$A" ] || A=$B/archsim
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+check() {  # name cond
+    if sh -c "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+stat() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+hdr() {  # threads
+    printf -- '-kernel name = _Z4testv\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (%s,1,1)\n' "$1"
+    printf -- '-shmem = 0\n-nregs = 32\n-binary version = 80\n-accelsim tracer version = 3\n\n#traces format = x\n\n'
+}
+# chain N: warp 0 runs N FFMAs, each reading the R0 the one before wrote
+chain() {
+    d=$T/chain$1; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+    { hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = %s\n' $(($1 + 1))
+      i=0; while [ $i -lt "$1" ]; do printf '%04x ffffffff 1 R0 FFMA 2 R0 R1 0 \n' $((i * 16)); i=$((i + 1)); done
+      printf '%04x ffffffff 0 EXIT 0 0 \n#END_TB\n' $(($1 * 16)); } > "$d/kernel-1.traceg"
+}
+# indep N: N FFMAs, each writing its own register from registers nothing writes
+indep() {
+    d=$T/indep$1; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+    { hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = %s\n' $(($1 + 1))
+      i=0; while [ $i -lt "$1" ]; do printf '%04x ffffffff 1 R%s FFMA 2 R200 R201 0 \n' $((i * 16)) $((i % 100)); i=$((i + 1)); done
+      printf '%04x ffffffff 0 EXIT 0 0 \n#END_TB\n' $(($1 * 16)); } > "$d/kernel-1.traceg"
+}
+for n in 20 40; do chain $n; indep $n; done
+cat > "$T/one.yaml" <<'YAML'
+sim: {clock: 1GHz}
+system: {type: gpu, sms: 1}
+workload: {trace: chain20, launch_latency: 0}
+sm: {cc: 80}
+YAML
+cyc() {  # trace extra-set...
+    t=$1; shift
+    "$A" run "$T/one.yaml" -q --force -o "$T/r" --set "workload.trace=$T/$t" "$@" > /dev/null 2>&1 || { echo -1; return; }
+    stat gpu.gpu_sim_cycle "$T/r/stats.txt"
+}
+for lat in 4 7; do
+    a=$(cyc chain20 --set sm.fp32_latency=$lat); b=$(cyc chain40 --set sm.fp32_latency=$lat)
+    check "dependent FFMA: 20 more cost 20 x fp32_latency ($lat): $a -> $b" "[ $((b - a)) -eq $((20 * lat)) ]"
+done
+for ii in 2 3; do
+    a=$(cyc indep20 --set sm.fp32_interval=$ii); b=$(cyc indep40 --set sm.fp32_interval=$ii)
+    check "independent FFMA: 20 more cost 20 x fp32_interval ($ii): $a -> $b" "[ $((b - a)) -eq $((20 * ii)) ]"
+done
+# barrier: warp 0 arrives at once, warp 1 after a 10-long chain
+d=$T/bar; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+{ hdr 64; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n'
+  printf '0000 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 \n0010 ffffffff 1 R2 FFMA 2 R3 R4 0 \n0020 ffffffff 0 EXIT 0 0 \n'
+  printf 'warp = 1\ninsts = 13\n'
+  i=0; while [ $i -lt 10 ]; do printf '%04x ffffffff 1 R0 FFMA 2 R0 R1 0 \n' $((i * 16)); i=$((i + 1)); done
+  printf '00a0 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 \n00b0 ffffffff 1 R2 FFMA 2 R3 R4 0 \n00c0 ffffffff 0 EXIT 0 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
+"$A" run "$T/one.yaml" -q --force -o "$T/rb" --set "workload.trace=$d" > /dev/null 2>&1
+v1=$(stat sm0.barriers "$T/rb/stats.txt"); v2=$(stat sm0.stall_barrier "$T/rb/stats.txt"); v3=$(stat gpu.warp_insts "$T/rb/stats.txt")
+check "BAR.SYNC: one release ($v1)" "[ '$v1' = 1 ]"
+check "BAR.SYNC: warp 0 waits through warp 1's chain ($v2 >= 36 barrier warp-cycles)" "[ '${v2:-0}' -ge 36 ]"
+check "BAR.SYNC: 16 warp instructions ($v3)" "[ '$v3' = 16 ]"
+# the public traces on every config of their generation
+G=tests/gpu/traces
+for cfg in a100 h100-sxm h100-pcie h200; do
+    "$A" run "configs/gpu/$cfg.yaml" -q --force -o "$T/bfs-$cfg" --set "workload.trace=$G/bfs-rodinia2-sm80-tracer-v3-k5-16" > "$T/log" 2>&1
+    k=$(stat gpu.kernels "$T/bfs-$cfg/stats.txt"); w=$(stat gpu.warp_insts "$T/bfs-$cfg/stats.txt")
+    check "bfs on $cfg: 12 kernels, 150081 warp instructions ($k, $w)" "[ '$k' = 12 ] && [ '$w' = 150081 ]"
+done
+for cfg in h100-sxm h100-pcie h200; do
+    "$A" run "configs/gpu/$cfg.yaml" -q --force -o "$T/ffma-$cfg" > "$T/log" 2>&1
+    w=$(stat gpu.warp_insts "$T/ffma-$cfg/stats.txt"); i=$(stat gpu.gpu_sim_insn "$T/ffma-$cfg/stats.txt")
+    check "ffma on $cfg: 102400 warp and 1638400 thread instructions ($w, $i)" "[ '$w' = 102400 ] && [ '$i' = 1638400 ]"
+done
+for s in gto two_level; do
+    "$A" run configs/gpu/a100.yaml -q --force -o "$T/bfs-$s" --set sm.scheduler=$s > "$T/log" 2>&1
+    w=$(stat gpu.warp_insts "$T/bfs-$s/stats.txt")
+    check "bfs with the $s scheduler: every warp instruction ($w)" "[ '$w' = 150081 ]"
+done
+"$A" run configs/gpu/a100.yaml -q --force -o "$T/again" > /dev/null 2>&1
+check "same config, same stats (kernels.csv too)" "cmp -s '$T/bfs-a100/kernels.csv' '$T/again/kernels.csv' && grep -v -e host -e '^sim.seconds_host' '$T/bfs-a100/stats.txt' > '$T/s1' && grep -v -e host -e '^sim.seconds_host' '$T/again/stats.txt' > '$T/s2' && cmp -s '$T/s1' '$T/s2'"
+check "kernels.csv: a row per kernel" "[ \$(wc -l < '$T/bfs-a100/kernels.csv') -eq 13 ]"
+echo "gpu-sm: $pass passed, $fail failed"
+[ $fail -eq 0 ]
