@@ -47,6 +47,7 @@ typedef struct {
     uint32_t *per_sm;         /* blocks each SM may hold for this kernel */
     uint64_t outstanding;
     GHashTable *unknown;      /* opcode text -> warp instructions */
+    GPtrArray *spare;         /* finished blocks, their arrays kept for the next ones */
     GArray *rows;             /* KernelRow */
     KernelRow cur;
     /* stats */
@@ -111,6 +112,7 @@ static bool work_realize(Component *c, GError **error)
     w->per_sm = g_new0(uint32_t, w->nsm);
     w->unknown = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w->rows = g_array_new(FALSE, TRUE, sizeof(KernelRow));
+    w->spare = g_ptr_array_new();
     return true;
 }
 
@@ -140,6 +142,13 @@ static void work_finalize(Component *c)
     g_free(w->per_sm);
     if (w->unknown)
         g_hash_table_destroy(w->unknown);
+    for (guint i = 0; w->spare && i < w->spare->len; i++) {
+        GpuCta *g = g_ptr_array_index(w->spare, i);
+        sass_block_clear(&g->b);
+        g_free(g);
+    }
+    if (w->spare)
+        g_ptr_array_free(w->spare, TRUE);
     for (guint i = 0; w->rows && i < w->rows->len; i++) {
         g_free(g_array_index(w->rows, KernelRow, i).name);
         g_free(g_array_index(w->rows, KernelRow, i).file);
@@ -168,10 +177,13 @@ static bool work_read_ahead(Work *w)
 {
     if (w->ahead || w->reader_done)
         return true;
-    GpuCta *g = g_new0(GpuCta, 1);
+    GpuCta *g = w->spare->len ? g_ptr_array_steal_index_fast(w->spare, w->spare->len - 1)
+                              : g_new0(GpuCta, 1);
+    g->warp_insts = g->thread_insts = 0;
     GError *e = NULL;
     int got = sass_next_block(w->reader, &g->b, &e);
     if (got <= 0) {
+        sass_block_clear(&g->b);
         g_free(g);
         w->reader_done = true;
         if (got < 0) {
@@ -346,8 +358,7 @@ static void work_recv(Component *c, Port *port, Msg *m)
     g_assert(m->cmd == MSG_GPU_CTA_DONE);
     GpuCta *g = gpu_msg(m)->cta;
     sim_msg_free(c->sim, m);
-    sass_block_clear(&g->b);
-    g_free(g);
+    g_ptr_array_add(w->spare, g);       /* its arrays serve a later block */
     g_assert(w->resident[port->slot] > 0 && w->outstanding > 0);
     w->resident[port->slot]--;
     w->outstanding--;

@@ -24,7 +24,7 @@
 #include "occupancy.h"
 #include "sm.h"
 
-#define SM_RING 4096u                /* cycles of pending writebacks; latencies stay below */
+#define SM_RING 1024u                /* cycles of pending writebacks; latencies stay below */
 #define SM_MAX_WARPS 64
 #define SM_MAX_SUBCORES 8
 #define SM_MAX_CTAS 32
@@ -105,7 +105,14 @@ typedef struct {
     uint64_t unit_free[SM_MAX_SUBCORES][GPU_UNIT_COUNT];  /* cycle the pipeline takes the next */
     Bucket ring[SM_RING];
     uint64_t pending_releases;
-    uint64_t cycle;                       /* the cycle being simulated */
+    /* idle cycles are skipped: when no warp can issue, fetch has nothing to do and every warp
+     * waits on a write or a barrier, nothing changes before the next writeback (or a block's
+     * arrival, which wakes the SM); the skipped cycles are counted at the next tick with the
+     * reasons of the last one, so the statistics are those of ticking every cycle */
+    uint64_t last_cycle;                  /* the last cycle ticked */
+    bool frozen;                          /* the cycles after last_cycle repeat its reasons */
+    uint32_t frozen_stall[ST_COUNT];
+    uint32_t frozen_warps;
     /* stats */
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
@@ -503,7 +510,7 @@ static void two_level_update(Sm *k, uint32_t sc, const StallReason *status)
     }
 }
 
-static void fetch(Sm *k, uint32_t sc)
+static bool fetch(Sm *k, uint32_t sc)
 {
     uint32_t n = k->sc_n[sc];
     for (uint32_t j = 0; j < n; j++) {
@@ -512,9 +519,10 @@ static void fetch(Sm *k, uint32_t sc)
         if (w->fetched < w->n && w->fetched - w->issued < k->p.ibuffer) {
             w->fetched = (uint32_t)MIN((uint64_t)w->n, (uint64_t)w->issued + k->p.ibuffer);
             k->sc_fetch[sc] = i + 1;
-            return;
+            return true;
         }
     }
+    return false;
 }
 
 /* ---- blocks ---- */
@@ -604,10 +612,31 @@ static void sm_recv(Component *c, Port *port, Msg *m)
     sim_component_wake(c);
 }
 
+/* The next cycle after now with writebacks due, or 0 if none is pending. */
+static uint64_t next_release(const Sm *k, uint64_t now)
+{
+    if (k->pending_releases == 0)
+        return 0;
+    for (uint64_t t = now + 1; t < now + SM_RING; t++)
+        if (k->ring[t % SM_RING].n > 0)
+            return t;
+    return 0;
+}
+
 static uint64_t sm_tick(Component *c)
 {
     Sm *k = (Sm *)c;
     uint64_t now = sim_component_cycle(c);
+    if (k->frozen && now > k->last_cycle + 1) {
+        uint64_t gap = now - k->last_cycle - 1;
+        for (unsigned i = 0; i < ST_COUNT; i++)
+            k->stall[i] += gap * k->frozen_stall[i];
+        k->active_cycles += gap;
+        k->warp_cycles += gap * k->frozen_warps;
+        k->issue_slots += gap * k->p.subcores;
+    }
+    k->frozen = false;
+    k->last_cycle = now;
     /* writeback */
     Bucket *bk = &k->ring[now % SM_RING];
     for (uint32_t i = 0; i < bk->n; i++) {
@@ -623,12 +652,16 @@ static uint64_t sm_tick(Component *c)
         warp_check_finished(k, r->warp);
     }
     bk->n = 0;
-    if (k->resident_warps == 0)
-        return k->pending_releases ? 1 : 0;
+    if (k->resident_warps == 0) {
+        uint64_t next = next_release(k, now);
+        return next ? next - now : 0;
+    }
     k->active_cycles++;
     k->warp_cycles += k->resident_warps;
     k->issue_slots += k->p.subcores;
     StallReason status[SM_MAX_WARPS];
+    uint32_t counts[ST_COUNT] = { 0 };
+    bool moved = false;
     for (uint32_t sc = 0; sc < k->p.subcores; sc++) {
         for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
             uint32_t wi = k->sc_warps[sc][i];
@@ -645,15 +678,30 @@ static uint64_t sm_tick(Component *c)
             if (s == ST_SELECTED && (int)wi != pickw)
                 s = ST_NOT_SELECTED;
             k->stall[s]++;
+            counts[s]++;
         }
         if (pickw >= 0) {
             if ((SchedKind)k->p.scheduler != SCHED_LRR)
                 k->sc_last[sc] = (uint32_t)pickw + 1;
             issue(k, (uint32_t)pickw, now);
+            moved = true;
         }
-        fetch(k, sc);
+        moved |= fetch(k, sc);
     }
-    return 1;
+    if (moved || k->resident_warps == 0)
+        return k->resident_warps ? 1 : (next_release(k, now) ? next_release(k, now) - now : 0);
+    /* nothing moved: if every warp waits on a write, a barrier or its drain, nothing changes
+     * before the next writeback */
+    if (counts[ST_MATH_THROTTLE] || counts[ST_LG_THROTTLE] || counts[ST_MIO_THROTTLE] ||
+        counts[ST_NOT_SELECTED] || counts[ST_SELECTED] || counts[ST_NO_INSTRUCTION])
+        return 1;
+    uint64_t next = next_release(k, now);
+    if (next == 0)
+        return 1;                       /* a barrier no write will release: the watchdog's */
+    k->frozen = true;
+    memcpy(k->frozen_stall, counts, sizeof counts);
+    k->frozen_warps = k->resident_warps;
+    return next - now;
 }
 
 static bool sm_busy(const Component *c) { return S(c)->ctas > 0; }
