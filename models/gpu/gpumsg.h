@@ -21,6 +21,7 @@ enum {
 /* One kernel as the SMs see it (owned by the workload, alive while any of its blocks is). */
 typedef struct {
     const SassKernel *k;
+    const SassReader *reader;   /* its opcode texts (sass_opcode) */
     uint32_t index;             /* launch number, from 0 */
     uint8_t *op_flags;          /* GPU_OPF_*, by opcode index; grows as blocks are read */
     uint32_t nops;
@@ -40,5 +41,10 @@ MSG_PAYLOAD_FITS(GpuPayload);
 static inline GpuPayload *gpu_msg(Msg *m) { return (GpuPayload *)SIM_MSG_PAYLOAD(m, MSG_FAM_BIT(MSG_FAM_GPU)); }
 
 extern const MsgFamily gpu_msg_family;
+
+static inline const char *sass_opcode_text(const GpuKernelCtx *kc, uint16_t op)
+{
+    return sass_opcode(kc->reader, op);
+}
 
 #endif

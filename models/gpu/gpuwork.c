@@ -244,6 +244,7 @@ static bool work_open_kernel(Work *w, const char *path)
     const SassKernel *k = sass_kernel(w->reader);
     w->kc = g_new0(GpuKernelCtx, 1);
     w->kc->k = k;
+    w->kc->reader = w->reader;
     w->kc->index = (uint32_t)w->kernels;
     w->reader_done = false;
     GpuOccInput in = { k->block[0] * k->block[1] * k->block[2], k->nregs, k->shmem, -1 };

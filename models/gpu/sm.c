@@ -60,6 +60,7 @@ typedef struct {
 
 struct Cta {
     GpuCta *g;
+    uint64_t launched;            /* cycle it arrived (its slice in the dumps) */
     Port *from;                   /* the port it came in on (to answer) */
     uint32_t warps, live, at_bar; /* warps, warps not finished, warps waiting at the barrier */
     uint16_t slot[32];
@@ -113,6 +114,8 @@ typedef struct {
     bool frozen;                          /* the cycles after last_cycle repeat its reasons */
     uint32_t frozen_stall[ST_COUNT];
     uint32_t frozen_warps;
+    /* per-cycle dumps (--trace): a track per warp slot, "smN.warp[W]" */
+    int warp_track[SM_MAX_WARPS];
     /* stats */
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
@@ -247,6 +250,32 @@ static bool sm_realize(Component *c, GError **error)
     return true;
 }
 
+/* With a dump open, every warp slot gets its own track: an event each cycle saying what the
+ * warp did (issue, with the instruction) or why it did not (its stall reason). */
+static void sm_start(Component *c)
+{
+    Sm *k = (Sm *)c;
+    for (uint32_t i = 0; i < SM_MAX_WARPS; i++)
+        k->warp_track[i] = -1;
+    if (!c->sim->trace || c->trace_track < 0)
+        return;
+    for (uint32_t i = 0; i < k->max_warps; i++) {
+        char *name = g_strdup_printf("%s.warp[%u]", c->name, i);
+        k->warp_track[i] = trace_register(c->sim->trace, name);
+        g_free(name);
+    }
+}
+
+/* The oldest block still resident starts the earliest slice the SM may yet report. */
+static void sm_hold(Sm *k)
+{
+    uint64_t oldest = UINT64_MAX;
+    for (uint32_t i = 0; i < SM_MAX_CTAS; i++)
+        if (k->cta[i].used && k->cta[i].launched < oldest)
+            oldest = k->cta[i].launched;
+    SIM_TRACE_HOLD(&k->base, oldest);
+}
+
 static void sm_finalize(Component *c)
 {
     Sm *k = (Sm *)c;
@@ -376,6 +405,11 @@ static uint32_t operand_cycles(Sm *k, uint32_t wi, const SassInst *in)
     for (uint32_t i = 0; i < in->nsrc; i++) {
         uint16_t r = in->src[i];
         if ((r >> 8) != SASS_REG_R || (r & 0xff) == 255)
+            continue;
+        bool again = false;               /* a register named twice is read once */
+        for (uint32_t j = 0; j < i; j++)
+            again |= in->src[j] == r;
+        if (again)
             continue;
         uint32_t bank = ((r & 0xff) + wi) % (uint32_t)k->p.reg_banks;
         if (++per_bank[bank] > worst)
@@ -553,12 +587,17 @@ static void cta_maybe_done(Sm *k, Cta *t)
         k->resident_warps--;
     }
     k->ctas_done++;
+    uint64_t now = sim_component_cycle(&k->base);
+    SIM_TRACE_AT(&k->base, t->launched, "cta", now - t->launched + 1,
+                 TARG_U("kernel", t->g->kc->k->id), TARG_U("x", t->g->b.x), TARG_U("y", t->g->b.y),
+                 TARG_U("z", t->g->b.z), TARG_U("warps", t->warps));
     Msg *m = sim_msg_alloc(k->base.sim);
     m->cmd = MSG_GPU_CTA_DONE;
     gpu_msg(m)->cta = t->g;
     Port *back = t->from;
     memset(t, 0, sizeof *t);
     k->ctas--;
+    sm_hold(k);
     sim_port_send(&k->base, back, m, 0);
 }
 
@@ -575,8 +614,10 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
             break;
         }
     g_assert(t);
-    *t = (Cta){ .g = g, .from = port, .warps = nw, .live = nw, .used = true };
+    *t = (Cta){ .g = g, .from = port, .warps = nw, .live = nw, .used = true,
+                .launched = sim_component_cycle(&k->base) };
     k->ctas++;
+    sm_hold(k);
     /* warps the trace holds (a warp it lacks ran nothing: it finishes at once) */
     const SassWarp *tw[32] = { 0 };
     for (uint32_t i = 0; i < b->nwarps; i++)
@@ -679,6 +720,21 @@ static uint64_t sm_tick(Component *c)
                 s = ST_NOT_SELECTED;
             k->stall[s]++;
             counts[s]++;
+            if (G_UNLIKELY(k->warp_track[wi] >= 0) && (int)wi != pickw &&
+                trace_window_has(c->sim->trace_opts, now)) {
+                const TraceArg a[] = { TARG_X("pc", k->warp[wi].issued < k->warp[wi].n ?
+                                                      k->warp[wi].insts[k->warp[wi].issued].pc : 0) };
+                trace_emit(c->sim->trace, k->warp_track[wi], now, stall_names[s], 1, a, 1);
+            }
+        }
+        if (pickw >= 0 && G_UNLIKELY(k->warp_track[pickw] >= 0) &&
+            trace_window_has(c->sim->trace_opts, now)) {
+            const Warp *w = &k->warp[pickw];
+            const SassInst *in = &w->insts[w->issued];
+            const TraceArg a[] = { TARG_X("pc", in->pc),
+                                   TARG_S("op", sass_opcode_text(w->cta->g->kc, in->op)),
+                                   TARG_X("mask", in->mask) };
+            trace_emit(c->sim->trace, k->warp_track[pickw], now, "issue", 1, a, 3);
         }
         if (pickw >= 0) {
             if ((SchedKind)k->p.scheduler != SCHED_LRR)
@@ -688,7 +744,7 @@ static uint64_t sm_tick(Component *c)
         }
         moved |= fetch(k, sc);
     }
-    if (moved || k->resident_warps == 0)
+    if (moved || k->resident_warps == 0 || G_UNLIKELY(c->trace_track >= 0))
         return k->resident_warps ? 1 : (next_release(k, now) ? next_release(k, now) - now : 0);
     /* nothing moved: if every warp waits on a write, a barrier or its drain, nothing changes
      * before the next writeback */
@@ -730,6 +786,7 @@ const ComponentClass gpu_sm_class = {
     .ports = sm_ports,
     .stats = sm_stats,
     .realize = sm_realize,
+    .start = sm_start,
     .tick = sm_tick,
     .recv = sm_recv,
     .dump = sm_dump,
