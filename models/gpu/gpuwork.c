@@ -208,6 +208,9 @@ static bool work_read_ahead(Work *w)
             continue;
         w->unknown_insts++;
         const char *op = sass_opcode(w->reader, in->op);
+        gpointer was = g_hash_table_lookup(w->unknown, op);
+        if (was)
+            g_hash_table_insert(w->unknown, g_strdup(op), GUINT_TO_POINTER(GPOINTER_TO_UINT(was) + 1));
         const SassKernel *k = sass_kernel(w->reader);
         if (w->p.strict) {
             sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
@@ -219,8 +222,8 @@ static bool work_read_ahead(Work *w)
             w->reader_done = true;
             return false;
         }
-        if (!g_hash_table_contains(w->unknown, op)) {
-            g_hash_table_add(w->unknown, g_strdup(op));
+        if (!was) {
+            g_hash_table_insert(w->unknown, g_strdup(op), GUINT_TO_POINTER(1));
             fprintf(stderr, "archsim: warning: %s: opcode %s is not in the %s SASS table; run as "
                     "an integer-ALU instruction (counted in workload.unknown_opcode_insts; "
                     "workload.strict: true makes it an error)\n", k->path, op,
@@ -411,6 +414,21 @@ static bool work_outputs(Component *c, const char *dir, GError **error)
     return ok;
 }
 
+/* unknown_opcode.OP: warp instructions of each opcode the generation's table lacks */
+static void work_extra_stats(const Component *c, StatSet *out)
+{
+    const Work *w = (const Work *)c;
+    GList *keys = g_list_sort(g_hash_table_get_keys(w->unknown), (GCompareFunc)strcmp);
+    for (GList *l = keys; l; l = l->next) {
+        char *name = g_strdup_printf("%s.unknown_opcode.%s", c->name, (const char *)l->data);
+        stats_add_u64(out, name, GPOINTER_TO_UINT(g_hash_table_lookup(w->unknown, l->data)),
+                      "count", "warp instructions of an opcode not in the SASS generation's "
+                      "table, run as integer ALU");
+        g_free(name);
+    }
+    g_list_free(keys);
+}
+
 static bool work_check_link(Component *c, Port *mine, Port *theirs, GError **error)
 {
     (void)mine;
@@ -441,6 +459,7 @@ const ComponentClass gpu_workload_class = {
     .progress = work_progress,
     .finalize = work_finalize,
     .write_outputs = work_outputs,
+    .extra_stats = work_extra_stats,
     .check_link = work_check_link,
 };
 

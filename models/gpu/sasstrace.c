@@ -856,6 +856,14 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
             b->warps_cap = b->warps_cap ? b->warps_cap * 2 : 32;
             b->warps = g_renew(SassWarp, b->warps, b->warps_cap);
         }
+        /* room for the warp's instructions, as many as it says it has (bounded above): a
+         * block holds what it needs, not a power of two of 64-byte entries */
+        if (b->ninsts + ninsts > b->insts_cap) {
+            uint64_t cap = MAX(b->ninsts + ninsts, b->insts_cap + b->insts_cap / 2);
+            cap = MIN(cap, SASS_MAX_BLOCK_INSTS);
+            b->insts = g_renew(SassInst, b->insts, cap);
+            b->insts_cap = cap;
+        }
         SassWarp *sw = &b->warps[b->nwarps++];
         sw->warp = (uint32_t)w;
         sw->first = (uint32_t)b->ninsts;
@@ -878,8 +886,8 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                          SASS_MAX_FIELDS);
                 return -1;
             }
-            if (b->ninsts == b->insts_cap) {
-                b->insts_cap = b->insts_cap ? b->insts_cap * 2 : 1024;
+            if (b->ninsts == b->insts_cap) {   /* insts = N reserved room; this is a bug guard */
+                b->insts_cap = b->insts_cap ? b->insts_cap * 2 : 64;
                 b->insts = g_renew(SassInst, b->insts, b->insts_cap);
             }
             if (!parse_inst(r, b, f, nf, &b->insts[b->ninsts], error))
@@ -919,6 +927,22 @@ SassList *sass_list_read(const char *path, GError **error)
         file = g_build_filename(path, "kernelslist.g", NULL);
     else
         file = g_strdup(path);
+    if (g_str_has_suffix(file, ".traceg") || g_str_has_suffix(file, ".traceg.xz") ||
+        g_str_has_suffix(file, ".traceg.gz")) {
+        /* one kernel's trace named alone: a list of that kernel */
+        if (!g_file_test(file, G_FILE_TEST_EXISTS)) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT,
+                        "%s: cannot open: No such file or directory", file);
+            g_free(file);
+            return NULL;
+        }
+        SassList *one = g_new0(SassList, 1);
+        one->path = file;
+        one->e = g_new0(SassListEntry, 1);
+        one->e[0] = (SassListEntry){ .kind = SASS_LIST_KERNEL, .path = g_strdup(file), .line = 0 };
+        one->n = one->kernels = 1;
+        return one;
+    }
     GString *text = g_string_new(NULL);
     if (!sim_read_regular(file, SASS_LIST_MAX, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, text,
                           error)) {

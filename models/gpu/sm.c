@@ -74,10 +74,12 @@ typedef struct {
     uint16_t bit[8];
 } Release;
 
+/* Pending writebacks: one list per cycle of the ring (FIFO), nodes from one pool per SM. */
+#define REL_NONE UINT32_MAX
 typedef struct {
-    Release *v;
-    uint32_t n, cap;
-} Bucket;
+    Release r;
+    uint32_t next;
+} RelNode;
 
 typedef enum {
     ST_SELECTED, ST_NOT_SELECTED, ST_NO_INSTRUCTION, ST_BARRIER, ST_LONG_SB, ST_SHORT_SB,
@@ -104,7 +106,9 @@ typedef struct {
     uint32_t sc_last[SM_MAX_SUBCORES];    /* LRR: position last issued; GTO: warp last issued + 1 */
     uint32_t sc_fetch[SM_MAX_SUBCORES];   /* fetch round-robin position */
     uint64_t unit_free[SM_MAX_SUBCORES][GPU_UNIT_COUNT];  /* cycle the pipeline takes the next */
-    Bucket ring[SM_RING];
+    uint32_t ring_head[SM_RING], ring_tail[SM_RING];
+    RelNode *rel;
+    uint32_t rel_n, rel_cap, rel_free;
     uint64_t pending_releases;
     /* idle cycles are skipped: when no warp can issue, fetch has nothing to do and every warp
      * waits on a write or a barrier, nothing changes before the next writeback (or a block's
@@ -244,6 +248,9 @@ static bool sm_realize(Component *c, GError **error)
         return sim_component_reject(c, "cc", error, "cc %" G_GUINT64_FORMAT ": archsim knows "
                                     "70, 75, 80, 86, 89 and 90", k->p.cc);
     k->max_warps = k->lim->max_warps;
+    for (uint32_t i = 0; i < SM_RING; i++)
+        k->ring_head[i] = k->ring_tail[i] = REL_NONE;
+    k->rel_free = REL_NONE;
     if (k->max_warps % k->p.subcores)
         return sim_component_reject(c, "subcores", error, "%u warps per SM do not divide among %"
                                     G_GUINT64_FORMAT " sub-cores", k->max_warps, k->p.subcores);
@@ -279,8 +286,7 @@ static void sm_hold(Sm *k)
 static void sm_finalize(Component *c)
 {
     Sm *k = (Sm *)c;
-    for (uint32_t i = 0; i < SM_RING; i++)
-        g_free(k->ring[i].v);
+    g_free(k->rel);
 }
 
 uint32_t sm_cc(const Component *c) { return (uint32_t)S(c)->p.cc; }
@@ -366,12 +372,24 @@ static StallReason warp_status(const Sm *k, const Warp *w, uint64_t now)
 
 static void ring_push(Sm *k, uint64_t at, const Release *r)
 {
-    Bucket *b = &k->ring[at % SM_RING];
-    if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 8;
-        b->v = g_renew(Release, b->v, b->cap);
+    uint32_t i = k->rel_free;
+    if (i != REL_NONE) {
+        k->rel_free = k->rel[i].next;
+    } else {
+        if (k->rel_n == k->rel_cap) {
+            k->rel_cap = k->rel_cap ? k->rel_cap * 2 : 64;
+            k->rel = g_renew(RelNode, k->rel, k->rel_cap);
+        }
+        i = k->rel_n++;
     }
-    b->v[b->n++] = *r;
+    k->rel[i].r = *r;
+    k->rel[i].next = REL_NONE;
+    uint32_t b = (uint32_t)(at % SM_RING);
+    if (k->ring_tail[b] == REL_NONE)
+        k->ring_head[b] = i;
+    else
+        k->rel[k->ring_tail[b]].next = i;
+    k->ring_tail[b] = i;
     k->pending_releases++;
 }
 
@@ -659,7 +677,7 @@ static uint64_t next_release(const Sm *k, uint64_t now)
     if (k->pending_releases == 0)
         return 0;
     for (uint64_t t = now + 1; t < now + SM_RING; t++)
-        if (k->ring[t % SM_RING].n > 0)
+        if (k->ring_head[t % SM_RING] != REL_NONE)
             return t;
     return 0;
 }
@@ -679,9 +697,9 @@ static uint64_t sm_tick(Component *c)
     k->frozen = false;
     k->last_cycle = now;
     /* writeback */
-    Bucket *bk = &k->ring[now % SM_RING];
-    for (uint32_t i = 0; i < bk->n; i++) {
-        const Release *r = &bk->v[i];
+    uint32_t b = (uint32_t)(now % SM_RING);
+    for (uint32_t i = k->ring_head[b]; i != REL_NONE;) {
+        const Release *r = &k->rel[i].r;
         Warp *w = &k->warp[r->warp];
         for (uint32_t j = 0; j < r->n; j++) {
             rs_clear(&w->pend, r->bit[j]);
@@ -690,9 +708,14 @@ static uint64_t sm_tick(Component *c)
         }
         w->inflight--;
         k->pending_releases--;
-        warp_check_finished(k, r->warp);
+        uint32_t next = k->rel[i].next;
+        uint16_t wi = r->warp;
+        k->rel[i].next = k->rel_free;       /* back to the pool before anything pushes more */
+        k->rel_free = i;
+        warp_check_finished(k, wi);
+        i = next;
     }
-    bk->n = 0;
+    k->ring_head[b] = k->ring_tail[b] = REL_NONE;
     if (k->resident_warps == 0) {
         uint64_t next = next_release(k, now);
         return next ? next - now : 0;

@@ -69,6 +69,41 @@ v1=$(stat sm0.barriers "$T/rb/stats.txt"); v2=$(stat sm0.stall_barrier "$T/rb/st
 check "BAR.SYNC: one release ($v1)" "[ '$v1' = 1 ]"
 check "BAR.SYNC: warp 0 waits through warp 1's chain ($v2 >= 36 barrier warp-cycles)" "[ '${v2:-0}' -ge 36 ]"
 check "BAR.SYNC: 16 warp instructions ($v3)" "[ '$v3' = 16 ]"
+# the scheduler's order: two warps on one scheduler, 4 independent FFMAs each, all buffered:
+# lrr alternates, gto keeps the oldest warp until it has nothing left
+d=$T/order; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+{ hdr 64; printf '#BEGIN_TB\nthread block = 0,0,0\n'
+  for w in 0 1; do printf 'warp = %s\ninsts = 4\n' $w
+    for i in 0 1 2 3; do printf '%04x ffffffff 1 R%s FFMA 2 R200 R201 0 \n' $((i * 16)) $((10 + i)); done; done
+  printf '#END_TB\n'; } > "$d/kernel-1.traceg"
+order() {  # scheduler -> the warps in issue order
+    "$A" run "$T/one.yaml" -q --force -o "$T/ro" --set "workload.trace=$d" --set sm.subcores=1 \
+        --set sm.ibuffer=8 --set sm.fp32_interval=1 --set sm.scheduler=$1 --trace dump.txt > /dev/null 2>&1
+    grep ' issue ' "$T/ro/dump.txt" | sed 's/.*warp\[\([0-9]*\)\].*/\1/' | tr -d '\n'
+}
+o=$(order lrr); check "lrr issues the two warps in turn ($o)" "[ '$o' = 01010101 ]"
+o=$(order gto); check "gto keeps the oldest warp first ($o)" "[ '$o' = 00001111 ]"
+# the scoreboard: IMAD.WIDE writes R4 and R5, a 64-bit load R8 and R9 (the trace lists one)
+d=$T/wide; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+{ hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n'
+  printf '0000 ffffffff 1 R4 IMAD.WIDE 2 R200 R201 0 \n0010 ffffffff 1 R7 FFMA 2 R5 R202 0 \n'
+  printf '0020 ffffffff 1 R8 LDG.E.64 1 R200 8 1 0x1000 8 \n0030 ffffffff 1 R10 FFMA 2 R9 R202 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
+"$A" run "$T/one.yaml" -q --force -o "$T/rw" --set "workload.trace=$d" --set sm.global_latency=50 --trace dump.txt > /dev/null 2>&1
+c1=$(grep ' issue pc=0x10 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' '); c0=$(grep ' issue pc=0x0 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' ')
+c3=$(grep ' issue pc=0x30 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' '); c2=$(grep ' issue pc=0x20 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' ')
+check "scoreboard: a read of R5 waits for IMAD.WIDE R4 (int_latency 4: $c0 -> $c1)" "[ $((c1 - c0)) -eq 4 ]"
+check "scoreboard: a read of R9 waits for LDG.E.64 R8 (global_latency 50: $c2 -> $c3)" "[ $((c3 - c2)) -eq 50 ]"
+# an opcode the table lacks: a named warning, counted, run as integer ALU; an error when strict
+d=$T/unk; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+{ hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n'
+  printf '0000 ffffffff 1 R4 FROB.X 0 0 \n0010 ffffffff 1 R5 FROB.X 1 R4 0 \n0020 ffffffff 0 EXIT 0 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
+"$A" run "$T/one.yaml" -q --force -o "$T/ru" --set "workload.trace=$d" > /dev/null 2> "$T/ru.err"
+u=$(stat workload.unknown_opcode.FROB.X "$T/ru/stats.txt")
+check "unknown opcode: counted by name ($u)" "[ '$u' = 2 ]"
+check "unknown opcode: one warning naming it" "[ \$(grep -c 'opcode FROB.X is not in the Ampere SASS table' '$T/ru.err') -eq 1 ]"
+"$A" run "$T/one.yaml" -q --force -o "$T/ru2" --set "workload.trace=$d" --set workload.strict=true > /dev/null 2> "$T/ru2.err"
+rc=$?
+check "unknown opcode with workload.strict: exit 65, no run directory ($rc)" "[ $rc -eq 65 ] && [ ! -e '$T/ru2' ] && grep -q 'FROB.X is not in the Ampere SASS table (workload.strict: true)' '$T/ru2.err'"
 # the public traces on every config of their generation
 G=tests/gpu/traces
 for cfg in a100 h100-sxm h100-pcie h200; do
