@@ -173,6 +173,8 @@ struct Sim {
     TraceDump *trace;
     const TraceOptions *trace_opts;
     GError *error;               /* first fatal error raised by a component (sim_fail) */
+    bool strict;                 /* archsim run --strict: what a model would warn about and go
+                                    on past (an opcode missing from a GPU trace's table) fails */
     void *ext[SIM_EXT_SLOTS];    /* state a model family shares across its components (the
                                     memory family's oracle and HTM count: models/mem/memmsg.h),
                                     keyed by the family's id; sim/ never looks inside */

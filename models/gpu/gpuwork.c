@@ -212,10 +212,10 @@ static bool work_read_ahead(Work *w)
         if (was)
             g_hash_table_insert(w->unknown, g_strdup(op), GUINT_TO_POINTER(GPOINTER_TO_UINT(was) + 1));
         const SassKernel *k = sass_kernel(w->reader);
-        if (w->p.strict) {
+        if (w->p.strict || w->base.sim->strict) {
             sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
                                               "%s: opcode %s is not in the %s SASS table "
-                                              "(workload.strict: true)", k->path, op,
+                                              "(strict)", k->path, op,
                                               gpu_generation(k->binary_version)));
             sass_block_clear(&g->b);
             g_free(g);

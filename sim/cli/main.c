@@ -105,6 +105,7 @@ typedef struct {
     char *graph;
     char *warmup, *stats_every;
     gboolean roi;
+    gboolean strict;
 } RunOpts;
 
 typedef struct {
@@ -462,6 +463,9 @@ static int cmd_run(int argc, char **argv)
           "a trace's ROI markers reset the stats (first begin) and freeze them (when every "
           "begin has its end); "
           "same as --set sim.roi_markers=true", NULL },
+        { "strict", 0, 0, G_OPTION_ARG_NONE, &o.strict,
+          "what a model would warn about and go on past is an error (exit 65): an opcode "
+          "missing from a GPU trace's SASS table (as workload.strict: true)", NULL },
         { "graph", 0, 0, G_OPTION_ARG_FILENAME, &o.graph,
           "also write the machine as a Graphviz digraph NAME (a file name such as machine.dot) "
           "into the run directory; dot -Tsvg renders it", "NAME" },
@@ -726,6 +730,7 @@ static int cmd_run(int argc, char **argv)
         rc = ARCHSIM_EXIT_INTERRUPTED;
         goto out;
     }
+    run->sim.strict = o.strict;
     Heartbeat hb = { .t0 = g_get_monotonic_time(), .tty = isatty(STDERR_FILENO), .quiet = o.quiet,
                      .clk = &run->sim.sys_clk, .sim = &run->sim };
     hb.last = hb.t0;

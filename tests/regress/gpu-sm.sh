@@ -103,7 +103,10 @@ check "unknown opcode: counted by name ($u)" "[ '$u' = 2 ]"
 check "unknown opcode: one warning naming it" "[ \$(grep -c 'opcode FROB.X is not in the Ampere SASS table' '$T/ru.err') -eq 1 ]"
 "$A" run "$T/one.yaml" -q --force -o "$T/ru2" --set "workload.trace=$d" --set workload.strict=true > /dev/null 2> "$T/ru2.err"
 rc=$?
-check "unknown opcode with workload.strict: exit 65, no run directory ($rc)" "[ $rc -eq 65 ] && [ ! -e '$T/ru2' ] && grep -q 'FROB.X is not in the Ampere SASS table (workload.strict: true)' '$T/ru2.err'"
+check "unknown opcode with workload.strict: exit 65, no run directory ($rc)" "[ $rc -eq 65 ] && [ ! -e '$T/ru2' ] && grep -q 'FROB.X is not in the Ampere SASS table (strict)' '$T/ru2.err'"
+"$A" run "$T/one.yaml" -q --force -o "$T/ru3" --set "workload.trace=$d" --strict > /dev/null 2> "$T/ru3.err"
+rc=$?
+check "unknown opcode with archsim run --strict: exit 65 ($rc)" "[ $rc -eq 65 ] && [ ! -e '$T/ru3' ] && grep -q 'FROB.X is not in the Ampere SASS table (strict)' '$T/ru3.err'"
 # the public traces on every config of their generation
 G=tests/gpu/traces
 for cfg in a100 h100-sxm h100-pcie h200; do
