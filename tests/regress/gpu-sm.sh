@@ -83,6 +83,20 @@ order() {  # scheduler -> the warps in issue order
 }
 o=$(order lrr); check "lrr issues the two warps in turn ($o)" "[ '$o' = 01010101 ]"
 o=$(order gto); check "gto keeps the oldest warp first ($o)" "[ '$o' = 00001111 ]"
+o=$(order "two_level --set sm.two_level_active=1"); check "two_level, active set of 1: the active warp until it is done ($o)" "[ '$o' = 00001111 ]"
+o=$(order "two_level --set sm.two_level_active=2"); check "two_level, active set of 2: round robin in the set ($o)" "[ '$o' = 01010101 ]"
+# two_level demotes a warp that waits on a load: warp 0 loads and then needs the value, warp 1
+# has independent work; with an active set of 1, warp 1 runs while warp 0's load is out
+d2=$T/demote; mkdir -p "$d2"; echo kernel-1.traceg > "$d2/kernelslist.g"
+{ hdr 64; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n'
+  printf '0000 ffffffff 1 R2 LDG.E 1 R200 4 1 0x1000 4 \n0010 ffffffff 1 R4 FFMA 2 R2 R202 0 \n'
+  printf 'warp = 1\ninsts = 4\n'
+  for i in 0 1 2 3; do printf '%04x ffffffff 1 R%s FFMA 2 R200 R201 0 \n' $((i * 16)) $((10 + i)); done
+  printf '#END_TB\n'; } > "$d2/kernel-1.traceg"
+"$A" run "$T/one.yaml" -q --force -o "$T/rd" --set "workload.trace=$d2" --set sm.subcores=1 --set sm.ibuffer=8 \
+    --set sm.fp32_interval=1 --set sm.scheduler=two_level --set sm.two_level_active=1 --trace dump.txt > /dev/null 2>&1
+o=$(grep ' issue ' "$T/rd/dump.txt" | sed 's/.*warp\[\([0-9]*\)\].*/\1/' | tr -d '\n')
+check "two_level demotes the warp waiting on its load ($o)" "[ '$o' = 011110 ]"
 # the scoreboard: IMAD.WIDE writes R4 and R5, a 64-bit load R8 and R9 (the trace lists one)
 d=$T/wide; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
 { hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n'
