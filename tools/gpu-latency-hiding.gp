@@ -15,7 +15,7 @@ do for [t in "svg png"] {
     plot csv using (strcol(1) eq "lrr" ? $2 : 1/0):5 skip 1 with linespoints lw 2 title "lrr", \
          csv using (strcol(1) eq "gto" ? $2 : 1/0):5 skip 1 with linespoints lw 2 title "gto", \
          csv using (strcol(1) eq "two_level" ? $2 : 1/0):5 skip 1 with linespoints lw 2 title "two\\_level", \
-         csv using (strcol(1) eq "lrr" ? $2 : 1/0):(($2 * 4.0 / 113) < 1 ? $2 * 4.0 / 113 : 1) skip 1 with lines dt 2 lc rgb "gray" title "min(1, 4 W / 113)"
+         csv using (strcol(1) eq "lrr" ? $2 : 1/0):(($2 * 4.0 / 111) < 1 ? $2 * 4.0 / 111 : 1) skip 1 with lines dt 2 lc rgb "gray" title "min(1, 4 W / 111)"
     set ylabel "share of warp-cycles"
     set key top right
     plot csv using (strcol(1) eq "lrr" ? $2 : 1/0):6 skip 1 with linespoints lw 2 title "lrr: long\\_scoreboard", \

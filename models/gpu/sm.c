@@ -55,6 +55,10 @@ typedef struct {
     uint8_t subcore;
     bool resident, at_bar, finished;
     bool demoted;                 /* two-level: in the pending set */
+    /* a status that only a writeback, a barrier's release or the warp's own issue or fetch can
+     * change (a scoreboard wait, the barrier, the drain) is kept until one of those happens */
+    bool st_valid;
+    uint8_t st_cache;
     RegSet pend, pend_long, pend_mio;   /* pending writes, and which come from memory / MIO */
 } Warp;
 
@@ -406,7 +410,7 @@ static void warp_check_finished(Sm *k, uint32_t wi)
     /* a barrier the others wait at may now be complete */
     if (t->at_bar > 0 && t->at_bar == t->live) {
         for (uint32_t i = 0; i < t->warps; i++)
-            k->warp[t->slot[i]].at_bar = false;
+            k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
         t->at_bar = 0;
         k->barriers++;
     }
@@ -439,6 +443,7 @@ static uint32_t operand_cycles(Sm *k, uint32_t wi, const SassInst *in)
 static void issue(Sm *k, uint32_t wi, uint64_t now)
 {
     Warp *w = &k->warp[wi];
+    w->st_valid = false;
     const SassInst *in = &w->insts[w->issued++];
     unsigned u = in->unit;
     k->unit_insts[u]++;
@@ -456,7 +461,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         t->at_bar++;
         if (t->at_bar == t->live) {
             for (uint32_t i = 0; i < t->warps; i++)
-                k->warp[t->slot[i]].at_bar = false;
+                k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
             t->at_bar = 0;
             k->barriers++;
         }
@@ -570,6 +575,7 @@ static bool fetch(Sm *k, uint32_t sc)
         Warp *w = &k->warp[k->sc_warps[sc][i]];
         if (w->fetched < w->n && w->fetched - w->issued < k->p.ibuffer) {
             w->fetched = (uint32_t)MIN((uint64_t)w->n, (uint64_t)w->issued + k->p.ibuffer);
+            w->st_valid = false;
             k->sc_fetch[sc] = i + 1;
             return true;
         }
@@ -707,6 +713,7 @@ static uint64_t sm_tick(Component *c)
             rs_clear(&w->pend_mio, r->bit[j]);
         }
         w->inflight--;
+        w->st_valid = false;
         k->pending_releases--;
         uint32_t next = k->rel[i].next;
         uint16_t wi = r->warp;
@@ -729,7 +736,20 @@ static uint64_t sm_tick(Component *c)
     for (uint32_t sc = 0; sc < k->p.subcores; sc++) {
         for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
             uint32_t wi = k->sc_warps[sc][i];
-            status[wi] = k->warp[wi].finished ? ST_COUNT : warp_status(k, &k->warp[wi], now);
+            Warp *w = &k->warp[wi];
+            if (w->finished) {
+                status[wi] = ST_COUNT;
+            } else if (w->st_valid) {
+                status[wi] = (StallReason)w->st_cache;
+            } else {
+                StallReason st = warp_status(k, w, now);
+                status[wi] = st;
+                if (st == ST_LONG_SB || st == ST_SHORT_SB || st == ST_WAIT || st == ST_BARRIER ||
+                    st == ST_DRAIN) {
+                    w->st_cache = (uint8_t)st;
+                    w->st_valid = true;
+                }
+            }
         }
         if ((SchedKind)k->p.scheduler == SCHED_TWO_LEVEL)
             two_level_update(k, sc, status);
