@@ -856,10 +856,12 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
             b->warps_cap = b->warps_cap ? b->warps_cap * 2 : 32;
             b->warps = g_renew(SassWarp, b->warps, b->warps_cap);
         }
-        /* room for the warp's instructions, as many as it says it has (bounded above): a
-         * block holds what it needs, not a power of two of 64-byte entries */
+        /* room for the warp's instructions, as many as it says it has, but never more than
+         * 4,096 ahead of the lines actually read (a bogus count costs no memory: past that the
+         * array grows as lines arrive) */
         if (b->ninsts + ninsts > b->insts_cap) {
-            uint64_t cap = MAX(b->ninsts + ninsts, b->insts_cap + b->insts_cap / 2);
+            uint64_t cap = MAX(b->ninsts + MIN(ninsts, (uint64_t)4096),
+                               b->insts_cap + b->insts_cap / 2);
             cap = MIN(cap, SASS_MAX_BLOCK_INSTS);
             b->insts = g_renew(SassInst, b->insts, cap);
             b->insts_cap = cap;
@@ -886,8 +888,8 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                          SASS_MAX_FIELDS);
                 return -1;
             }
-            if (b->ninsts == b->insts_cap) {   /* insts = N reserved room; this is a bug guard */
-                b->insts_cap = b->insts_cap ? b->insts_cap * 2 : 64;
+            if (b->ninsts == b->insts_cap) {   /* a warp of more than 4,096 instructions */
+                b->insts_cap = MIN(b->insts_cap ? b->insts_cap * 2 : 64, SASS_MAX_BLOCK_INSTS);
                 b->insts = g_renew(SassInst, b->insts, b->insts_cap);
             }
             if (!parse_inst(r, b, f, nf, &b->insts[b->ninsts], error))
