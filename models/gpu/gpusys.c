@@ -58,6 +58,13 @@ static void gpu_stats(Sim *sim, StatSet *set)
     stats_add_double(set, "gpu.gpu_ipc", stats_ratio((double)insn, (double)cyc), "ratio",
                      "gpu_sim_insn / gpu_sim_cycle (GPGPU-Sim's gpu_ipc)");
     stats_add_u64(set, "gpu.kernels", st_u64(set, "workload.kernels"), "count", "kernels run");
+    stats_add_u64(set, "gpu.global_load_sectors", st_u64(set, "sm.global_load_sectors"), "count",
+                  "32-byte sectors global and local loads touched (the coalescer's output)");
+    stats_add_u64(set, "gpu.global_store_sectors", st_u64(set, "sm.global_store_sectors"), "count",
+                  "32-byte sectors global and local stores and reductions touched");
+    stats_add_u64(set, "gpu.shared_bank_conflicts", st_u64(set, "sm.shared_bank_conflicts"),
+                  "cycle", "shared-memory wavefronts beyond the ideal (Nsight Compute's "
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared)");
     stats_add_u64(set, "gpu.launch_latency_cycles", st_u64(set, "workload.launch_latency_cycles"),
                   "cycle", "the host's kernel launch latency, summed (not in gpu_sim_cycle)");
     uint64_t max_warps = 0;

@@ -20,6 +20,7 @@
 
 #include "../../sim/component.h"
 #include "../../sim/error.h"
+#include "coalesce.h"
 #include "gpumsg.h"
 #include "occupancy.h"
 #include "sm.h"
@@ -127,6 +128,7 @@ typedef struct {
     /* stats */
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
+    uint64_t gld_req, gld_sect, gst_req, gst_sect, smem_wave, smem_conflicts;
 } Sm;
 
 static const char *const sched_choices[] = { "lrr", "gto", "two_level", NULL };
@@ -226,6 +228,19 @@ static const StatSpec sm_stats[] = {
       offsetof(Sm, barriers), NULL },
     { "reg_bank_conflicts", STAT_COUNTER, "cycle", "operand-collector cycles lost to two reads "
       "of one bank", offsetof(Sm, bank_conflicts), NULL },
+    { "global_load_requests", STAT_COUNTER, "count", "128-byte lines global and local loads "
+      "touched, one per line per instruction (the coalescer's requests)", offsetof(Sm, gld_req),
+      NULL },
+    { "global_load_sectors", STAT_COUNTER, "count", "32-byte sectors global and local loads "
+      "touched", offsetof(Sm, gld_sect), NULL },
+    { "global_store_requests", STAT_COUNTER, "count", "128-byte lines global and local stores "
+      "and reductions touched", offsetof(Sm, gst_req), NULL },
+    { "global_store_sectors", STAT_COUNTER, "count", "32-byte sectors they touched",
+      offsetof(Sm, gst_sect), NULL },
+    { "shared_wavefronts", STAT_COUNTER, "cycle", "shared-memory bank cycles: per instruction "
+      "the most distinct 4-byte words one bank delivers", offsetof(Sm, smem_wave), NULL },
+    { "shared_bank_conflicts", STAT_COUNTER, "cycle", "shared_wavefronts minus the ideal (distinct "
+      "words / 32, rounded up) per instruction", offsetof(Sm, smem_conflicts), NULL },
     STALL_STAT(ST_SELECTED, "selected"), STALL_STAT(ST_NOT_SELECTED, "not_selected"),
     STALL_STAT(ST_NO_INSTRUCTION, "no_instruction"), STALL_STAT(ST_BARRIER, "barrier"),
     STALL_STAT(ST_LONG_SB, "long_scoreboard"), STALL_STAT(ST_SHORT_SB, "short_scoreboard"),
@@ -466,6 +481,34 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
             k->barriers++;
         }
     }
+    /* memory: the coalescer's sectors for global and local accesses; shared memory holds the
+     * load/store pipeline one cycle per bank wavefront (replays) and adds them to the latency */
+    uint32_t replay = 0;
+    if (u == GPU_UNIT_LDST && in->width > 0 && in->mask != 0) {
+        const uint64_t *a = w->cta->g->b.addrs + in->addr;
+        uint32_t width = MIN((uint32_t)in->width, 16u);
+        SassSpace sp = (SassSpace)in->space;
+        if (sp == SASS_SPACE_GENERIC)
+            sp = sass_generic_space(kc->k, a[0]);
+        if (sp == SASS_SPACE_SHARED) {
+            GpuSmemCost cost = gpu_smem_cost(a, in->mask, width);
+            k->smem_wave += cost.wavefronts;
+            k->smem_conflicts += cost.wavefronts - cost.ideal;
+            replay = cost.wavefronts > 1 ? cost.wavefronts - 1 : 0;
+            if (k->p.ii[u] < cost.wavefronts)
+                k->unit_free[w->subcore][u] = now + cost.wavefronts;
+        } else if (sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) {
+            GpuLineAccess acc[64];
+            uint32_t na = gpu_coalesce(a, in->mask, width, acc);
+            if (in->ndst > 0) {
+                k->gld_req += na;
+                k->gld_sect += gpu_sectors(acc, na);
+            } else {
+                k->gst_req += na;
+                k->gst_sect += gpu_sectors(acc, na);
+            }
+        }
+    }
     uint16_t bits[8];
     uint32_t nb = in->mask ? dst_bits(k, w, in, bits) : 0;   /* predicated off: writes nothing */
     if (nb > 0) {
@@ -488,7 +531,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         } else if (u == GPU_UNIT_SFU || u == GPU_UNIT_TEX) {
             kind = u == GPU_UNIT_TEX ? 1 : 2;
         }
-        lat += extra;
+        lat += extra + replay;         /* operand-collector and bank-conflict cycles */
         Release r = { .warp = (uint16_t)wi, .n = (uint8_t)nb, .kind = kind };
         for (uint32_t i = 0; i < nb; i++) {
             r.bit[i] = bits[i];

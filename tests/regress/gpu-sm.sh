@@ -121,6 +121,23 @@ check "unknown opcode with workload.strict: exit 65, no run directory ($rc)" "[ 
 "$A" run "$T/one.yaml" -q --force -o "$T/ru3" --set "workload.trace=$d" --strict > /dev/null 2> "$T/ru3.err"
 rc=$?
 check "unknown opcode with archsim run --strict: exit 65 ($rc)" "[ $rc -eq 65 ] && [ ! -e '$T/ru3' ] && grep -q 'FROB.X is not in the Ampere SASS table (strict)' '$T/ru3.err'"
+# shared memory: 32 lanes at a stride of 2 words are a 2-way bank conflict, one wavefront more
+# (a cycle later result); at a stride of 1 word none; global loads count their sectors
+smem() {  # stride-bytes -> dir
+    d=$T/smem$1; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
+    { hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n'
+      printf '0000 ffffffff 1 R2 LDS 1 R200 4 1 0x0 %s \n0010 ffffffff 1 R4 FFMA 2 R2 R202 0 \n' "$1"
+      printf '0020 ffffffff 1 R6 LDG.E 1 R200 4 1 0x7f4000000004 4 \n0030 ffffffff 0 EXIT 0 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
+}
+smem 4; smem 8
+"$A" run "$T/one.yaml" -q --force -o "$T/s4" --set "workload.trace=$T/smem4" --set sm.global_latency=2 > /dev/null 2>&1
+"$A" run "$T/one.yaml" -q --force -o "$T/s8" --set "workload.trace=$T/smem8" --set sm.global_latency=2 > /dev/null 2>&1
+b4=$(stat gpu.shared_bank_conflicts "$T/s4/stats.txt"); b8=$(stat gpu.shared_bank_conflicts "$T/s8/stats.txt")
+check "shared memory: stride 1 word no conflict, stride 2 words one ($b4, $b8)" "[ '$b4' = 0 ] && [ '$b8' = 1 ]"
+c4=$(stat gpu.gpu_sim_cycle "$T/s4/stats.txt"); c8=$(stat gpu.gpu_sim_cycle "$T/s8/stats.txt")
+check "shared memory: the conflict's replay costs one cycle ($c4 -> $c8)" "[ $((c8 - c4)) -eq 1 ]"
+g=$(stat gpu.global_load_sectors "$T/s4/stats.txt")
+check "coalescer: 32 lanes x 4 B from byte 4 of a line are 5 sectors ($g)" "[ '$g' = 5 ]"
 # the public traces on every config of their generation
 G=tests/gpu/traces
 for cfg in a100 h100-sxm h100-pcie h200; do

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../../models/gpu/coalesce.h"
 #include "../../models/gpu/occupancy.h"
 #include "../../models/gpu/opcodes.h"
 #include "../../models/gpu/sasstrace.h"
@@ -531,6 +532,142 @@ static void test_reader_real(void)
     sass_list_free(l);
 }
 
+/* ---- coalescing and shared-memory banks ---- */
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The lanes of mask at base + stride x lane, in the reader's order (active lanes only). */
+static uint32_t lanes_at(uint64_t *addr, uint32_t mask, uint64_t base, uint64_t stride)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < 32; i++)
+        if (mask >> i & 1)
+            addr[k++] = base + stride * i;
+    return k;
+}
+
+/* Brute force: the distinct 32-byte sectors and 128-byte lines of every byte the lanes touch. */
+static void brute(const uint64_t *addr, uint32_t n, uint32_t width, uint32_t *sectors,
+                  uint32_t *lines)
+{
+    GHashTable *sec = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *lin = g_hash_table_new(g_int64_hash, g_int64_equal);
+    static gint64 keys[2][32 * 16];
+    uint32_t ks = 0, kl = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t b = 0; b < width; b++) {
+            gint64 s = (gint64)((addr[i] + b) / 32), l = (gint64)((addr[i] + b) / 128);
+            if (!g_hash_table_contains(sec, &s)) {
+                keys[0][ks] = s;
+                g_hash_table_add(sec, &keys[0][ks++]);
+            }
+            if (!g_hash_table_contains(lin, &l)) {
+                keys[1][kl] = l;
+                g_hash_table_add(lin, &keys[1][kl++]);
+            }
+        }
+    *sectors = g_hash_table_size(sec);
+    *lines = g_hash_table_size(lin);
+    g_hash_table_destroy(sec);
+    g_hash_table_destroy(lin);
+}
+
+static void test_coalesce(void)
+{
+    static const uint32_t masks[] = { 0xffffffffu, 0x0000ffffu, 0xaaaaaaaau, 0x1u, 0x80000000u,
+                                      0x00ff00f0u };
+    static const uint32_t widths[] = { 1, 2, 4, 8, 16 };
+    uint64_t addr[32];
+    GpuLineAccess out[64];
+    unsigned checked = 0;
+    for (size_t wi = 0; wi < G_N_ELEMENTS(widths); wi++)
+        for (uint64_t stride = 0; stride <= 272; stride += (stride < 32 ? 1 : 16))
+            for (uint64_t off = 0; off < 128; off += (off < 8 ? 1 : 20))
+                for (size_t mi = 0; mi < G_N_ELEMENTS(masks); mi++) {
+                    uint32_t w = widths[wi];
+                    uint32_t n = lanes_at(addr, masks[mi], 0x7f0000000000ull + off, stride);
+                    uint32_t na = gpu_coalesce(addr, masks[mi], w, out);
+                    uint32_t want_s, want_l;
+                    brute(addr, n, w, &want_s, &want_l);
+                    bool ok = gpu_sectors(out, na) == want_s && na == want_l;
+                    uint32_t lanes = 0;
+                    for (uint32_t i = 0; i < na; i++) {
+                        ok &= out[i].line % 128 == 0 && out[i].sectors != 0;
+                        lanes |= out[i].lanes;
+                    }
+                    ok &= lanes == masks[mi];
+                    if (!ok)
+                        fprintf(stderr, "\ncoalesce width %u stride %" G_GUINT64_FORMAT " offset %"
+                                G_GUINT64_FORMAT " mask %08x: %u lines %u sectors, wanted %u, %u\n",
+                                w, stride, off, masks[mi], na, gpu_sectors(out, na), want_l, want_s);
+                    CU_ASSERT(ok);
+                    checked++;
+                }
+    CU_ASSERT(checked > 5000);
+    /* the textbook cases: 32 x 4 B contiguous and aligned: one line, four sectors */
+    lanes_at(addr, 0xffffffffu, 0x1000, 4);
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 0xffffffffu, 4, out), 1);
+    CU_ASSERT_EQUAL(out[0].sectors, 0xf);
+    /* ... shifted by 4 bytes: two lines, five sectors */
+    lanes_at(addr, 0xffffffffu, 0x1004, 4);
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 0xffffffffu, 4, out), 2);
+    CU_ASSERT_EQUAL(gpu_sectors(out, 2), 5);
+    /* a 4-byte access at byte 30 straddles two sectors; at byte 126, two lines */
+    addr[0] = 30;
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 1, 4, out), 1);
+    CU_ASSERT_EQUAL(out[0].sectors, 0x3);
+    addr[0] = 126;
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 1, 4, out), 2);
+    /* mask 0: nothing */
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 0, 4, out), 0);
+    /* every lane the same word: one sector */
+    lanes_at(addr, 0xffffffffu, 0x2000, 0);
+    CU_ASSERT_EQUAL(gpu_coalesce(addr, 0xffffffffu, 4, out), 1);
+    CU_ASSERT_EQUAL(gpu_sectors(out, 1), 1);
+}
+
+static void test_smem_banks(void)
+{
+    uint64_t addr[32];
+    /* 4-byte words, stride s words: gcd(s, 32)-way (s = 0: every lane the same word, broadcast) */
+    for (uint32_t s = 0; s <= 64; s++) {
+        lanes_at(addr, 0xffffffffu, 0, 4ull * s);
+        GpuSmemCost c = gpu_smem_cost(addr, 0xffffffffu, 4);
+        uint32_t want = s == 0 ? 1 : gcd32(s, 32);
+        CU_ASSERT_EQUAL(c.wavefronts, want);
+        CU_ASSERT_EQUAL(c.ideal, 1);
+    }
+    /* 8-byte words, stride s: two banks per lane, 2 x gcd(s, 16) wavefronts, 2 ideal */
+    for (uint32_t s = 0; s <= 32; s++) {
+        lanes_at(addr, 0xffffffffu, 0, 8ull * s);
+        GpuSmemCost c = gpu_smem_cost(addr, 0xffffffffu, 8);
+        uint32_t want = s == 0 ? 1 : 2 * gcd32(s, 16);
+        CU_ASSERT_EQUAL(c.wavefronts, want);
+        CU_ASSERT_EQUAL(c.ideal, s == 0 ? 1u : 2u);
+    }
+    /* a half warp at stride 2: banks 0, 2, ... 30, one word each: no conflict */
+    lanes_at(addr, 0x0000ffffu, 0, 8);
+    GpuSmemCost c = gpu_smem_cost(addr, 0x0000ffffu, 4);
+    CU_ASSERT_EQUAL(c.wavefronts, 1);
+    /* mask 0 */
+    c = gpu_smem_cost(addr, 0, 4);
+    CU_ASSERT_EQUAL(c.wavefronts, 0);
+    CU_ASSERT_EQUAL(c.ideal, 0);
+    /* 16-byte accesses, contiguous: 128 words, 4 per bank, 4 ideal: no conflict */
+    lanes_at(addr, 0xffffffffu, 0, 16);
+    c = gpu_smem_cost(addr, 0xffffffffu, 16);
+    CU_ASSERT_EQUAL(c.wavefronts, 4);
+    CU_ASSERT_EQUAL(c.ideal, 4);
+}
+
 static int suite_init(void)
 {
     tdir = tmpdir_new("test_gpu.XXXXXX");
@@ -555,7 +692,9 @@ int main(void)
         !CU_add_test(s, "reader: v5 immediates, line info, clusters, v2", test_reader_v5_lineinfo_old_clusters) ||
         !CU_add_test(s, "reader: errors at their line and column", test_reader_errors) ||
         !CU_add_test(s, "reader: gzip, xz, truncation, kernels lists", test_reader_compressed) ||
-        !CU_add_test(s, "reader: the real BFS traces", test_reader_real)) {
+        !CU_add_test(s, "reader: the real BFS traces", test_reader_real) ||
+        !CU_add_test(s, "coalescing: every width, stride, alignment and mask", test_coalesce) ||
+        !CU_add_test(s, "shared memory: bank conflicts of every stride", test_smem_banks)) {
         CU_cleanup_registry();
         return 1;
     }
