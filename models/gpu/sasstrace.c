@@ -66,6 +66,14 @@ static char *sass_quote(const char *s)
     return g_string_free(q, FALSE);
 }
 
+/* The same with the field at `at` quoted after the message: "MESSAGE, got 'FIELD'". */
+static void sass_err_got(SassReader *r, GError **error, const char *at, const char *msg)
+{
+    char *q = sass_quote(at);
+    sass_err(r, error, at, "%s, got %s", msg, q);
+    g_free(q);
+}
+
 /* ---- lines ---- */
 
 /* The next line (without its '\n' or '\r\n'), or NULL at the end; false on error. */
@@ -552,18 +560,14 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
     }
     NEED("PC");
     if (!parse_hex(f[i], &v) || v > UINT32_MAX) {
-        char *q = sass_quote(f[i]);
-        sass_err(r, error, f[i], "expected the PC in hex (at most 8 digits), got %s", q);
-        g_free(q);
+        sass_err_got(r, error, f[i], "expected the PC in hex (at most 8 digits)");
         return false;
     }
     in->pc = (uint32_t)v;
     i++;
     NEED("active mask");
     if (strlen(f[i]) > 8 || !parse_hex(f[i], &v)) {
-        char *q = sass_quote(f[i]);
-        sass_err(r, error, f[i], "expected the active mask, 8 hex digits, got %s", q);
-        g_free(q);
+        sass_err_got(r, error, f[i], "expected the active mask, 8 hex digits");
         return false;
     }
     in->mask = (uint32_t)v;
@@ -579,17 +583,13 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
     for (int j = 0; j < in->ndst; j++, i++) {
         NEED("destination registers");
         if (!parse_reg(f[i], &in->dst[j])) {
-            char *q = sass_quote(f[i]);
-            sass_err(r, error, f[i], "expected a register (R0-R255, UR0-UR63, P0-P7, UP0-UP7), got %s", q);
-            g_free(q);
+            sass_err_got(r, error, f[i], "expected a register (R0-R255, UR0-UR63, P0-P7, UP0-UP7)");
             return false;
         }
     }
     NEED("opcode");
     if (!opcode_text_ok(f[i])) {
-        char *q = sass_quote(f[i]);
-        sass_err(r, error, f[i], "expected an opcode (capitals, digits, '.' and '_'), got %s", q);
-        g_free(q);
+        sass_err_got(r, error, f[i], "expected an opcode (capitals, digits, '.' and '_')");
         return false;
     }
     if (!intern_op(r, f[i], &in->op, error))
@@ -606,9 +606,7 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
     for (int j = 0; j < in->nsrc; j++, i++) {
         NEED("source registers");
         if (!parse_reg(f[i], &in->src[j])) {
-            char *q = sass_quote(f[i]);
-            sass_err(r, error, f[i], "expected a register (R0-R255, UR0-UR63, P0-P7, UP0-UP7), got %s", q);
-            g_free(q);
+            sass_err_got(r, error, f[i], "expected a register (R0-R255, UR0-UR63, P0-P7, UP0-UP7)");
             return false;
         }
     }

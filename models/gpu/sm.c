@@ -414,6 +414,17 @@ static void ring_push(Sm *k, uint64_t at, const Release *r)
 
 static void cta_maybe_done(Sm *k, Cta *t);
 
+/* BAR.SYNC: when every warp of t that has not finished waits at the barrier, all go on. */
+static void barrier_check(Sm *k, Cta *t)
+{
+    if (t->at_bar == 0 || t->at_bar != t->live)
+        return;
+    for (uint32_t i = 0; i < t->warps; i++)
+        k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
+    t->at_bar = 0;
+    k->barriers++;
+}
+
 static void warp_check_finished(Sm *k, uint32_t wi)
 {
     Warp *w = &k->warp[wi];
@@ -422,13 +433,7 @@ static void warp_check_finished(Sm *k, uint32_t wi)
     w->finished = true;
     Cta *t = w->cta;
     t->live--;
-    /* a barrier the others wait at may now be complete */
-    if (t->at_bar > 0 && t->at_bar == t->live) {
-        for (uint32_t i = 0; i < t->warps; i++)
-            k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
-        t->at_bar = 0;
-        k->barriers++;
-    }
+    barrier_check(k, t);          /* a barrier the others wait at may now be complete */
     cta_maybe_done(k, t);
 }
 
@@ -474,12 +479,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         Cta *t = w->cta;
         w->at_bar = true;
         t->at_bar++;
-        if (t->at_bar == t->live) {
-            for (uint32_t i = 0; i < t->warps; i++)
-                k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
-            t->at_bar = 0;
-            k->barriers++;
-        }
+        barrier_check(k, t);
     }
     /* memory: the coalescer's sectors for global and local accesses; shared memory holds the
      * load/store pipeline one cycle per bank wavefront (replays) and adds them to the latency */
@@ -830,8 +830,12 @@ static uint64_t sm_tick(Component *c)
         }
         moved |= fetch(k, sc);
     }
-    if (moved || k->resident_warps == 0 || G_UNLIKELY(c->trace_track >= 0))
-        return k->resident_warps ? 1 : (next_release(k, now) ? next_release(k, now) - now : 0);
+    if (moved || k->resident_warps == 0 || G_UNLIKELY(c->trace_track >= 0)) {
+        if (k->resident_warps)
+            return 1;
+        uint64_t next = next_release(k, now);
+        return next ? next - now : 0;
+    }
     /* nothing moved: if every warp waits on a write, a barrier or its drain, nothing changes
      * before the next writeback */
     if (counts[ST_MATH_THROTTLE] || counts[ST_LG_THROTTLE] || counts[ST_MIO_THROTTLE] ||
