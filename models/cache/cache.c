@@ -14,13 +14,8 @@
  * Writebacks from above are absorbed (hit: mark dirty; miss: allocate the whole line dirty, no
  * fetch needed). No coherence here: the multicore issues add protocol controllers.
  *
- * The tag store is allocated by page of sets on first fill, so that a cache's memory follows
- * what it holds, not its capacity (a 1 TiB LLC that sees 1 MB of lines holds a few MB). A page
- * holds P sets, each one run of words (a set's lookup touches 2-3 host cache lines):
- *     tags[A] | repl[A] | valid[A] dirty[A] (bytes, padded to a word)
- * A cache of at most CACHE_FLAT_BYTES of tag store is one page, allocated at realize.
- * A tag word holds block + 1, so that the zeroed page is all invalid ways and a lookup is one
- * compare per way (valid[] says the same, for the fill order).
+ * The tags, the replacement policy and the MSHR table are the shared tag store of
+ * models/cache/tagstore.h (allocated by page of sets on first fill).
  */
 #include <string.h>
 
@@ -30,7 +25,7 @@
 #include "../mem/memmsg.h"
 #include "../../sim/error.h"
 #include "cache.h"
-#include "repl/repl.h"
+#include "tagstore.h"
 
 typedef struct {
     uint64_t size, assoc, line;
@@ -40,32 +35,13 @@ typedef struct {
     int repl;
 } CacheParams;
 
-typedef struct {
-    bool valid;
-    bool dirty_on_fill;    /* a write target or an absorbed writeback: fill the line dirty */
-    uint64_t block;
-    Msg *head, *tail;      /* targets, linked through Msg.next_free */
-    uint32_t ntargets;
-    Tick alloc;
-} Mshr;
 
 typedef struct {
     Component base;
     CacheParams p;
-    /* geometry */
-    uint64_t sets;
-    uint32_t assoc, line_shift;
-    uint64_t set_mask;
-    /* tag store: pages of 1 << page_shift sets (block number, policy state, flags per way) */
-    uint64_t **pages;
-    uint64_t npages, set_words;     /* words per set */
-    uint64_t page_mask;             /* set -> set within its page */
-    uint32_t page_shift;
-    size_t page_bytes;
-    uint64_t access_clock;
-    const ReplPolicy *policy;
-    Mshr *mshr;
-    uint32_t mshr_used;
+    TagStore ts;
+    MshrTable mshr;        /* flag: fill the line dirty (a write target or an absorbed
+                              writeback); targets linked through Msg.next_free */
     Msg *wait_head, *wait_tail;   /* requests blocked on MSHRs, in arrival order */
     uint32_t waiting;
     Port *mem;
@@ -74,8 +50,6 @@ typedef struct {
     uint64_t mshr_merges, blocked, writebacks, wb_received, fills, evictions;
     SimHist miss_latency;
 } Cache;
-
-static const char *const repl_choices[] = { "lru", "fifo", "random", NULL };
 
 static const ParamSpec cache_params[] = {
     { .name = "size", .type = PARAM_SIZE, .def = "32KiB", .flags = PARAM_F_RANGE | PARAM_F_POW2,
@@ -100,23 +74,10 @@ static const ParamSpec cache_params[] = {
       .max = 4096, .doc = "this cache is one of N banks interleaved by line (set by multi-bank "
       "systems): sets are indexed by line / N, so every set of the bank is used",
       .offset = offsetof(CacheParams, interleave) },
-    { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_choices,
+    { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_names,
       .doc = "replacement policy", .offset = offsetof(CacheParams, repl) },
     PARAM_END,
 };
-
-/* Up to this much tag store is allocated at once (one page); a larger one page by page. */
-#define CACHE_FLAT_BYTES (4u << 20)
-#define CACHE_MIN_PAGE (64u << 10)                  /* fewer, larger mallocs below this */
-
-/* Words of one set: tag and policy state per way, then the valid and dirty bytes. */
-static inline uint64_t cache_set_words(uint64_t assoc) { return 2 * assoc + (2 * assoc + 7) / 8; }
-
-/* One set's ways inside its page. */
-typedef struct {
-    uint64_t *tags, *repl;
-    uint8_t *valid, *dirty;
-} CacheSet;
 
 static const PortSpec cache_ports[] = {
     { .name = "cpu_side", .role = PORT_RESPONDER, .required = true, .vector = true,
@@ -185,59 +146,55 @@ static const StatSpec cache_stats[] = {
     STAT_END,
 };
 
-/* Pages: all sets in one when small; else page bytes about equal to the page table's
- * (P sets x set bytes = sets / P x 8), which minimises their sum. */
-static uint32_t cache_page_shift(uint64_t sets, uint64_t assoc)
+static TagGeom cache_geom(const CacheParams *p)
 {
-    uint64_t set_bytes = cache_set_words(assoc) * sizeof(uint64_t);
-    uint32_t shift = (uint32_t)__builtin_ctzll(sets);
-    if (sets * set_bytes > CACHE_FLAT_BYTES)
-        while (shift > 0 && (set_bytes << shift) > (sets >> shift) * sizeof(uint64_t) &&
-               (set_bytes << (shift - 1)) >= CACHE_MIN_PAGE)
-            shift--;
-    return shift;
+    uint64_t lines = p->size / p->line;
+    return (TagGeom){ .sets = lines / p->assoc, .assoc = (uint32_t)p->assoc,
+                      .line = (uint32_t)p->line, .sectors = 1, .interleave = p->interleave,
+                      .repl = p->repl };
+}
+
+/* A geometry realize accepts: size / (assoc x line) a power-of-two number of sets >= 1. */
+static bool cache_geom_ok(const CacheParams *p)
+{
+    uint64_t lines = p->size / p->line;
+    return lines >= p->assoc && lines % p->assoc == 0 && !((lines / p->assoc) &
+                                                            (lines / p->assoc - 1));
 }
 
 /* What realize allocates: the page table (and the one page of a small cache), the MSHRs. */
 static uint64_t cache_footprint(const Component *c, const char **key)
 {
     const CacheParams *p = &((const Cache *)c)->p;
-    uint64_t lines = p->size / p->line, sets = lines / p->assoc;
     *key = "size";
-    if (lines < p->assoc || lines % p->assoc || (sets & (sets - 1)))
+    if (!cache_geom_ok(p))
         return 0;                               /* realize refuses the geometry */
-    uint32_t shift = cache_page_shift(sets, p->assoc);
-    uint64_t npages = sets >> shift;
-    uint64_t page = (cache_set_words(p->assoc) * sizeof(uint64_t)) << shift;
-    return npages * sizeof(uint64_t *) + (npages == 1 ? page : 0) + p->mshrs * sizeof(Mshr);
+    TagGeom g = cache_geom(p);
+    if (!tag_geom_check(&g, NULL))
+        return 0;
+    return tag_footprint(&g) + p->mshrs * sizeof(MshrEntry);
 }
 
 static bool cache_realize(Component *c, GError **error)
 {
     Cache *k = (Cache *)c;
     CacheParams *p = &k->p;
-    uint64_t lines = p->size / p->line;
-    if (lines < p->assoc || lines % p->assoc != 0 || ((lines / p->assoc) & (lines / p->assoc - 1))) {
+    if (!cache_geom_ok(p)) {
         return sim_component_reject(c, sim_component_first_set(c, "assoc", "size", "line", NULL),
                                     error, "size %" G_GUINT64_FORMAT " B / (assoc %"
                                     G_GUINT64_FORMAT " x line %" G_GUINT64_FORMAT " B) must give a "
                                     "power-of-two number of sets >= 1", p->size, p->assoc,
                                     p->line);
     }
-    k->sets = lines / p->assoc;
-    k->assoc = (uint32_t)p->assoc;
-    k->line_shift = (uint32_t)__builtin_ctzll(p->line);
-    k->set_mask = k->sets - 1;
-    k->page_shift = cache_page_shift(k->sets, p->assoc);
-    k->page_mask = (1ull << k->page_shift) - 1;
-    k->set_words = cache_set_words(p->assoc);
-    k->page_bytes = (size_t)((k->set_words * sizeof(uint64_t)) << k->page_shift);
-    k->npages = k->sets >> k->page_shift;
-    k->pages = g_new0(uint64_t *, k->npages);
-    if (k->npages == 1)
-        k->pages[0] = g_malloc0(k->page_bytes);
-    k->policy = repl_policies[p->repl];
-    k->mshr = g_new0(Mshr, p->mshrs);
+    TagGeom g = cache_geom(p);
+    char *problem = NULL;
+    if (!tag_geom_check(&g, &problem)) {
+        bool ok = sim_component_reject(c, "repl", error, "%s", problem);
+        g_free(problem);
+        return ok;
+    }
+    tag_init(&k->ts, &g, c);
+    mshr_init(&k->mshr, (uint32_t)p->mshrs);
     k->mem = sim_port(c, "mem_side", 0);
     if (!k->mem) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "mem_side is not connected");
@@ -249,66 +206,15 @@ static bool cache_realize(Component *c, GError **error)
 static void cache_finalize(Component *c)
 {
     Cache *k = (Cache *)c;
-    for (uint64_t i = 0; k->pages && i < k->npages; i++)
-        g_free(k->pages[i]);
-    g_free(k->pages);
-    g_free(k->mshr);
-}
-
-/* The set of a block: a bank of an N-way interleaved cache sees only every N-th line. */
-static inline uint64_t set_index(const Cache *k, uint64_t block)
-{
-    return (k->p.interleave == 1 ? block : block / k->p.interleave) & k->set_mask;
-}
-
-static inline CacheSet set_in_page(const Cache *k, uint64_t *pg, uint64_t set)
-{
-    uint64_t *t = pg + (set & k->page_mask) * k->set_words;
-    uint8_t *v = (uint8_t *)(t + 2 * k->assoc);
-    return (CacheSet){ t, t + k->assoc, v, v + k->assoc };
-}
-
-/* The set of block, allocating its page on first touch (charged to sim.memory_limit). */
-static CacheSet set_touch(Cache *k, uint64_t block)
-{
-    uint64_t set = set_index(k, block);
-    uint64_t **pg = &k->pages[set >> k->page_shift];
-    if (G_UNLIKELY(!*pg)) {
-        sim_mem_charge(&k->base, "size", "one more page of the tag store", k->page_bytes);
-        *pg = g_malloc0(k->page_bytes);
-    }
-    return set_in_page(k, *pg, set);
-}
-
-/* Returns the way of *s holding block, or -1 (s->tags NULL: its page was never touched). */
-static inline int tag_find(const Cache *k, uint64_t block, CacheSet *s)
-{
-    uint64_t set = set_index(k, block);
-    uint64_t *pg = k->pages[set >> k->page_shift];
-    if (G_UNLIKELY(!pg))
-        return -1;
-    *s = set_in_page(k, pg, set);
-    uint64_t t = block + 1;                  /* the tag word of block (0: an invalid way) */
-    for (uint32_t w = 0; w < k->assoc; w++)
-        if (s->tags[w] == t)
-            return (int)w;
-    return -1;
-}
-
-/* The replacement policy's bookkeeping; LRU (the default) without the indirect call. */
-static inline void repl_touch(Cache *k, CacheSet *s, uint32_t w)
-{
-    if (G_LIKELY(k->policy == &repl_lru))
-        s->repl[w] = ++k->access_clock;
-    else
-        k->policy->touch(s->repl, w, ++k->access_clock);
+    tag_free(&k->ts);
+    mshr_free(&k->mshr);
 }
 
 static void send_writeback(Cache *k, uint64_t block)
 {
     Msg *wb = sim_msg_alloc(k->base.sim);
     wb->cmd = MSG_WRITEBACK;
-    mem_msg(wb)->addr = block << k->line_shift;
+    mem_msg(wb)->addr = block << k->ts.line_shift;
     wb->size = (uint32_t)k->p.line;
     wb->issued = k->base.eng->now;
     k->writebacks++;
@@ -319,21 +225,15 @@ static void send_writeback(Cache *k, uint64_t block)
 /* Puts block into its set (choosing and evicting a victim if needed). */
 static void tag_insert(Cache *k, uint64_t block, bool dirty)
 {
-    CacheSet s = set_touch(k, block);
-    uint32_t w;
-    for (w = 0; w < k->assoc; w++)
-        if (!s.valid[w])
-            break;
-    if (w == k->assoc) {
-        w = k->policy->victim(s.repl, k->assoc, &k->base.rng);
+    TagSet s = tag_set_touch(&k->ts, block);
+    bool evict;
+    uint32_t w = tag_victim(&k->ts, &s, &k->base.rng, &evict);
+    if (evict) {
         k->evictions++;
         if (s.dirty[w])
-            send_writeback(k, s.tags[w] - 1);
+            send_writeback(k, tag_block(&s, w));
     }
-    s.tags[w] = block + 1;
-    s.valid[w] = 1;
-    s.dirty[w] = dirty;
-    k->policy->insert(s.repl, w, ++k->access_clock);
+    tag_fill(&k->ts, &s, w, block, 1, dirty);
 }
 
 static inline void respond(Cache *k, Msg *m, uint64_t delay)
@@ -343,23 +243,15 @@ static inline void respond(Cache *k, Msg *m, uint64_t delay)
     sim_port_send(&k->base, back, m, delay);
 }
 
-static Mshr *mshr_find(Cache *k, uint64_t block)
-{
-    for (uint32_t i = 0; i < k->p.mshrs; i++)
-        if (k->mshr[i].valid && k->mshr[i].block == block)
-            return &k->mshr[i];
-    return NULL;
-}
-
 /* Handles one request; returns false if it must wait (no MSHR / target slot). */
 static bool cache_access(Cache *k, Msg *m)
 {
-    uint64_t block = mem_msg(m)->addr >> k->line_shift;
+    uint64_t block = mem_msg(m)->addr >> k->ts.line_shift;
     bool write = m->cmd == MSG_WRITE_REQ;
-    CacheSet s;
-    int w = tag_find(k, block, &s);
+    TagSet s;
+    int w = tag_find(&k->ts, block, &s);
     if (w >= 0) {
-        repl_touch(k, &s, (uint32_t)w);
+        tag_touch(&k->ts, &s, (uint32_t)w);
         if (write) {
             s.dirty[w] = 1;
             k->writes++, k->write_hits++;
@@ -371,11 +263,11 @@ static bool cache_access(Cache *k, Msg *m)
         respond(k, m, k->p.hit_latency);
         return true;
     }
-    Mshr *ms = mshr_find(k, block);
+    MshrEntry *ms = mshr_find(&k->mshr, block);
     if (ms) {
         if (ms->ntargets >= k->p.targets)
             return false;
-    } else if (k->mshr_used >= k->p.mshrs) {
+    } else if (k->mshr.used >= k->mshr.n) {
         return false;
     }
     if (write)
@@ -385,28 +277,26 @@ static bool cache_access(Cache *k, Msg *m)
     m->next_free = NULL;
     if (ms) {
         k->mshr_merges++;
-        ms->tail->next_free = m;
+        ((Msg *)ms->tail)->next_free = m;
         ms->tail = m;
         ms->ntargets++;
-        ms->dirty_on_fill |= write;
+        ms->flag |= write;
         SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
                   TARG_S("op", write ? "write" : "read"), TARG_S("mshr", "merge"));
         return true;
     }
-    uint32_t idx = 0;
-    while (k->mshr[idx].valid)
-        idx++;
-    ms = &k->mshr[idx];
-    *ms = (Mshr){ .valid = true, .dirty_on_fill = write, .block = block, .head = m, .tail = m,
-                  .ntargets = 1, .alloc = k->base.eng->now };
-    k->mshr_used++;
-    if (k->mshr_used == 1)                /* the oldest miss in flight: its fill is reported late */
+    ms = mshr_alloc(&k->mshr, block, k->base.eng->now);
+    uint32_t idx = mshr_index(&k->mshr, ms);
+    ms->flag = write;
+    ms->head = ms->tail = m;
+    ms->ntargets = 1;
+    if (k->mshr.used == 1)                /* the oldest miss in flight: its fill is reported late */
         SIM_TRACE_HOLD(&k->base, clock_cycle(k->base.clk, ms->alloc));
     SIM_TRACE(&k->base, "miss", 0, TARG_X("addr", mem_msg(m)->addr),
               TARG_S("op", write ? "write" : "read"), TARG_U("mshr", idx));
     Msg *req = sim_msg_alloc(k->base.sim);
     req->cmd = MSG_READ_REQ;
-    mem_msg(req)->addr = block << k->line_shift;
+    mem_msg(req)->addr = block << k->ts.line_shift;
     req->size = (uint32_t)k->p.line;
     mem_msg(req)->tag = idx;
     req->flags = m->flags;
@@ -443,17 +333,17 @@ static void drain_waiting(Cache *k)
 
 static void absorb_writeback(Cache *k, Msg *m)
 {
-    uint64_t block = mem_msg(m)->addr >> k->line_shift;
+    uint64_t block = mem_msg(m)->addr >> k->ts.line_shift;
     k->wb_received++;
-    CacheSet s;
-    int w = tag_find(k, block, &s);
+    TagSet s;
+    int w = tag_find(&k->ts, block, &s);
     if (w >= 0) {
         s.dirty[w] = 1;
-        repl_touch(k, &s, (uint32_t)w);
+        tag_touch(&k->ts, &s, (uint32_t)w);
     } else {
-        Mshr *ms = mshr_find(k, block);
+        MshrEntry *ms = mshr_find(&k->mshr, block);
         if (ms)
-            ms->dirty_on_fill = true;   /* the fill in flight is now stale-clean: keep it dirty */
+            ms->flag = true;   /* the fill in flight is now stale-clean: keep it dirty */
         else
             tag_insert(k, block, true);
     }
@@ -463,7 +353,7 @@ static void absorb_writeback(Cache *k, Msg *m)
 static void fill(Cache *k, Msg *resp)
 {
     g_assert(mem_msg(resp)->tag < k->p.mshrs);
-    Mshr *ms = &k->mshr[mem_msg(resp)->tag];
+    MshrEntry *ms = &k->mshr.e[mem_msg(resp)->tag];
     g_assert(ms->valid);
     k->fills++;
     uint64_t lat = clock_cycle(k->base.clk, k->base.eng->now - ms->alloc);
@@ -471,21 +361,19 @@ static void fill(Cache *k, Msg *resp)
     /* one slice per miss, from the MSHR's allocation to the fill (it was stamped at the fill,
      * which drew it lat cycles into the future) */
     SIM_TRACE_AT(&k->base, clock_cycle(k->base.clk, ms->alloc), "fill", lat,
-                 TARG_X("addr", ms->block << k->line_shift), TARG_U("targets", ms->ntargets));
-    tag_insert(k, ms->block, ms->dirty_on_fill);
+                 TARG_X("addr", ms->block << k->ts.line_shift), TARG_U("targets", ms->ntargets));
+    tag_insert(k, ms->block, ms->flag);
     for (Msg *t = ms->head; t;) {
         Msg *next = t->next_free;
         respond(k, t, k->p.response_latency);
         t = next;
     }
-    ms->valid = false;
-    ms->head = ms->tail = NULL;
-    k->mshr_used--;
+    mshr_release(&k->mshr, ms);
     if (G_UNLIKELY(k->base.trace_track >= 0)) {   /* the next oldest miss, if any */
         Tick oldest = TICK_MAX;
-        for (uint32_t i = 0; i < k->p.mshrs; i++)
-            if (k->mshr[i].valid && k->mshr[i].alloc < oldest)
-                oldest = k->mshr[i].alloc;
+        for (uint32_t i = 0; i < k->mshr.n; i++)
+            if (k->mshr.e[i].valid && k->mshr.e[i].alloc < oldest)
+                oldest = k->mshr.e[i].alloc;
         SIM_TRACE_HOLD(&k->base, oldest == TICK_MAX ? UINT64_MAX : clock_cycle(k->base.clk, oldest));
     }
     sim_msg_free(k->base.sim, resp);
@@ -503,8 +391,8 @@ static void cache_recv(Component *c, Port *port, Msg *m)
     switch (m->cmd) {
     case MSG_READ_REQ:
     case MSG_WRITE_REQ:
-        g_assert((mem_msg(m)->addr >> k->line_shift) ==
-                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) >> k->line_shift));
+        g_assert((mem_msg(m)->addr >> k->ts.line_shift) ==
+                 ((mem_msg(m)->addr + (m->size ? m->size : 1) - 1) >> k->ts.line_shift));
         if (k->wait_head || !cache_access(k, m)) {
             k->blocked++;
             wait_push(k, m);
@@ -524,18 +412,18 @@ static void cache_dump(Component *c, GString *out)
 {
     Cache *k = (Cache *)c;
     g_string_append_printf(out, "  mshrs %u/%" G_GUINT64_FORMAT " used, %u requests waiting\n",
-                           k->mshr_used, k->p.mshrs, k->waiting);
-    for (uint32_t i = 0; i < k->p.mshrs; i++)
-        if (k->mshr[i].valid)
+                           k->mshr.used, k->p.mshrs, k->waiting);
+    for (uint32_t i = 0; i < k->mshr.n; i++)
+        if (k->mshr.e[i].valid)
             g_string_append_printf(out, "  mshr[%u] block 0x%" G_GINT64_MODIFIER "x targets %u since cycle %"
-                                   G_GUINT64_FORMAT "\n", i, k->mshr[i].block << k->line_shift,
-                                   k->mshr[i].ntargets, clock_cycle(c->clk, k->mshr[i].alloc));
+                                   G_GUINT64_FORMAT "\n", i, k->mshr.e[i].block << k->ts.line_shift,
+                                   k->mshr.e[i].ntargets, clock_cycle(c->clk, k->mshr.e[i].alloc));
 }
 
 static bool cache_busy(const Component *c)
 {
     const Cache *k = (const Cache *)c;
-    return k->mshr_used > 0 || k->waiting > 0;
+    return k->mshr.used > 0 || k->waiting > 0;
 }
 
 /* What its trace events mean to the teaching view (`run --teach`). */

@@ -1,14 +1,21 @@
 /* fifo.c: first-in first-out: the oldest fill is the victim; hits do not refresh a line. */
 #include "repl.h"
 
-static void fifo_touch(uint64_t *st, uint32_t w, uint64_t now) { (void)st, (void)w, (void)now; }
-static void fifo_insert(uint64_t *st, uint32_t w, uint64_t now) { st[w] = now; }
+static void fifo_touch(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now)
+{
+    (void)st, (void)w, (void)ways, (void)now;
+}
+static void fifo_insert(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now)
+{
+    (void)ways;
+    st[w] = now;
+}
 
-static uint32_t fifo_victim(const uint64_t *st, uint32_t assoc, SimRng *rng)
+static uint32_t fifo_victim(uint64_t *st, uint32_t ways, SimRng *rng)
 {
     (void)rng;
     uint32_t v = 0;
-    for (uint32_t w = 1; w < assoc; w++)
+    for (uint32_t w = 1; w < ways; w++)
         if (st[w] < st[v])
             v = w;
     return v;

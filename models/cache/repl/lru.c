@@ -2,13 +2,17 @@
  * is the smallest stamp. Exact LRU, the textbook policy (Hennessy & Patterson, App. B). */
 #include "repl.h"
 
-static void lru_touch(uint64_t *st, uint32_t w, uint64_t now) { st[w] = now; }
+static void lru_touch(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now)
+{
+    (void)ways;
+    st[w] = now;
+}
 
-static uint32_t lru_victim(const uint64_t *st, uint32_t assoc, SimRng *rng)
+static uint32_t lru_victim(uint64_t *st, uint32_t ways, SimRng *rng)
 {
     (void)rng;
     uint32_t v = 0;
-    for (uint32_t w = 1; w < assoc; w++)
+    for (uint32_t w = 1; w < ways; w++)
         if (st[w] < st[v])
             v = w;
     return v;

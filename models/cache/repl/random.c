@@ -4,12 +4,15 @@
 
 #include "repl.h"
 
-static void rnd_touch(uint64_t *st, uint32_t w, uint64_t now) { (void)st, (void)w, (void)now; }
+static void rnd_touch(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now)
+{
+    (void)st, (void)w, (void)ways, (void)now;
+}
 
-static uint32_t rnd_victim(const uint64_t *st, uint32_t assoc, SimRng *rng)
+static uint32_t rnd_victim(uint64_t *st, uint32_t ways, SimRng *rng)
 {
     (void)st;
-    return (uint32_t)sim_rng_below(rng, assoc);
+    return (uint32_t)sim_rng_below(rng, ways);
 }
 
 const ReplPolicy repl_random = {
@@ -20,5 +23,6 @@ const ReplPolicy repl_random = {
     .victim = rnd_victim,
 };
 
-const ReplPolicy *const repl_policies[] = { &repl_lru, &repl_fifo, &repl_random, NULL };
-const char *const repl_names[] = { "lru", "fifo", "random", NULL };
+const ReplPolicy *const repl_policies[] = { &repl_lru, &repl_fifo, &repl_random, &repl_plru,
+                                            &repl_srrip, NULL };
+const char *const repl_names[] = { "lru", "fifo", "random", "plru", "srrip", NULL };

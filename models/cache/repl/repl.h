@@ -1,9 +1,12 @@
-/* repl.h: pluggable replacement policies for set-associative tag stores. A policy keeps one
- * 64-bit word of state per way (a use stamp, an insertion stamp, ...) and picks victims among
- * valid ways; invalid ways are always filled first by the tag store itself. */
+/* repl.h: pluggable replacement policies for set-associative tag stores (models/cache/tagstore.h).
+ * A policy keeps one 64-bit word of state per way (a use stamp, an insertion stamp, an RRPV; or,
+ * for tree-PLRU, the whole set's tree in word 0) and picks victims among the set's valid ways;
+ * invalid ways are always filled first by the tag store itself. `ways` is the number of ways in
+ * use (a GPU L1 gives ways to shared memory per kernel), at most the ways allocated. */
 #ifndef ARCHSIM_REPL_H
 #define ARCHSIM_REPL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../../sim/rng.h"
@@ -11,16 +14,17 @@
 typedef struct {
     const char *name;
     const char *doc;
-    /* a hit on way w of a set whose state words are st[0..assoc) */
-    void (*touch)(uint64_t *st, uint32_t w, uint64_t now);
+    /* a hit on way w of a set whose state words are st[0..ways) */
+    void (*touch)(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now);
     /* way w was just filled */
-    void (*insert)(uint64_t *st, uint32_t w, uint64_t now);
-    /* victim among assoc valid ways */
-    uint32_t (*victim)(const uint64_t *st, uint32_t assoc, SimRng *rng);
+    void (*insert)(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now);
+    /* victim among ways valid ways (may age the set's state: SRRIP) */
+    uint32_t (*victim)(uint64_t *st, uint32_t ways, SimRng *rng);
+    bool pow2_ways;     /* needs a power-of-two number of ways (tree-PLRU) */
 } ReplPolicy;
 
-extern const ReplPolicy repl_lru, repl_fifo, repl_random;
-/* Policies by enum index, in the order of repl_names (the cache's `repl` parameter). */
+extern const ReplPolicy repl_lru, repl_fifo, repl_random, repl_plru, repl_srrip;
+/* Policies by enum index, in the order of repl_names (the caches' `repl` parameter). */
 extern const ReplPolicy *const repl_policies[];
 extern const char *const repl_names[];
 

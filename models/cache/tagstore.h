@@ -1,0 +1,171 @@
+/* tagstore.h: the one set-associative tag store of archsim's caches: sets x ways of block tags,
+ * optional sectors per line (a valid and a dirty bit per sector, as NVIDIA's 32-byte sectors of
+ * 128-byte lines), a per-line state byte for protocols (coherence states, HTM read/write bits),
+ * a pluggable replacement policy (models/cache/repl/), and an MSHR table that merges misses to
+ * the same block (Kroft, ISCA 1981). The cache models (cache.c; the GPU's L1D and L2 slices in
+ * models/gpu/) keep their own timing and protocol; this keeps what every cache shares.
+ *
+ * Storage is allocated by page of sets on first fill, so that a cache's memory follows what it
+ * holds, not its capacity (a 1 TiB LLC that sees 1 MB of lines holds a few MB). A page holds P
+ * sets, each one run of words (a set's lookup touches 2-3 host cache lines):
+ *
+ *     tags[A] | repl[A] | valid[A] dirty[A] (state[A]) (bytes, padded to a word)
+ *
+ * A tag word holds block + 1, so that a zeroed page is all invalid ways and a lookup is one
+ * compare per way. valid[w] and dirty[w] are sector masks (bit s: sector s; an unsectored line
+ * is sector 0 alone). A store of at most TAG_FLAT_BYTES is one page, allocated at init.
+ */
+#ifndef ARCHSIM_TAGSTORE_H
+#define ARCHSIM_TAGSTORE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../sim/component.h"
+#include "repl/repl.h"
+
+#define TAG_MAX_SECTORS 8
+
+typedef struct {
+    uint64_t sets;          /* a power of two */
+    uint32_t assoc;         /* ways allocated per set */
+    uint32_t line;          /* bytes, a power of two */
+    uint32_t sectors;       /* per line: 1 (unsectored) .. TAG_MAX_SECTORS, a power of two */
+    uint64_t interleave;    /* one of N banks interleaved by line: sets indexed by block / N */
+    int repl;               /* index into repl_policies */
+    bool state;             /* keep a state byte per line */
+} TagGeom;
+
+typedef struct {
+    TagGeom g;
+    uint32_t ways;          /* ways in use (<= assoc; victims and fills among these) */
+    uint32_t line_shift, sector_shift;
+    uint64_t set_mask;
+    uint64_t **pages;
+    uint64_t npages, set_words;
+    uint64_t page_mask;
+    uint32_t page_shift;
+    size_t page_bytes;
+    uint64_t clock;         /* access counter: the replacement stamps */
+    const ReplPolicy *policy;
+    Component *owner;       /* pages after the first are charged to its sim.memory_limit */
+} TagStore;
+
+/* One set's ways inside its page. */
+typedef struct {
+    uint64_t *tags, *repl;
+    uint8_t *valid, *dirty, *state;
+} TagSet;
+
+/* Checks g (sets a power of two, sectors divide the line, the policy's way rule); on failure
+ * sets *problem (g_free it) and returns false. */
+bool tag_geom_check(const TagGeom *g, char **problem);
+/* The bytes tag_init allocates at once (the page table and a one-page store's page). */
+uint64_t tag_footprint(const TagGeom *g);
+/* g must pass tag_geom_check. owner may be NULL (no memory charge). */
+void tag_init(TagStore *ts, const TagGeom *g, Component *owner);
+void tag_free(TagStore *ts);
+/* Invalidates every line (pages stay allocated). */
+void tag_clear(TagStore *ts);
+/* Lines in use per set from now on (1..assoc); lines in ways beyond are dropped. */
+void tag_set_ways(TagStore *ts, uint32_t ways);
+
+static inline uint64_t tag_set_index(const TagStore *ts, uint64_t block)
+{
+    return (ts->g.interleave == 1 ? block : block / ts->g.interleave) & ts->set_mask;
+}
+
+static inline TagSet tag_set_in_page(const TagStore *ts, uint64_t *pg, uint64_t set)
+{
+    uint32_t a = ts->g.assoc;
+    uint64_t *t = pg + (set & ts->page_mask) * ts->set_words;
+    uint8_t *v = (uint8_t *)(t + 2 * a);
+    return (TagSet){ t, t + a, v, v + a, ts->g.state ? v + 2 * a : NULL };
+}
+
+/* The way of *s holding block, or -1 (s is left unset when the set's page was never touched). */
+static inline int tag_find(const TagStore *ts, uint64_t block, TagSet *s)
+{
+    uint64_t set = tag_set_index(ts, block);
+    uint64_t *pg = ts->pages[set >> ts->page_shift];
+    if (G_UNLIKELY(!pg))
+        return -1;
+    *s = tag_set_in_page(ts, pg, set);
+    uint64_t t = block + 1;
+    for (uint32_t w = 0; w < ts->ways; w++)
+        if (s->tags[w] == t)
+            return (int)w;
+    return -1;
+}
+
+/* The set of block, allocating its page on first touch. */
+TagSet tag_set_touch(TagStore *ts, uint64_t block);
+
+/* A use of way w (the policy's bookkeeping; LRU without the indirect call). */
+static inline void tag_touch(TagStore *ts, TagSet *s, uint32_t w)
+{
+    if (G_LIKELY(ts->policy == &repl_lru))
+        s->repl[w] = ++ts->clock;
+    else
+        ts->policy->touch(s->repl, w, ts->ways, ++ts->clock);
+}
+
+/* The way a fill of *s goes to: the first invalid way, else the policy's victim (*evict true:
+ * the caller writes back or drops the line there before tag_fill). */
+uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict);
+/* Puts block into way w of *s with these sector masks (state byte 0) and tells the policy. */
+void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid, uint8_t dirty);
+static inline uint64_t tag_block(const TagSet *s, uint32_t w) { return s->tags[w] - 1; }
+static inline void tag_drop(TagSet *s, uint32_t w)
+{
+    s->tags[w] = 0;
+    s->valid[w] = s->dirty[w] = 0;
+    if (s->state)
+        s->state[w] = 0;
+}
+
+/* Sector mask of the bytes [addr, addr + size) within their line (size >= 1, one line). */
+static inline uint8_t tag_sector_mask(const TagStore *ts, uint64_t addr, uint32_t size)
+{
+    uint32_t off = (uint32_t)(addr & ((1u << ts->line_shift) - 1));
+    uint32_t first = off >> ts->sector_shift, last = (off + size - 1) >> ts->sector_shift;
+    return (uint8_t)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+}
+
+/* ---- MSHRs: outstanding misses by block, each with its waiting targets ---- */
+
+typedef struct {
+    bool valid;
+    bool flag;              /* the owner's (cache.c: fill the line dirty) */
+    uint8_t sectors;        /* sectors requested from below */
+    uint64_t block;
+    void *head, *tail;      /* the owner's targets (a list it links itself) */
+    uint32_t ntargets;
+    uint64_t alloc;         /* when allocated (the owner's time unit) */
+    uint64_t aux;
+} MshrEntry;
+
+typedef struct {
+    MshrEntry *e;
+    uint32_t n, used;
+} MshrTable;
+
+void mshr_init(MshrTable *t, uint32_t entries);
+void mshr_free(MshrTable *t);
+static inline MshrEntry *mshr_find(MshrTable *t, uint64_t block)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->e[i].valid && t->e[i].block == block)
+            return &t->e[i];
+    return NULL;
+}
+/* The lowest free entry, zeroed and marked valid for block; NULL when all are taken. */
+MshrEntry *mshr_alloc(MshrTable *t, uint64_t block, uint64_t now);
+static inline uint32_t mshr_index(const MshrTable *t, const MshrEntry *e)
+{
+    return (uint32_t)(e - t->e);
+}
+void mshr_release(MshrTable *t, MshrEntry *e);
+
+#endif
