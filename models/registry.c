@@ -58,6 +58,7 @@ const ComponentClass *const archsim_component_classes[] = {
     &tpu_memory_class,
     &gpu_sm_class,
     &gpu_workload_class,
+    &gpu_l2_class,
     NULL,
 };
 

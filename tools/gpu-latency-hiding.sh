@@ -19,7 +19,7 @@ for s in lrr gto two_level; do
     for w in 1 2 4 6 8 12 16 20 24 28 32; do
         [ -d "$T/w$w" ] || python3 tools/gpu-synth-trace.py "$T/w$w" "$w"
         "$A" run configs/gpu/teach.yaml -q -o "$T/r$s$w" --set workload.trace="$T/w$w" \
-            --set sm.scheduler=$s > /dev/null
+            --set sm.scheduler=$s --set sm.memory=fixed > /dev/null
         python3 - "$T/r$s$w/stats.json" "$s" "$w" >> "$CSV" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -134,7 +134,19 @@ uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict)
             return w;
         }
     *evict = true;
-    return ts->policy->victim(s->repl, ts->ways, rng);
+    return ts->policy->victim(s->repl, ts->ways, NULL, rng);
+}
+
+uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rng)
+{
+    if (G_LIKELY(ts->policy == &repl_lru)) {       /* the common case without the call */
+        uint32_t v = ts->ways;
+        for (uint32_t w = 0; w < ts->ways; w++)
+            if (ok[w] && (v == ts->ways || s->repl[w] < s->repl[v]))
+                v = w;
+        return v;
+    }
+    return ts->policy->victim(s->repl, ts->ways, ok, rng);
 }
 
 void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid, uint8_t dirty)

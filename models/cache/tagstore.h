@@ -114,6 +114,9 @@ static inline void tag_touch(TagStore *ts, TagSet *s, uint32_t w)
 /* The way a fill of *s goes to: the first invalid way, else the policy's victim (*evict true:
  * the caller writes back or drops the line there before tag_fill). */
 uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict);
+/* The policy's victim among the ways with ok[w] != 0 (valid lines a controller may replace
+ * now), or ways when there is none. */
+uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rng);
 /* Puts block into way w of *s with these sector masks (state byte 0) and tells the policy. */
 void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid, uint8_t dirty);
 static inline uint64_t tag_block(const TagSet *s, uint32_t w) { return s->tags[w] - 1; }
@@ -144,6 +147,7 @@ typedef struct {
     uint32_t ntargets;
     uint64_t alloc;         /* when allocated (the owner's time unit) */
     uint64_t aux;
+    uint32_t first, last;   /* the owner's targets as a list of indices (the GPU's L1) */
 } MshrEntry;
 
 typedef struct {

@@ -16,6 +16,7 @@
 typedef struct {
     uint64_t banks, row_size;
     uint64_t t_cas, t_rcd, t_rp, ctrl_latency;   /* ps */
+    uint64_t t_ccd;                              /* ps; 0: a bank serves one access at a time */
     uint64_t bus_width, data_rate;               /* bytes, transfers per second */
 } DramParams;
 
@@ -51,6 +52,10 @@ static const ParamSpec dram_params[] = {
     { .name = "tRP", .type = PARAM_TIME, .def = "13.75ns",
       .flags = PARAM_F_RANGE, .min = 0, .max = 1e9, .doc = "precharge (close a row)",
       .offset = offsetof(DramParams, t_rp) },
+    { .name = "tCCD", .type = PARAM_TIME, .def = "0ns",
+      .flags = PARAM_F_RANGE, .min = 0, .max = 1e9, .doc = "column to column: accesses to an "
+      "open row are pipelined this far apart (HBM, GDDR); 0: a bank takes the next access only "
+      "when the previous one's data is out", .offset = offsetof(DramParams, t_ccd) },
     { .name = "ctrl_latency", .type = PARAM_TIME, .def = "5ns",
       .flags = PARAM_F_RANGE, .min = 0, .max = 1e9,
       .doc = "controller front-end latency added to every request",
@@ -161,7 +166,9 @@ static void dram_recv(Component *c, Port *port, Msg *m)
     Tick done = xfer + burst;
     d->bus_free = done;
     d->bus_busy_ticks += burst;
-    b->ready = data;
+    /* the column command goes out t_cas before the data; with tCCD the bank takes the next
+     * column command that long after it */
+    b->ready = d->p.t_ccd ? data - d->p.t_cas + d->p.t_ccd : data;
     SIM_TRACE(c, m->cmd == MSG_READ_REQ ? "read" : "write",
               clock_cycle(c->clk, done) - sim_component_cycle(c), TARG_X("addr", mem_msg(m)->addr),
               TARG_S("row", kind));

@@ -43,4 +43,20 @@ typedef struct {
 } GpuSmemCost;
 GpuSmemCost gpu_smem_cost(const uint64_t *addr, uint32_t mask, uint32_t width);
 
+/* L2 slice of a 128-byte line (block = address / 128) among `slices`. GPU_HASH_LINEAR: block %
+ * slices, consecutive lines on consecutive slices (GPGPU-Sim's partition indexing 0); GPU_HASH_XOR:
+ * the line's slice-local index h = block / slices is mixed into the choice, (block + h ^ (h >> 3)
+ * ^ (h >> 7)) % slices, so that power-of-two strides spread over every slice instead of camping
+ * on one (the role of GPGPU-Sim's bitwise-permutation and IPOLY indexing). Either way, for a
+ * fixed h the slices of the `slices` lines are all different, so h indexes the line inside its
+ * slice without collisions (gpu_l2_local). */
+enum { GPU_HASH_LINEAR, GPU_HASH_XOR };
+static inline uint32_t gpu_l2_slice(uint64_t block, uint32_t slices, int hash)
+{
+    uint64_t h = block / slices, r = block % slices;
+    if (hash == GPU_HASH_XOR)
+        r += h ^ (h >> 3) ^ (h >> 7);
+    return (uint32_t)(r % slices);
+}
+
 #endif

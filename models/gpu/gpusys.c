@@ -1,36 +1,120 @@
 /* gpusys.c: `system.type: gpu`, the GPU as a short-hand for the graph of
  * configs/parts/machines/gpu.yaml: a block scheduler (workload, class gpu-workload) linked to N
- * SMs (sm0 .. smN-1, class gpu-sm). The config's `workload:` section names the trace
- * (`--set workload.trace=DIR`), `sm:` configures every SM. Its system statistics are the GPU's
- * totals under the names GPU users know (gpu.gpu_sim_cycle, gpu.gpu_sim_insn, gpu.warp_insts,
- * gpu.gpu_ipc, the stall breakdown; docs/gpu.md, "Statistics").
+ * SMs (sm0 .. smN-1, class gpu-sm), whose memory requests cross a crossbar (xbar, a noc) to S L2
+ * slices (l2[0] .. l2[S-1], class gpu-l2), each in front of its DRAM channel (dram[0] ..
+ * dram[C-1], S / C slices per channel). The config's `workload:` section names the trace
+ * (`--set workload.trace=DIR`); `sm:`, `xbar:`, `l2:` and `dram:` configure every instance. Its
+ * system statistics are the GPU's totals under the names GPU users know (gpu.gpu_sim_cycle,
+ * gpu.gpu_sim_insn, gpu.warp_insts, gpu.gpu_ipc, the stall breakdown, hit rates and DRAM bytes;
+ * docs/gpu.md, "Statistics").
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../system/smp.h"
 #include "gpu.h"
 #include "sm.h"
 
 typedef struct {
-    uint64_t sms;
+    uint64_t sms, l2_slices, channels;
 } GpuSysParams;
 
 static const ParamSpec gpu_sys_params[] = {
     { .name = "sms", .type = PARAM_UINT, .def = "108", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1024, .doc = "streaming multiprocessors", .offset = offsetof(GpuSysParams, sms) },
+    { .name = "l2_slices", .type = PARAM_UINT, .def = "80", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1024, .doc = "L2 slices (memory sub-partitions), a multiple of channels",
+      .offset = offsetof(GpuSysParams, l2_slices) },
+    { .name = "channels", .type = PARAM_UINT, .def = "40", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1024, .doc = "DRAM channels (HBM or GDDR), each behind l2_slices / channels slices",
+      .offset = offsetof(GpuSysParams, channels) },
     PARAM_END,
 };
 
 static const SystemSection gpu_sections[] = {
     { "workload", "gpu-workload", "the trace and the block scheduler", NULL, NULL },
     { "sm", "gpu-sm", "the SMs (the section configures every SM)", "sms", NULL },
+    { "xbar", "noc", "the SM-to-L2 crossbar (the system sets topology and nodes)", NULL, NULL },
+    { "l2", "gpu-l2", "the L2 slices (the section configures every slice)", "l2_slices", NULL },
+    { "dram", "dram", "the DRAM channels (the section configures every channel)", "channels",
+      NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
+/* Slice i reads and writes channel i / (slices per channel). */
+static bool gpu_expand(const void *params, const CfgNode *root, CfgNode *graph, GError **error)
+{
+    const GpuSysParams *p = params;
+    CfgNode *links = cfg_map_get(graph, "links");
+    if (p->l2_slices % p->channels != 0) {
+        const CfgNode *sys = cfg_map_get(root, "system");
+        const CfgNode *v = sys && sys->kind == CFG_MAP ? cfg_map_get(sys, "l2_slices") : NULL;
+        const CfgNode *at = v ? v : root;
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                    "%s:%d:%d: system.l2_slices %" G_GUINT64_FORMAT " is not a multiple of "
+                    "system.channels %" G_GUINT64_FORMAT " (every channel has the same number "
+                    "of slices)", at->file ? at->file : "<config>", at->line, at->col,
+                    p->l2_slices, p->channels);
+        return false;
+    }
+    uint64_t sub = p->l2_slices / p->channels;
+    for (uint64_t i = 0; i < p->l2_slices; i++) {
+        CfgNode *l = cfg_node_new_map(root->file, root->line, root->col);
+        char *from = g_strdup_printf("l2[%" G_GUINT64_FORMAT "].mem_side", i);
+        char *to = g_strdup_printf("dram[%" G_GUINT64_FORMAT "].port", i / sub);
+        cfg_map_set(l, "from", cfg_node_new_scalar(from, root->file, root->line, root->col));
+        cfg_map_set(l, "to", cfg_node_new_scalar(to, root->file, root->line, root->col));
+        g_ptr_array_add(links->items, l);
+        g_free(from);
+        g_free(to);
+    }
+    return true;
+}
+
+static bool sys_set_u64(const CfgNode *root, Component *c, const char *section, const char *key,
+                        uint64_t v, GError **error)
+{
+    char *t = g_strdup_printf("%" G_GUINT64_FORMAT, v);
+    bool ok = smp_sys_set(root, c, "gpu", section, key, t, error);
+    g_free(t);
+    return ok;
+}
+
 static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
-    (void)sim, (void)params, (void)root, (void)error;
+    const GpuSysParams *p = params;
+    Component *xbar = sim_component_find(sim, "xbar");
+    if (!smp_sys_set(root, xbar, "gpu", "xbar", "topology", "crossbar", error) ||
+        !sys_set_u64(root, xbar, "xbar", "nodes", p->sms + p->l2_slices, error))
+        return false;
+    const char *hash = "xor";
+    for (uint64_t i = 0; i < p->l2_slices; i++) {
+        char *n = g_strdup_printf("l2[%" G_GUINT64_FORMAT "]", i);
+        Component *l2 = sim_component_find(sim, n);
+        g_free(n);
+        g_assert(l2);
+        if (!sys_set_u64(root, l2, "l2", "slice", i, error) ||
+            !sys_set_u64(root, l2, "l2", "slices", p->l2_slices, error) ||
+            !sys_set_u64(root, l2, "l2", "subpartitions", p->l2_slices / p->channels, error))
+            return false;
+        if (i == 0) {
+            const CfgNode *sec = cfg_map_get(root, "l2");
+            const CfgNode *h = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, "hash") : NULL;
+            if (h && h->kind == CFG_SCALAR)
+                hash = h->scalar;
+        }
+    }
+    for (uint64_t i = 0; i < p->sms; i++) {
+        char *n = g_strdup_printf("sm%" G_GUINT64_FORMAT, i);
+        Component *sm = sim_component_find(sim, n);
+        g_free(n);
+        g_assert(sm);
+        if (!sys_set_u64(root, sm, "sm", "l2_slices", p->l2_slices, error) ||
+            !sys_set_u64(root, sm, "sm", "l2_base", p->sms, error) ||
+            !smp_sys_set(root, sm, "gpu", "sm", "l2_hash", hash, error))
+            return false;
+    }
     return true;
 }
 
@@ -45,6 +129,10 @@ static void gpu_stats(Sim *sim, StatSet *set)
     (void)sim;
     if (!stats_find(set, "sm.warp_insts"))
         stats_sum_instances(set, "sm", NULL, "sum over all SMs");
+    if (!stats_find(set, "l2.load_sectors")) {
+        stats_sum_counts(set, "l2", "sum over all slices");
+        stats_sum_counts(set, "dram", "sum over all channels");
+    }
     uint64_t cyc = st_u64(set, "workload.gpu_sim_cycle");
     uint64_t insn = st_u64(set, "sm.thread_insts"), warp = st_u64(set, "sm.warp_insts");
     uint64_t active = st_u64(set, "sm.active_cycles"), wc = st_u64(set, "sm.warp_cycles");
@@ -65,6 +153,21 @@ static void gpu_stats(Sim *sim, StatSet *set)
     stats_add_u64(set, "gpu.shared_bank_conflicts", st_u64(set, "sm.shared_bank_conflicts"),
                   "cycle", "shared-memory wavefronts beyond the ideal (Nsight Compute's "
                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared)");
+    uint64_t l1s = st_u64(set, "sm.l1_sectors"), l1h = st_u64(set, "sm.l1_sector_hits");
+    stats_add_double(set, "gpu.l1d_hit_rate", stats_ratio((double)l1h, (double)l1s), "ratio",
+                     "L1 sector hits / sectors of global and local loads (sm.l1_sector_hits / "
+                     "sm.l1_sectors; Nsight Compute's l1tex__t_sector_hit_rate, loads)");
+    uint64_t l2s = st_u64(set, "l2.load_sectors") + st_u64(set, "l2.store_sectors") +
+                   st_u64(set, "l2.atomic_sectors");
+    uint64_t l2h = st_u64(set, "l2.load_sector_hits") + st_u64(set, "l2.store_sector_hits") +
+                   st_u64(set, "l2.atomic_sector_hits");
+    stats_add_double(set, "gpu.l2_hit_rate", stats_ratio((double)l2h, (double)l2s), "ratio",
+                     "L2 sector hits / sectors of every request, loads, stores and atomics "
+                     "(Nsight Compute's lts__t_sector_hit_rate)");
+    stats_add_u64(set, "gpu.dram_read_bytes", st_u64(set, "dram.bytes_read"), "byte",
+                  "bytes read from DRAM, every channel (dram__bytes_read.sum)");
+    stats_add_u64(set, "gpu.dram_write_bytes", st_u64(set, "dram.bytes_written"), "byte",
+                  "bytes written to DRAM, every channel (dram__bytes_write.sum)");
     stats_add_u64(set, "gpu.launch_latency_cycles", st_u64(set, "workload.launch_latency_cycles"),
                   "cycle", "the host's kernel launch latency, summed (not in gpu_sim_cycle)");
     uint64_t max_warps = 0;
@@ -98,11 +201,13 @@ static void gpu_stats(Sim *sim, StatSet *set)
 
 const SystemClass gpu_system = {
     .name = "gpu",
-    .doc = "a GPU running an Accel-Sim SASS trace: block scheduler and N SMs",
+    .doc = "a GPU running an Accel-Sim SASS trace: block scheduler, N SMs with L1s, a crossbar, "
+           "L2 slices and DRAM channels",
     .params = gpu_sys_params,
     .params_size = sizeof(GpuSysParams),
     .sections = gpu_sections,
     .part = "gpu.yaml",
+    .expand = gpu_expand,
     .build = gpu_build,
     .stats = gpu_stats,
 };

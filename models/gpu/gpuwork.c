@@ -169,6 +169,10 @@ static uint8_t op_flags_of(const char *op)
         f |= GPU_OPF_BAR_SYNC;
     if (strstr(op, ".WIDE") != NULL)
         f |= GPU_OPF_WIDE;
+    if ((n == 4 && memcmp(op, "ATOM", 4) == 0) || (n == 5 && memcmp(op, "ATOMG", 5) == 0))
+        f |= GPU_OPF_ATOM;
+    if (n == 3 && memcmp(op, "RED", 3) == 0)
+        f |= GPU_OPF_RED;
     return f;
 }
 
@@ -465,7 +469,8 @@ const ComponentClass gpu_workload_class = {
 
 /* ---- the gpu message family (gpumsg.h) ---- */
 static const char *const gpu_cmd_names[GPU_CMDS] = {
-    [GPU_CTA_LAUNCH] = "cta_launch", [GPU_CTA_DONE] = "cta_done",
+    [GPU_CTA_LAUNCH] = "cta_launch", [GPU_CTA_DONE] = "cta_done", [GPU_MEM_REQ] = "mem_req",
+    [GPU_MEM_RESP] = "mem_resp",
 };
 const MsgFamily gpu_msg_family = {
     .name = "gpu", .id = MSG_FAM_GPU, .payload = sizeof(GpuPayload),

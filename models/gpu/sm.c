@@ -4,8 +4,17 @@
  * pending register writes, register-file banks read by an operand collector, and pipelines per
  * functional-unit class with a latency and an initiation interval. Thread blocks arrive from
  * the block scheduler (gpu-workload) and leave when their last warp has finished; BAR.SYNC holds
- * a block's warps until all that are still running arrive. Until the memory side exists, loads
- * and stores see fixed latencies by space (global/local, shared, constant).
+ * a block's warps until all that are still running arrive.
+ *
+ * Memory: with the `mem` port linked to the crossbar (system.type gpu), global and local
+ * accesses go through the SM's L1 data cache, sectored and write-through, one 128-byte line per
+ * cycle, its missed sectors sent to the L2 slice the line hashes to (l2.c); atomics and
+ * reductions go to the L2 as they are (performed at its ROP). The L1's capacity is what the
+ * unified L1/shared array leaves after the kernel's shared-memory carve-out, chosen per kernel
+ * (the smallest step that holds the resident blocks' shared memory, as the driver picks it).
+ * Shared memory is banked (coalesce.h); constant loads (LDC, ULDC: no addresses in the trace)
+ * are constant-cache hits of const_latency. Without the port, global accesses take
+ * global_latency.
  *
  *   per cycle:  writeback (pending writes due now clear the scoreboard)
  *               for each sub-core: pick the first ready warp in the scheduler's order and issue
@@ -20,6 +29,7 @@
 
 #include "../../sim/component.h"
 #include "../../sim/error.h"
+#include "../cache/tagstore.h"
 #include "coalesce.h"
 #include "gpumsg.h"
 #include "occupancy.h"
@@ -36,6 +46,9 @@ typedef struct {
     uint64_t cc, subcores, ibuffer, scheduler, two_level_active, reg_banks;
     uint64_t lat[GPU_UNIT_COUNT], ii[GPU_UNIT_COUNT];
     uint64_t global_latency, shared_latency, const_latency;
+    uint64_t l1_unified, l1_sets, l1_latency, l1_mshrs;
+    uint64_t l2_slices, l2_base;
+    int l1_repl, l2_hash, memory;
 } SmParams;
 
 /* Registers a warp may wait on, as bit numbers: R0-R255 0..255, UR0-UR63 256..319, P0-P7
@@ -78,6 +91,22 @@ typedef struct {
     uint8_t kind;                 /* 0 fixed, 1 long (global/local), 2 MIO (shared, SFU, ...) */
     uint16_t bit[8];
 } Release;
+
+/* A global load or atomic in flight through the memory side: its writeback, held until every
+ * line it waits for has come back (left = 0), and the cycle its L1 hits are ready. */
+#define REC_NONE UINT32_MAX
+#define REC_ATOM 0x80000000u      /* an id with this bit: an atomic's answer for record id */
+typedef struct {
+    Release r;
+    uint32_t left;
+    uint64_t ready;
+    uint32_t next;                /* free list */
+} LoadRec;
+
+/* A load waiting on an L1 MSHR (a list per MSHR through next). */
+typedef struct {
+    uint32_t rec, next;
+} Target;
 
 /* Pending writebacks: one list per cycle of the ring (FIFO), nodes from one pool per SM. */
 #define REL_NONE UINT32_MAX
@@ -129,9 +158,24 @@ typedef struct {
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
     uint64_t gld_req, gld_sect, gst_req, gst_sect, smem_wave, smem_conflicts;
+    /* the memory side (mem linked) */
+    Port *mem;
+    TagStore l1;
+    MshrTable l1m;                /* sectors: asked of the L2; aux: requests out; first: targets */
+    uint32_t l1_assoc;            /* ways allocated (the largest L1 the carve-out leaves) */
+    uint64_t l1_free;             /* cycle the L1 takes the next line */
+    uint32_t l1_kernel;           /* launch number + 1 of the kernel the L1 is set up for */
+    LoadRec *rec;
+    uint32_t rec_n, rec_cap, rec_free;
+    Target *tgt;
+    uint32_t tgt_n, tgt_cap, tgt_free;
+    uint64_t mem_pending;         /* records waiting on the memory side */
+    uint64_t l1_sect, l1_sect_hit, l1_lines, l2_req, atom_req, red_req, l1_carveout;
 } Sm;
 
 static const char *const sched_choices[] = { "lrr", "gto", "two_level", NULL };
+static const char *const l2_hash_choices[] = { "linear", "xor", NULL };
+static const char *const memory_choices[] = { "hierarchy", "fixed", NULL };
 
 #define UNIT_PARAMS(u, nm, dlat, dii)                                                           \
     { .name = nm "_latency", .type = PARAM_UINT, .def = dlat, .flags = PARAM_F_RANGE, .min = 1,   \
@@ -173,21 +217,53 @@ static const ParamSpec sm_params[] = {
     UNIT_PARAMS(GPU_UNIT_BRANCH, "branch", "4", "2"),
     UNIT_PARAMS(GPU_UNIT_BARRIER, "barrier", "4", "2"),
     UNIT_PARAMS(GPU_UNIT_UNIFORM, "uniform", "2", "1"),
+    { .name = "memory", .type = PARAM_ENUM, .def = "hierarchy", .choices = memory_choices,
+      .doc = "hierarchy: global and local accesses go through the L1, the crossbar, the L2 and "
+      "DRAM (when the mem port is linked); fixed: every global load takes global_latency (for "
+      "teaching latency hiding, and for exact pipeline tests)",
+      .offset = offsetof(SmParams, memory) },
     { .name = "global_latency", .type = PARAM_UINT, .def = "400", .flags = PARAM_F_RANGE, .min = 1,
-      .max = SM_RING - 64, .doc = "cycles a global or local load takes (the fixed-latency memory "
-      "until the memory side exists)", .offset = offsetof(SmParams, global_latency) },
+      .max = SM_RING - 64, .doc = "cycles a global or local load takes with memory: fixed (or "
+      "without a memory side)", .offset = offsetof(SmParams, global_latency) },
     { .name = "shared_latency", .type = PARAM_UINT, .def = "30", .flags = PARAM_F_RANGE, .min = 1,
       .max = SM_RING - 64, .doc = "cycles a shared-memory load takes",
       .offset = offsetof(SmParams, shared_latency) },
     { .name = "const_latency", .type = PARAM_UINT, .def = "20", .flags = PARAM_F_RANGE, .min = 1,
       .max = SM_RING - 64, .doc = "cycles a constant load (LDC, ULDC) takes",
       .offset = offsetof(SmParams, const_latency) },
+    { .name = "l1_unified", .type = PARAM_SIZE, .def = "192KiB", .flags = PARAM_F_RANGE,
+      .min = 4096, .max = 1 << 20, .doc = "the unified L1 data cache and shared memory array: the "
+      "L1 gets what the kernel's shared-memory carve-out leaves",
+      .offset = offsetof(SmParams, l1_unified) },
+    { .name = "l1_sets", .type = PARAM_UINT, .def = "32", .flags = PARAM_F_RANGE | PARAM_F_POW2,
+      .min = 1, .max = 1024, .doc = "sets of the L1 (128-byte lines, 4 sectors); the ways follow "
+      "from the capacity", .offset = offsetof(SmParams, l1_sets) },
+    { .name = "l1_latency", .type = PARAM_UINT, .def = "33", .flags = PARAM_F_RANGE, .min = 1,
+      .max = SM_RING - 128, .doc = "cycles from issue to the data of an L1 hit",
+      .offset = offsetof(SmParams, l1_latency) },
+    { .name = "l1_mshrs", .type = PARAM_UINT, .def = "512", .flags = PARAM_F_RANGE, .min = 64,
+      .max = 65536, .doc = "L1 miss status holding registers (missed lines in flight); none "
+      "free: the load waits (lg_throttle)", .offset = offsetof(SmParams, l1_mshrs) },
+    { .name = "l1_repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_names,
+      .doc = "L1 replacement policy", .offset = offsetof(SmParams, l1_repl) },
+    { .name = "l2_slices", .type = PARAM_UINT, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 65536, .doc = "L2 slices behind the crossbar (set by system.type gpu)",
+      .offset = offsetof(SmParams, l2_slices) },
+    { .name = "l2_base", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .max = 65535,
+      .doc = "the crossbar endpoint of slice 0 (set by system.type gpu)",
+      .offset = offsetof(SmParams, l2_base) },
+    { .name = "l2_hash", .type = PARAM_ENUM, .def = "xor", .choices = l2_hash_choices,
+      .doc = "line-to-slice hash (set by system.type gpu from l2.hash)",
+      .offset = offsetof(SmParams, l2_hash) },
     PARAM_END,
 };
 
 static const PortSpec sm_ports[] = {
     { .name = "ctrl", .role = PORT_RESPONDER, .required = true,
       .doc = "thread blocks from the block scheduler (gpu-workload), answered when done" },
+    { .name = "mem", .role = PORT_REQUESTER,
+      .doc = "to the crossbar (a noc's node port): the L1's misses, stores and atomics to the L2 "
+             "slices; unlinked, global accesses take global_latency" },
     PORT_END,
 };
 
@@ -195,6 +271,10 @@ static const PortSpec sm_ports[] = {
 static double f_ipc(const Component *c)
 {
     return stats_ratio((double)S(c)->warp_insts, (double)S(c)->active_cycles);
+}
+static double f_l1_hit(const Component *c)
+{
+    return stats_ratio((double)S(c)->l1_sect_hit, (double)S(c)->l1_sect);
 }
 static double f_occ(const Component *c)
 {
@@ -241,6 +321,20 @@ static const StatSpec sm_stats[] = {
       "the most distinct 4-byte words one bank delivers", offsetof(Sm, smem_wave), NULL },
     { "shared_bank_conflicts", STAT_COUNTER, "cycle", "shared_wavefronts minus the ideal (distinct "
       "words / 32, rounded up) per instruction", offsetof(Sm, smem_conflicts), NULL },
+    { "l1_sectors", STAT_COUNTER, "count", "sectors global and local loads looked up in the L1",
+      offsetof(Sm, l1_sect), NULL },
+    { "l1_sector_hits", STAT_COUNTER, "count", "of those, valid in the L1",
+      offsetof(Sm, l1_sect_hit), NULL },
+    { "l1_hit_rate", STAT_FORMULA, "ratio", "l1_sector_hits / l1_sectors (Nsight Compute's "
+      "l1tex__t_sector_hit_rate for global loads)", 0, f_l1_hit },
+    { "l1_lines", STAT_COUNTER, "cycle", "L1 cycles: one per line a global access touches",
+      offsetof(Sm, l1_lines), NULL },
+    { "l2_requests", STAT_COUNTER, "count", "requests sent to the L2 slices (missed sectors of a "
+      "line, stores, atomics)", offsetof(Sm, l2_req), NULL },
+    { "atomic_requests", STAT_COUNTER, "count", "lines of global atomics (ATOM) sent to the L2",
+      offsetof(Sm, atom_req), NULL },
+    { "reduction_requests", STAT_COUNTER, "count", "lines of global reductions (RED) sent to "
+      "the L2", offsetof(Sm, red_req), NULL },
     STALL_STAT(ST_SELECTED, "selected"), STALL_STAT(ST_NOT_SELECTED, "not_selected"),
     STALL_STAT(ST_NO_INSTRUCTION, "no_instruction"), STALL_STAT(ST_BARRIER, "barrier"),
     STALL_STAT(ST_LONG_SB, "long_scoreboard"), STALL_STAT(ST_SHORT_SB, "short_scoreboard"),
@@ -270,9 +364,31 @@ static bool sm_realize(Component *c, GError **error)
     for (uint32_t i = 0; i < SM_RING; i++)
         k->ring_head[i] = k->ring_tail[i] = REL_NONE;
     k->rel_free = REL_NONE;
+    k->rec_free = k->tgt_free = REC_NONE;
     if (k->max_warps % k->p.subcores)
         return sim_component_reject(c, "subcores", error, "%u warps per SM do not divide among %"
                                     G_GUINT64_FORMAT " sub-cores", k->max_warps, k->p.subcores);
+    k->mem = k->p.memory == 0 ? sim_port(c, "mem", 0) : NULL;
+    if (k->mem) {
+        uint64_t set_bytes = k->p.l1_sets * GPU_LINE;
+        if (k->p.l1_unified % set_bytes || k->p.l1_unified / set_bytes > 4096)
+            return sim_component_reject(c, sim_component_first_set(c, "l1_unified", "l1_sets",
+                                                                   NULL), error,
+                                        "l1_unified %" G_GUINT64_FORMAT " B is not a whole number "
+                                        "of ways of %" G_GUINT64_FORMAT " sets x 128 B (at most "
+                                        "4096 ways)", k->p.l1_unified, k->p.l1_sets);
+        k->l1_assoc = (uint32_t)(k->p.l1_unified / set_bytes);
+        TagGeom g = { .sets = k->p.l1_sets, .assoc = k->l1_assoc, .line = GPU_LINE,
+                      .sectors = GPU_LINE / GPU_SECTOR, .interleave = 1, .repl = k->p.l1_repl };
+        char *problem = NULL;
+        if (!tag_geom_check(&g, &problem)) {
+            bool r = sim_component_reject(c, "l1_repl", error, "%s", problem);
+            g_free(problem);
+            return r;
+        }
+        tag_init(&k->l1, &g, c);
+        mshr_init(&k->l1m, (uint32_t)k->p.l1_mshrs);
+    }
     return true;
 }
 
@@ -306,6 +422,12 @@ static void sm_finalize(Component *c)
 {
     Sm *k = (Sm *)c;
     g_free(k->rel);
+    g_free(k->rec);
+    g_free(k->tgt);
+    if (k->mem) {
+        tag_free(&k->l1);
+        mshr_free(&k->l1m);
+    }
 }
 
 uint32_t sm_cc(const Component *c) { return (uint32_t)S(c)->p.cc; }
@@ -356,6 +478,8 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
 
 /* ---- issue ---- */
 
+static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t now);
+
 /* Why w cannot issue now (or ST_SELECTED if it can). */
 static StallReason warp_status(const Sm *k, const Warp *w, uint64_t now)
 {
@@ -380,6 +504,15 @@ static StallReason warp_status(const Sm *k, const Warp *w, uint64_t now)
     if (dep != ST_SELECTED)
         return dep;
     unsigned u = in->unit == GPU_UNIT_UNKNOWN ? GPU_UNIT_INT : in->unit;
+    if (u == GPU_UNIT_LDST && k->mem && in->width > 0 && in->mask != 0 &&
+        k->unit_free[w->subcore][u] <= now) {
+        SassSpace sp = (SassSpace)in->space;
+        if (sp == SASS_SPACE_GENERIC)
+            sp = sass_generic_space(w->cta->g->kc->k, w->cta->g->b.addrs[in->addr]);
+        if ((sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) &&
+            l1_status((Sm *)k, w, in, now) != ST_SELECTED)
+            return ST_LG_THROTTLE;
+    }
     if (k->unit_free[w->subcore][u] > now) {
         if (u == GPU_UNIT_LDST)
             return in->space == SASS_SPACE_SHARED || in->space == SASS_SPACE_CONST
@@ -437,6 +570,227 @@ static void warp_check_finished(Sm *k, uint32_t wi)
     cta_maybe_done(k, t);
 }
 
+/* ---- the memory side: the L1 data cache and requests to the L2 ---- */
+
+static uint32_t rec_new(Sm *k, const Release *r)
+{
+    uint32_t i = k->rec_free;
+    if (i != REC_NONE) {
+        k->rec_free = k->rec[i].next;
+    } else {
+        if (k->rec_n == k->rec_cap) {
+            k->rec_cap = k->rec_cap ? k->rec_cap * 2 : 64;
+            k->rec = g_renew(LoadRec, k->rec, k->rec_cap);
+        }
+        i = k->rec_n++;
+    }
+    k->rec[i] = (LoadRec){ .r = *r, .left = 0, .ready = 0, .next = REC_NONE };
+    return i;
+}
+
+/* One line of record i came back (or the last hit was counted): when none is left, the
+ * writeback goes into the ring at the later of its hits' ready cycle and the next cycle. */
+static void rec_line_done(Sm *k, uint32_t i, uint64_t now)
+{
+    LoadRec *lr = &k->rec[i];
+    g_assert(lr->left > 0);
+    if (--lr->left > 0)
+        return;
+    ring_push(k, MAX(lr->ready, now + 1), &lr->r);
+    k->mem_pending--;
+    lr->next = k->rec_free;
+    k->rec_free = i;
+}
+
+static void tgt_add(Sm *k, MshrEntry *ms, uint32_t rec)
+{
+    uint32_t i = k->tgt_free;
+    if (i != REC_NONE) {
+        k->tgt_free = k->tgt[i].next;
+    } else {
+        if (k->tgt_n == k->tgt_cap) {
+            k->tgt_cap = k->tgt_cap ? k->tgt_cap * 2 : 64;
+            k->tgt = g_renew(Target, k->tgt, k->tgt_cap);
+        }
+        i = k->tgt_n++;
+    }
+    k->tgt[i] = (Target){ .rec = rec, .next = REC_NONE };
+    if (ms->ntargets++ == 0)
+        ms->first = i;
+    else
+        k->tgt[ms->last].next = i;
+    ms->last = i;
+    k->rec[rec].left++;
+}
+
+/* Sends a request for `sectors` of line (an address) to its L2 slice, `delay` cycles from now. */
+static void l2_send(Sm *k, uint8_t op, uint64_t line, uint8_t sectors, uint32_t lanes, uint32_t id,
+                    uint64_t delay)
+{
+    Msg *m = sim_msg_alloc(k->base.sim);
+    m->cmd = MSG_GPU_MEM_REQ;
+    m->issued = k->base.eng->now;
+    GpuPayload *g = gpu_msg(m);
+    g->op = op;
+    g->sectors = sectors;
+    g->lanes = (uint8_t)MIN(lanes, 255u);
+    g->id = id;
+    g->line = line;
+    /* a load or an atomic's request is a header; a store or reduction carries its sectors */
+    m->size = op == GPU_MEM_LOAD || op == GPU_MEM_ATOM ? 0
+              : (uint32_t)__builtin_popcount(sectors) * GPU_SECTOR;
+    uint32_t slice = gpu_l2_slice(line / GPU_LINE, (uint32_t)k->p.l2_slices, k->p.l2_hash);
+    noc_msg_route(m, (uint32_t)k->p.l2_base + slice, NOC_VNET_REQUEST);
+    k->l2_req++;
+    sim_port_send(&k->base, k->mem, m, delay);
+}
+
+/* MSHRs a load of these lines would newly take (lines neither valid in full nor in flight). */
+static uint32_t l1_mshrs_needed(Sm *k, const GpuLineAccess *acc, uint32_t na)
+{
+    uint32_t need = 0;
+    for (uint32_t i = 0; i < na; i++) {
+        TagSet s;
+        uint64_t block = acc[i].line / GPU_LINE;
+        int w = tag_find(&k->l1, block, &s);
+        if ((w < 0 || (acc[i].sectors & ~s.valid[w])) && !mshr_find(&k->l1m, block)) {
+            bool dup = false;     /* a line the same instruction touched before */
+            for (uint32_t j = 0; j < i; j++)
+                dup |= acc[j].line == acc[i].line;
+            need += !dup;
+        }
+    }
+    return need;
+}
+
+/* Why a global access of w cannot enter the L1 now (ST_LG_THROTTLE), or ST_SELECTED. */
+static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t now)
+{
+    if (k->l1_free > now)
+        return ST_LG_THROTTLE;             /* the L1 is still taking an earlier access's lines */
+    if (in->ndst == 0 || k->l1m.n - k->l1m.used >= 64 || in->mask == 0 || in->width == 0)
+        return ST_SELECTED;
+    const GpuKernelCtx *kc = w->cta->g->kc;
+    if (kc->op_flags[in->op] & (GPU_OPF_ATOM | GPU_OPF_RED))
+        return ST_SELECTED;
+    GpuLineAccess acc[64];
+    uint32_t na = gpu_coalesce(w->cta->g->b.addrs + in->addr, in->mask,
+                               MIN((uint32_t)in->width, 16u), acc);
+    return l1_mshrs_needed(k, acc, na) > k->l1m.n - k->l1m.used ? ST_LG_THROTTLE : ST_SELECTED;
+}
+
+/* A global or local access of na lines issued now: the L1 takes one line per cycle from the
+ * first free one. A load (rec != REC_NONE) hits or waits on an MSHR line by line; a store
+ * writes through (updating the sectors it holds); atomics and reductions go to the L2. */
+static void l1_access(Sm *k, const GpuLineAccess *acc, uint32_t na, uint8_t kind, uint32_t rec,
+                      uint64_t now)
+{
+    uint64_t t = MAX(now, k->l1_free);
+    k->l1_free = t + na;
+    k->l1_lines += na;
+    for (uint32_t i = 0; i < na; i++) {
+        uint64_t ti = t + i, block = acc[i].line / GPU_LINE;
+        uint8_t want = acc[i].sectors;
+        uint32_t lanes = (uint32_t)__builtin_popcount(acc[i].lanes);
+        TagSet s = { 0 };
+        int w = tag_find(&k->l1, block, &s);
+        if (kind != GPU_MEM_LOAD) {
+            if (kind == GPU_MEM_ATOM)
+                k->atom_req++;
+            else if (kind == GPU_MEM_RED)
+                k->red_req++;
+            if (kind != GPU_MEM_STORE && w >= 0)
+                tag_drop(&s, (uint32_t)w);     /* the L2 changes the line: the copy is stale */
+            else if (w >= 0)
+                tag_touch(&k->l1, &s, (uint32_t)w);
+            if (kind == GPU_MEM_ATOM)
+                k->rec[rec].left++;
+            l2_send(k, kind, acc[i].line, want, lanes, kind == GPU_MEM_ATOM ? REC_ATOM | rec : 0,
+                    ti - now);
+            continue;
+        }
+        uint8_t have = w >= 0 ? s.valid[w] : 0;
+        k->l1_sect += (uint32_t)__builtin_popcount(want);
+        k->l1_sect_hit += (uint32_t)__builtin_popcount(want & have);
+        uint8_t missing = want & ~have;
+        if (!missing) {
+            tag_touch(&k->l1, &s, (uint32_t)w);
+            k->rec[rec].ready = MAX(k->rec[rec].ready, ti + k->p.l1_latency);
+            continue;
+        }
+        MshrEntry *ms = mshr_find(&k->l1m, block);
+        if (!ms) {
+            ms = mshr_alloc(&k->l1m, block, ti);
+            g_assert(ms);                    /* l1_status made sure */
+            ms->sectors = 0;
+            ms->aux = 0;
+        }
+        tgt_add(k, ms, rec);
+        uint8_t more = missing & ~ms->sectors;
+        if (more) {
+            ms->sectors |= more;
+            ms->aux++;
+            l2_send(k, GPU_MEM_LOAD, acc[i].line, more, lanes, mshr_index(&k->l1m, ms), ti - now);
+        }
+    }
+}
+
+/* An answer from the L2: an atomic's, or sectors for an L1 MSHR (filled into the L1). */
+static void l1_answer(Sm *k, Msg *m, uint64_t now)
+{
+    GpuPayload *g = gpu_msg(m);
+    if (g->id & REC_ATOM) {
+        rec_line_done(k, g->id & ~REC_ATOM, now);
+        return;
+    }
+    g_assert(g->id < k->l1m.n);
+    MshrEntry *ms = &k->l1m.e[g->id];
+    g_assert(ms->valid && ms->aux > 0);
+    TagSet s;
+    int w = tag_find(&k->l1, ms->block, &s);
+    if (w < 0) {
+        s = tag_set_touch(&k->l1, ms->block);
+        bool evict;
+        w = (int)tag_victim(&k->l1, &s, &k->base.rng, &evict);   /* write-through: just drop */
+        tag_fill(&k->l1, &s, (uint32_t)w, ms->block, 0, 0);
+    }
+    s.valid[w] |= g->sectors;
+    if (--ms->aux > 0)
+        return;
+    for (uint32_t i = ms->first, n = ms->ntargets; n > 0; n--) {
+        uint32_t next = k->tgt[i].next;
+        rec_line_done(k, k->tgt[i].rec, now);
+        k->tgt[i].next = k->tgt_free;
+        k->tgt_free = i;
+        i = next;
+    }
+    mshr_release(&k->l1m, ms);
+}
+
+/* A new kernel's first block on an idle SM: the L1 is invalidated (GPGPU-Sim flushes it between
+ * kernels) and gets what the kernel's shared-memory carve-out leaves of the unified array. */
+static void l1_kernel_setup(Sm *k, const GpuCta *g)
+{
+    const SassKernel *kern = g->kc->k;
+    GpuOccInput in = { kern->block[0] * kern->block[1] * kern->block[2], kern->nregs, kern->shmem,
+                       -1 };
+    GpuOccResult r;
+    gpu_occupancy(k->lim, &in, &r);
+    uint64_t need = (uint64_t)r.active_blocks * r.smem_per_block, carve = 0;
+    for (uint32_t i = 0; i < k->lim->ncarveouts; i++) {
+        carve = (uint64_t)k->lim->carveout_kib[i] << 10;
+        if (carve >= need)
+            break;
+    }
+    uint64_t set_bytes = k->p.l1_sets * GPU_LINE;
+    uint64_t l1 = k->p.l1_unified > carve ? k->p.l1_unified - carve : 0;
+    uint32_t ways = (uint32_t)CLAMP(l1 / set_bytes, 1u, (uint64_t)k->l1_assoc);
+    tag_clear(&k->l1);
+    tag_set_ways(&k->l1, ways);
+    k->l1_carveout = carve;
+    k->l1_kernel = g->kc->index + 1;
+}
+
 /* Operand-collector cycles for in's sources: one read per bank per cycle. */
 static uint32_t operand_cycles(Sm *k, uint32_t wi, const SassInst *in)
 {
@@ -484,6 +838,9 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     /* memory: the coalescer's sectors for global and local accesses; shared memory holds the
      * load/store pipeline one cycle per bank wavefront (replays) and adds them to the latency */
     uint32_t replay = 0;
+    GpuLineAccess acc[64];
+    uint32_t na = 0;
+    int mkind = -1;                   /* GPU_MEM_*: a global access for the memory side */
     if (u == GPU_UNIT_LDST && in->width > 0 && in->mask != 0) {
         const uint64_t *a = w->cta->g->b.addrs + in->addr;
         uint32_t width = MIN((uint32_t)in->width, 16u);
@@ -498,15 +855,18 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
             if (k->p.ii[u] < cost.wavefronts)
                 k->unit_free[w->subcore][u] = now + cost.wavefronts;
         } else if (sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) {
-            GpuLineAccess acc[64];
-            uint32_t na = gpu_coalesce(a, in->mask, width, acc);
-            if (in->ndst > 0) {
+            na = gpu_coalesce(a, in->mask, width, acc);
+            uint8_t f = kc->op_flags[in->op];
+            if (in->ndst > 0 && !(f & GPU_OPF_RED)) {
                 k->gld_req += na;
                 k->gld_sect += gpu_sectors(acc, na);
             } else {
                 k->gst_req += na;
                 k->gst_sect += gpu_sectors(acc, na);
             }
+            if (k->mem)
+                mkind = f & GPU_OPF_ATOM ? GPU_MEM_ATOM : f & GPU_OPF_RED ? GPU_MEM_RED
+                        : in->ndst > 0 ? GPU_MEM_LOAD : GPU_MEM_STORE;
         }
     }
     uint16_t bits[8];
@@ -542,8 +902,22 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
                 rs_set(&w->pend_mio, bits[i]);
         }
         w->inflight++;
-        ring_push(k, now + lat, &r);
+        if (mkind == GPU_MEM_LOAD || mkind == GPU_MEM_ATOM) {
+            /* through the memory side: written back when its last line is back */
+            uint32_t rec = rec_new(k, &r);
+            k->rec[rec].left = 1;          /* held until every line has been sent */
+            k->mem_pending++;
+            l1_access(k, acc, na, (uint8_t)mkind, rec, now);
+            rec_line_done(k, rec, now);
+            mkind = -1;
+        } else {
+            ring_push(k, now + lat, &r);
+        }
     }
+    if (mkind == GPU_MEM_ATOM)         /* an atomic whose result goes nowhere: a reduction */
+        mkind = GPU_MEM_RED;
+    if (mkind == GPU_MEM_STORE || mkind == GPU_MEM_RED)
+        l1_access(k, acc, na, (uint8_t)mkind, REC_NONE, now);
     warp_check_finished(k, wi);
 }
 
@@ -681,6 +1055,8 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
             break;
         }
     g_assert(t);
+    if (k->mem && k->ctas == 0 && g->kc->index + 1 != k->l1_kernel)
+        l1_kernel_setup(k, g);
     *t = (Cta){ .g = g, .from = port, .warps = nw, .live = nw, .used = true,
                 .launched = sim_component_cycle(&k->base) };
     k->ctas++;
@@ -713,6 +1089,17 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
 static void sm_recv(Component *c, Port *port, Msg *m)
 {
     Sm *k = (Sm *)c;
+    if (m->cmd == MSG_GPU_MEM_RESP) {
+        uint64_t now = sim_component_cycle(c);
+        l1_answer(k, m, now);
+        sim_msg_free(c->sim, m);
+        /* the writebacks it released are due from the next cycle on */
+        if (k->last_cycle == now && !k->frozen)
+            sim_component_wake_in(c, 1);
+        else
+            sim_component_wake(c);
+        return;
+    }
     g_assert(m->cmd == MSG_GPU_CTA_LAUNCH);
     GpuCta *g = gpu_msg(m)->cta;
     sim_msg_free(c->sim, m);
@@ -842,12 +1229,12 @@ static uint64_t sm_tick(Component *c)
         counts[ST_NOT_SELECTED] || counts[ST_SELECTED] || counts[ST_NO_INSTRUCTION])
         return 1;
     uint64_t next = next_release(k, now);
-    if (next == 0)
+    if (next == 0 && k->mem_pending == 0)
         return 1;                       /* a barrier no write will release: the watchdog's */
     k->frozen = true;
     memcpy(k->frozen_stall, counts, sizeof counts);
     k->frozen_warps = k->resident_warps;
-    return next - now;
+    return next ? next - now : 0;       /* 0: asleep until the memory side answers */
 }
 
 static bool sm_busy(const Component *c) { return S(c)->ctas > 0; }

@@ -1,4 +1,5 @@
-/* sm.h: the GPU's streaming multiprocessor (sm.c) and block scheduler (gpuwork.c) classes. */
+/* sm.h: the GPU's streaming multiprocessor (sm.c), block scheduler (gpuwork.c) and L2 slice
+ * (l2.c) classes. */
 #ifndef ARCHSIM_GPU_SM_H
 #define ARCHSIM_GPU_SM_H
 
@@ -7,6 +8,7 @@
 
 extern const ComponentClass gpu_sm_class;
 extern const ComponentClass gpu_workload_class;
+extern const ComponentClass gpu_l2_class;
 extern const SystemClass gpu_system;
 
 /* The SM's compute capability x 10 (for the block scheduler's occupancy). */

@@ -102,7 +102,7 @@ d=$T/wide; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
 { hdr 32; printf '#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n'
   printf '0000 ffffffff 1 R4 IMAD.WIDE 2 R200 R201 0 \n0010 ffffffff 1 R7 FFMA 2 R5 R202 0 \n'
   printf '0020 ffffffff 1 R8 LDG.E.64 1 R200 8 1 0x1000 8 \n0030 ffffffff 1 R10 FFMA 2 R9 R202 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
-"$A" run "$T/one.yaml" -q --force -o "$T/rw" --set "workload.trace=$d" --set sm.global_latency=50 --trace dump.txt > /dev/null 2>&1
+"$A" run "$T/one.yaml" -q --force -o "$T/rw" --set "workload.trace=$d" --set sm.memory=fixed --set sm.global_latency=50 --trace dump.txt > /dev/null 2>&1
 c1=$(grep ' issue pc=0x10 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' '); c0=$(grep ' issue pc=0x0 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' ')
 c3=$(grep ' issue pc=0x30 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' '); c2=$(grep ' issue pc=0x20 ' "$T/rw/dump.txt" | cut -d: -f1 | tr -d ' ')
 check "scoreboard: a read of R5 waits for IMAD.WIDE R4 (int_latency 4: $c0 -> $c1)" "[ $((c1 - c0)) -eq 4 ]"
@@ -130,8 +130,8 @@ smem() {  # stride-bytes -> dir
       printf '0020 ffffffff 1 R6 LDG.E 1 R200 4 1 0x7f4000000004 4 \n0030 ffffffff 0 EXIT 0 0 \n#END_TB\n'; } > "$d/kernel-1.traceg"
 }
 smem 4; smem 8
-"$A" run "$T/one.yaml" -q --force -o "$T/s4" --set "workload.trace=$T/smem4" --set sm.global_latency=2 > /dev/null 2>&1
-"$A" run "$T/one.yaml" -q --force -o "$T/s8" --set "workload.trace=$T/smem8" --set sm.global_latency=2 > /dev/null 2>&1
+"$A" run "$T/one.yaml" -q --force -o "$T/s4" --set "workload.trace=$T/smem4" --set sm.memory=fixed --set sm.global_latency=2 > /dev/null 2>&1
+"$A" run "$T/one.yaml" -q --force -o "$T/s8" --set "workload.trace=$T/smem8" --set sm.memory=fixed --set sm.global_latency=2 > /dev/null 2>&1
 b4=$(stat gpu.shared_bank_conflicts "$T/s4/stats.txt"); b8=$(stat gpu.shared_bank_conflicts "$T/s8/stats.txt")
 check "shared memory: stride 1 word no conflict, stride 2 words one ($b4, $b8)" "[ '$b4' = 0 ] && [ '$b8' = 1 ]"
 c4=$(stat gpu.gpu_sim_cycle "$T/s4/stats.txt"); c8=$(stat gpu.gpu_sim_cycle "$T/s8/stats.txt")

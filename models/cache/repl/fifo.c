@@ -11,12 +11,12 @@ static void fifo_insert(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now)
     st[w] = now;
 }
 
-static uint32_t fifo_victim(uint64_t *st, uint32_t ways, SimRng *rng)
+static uint32_t fifo_victim(uint64_t *st, uint32_t ways, const uint8_t *ok, SimRng *rng)
 {
     (void)rng;
-    uint32_t v = 0;
-    for (uint32_t w = 1; w < ways; w++)
-        if (st[w] < st[v])
+    uint32_t v = ways;
+    for (uint32_t w = 0; w < ways; w++)
+        if ((!ok || ok[w]) && (v == ways || st[w] < st[v]))
             v = w;
     return v;
 }

@@ -18,8 +18,10 @@ typedef struct {
     void (*touch)(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now);
     /* way w was just filled */
     void (*insert)(uint64_t *st, uint32_t w, uint32_t ways, uint64_t now);
-    /* victim among ways valid ways (may age the set's state: SRRIP) */
-    uint32_t (*victim)(uint64_t *st, uint32_t ways, SimRng *rng);
+    /* victim among the ways valid ways, only those with ok[w] != 0 when ok is not NULL (ways a
+     * coherence controller may not replace now: busy, transient); returns ways when none may
+     * go. May age the set's state (SRRIP). */
+    uint32_t (*victim)(uint64_t *st, uint32_t ways, const uint8_t *ok, SimRng *rng);
     bool pow2_ways;     /* needs a power-of-two number of ways (tree-PLRU) */
 } ReplPolicy;
 
