@@ -21,6 +21,9 @@
  * The bus's snoop filter (models/bus/snoopfilter.h) is told of every block that enters or
  * leaves the cache, so the bus snoops it only for blocks it holds; the snoops it is spared are
  * the I state's Other_* transitions, counted by the bus and reported here.
+ * Tags and replacement are the one tag store's (tagstore.h): a frame's way holds its block while
+ * its state is not I, a use (perform) is the policy's touch, and a victim is the policy's choice
+ * among the ways in a stable state with no op waiting.
  */
 #include "coherent.h"
 #include "../mem/linkcheck.h"
@@ -34,10 +37,12 @@
 #include "../bus/busmsg.h"
 #include "cohshared.h"
 #include "htm.h"
+#include "repl/repl.h"
+#include "tagstore.h"
 
 typedef struct {
     uint64_t size, assoc, line, hit_latency;
-    int protocol;
+    int protocol, repl;
     bool classify;
     int htm_conflict, htm_versioning;
     uint64_t htm_abort_latency, htm_undo_latency, htm_log_latency, htm_nack_backoff;
@@ -45,7 +50,6 @@ typedef struct {
 
 typedef struct {
     uint64_t block;          /* line-aligned address */
-    uint64_t stamp;          /* LRU */
     Msg *head, *tail;        /* core ops waiting on this frame (first = the one being served) */
     uint64_t coh_since;      /* oracle sequence when the line was taken away */
     Tick miss_start;         /* when its GetS/GetM left for the bus (miss latency) */
@@ -55,7 +59,7 @@ typedef struct {
     uint8_t txbits;          /* HTM_R / HTM_W of the running transaction (htm.h) */
     uint8_t req_kind;        /* the request on the bus (sent again when refused) */
     bool req_upgrade;
-} Frame;                     /* 56 bytes */
+} Frame;                     /* 48 bytes */
 
 typedef struct {
     Component base;
@@ -64,11 +68,9 @@ typedef struct {
     ProtoIndex ix;
     int inv;                 /* index of I */
     uint32_t sets, line_shift;
-    Frame *frames;
-    uint64_t *tag;           /* per frame: block + 1 while its state is not I, else 0; a set's
-                                tags share a host cache line, so a lookup reads one line */
+    Frame *frames;           /* frame set x assoc + way holds the line of that way */
+    TagStore ts;             /* the tags (valid while the frame's state is not I), replacement */
     uint8_t *data;           /* sets * assoc * line */
-    uint64_t clock;
     Port *cpu, *bus;
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting;
@@ -104,6 +106,9 @@ static const ParamSpec coh_params[] = {
       .offset = offsetof(CohParams, hit_latency) },
     { .name = "protocol", .type = PARAM_ENUM, .def = "mesi", .choices = proto_choices,
       .doc = "coherence protocol table (protocols/)", .offset = offsetof(CohParams, protocol) },
+    { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_names,
+      .doc = "replacement policy among the ways that may be replaced (stable, no op waiting)",
+      .offset = offsetof(CohParams, repl) },
     { .name = "classify_misses", .type = PARAM_BOOL, .def = "true",
       .doc = "classify misses as cold/capacity/conflict/true/false sharing (costs speed)",
       .offset = offsetof(CohParams, classify) },
@@ -224,12 +229,18 @@ static inline uint8_t *frame_data(Coh *k, const Frame *f)
 
 static inline Frame *frame_find(Coh *k, uint64_t block)
 {
-    size_t first = ((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc;
-    const uint64_t *tag = k->tag + first;
-    for (uint32_t w = 0; w < k->p.assoc; w++)
-        if (tag[w] == block + 1)
-            return &k->frames[first + w];
-    return NULL;
+    TagSet s;
+    uint64_t b = block >> k->line_shift;
+    int w = tag_find(&k->ts, b, &s);
+    return w < 0 ? NULL : &k->frames[tag_set_index(&k->ts, b) * k->p.assoc + (uint32_t)w];
+}
+
+/* The tag store's set of frame f (whose block is set) and f's way in it. */
+static inline uint32_t frame_way(Coh *k, const Frame *f, TagSet *s)
+{
+    uint64_t b = f->block >> k->line_shift;
+    *s = tag_set_touch(&k->ts, b);
+    return (uint32_t)((size_t)(f - k->frames) - tag_set_index(&k->ts, b) * k->p.assoc);
 }
 
 static int coh_id(const Coh *k) { return k->oid; }
@@ -293,7 +304,12 @@ static void sf_tell(Coh *k, unsigned what, uint64_t block)
 static inline void sf_note(Coh *k, const Frame *f, int old, int now)
 {
     if ((old == k->inv) != (now == k->inv)) {
-        k->tag[f - k->frames] = now == k->inv ? 0 : f->block + 1;
+        TagSet s;
+        uint32_t w = frame_way(k, f, &s);
+        if (now == k->inv)
+            tag_drop(&s, w);
+        else
+            tag_fill(&k->ts, &s, w, f->block >> k->line_shift, 1, 0);
         if (k->sf)
             sf_tell(k, now == k->inv ? BUS_SF_REMOVE : BUS_SF_ADD, f->block);
     }
@@ -539,7 +555,9 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
-    f->stamp = ++k->clock;
+    TagSet s;
+    uint32_t w = frame_way(k, f, &s);
+    tag_touch(&k->ts, &s, w);
     if (G_UNLIKELY(m->flags & MSG_F_TX)) {
         htm_perform(k, f, m, delay);
         return;
@@ -655,21 +673,19 @@ static bool try_access(Coh *k, Msg *m)
     uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
     Frame *f = frame_find(k, block);
     if (!f) {
-        Frame *set = &k->frames[((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc];
-        Frame *victim = NULL;
+        TagSet s = tag_set_touch(&k->ts, block >> k->line_shift);
+        Frame *set = &k->frames[tag_set_index(&k->ts, block >> k->line_shift) * k->p.assoc];
         for (uint32_t w = 0; w < k->p.assoc && !f; w++)
             if (set[w].state == k->inv && !set[w].head)
                 f = &set[w];
         if (!f) {
-            for (uint32_t w = 0; w < k->p.assoc; w++) {
-                Frame *c = &set[w];
-                if (!k->proto->states[c->state].stable || c->head)
-                    continue;
-                if (!victim || c->stamp < victim->stamp)
-                    victim = c;
-            }
-            if (!victim)
+            uint8_t ok[256];                        /* the ways that may be replaced now */
+            for (uint32_t w = 0; w < k->p.assoc; w++)
+                ok[w] = k->proto->states[set[w].state].stable && !set[w].head;
+            uint32_t v = tag_victim_among(&k->ts, &s, ok, &k->base.rng);
+            if (v == k->p.assoc)
                 return false;                       /* every way is busy: wait */
+            Frame *victim = &set[v];
             int old = victim->state;
             if (G_UNLIKELY(victim->txbits))     /* a line of the transaction must go */
                 htm_abort(k, HTM_CAPACITY, HTM_AB_CAPACITY, victim->block);
@@ -952,10 +968,18 @@ static bool coh_realize(Component *c, GError **error)
     }
     k->sets = (uint32_t)(lines / k->p.assoc);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
+    TagGeom g = { .sets = k->sets, .assoc = (uint32_t)k->p.assoc, .line = (uint32_t)k->p.line,
+                  .sectors = 1, .interleave = 1, .repl = k->p.repl };
+    problem = NULL;
+    if (!tag_geom_check(&g, &problem)) {
+        bool r = sim_component_reject(c, "repl", error, "%s", problem);
+        g_free(problem);
+        return r;
+    }
     /* zero-filled, and I is state 0 in every table: the loop writes nothing then, so the host
      * maps the frames' pages only as lines arrive (memory follows what the cache holds) */
     k->frames = g_new0(Frame, lines);
-    k->tag = g_new0(uint64_t, lines);
+    tag_init(&k->ts, &g, c);
     for (uint64_t i = 0; k->inv != 0 && i < lines; i++)
         k->frames[i].state = (uint8_t)k->inv;
     k->data = g_malloc0(lines * k->p.line);
@@ -984,7 +1008,7 @@ static void coh_finalize(Component *c)
     if (k->proto)
         proto_index_free(&k->ix);
     g_free(k->frames);
-    g_free(k->tag);
+    tag_free(&k->ts);
     g_free(k->data);
     g_free(k->trans);
     g_free(k->pure_hit);
