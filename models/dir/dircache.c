@@ -19,6 +19,8 @@
  * Trace events: "state" (addr, from, to, on: as coherent.c's, for --teach and the line-state
  * tracks), "send" (addr, msg, dst, class, acks), "recv" (addr, msg, src, class), "defer" (addr,
  * msg, state) and "miss" (addr, req, hops, from, latency) when a miss's op performs.
+ * The sets' tags and replacement are the one tag store's (tagstore.h), as in coherent.c; the
+ * write-back buffer behind them is a short list with its own tags.
  */
 #include "dircache.h"
 #include "../mem/memmsg.h"
@@ -29,11 +31,13 @@
 #include "../../sim/error.h"
 #include "../mem/oracle.h"
 #include "../cache/cohshared.h"
+#include "../cache/repl/repl.h"
+#include "../cache/tagstore.h"
 #include "dirmsg.h"
 
 typedef struct {
     uint64_t size, assoc, line, hit_latency;
-    int protocol;
+    int protocol, repl;
     bool classify;
     uint64_t caches, banks, wbuf;
 } DcParams;
@@ -41,7 +45,6 @@ typedef struct {
 typedef struct {
     /* the hit path reads these: keep them together at the front */
     uint64_t block;          /* line-aligned address */
-    uint64_t stamp;          /* LRU */
     Msg *head, *tail;        /* core ops waiting on this frame (first = the one being served) */
     uint8_t state;
     uint8_t hops;            /* critical path of the miss: 2 (requester, home) or 3 (the data
@@ -67,11 +70,10 @@ typedef struct {
     uint32_t sets, line_shift, id;
     uint32_t lines, nframes;  /* frames [0, lines): the sets; [lines, nframes): write-back buffer */
     uint32_t wb_used;         /* write-back buffer entries holding a line on its way out */
-    DcFrame *frames;
-    uint64_t *tag;           /* per frame: its block | DC_TAG_VALID when valid here (state not I), else
-                                DC_NO_TAG; a set's tags share a host cache line (fast lookup) */
+    DcFrame *frames;         /* frame set x assoc + way holds the line of that way */
+    TagStore ts;             /* the sets' tags (valid while the frame's state is not I) */
+    uint64_t *wb_tag;        /* write-back buffer entry i: its block | DC_TAG_VALID, or DC_NO_TAG */
     uint8_t *data;           /* nframes * line */
-    uint64_t clock;
     Port *cpu, *net;
     Msg *wait_head, *wait_tail;   /* ops that found no frame */
     uint32_t waiting, deferred;
@@ -103,6 +105,9 @@ static const ParamSpec dc_params[] = {
     { .name = "protocol", .type = PARAM_ENUM, .def = "dir-mesi", .choices = proto_choices,
       .doc = "directory protocol table (protocols/dir_*.c); must match the directories'",
       .offset = offsetof(DcParams, protocol) },
+    { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_names,
+      .doc = "replacement policy among the ways that may be replaced (stable, nothing waiting "
+      "or outstanding)", .offset = offsetof(DcParams, repl) },
     { .name = "classify_misses", .type = PARAM_BOOL, .def = "true",
       .doc = "classify misses as cold/capacity/conflict/true/false sharing (costs speed)",
       .offset = offsetof(DcParams, classify) },
@@ -235,30 +240,34 @@ static inline uint8_t *frame_data(Dc *k, const DcFrame *f)
     return k->data + (size_t)(f - k->frames) * k->p.line;
 }
 
-/* A frame's tag is its block | DC_TAG_VALID (blocks are line aligned, so bit 0 is free), and
- * 0 when it holds none: a zero-filled tag store is empty, so realize need not write it and the
- * host maps its pages only as lines arrive (memory follows what the cache holds). */
+/* A write-back buffer entry's tag is its block | DC_TAG_VALID (blocks are line aligned, so bit 0
+ * is free), and 0 when it holds none. */
 #define DC_NO_TAG 0u
 #define DC_TAG_VALID 1u
 
-static inline size_t set_index(const Dc *k, uint64_t block)
+/* The first frame of block's set. */
+static inline size_t set_base(const Dc *k, uint64_t block)
 {
-    return ((block >> k->line_shift) & (k->sets - 1)) * k->p.assoc;
+    return tag_set_index(&k->ts, block >> k->line_shift) * k->p.assoc;
 }
-
-static inline DcFrame *set_of(Dc *k, uint64_t block) { return &k->frames[set_index(k, block)]; }
 
 static DcFrame *frame_find(Dc *k, uint64_t block)
 {
-    size_t base = set_index(k, block);
-    const uint64_t *t = &k->tag[base], want = block | DC_TAG_VALID;
-    for (uint32_t w = 0; w < k->p.assoc; w++)
-        if (t[w] == want)
-            return &k->frames[base + w];
+    TagSet s;
+    int w = tag_find(&k->ts, block >> k->line_shift, &s);
+    if (w >= 0)
+        return &k->frames[set_base(k, block) + (uint32_t)w];
     for (uint32_t i = k->lines; k->wb_used && i < k->nframes; i++)
-        if (k->tag[i] == want)
+        if (k->wb_tag[i - k->lines] == (block | DC_TAG_VALID))
             return &k->frames[i];
     return NULL;
+}
+
+/* The tag store's set of frame f of the sets (its block set) and f's way in it. */
+static inline uint32_t frame_way(Dc *k, const DcFrame *f, TagSet *s)
+{
+    *s = tag_set_touch(&k->ts, f->block >> k->line_shift);
+    return (uint32_t)((size_t)(f - k->frames) - set_base(k, f->block));
 }
 
 /* A victim whose replacement left it in a transient state (PutS/PutM/PutE sent) moves to a free
@@ -271,8 +280,9 @@ static bool wb_take(Dc *k, DcFrame *v)
             continue;
         *b = *v;
         memcpy(frame_data(k, b), frame_data(k, v), k->p.line);
-        k->tag[i] = v->block | DC_TAG_VALID;
-        k->tag[v - k->frames] = DC_NO_TAG;
+        k->wb_tag[i - k->lines] = v->block | DC_TAG_VALID;
+        TagSet s;
+        tag_drop(&s, frame_way(k, v, &s));
         v->state = (uint8_t)k->inv;
         v->issued = false;
         v->acks = 0;
@@ -416,7 +426,11 @@ static void do_sends(Dc *k, DcFrame *f, uint64_t block, uint32_t a, const Msg *i
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Dc *k, DcFrame *f, Msg *m, uint64_t delay)
 {
-    f->stamp = ++k->clock;
+    if ((uint32_t)(f - k->frames) < k->lines) {     /* not a write-back buffer entry */
+        TagSet s;
+        uint32_t w = frame_way(k, f, &s);
+        tag_touch(&k->ts, &s, w);
+    }
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, (int)k->id,
                 sname(k, f->state), &k->at, k->proto->cstates[f->state].perm != PERM_NONE);
 }
@@ -427,9 +441,19 @@ static void change_state(Dc *k, DcFrame *f, int next, int ev)
 {
     int old = f->state;
     f->state = (uint8_t)next;
-    k->tag[f - k->frames] = next == k->inv ? DC_NO_TAG : f->block | DC_TAG_VALID;
-    if (next == k->inv && old != k->inv && (uint32_t)(f - k->frames) >= k->lines)
-        k->wb_used--;                               /* a write-back buffer entry is free */
+    uint32_t idx = (uint32_t)(f - k->frames);
+    if (idx >= k->lines) {
+        k->wb_tag[idx - k->lines] = next == k->inv ? DC_NO_TAG : f->block | DC_TAG_VALID;
+        if (next == k->inv && old != k->inv)
+            k->wb_used--;                           /* a write-back buffer entry is free */
+    } else if ((old == k->inv) != (next == k->inv)) {
+        TagSet s;
+        uint32_t w = frame_way(k, f, &s);
+        if (next == k->inv)
+            tag_drop(&s, w);
+        else
+            tag_fill(&k->ts, &s, w, f->block >> k->line_shift, 1, 0);
+    }
     if (old != next)
         trace_transition(k, f->block, old, next, ev);
     set_perm(k, f->block, old, next);
@@ -524,20 +548,21 @@ static bool try_access(Dc *k, Msg *m)
     uint64_t block = mem_msg(m)->addr & ~(k->p.line - 1);
     DcFrame *f = frame_find(k, block);
     if (!f) {
-        DcFrame *set = set_of(k, block), *victim = NULL;
+        TagSet ts_set = tag_set_touch(&k->ts, block >> k->line_shift);
+        DcFrame *set = &k->frames[set_base(k, block)];
         for (uint32_t w = 0; w < k->p.assoc && !f; w++)
             if (set[w].state == k->inv && !set[w].head)
                 f = &set[w];
         if (!f) {
+            uint8_t ok[256];                        /* the ways that may be replaced now */
             for (uint32_t w = 0; w < k->p.assoc; w++) {
-                DcFrame *c = &set[w];
-                if (!k->proto->cstates[c->state].stable || c->head || c->dhead || c->issued)
-                    continue;
-                if (!victim || c->stamp < victim->stamp)
-                    victim = c;
+                const DcFrame *c = &set[w];
+                ok[w] = k->proto->cstates[c->state].stable && !c->head && !c->dhead && !c->issued;
             }
-            if (!victim)
+            uint32_t v = tag_victim_among(&k->ts, &ts_set, ok, &k->base.rng);
+            if (v == k->p.assoc)
                 return false;                       /* every way is busy: wait */
+            DcFrame *victim = &set[v];
             const DirRow *r = row_for(k, victim->state, DCE_REPLACEMENT, victim->block, true);
             if (r->actions & CA_STALL)
                 return false;
@@ -877,11 +902,20 @@ static bool dc_realize(Component *c, GError **error)
     }
     k->sets = (uint32_t)(lines / k->p.assoc);
     k->line_shift = (uint32_t)__builtin_ctzll(k->p.line);
+    TagGeom g = { .sets = k->sets, .assoc = (uint32_t)k->p.assoc, .line = (uint32_t)k->p.line,
+                  .sectors = 1, .interleave = 1, .repl = k->p.repl };
+    char *problem = NULL;
+    if (!tag_geom_check(&g, &problem)) {
+        bool r = sim_component_reject(c, "repl", error, "%s", problem);
+        g_free(problem);
+        return r;
+    }
     k->lines = (uint32_t)lines;
     k->nframes = (uint32_t)(lines + k->p.wbuf);
-    /* zero-filled: every tag DC_NO_TAG; the states are written only if I is not state 0 */
+    /* zero-filled: the states are written only if I is not state 0 */
     k->frames = g_new0(DcFrame, k->nframes);
-    k->tag = g_new0(uint64_t, k->nframes);
+    tag_init(&k->ts, &g, c);
+    k->wb_tag = g_new0(uint64_t, k->p.wbuf + 1);
     for (uint32_t i = 0; k->inv != 0 && i < k->nframes; i++)
         k->frames[i].state = (uint8_t)k->inv;
     k->data = g_malloc0((size_t)k->nframes * k->p.line);
@@ -907,7 +941,9 @@ static void dc_finalize(Component *c)
     }
     g_free(k->cell);
     g_free(k->frames);
-    g_free(k->tag);
+    if (k->ts.pages)
+        tag_free(&k->ts);
+    g_free(k->wb_tag);
     g_free(k->data);
     g_free(k->trans);
     coh_class_free(&k->mc);
