@@ -16,23 +16,13 @@
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 #include "../../traces/lackey.h"
+#include "tagstore.h"
 
-/* One cache level. Each set is `assoc` block numbers (address >> line_bits), most recently used
- * first, so LRU is "move to front" and the victim is the last slot:
- *
- *   tags: | set 0: MRU ... LRU | set 1: MRU ... LRU | ... |     (sets * assoc tags)
- *
- * The tag is the whole block number, not just the bits above the index: cachegrind does the same,
- * which keeps the compare simple. Tags start at 0, so block 0 "hits" in a cold cache, exactly
- * like cachegrind. While every block number seen fits in 32 bits (addresses below 2^38 with
- * 64-byte lines: all of a program's under valgrind on x86-64) the tags are 32-bit, half the
- * memory a set's lookup touches (a 16-way LL set is one host cache line); the first larger block
- * widens the whole store to 64 bits, value for value, so the answer is the same either way. */
+/* One cache level: the one tag store's LRU-stack layout (tagstore.h), which keeps each set's
+ * block numbers most recently used first, starts with block 0 in every way of set 0 as
+ * cachegrind does, and compares 32-bit tags while every block number fits. */
 typedef struct {
-    uint32_t *tags32;    /* the tag store while narrow */
-    uint64_t *tags;      /* ... once wide (NULL before) */
-    uint64_t set_mask;   /* sets - 1 (sets is a power of two) */
-    uint32_t assoc;
+    TagStack st;
     uint32_t line_bits;
 } CgCache;
 
@@ -144,27 +134,13 @@ static bool cg_cache_init(CgCache *c, const CgGeom *g, const char *name, GError 
         return false;
     }
     uint64_t sets = g->size / ((uint64_t)g->assoc * g->line);
-    c->tags32 = g_try_new0(uint32_t, sets * g->assoc);
-    if (c->tags32 == NULL) {
+    if (!tag_stack_init(&c->st, sets, g->assoc)) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_SOFTWARE,
                     "%s: out of memory for %" G_GUINT64_FORMAT " tags", name, sets * g->assoc);
         return false;
     }
-    c->set_mask = sets - 1;
-    c->assoc = g->assoc;
     c->line_bits = cg_log2(g->line);
     return true;
-}
-
-/* A block number past 32 bits: the store becomes 64-bit, every tag kept. */
-static G_GNUC_NO_INLINE void cg_cache_widen(CgCache *c)
-{
-    uint64_t n = (c->set_mask + 1) * c->assoc;
-    c->tags = g_new(uint64_t, n);
-    for (uint64_t i = 0; i < n; i++)
-        c->tags[i] = c->tags32[i];
-    g_free(c->tags32);
-    c->tags32 = NULL;
 }
 
 CgSim *cgsim_new(const CgGeom *i1, const CgGeom *d1, const CgGeom *ll, GError **error)
@@ -185,48 +161,15 @@ void cgsim_free(CgSim *s)
 {
     if (s == NULL)
         return;
-    g_free(s->i1.tags);
-    g_free(s->d1.tags);
-    g_free(s->ll.tags);
-    g_free(s->i1.tags32);
-    g_free(s->d1.tags32);
-    g_free(s->ll.tags32);
+    tag_stack_free(&s->i1.st);
+    tag_stack_free(&s->d1.st);
+    tag_stack_free(&s->ll.st);
     g_free(s);
 }
 
-/* Looks block up in its set and makes it the MRU entry; true on a miss (the LRU entry is then
- * dropped). One pass: each slot is shifted down while searching, so a hit at depth i costs i
- * moves and a miss costs assoc - 1, with no second loop. The same for both tag widths. */
-#define CG_SET_IS_MISS(T, set, assoc, block)                                                  \
-    do {                                                                                      \
-        T prev_ = (set)[0];                                                                   \
-        if (prev_ == (block))                                                                 \
-            return false;   /* the common case: same line as the last access to this set */ \
-        for (uint32_t i_ = 1; i_ < (assoc); i_++) {                                           \
-            T cur_ = (set)[i_];                                                               \
-            (set)[i_] = prev_;                                                                \
-            if (cur_ == (block)) {                                                            \
-                (set)[0] = (block);                                                           \
-                return false;                                                                 \
-            }                                                                                 \
-            prev_ = cur_;                                                                     \
-        }                                                                                     \
-        (set)[0] = (block);                                                                   \
-        return true;                                                                          \
-    } while (0)
-
 static inline __attribute__((always_inline)) bool cg_set_is_miss(CgCache *c, uint64_t block)
 {
-    if (G_LIKELY(c->tags32 != NULL)) {
-        if (G_LIKELY(block <= UINT32_MAX)) {
-            uint32_t b32 = (uint32_t)block;
-            uint32_t *set = c->tags32 + (block & c->set_mask) * c->assoc;
-            CG_SET_IS_MISS(uint32_t, set, c->assoc, b32);
-        }
-        cg_cache_widen(c);
-    }
-    uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
-    CG_SET_IS_MISS(uint64_t, set, c->assoc, block);
+    return tag_stack_miss(&c->st, block);
 }
 
 /* One access of size bytes (1 <= size <= the smallest line size). A reference that straddles two

@@ -192,3 +192,34 @@ void mshr_release(MshrTable *t, MshrEntry *e)
     e->head = e->tail = NULL;
     t->used--;
 }
+
+bool tag_stack_init(TagStack *t, uint64_t sets, uint32_t assoc)
+{
+    g_assert(sets > 0 && !(sets & (sets - 1)) && assoc > 0);
+    memset(t, 0, sizeof *t);
+    t->tags32 = g_try_new0(uint32_t, sets * assoc);
+    if (t->tags32 == NULL)
+        return false;
+    t->set_mask = sets - 1;
+    t->assoc = assoc;
+    return true;
+}
+
+void tag_stack_free(TagStack *t)
+{
+    g_free(t->tags32);
+    g_free(t->tags);
+    t->tags32 = NULL;
+    t->tags = NULL;
+}
+
+/* A block number past 32 bits: the store becomes 64-bit, every tag kept. */
+G_GNUC_NO_INLINE void tag_stack_widen(TagStack *t)
+{
+    uint64_t n = (t->set_mask + 1) * t->assoc;
+    t->tags = g_new(uint64_t, n);
+    for (uint64_t i = 0; i < n; i++)
+        t->tags[i] = t->tags32[i];
+    g_free(t->tags32);
+    t->tags32 = NULL;
+}

@@ -14,6 +14,11 @@
  * A tag word holds block + 1, so that a zeroed page is all invalid ways and a lookup is one
  * compare per way. valid[w] and dirty[w] are sector masks (bit s: sector s; an unsectored line
  * is sector 0 alone). A store of at most TAG_FLAT_BYTES is one page, allocated at init.
+ *
+ * A functional cache that needs only hit or miss under exact LRU (cachegrind mode, cgsim.c) uses
+ * the store's second layout, the LRU stack (TagStack below): a set is its block numbers most
+ * recently used first, which is LRU itself (a hit moves to the front, a miss drops the last),
+ * with no per-way state to keep; one pass finds and reorders.
  */
 #ifndef ARCHSIM_TAGSTORE_H
 #define ARCHSIM_TAGSTORE_H
@@ -171,5 +176,61 @@ static inline uint32_t mshr_index(const MshrTable *t, const MshrEntry *e)
     return (uint32_t)(e - t->e);
 }
 void mshr_release(MshrTable *t, MshrEntry *e);
+
+/* ---- the LRU-stack layout ----
+ *
+ *   tags: | set 0: MRU ... LRU | set 1: MRU ... LRU | ... |     (sets * assoc block numbers)
+ *
+ * A tag is the whole block number (not just the bits above the index), and the store starts
+ * zeroed: block 0 is then in every way of set 0, as in valgrind's cachegrind (cg_sim.c), whose
+ * counts this layout reproduces. While every block number seen fits in 32 bits the tags are
+ * 32-bit (a 16-way set is one host cache line); the first larger block widens the whole store to
+ * 64 bits, value for value, so the answer is the same either way. */
+typedef struct {
+    uint32_t *tags32;       /* while narrow */
+    uint64_t *tags;         /* once wide (NULL before) */
+    uint64_t set_mask;      /* sets - 1 */
+    uint32_t assoc;
+} TagStack;
+
+/* false when the memory cannot be had (sets a power of two, assoc >= 1) */
+bool tag_stack_init(TagStack *t, uint64_t sets, uint32_t assoc);
+void tag_stack_free(TagStack *t);
+void tag_stack_widen(TagStack *t);
+
+/* Looks block up in its set and makes it the most recent; true on a miss (the least recent is
+ * dropped). One pass: each slot is shifted down while searching, so a hit at depth i costs i
+ * moves and a miss assoc - 1, with no second loop. */
+#define TAG_STACK_IS_MISS(T, set, assoc, block)                                               \
+    do {                                                                                      \
+        T prev_ = (set)[0];                                                                   \
+        if (prev_ == (block))                                                                 \
+            return false;   /* the common case: same line as the last access to this set */ \
+        for (uint32_t i_ = 1; i_ < (assoc); i_++) {                                           \
+            T cur_ = (set)[i_];                                                               \
+            (set)[i_] = prev_;                                                                \
+            if (cur_ == (block)) {                                                            \
+                (set)[0] = (block);                                                           \
+                return false;                                                                 \
+            }                                                                                 \
+            prev_ = cur_;                                                                     \
+        }                                                                                     \
+        (set)[0] = (block);                                                                   \
+        return true;                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) bool tag_stack_miss(TagStack *t, uint64_t block)
+{
+    if (G_LIKELY(t->tags32 != NULL)) {
+        if (G_LIKELY(block <= UINT32_MAX)) {
+            uint32_t b32 = (uint32_t)block;
+            uint32_t *set = t->tags32 + (block & t->set_mask) * t->assoc;
+            TAG_STACK_IS_MISS(uint32_t, set, t->assoc, b32);
+        }
+        tag_stack_widen(t);
+    }
+    uint64_t *set = t->tags + (block & t->set_mask) * t->assoc;
+    TAG_STACK_IS_MISS(uint64_t, set, t->assoc, block);
+}
 
 #endif
