@@ -230,17 +230,17 @@ static inline uint8_t *frame_data(Coh *k, const Frame *f)
 static inline Frame *frame_find(Coh *k, uint64_t block)
 {
     TagSet s;
-    uint64_t b = block >> k->line_shift;
-    int w = tag_find(&k->ts, b, &s);
-    return w < 0 ? NULL : &k->frames[tag_set_index(&k->ts, b) * k->p.assoc + (uint32_t)w];
+    uint64_t set;
+    int w = tag_find_in(&k->ts, block >> k->line_shift, &s, &set);
+    return w < 0 ? NULL : &k->frames[set * k->p.assoc + (uint32_t)w];
 }
 
 /* The tag store's set of frame f (whose block is set) and f's way in it. */
 static inline uint32_t frame_way(Coh *k, const Frame *f, TagSet *s)
 {
-    uint64_t b = f->block >> k->line_shift;
-    *s = tag_set_touch(&k->ts, b);
-    return (uint32_t)((size_t)(f - k->frames) - tag_set_index(&k->ts, b) * k->p.assoc);
+    uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
+    *s = tag_set_touch(&k->ts, f->block >> k->line_shift);
+    return (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc);
 }
 
 static int coh_id(const Coh *k) { return k->oid; }
@@ -555,9 +555,10 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
-    TagSet s;
-    uint32_t w = frame_way(k, f, &s);
-    tag_touch(&k->ts, &s, w);
+    uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
+    TagSet s = k->ts.npages == 1 ? tag_set_at(&k->ts, set)
+                                 : tag_set_touch(&k->ts, f->block >> k->line_shift);
+    tag_touch(&k->ts, &s, (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc));
     if (G_UNLIKELY(m->flags & MSG_F_TX)) {
         htm_perform(k, f, m, delay);
         return;

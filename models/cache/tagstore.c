@@ -149,16 +149,6 @@ uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rn
     return ts->policy->victim(s->repl, ts->ways, ok, rng);
 }
 
-void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid, uint8_t dirty)
-{
-    s->tags[w] = block + 1;
-    s->valid[w] = valid;
-    s->dirty[w] = dirty;
-    if (s->state)
-        s->state[w] = 0;
-    ts->policy->insert(s->repl, w, ts->ways, ++ts->clock);
-}
-
 void mshr_init(MshrTable *t, uint32_t entries)
 {
     t->e = g_new0(MshrEntry, entries);

@@ -89,19 +89,34 @@ static inline TagSet tag_set_in_page(const TagStore *ts, uint64_t *pg, uint64_t 
     return (TagSet){ t, t + a, v, v + a, ts->g.state ? v + 2 * a : NULL };
 }
 
-/* The way of *s holding block, or -1 (s is left unset when the set's page was never touched). */
-static inline int tag_find(const TagStore *ts, uint64_t block, TagSet *s)
+/* The way of *s holding block, or -1 (s is left unset when the set's page was never touched);
+ * *set_out (may be NULL) gets the set's index. */
+static inline int tag_find_in(const TagStore *ts, uint64_t block, TagSet *s, uint64_t *set_out)
 {
     uint64_t set = tag_set_index(ts, block);
+    if (set_out)
+        *set_out = set;
     uint64_t *pg = ts->pages[set >> ts->page_shift];
     if (G_UNLIKELY(!pg))
         return -1;
+    uint64_t *t = pg + (set & ts->page_mask) * ts->set_words, want = block + 1;
+    uint32_t w = 0;
+    while (w < ts->ways && t[w] != want)
+        w++;
+    if (w == ts->ways)
+        return -1;
     *s = tag_set_in_page(ts, pg, set);
-    uint64_t t = block + 1;
-    for (uint32_t w = 0; w < ts->ways; w++)
-        if (s->tags[w] == t)
-            return (int)w;
-    return -1;
+    return (int)w;
+}
+static inline int tag_find(const TagStore *ts, uint64_t block, TagSet *s)
+{
+    return tag_find_in(ts, block, s, NULL);
+}
+
+/* Set number set of a store whose page of it is allocated (a set found or touched before). */
+static inline TagSet tag_set_at(const TagStore *ts, uint64_t set)
+{
+    return tag_set_in_page(ts, ts->pages[set >> ts->page_shift], set);
 }
 
 /* The set of block, allocating its page on first touch. */
@@ -123,7 +138,19 @@ uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict);
  * now), or ways when there is none. */
 uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rng);
 /* Puts block into way w of *s with these sector masks (state byte 0) and tells the policy. */
-void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid, uint8_t dirty);
+static inline void tag_fill(TagStore *ts, TagSet *s, uint32_t w, uint64_t block, uint8_t valid,
+                            uint8_t dirty)
+{
+    s->tags[w] = block + 1;
+    s->valid[w] = valid;
+    s->dirty[w] = dirty;
+    if (s->state)
+        s->state[w] = 0;
+    if (G_LIKELY(ts->policy == &repl_lru))
+        s->repl[w] = ++ts->clock;
+    else
+        ts->policy->insert(s->repl, w, ts->ways, ++ts->clock);
+}
 static inline uint64_t tag_block(const TagSet *s, uint32_t w) { return s->tags[w] - 1; }
 static inline void tag_drop(TagSet *s, uint32_t w)
 {

@@ -427,9 +427,10 @@ static void do_sends(Dc *k, DcFrame *f, uint64_t block, uint32_t a, const Msg *i
 static void perform(Dc *k, DcFrame *f, Msg *m, uint64_t delay)
 {
     if ((uint32_t)(f - k->frames) < k->lines) {     /* not a write-back buffer entry */
-        TagSet s;
-        uint32_t w = frame_way(k, f, &s);
-        tag_touch(&k->ts, &s, w);
+        uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
+        TagSet s = k->ts.npages == 1 ? tag_set_at(&k->ts, set)
+                                     : tag_set_touch(&k->ts, f->block >> k->line_shift);
+        tag_touch(&k->ts, &s, (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc));
     }
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, (int)k->id,
                 sname(k, f->state), &k->at, k->proto->cstates[f->state].perm != PERM_NONE);
