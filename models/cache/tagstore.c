@@ -19,6 +19,11 @@ static uint32_t page_shift(const TagGeom *g)
 {
     uint64_t set_bytes = set_words(g) * sizeof(uint64_t);
     uint32_t shift = (uint32_t)__builtin_ctzll(g->sets);
+    if (g->lazy) {                          /* pages of about 4 KiB */
+        while (shift > 0 && (set_bytes << shift) > 4096)
+            shift--;
+        return shift;
+    }
     if (g->sets * set_bytes > TAG_FLAT_BYTES)
         while (shift > 0 && (set_bytes << shift) > (g->sets >> shift) * sizeof(uint64_t) &&
                (set_bytes << (shift - 1)) >= TAG_MIN_PAGE)
@@ -59,7 +64,7 @@ uint64_t tag_footprint(const TagGeom *g)
     uint32_t shift = page_shift(g);
     uint64_t npages = g->sets >> shift;
     uint64_t page = (set_words(g) * sizeof(uint64_t)) << shift;
-    return npages * sizeof(uint64_t *) + (npages == 1 ? page : 0);
+    return npages * sizeof(uint64_t *) + (npages == 1 && !g->lazy ? page : 0);
 }
 
 void tag_init(TagStore *ts, const TagGeom *g, Component *owner)
@@ -78,7 +83,7 @@ void tag_init(TagStore *ts, const TagGeom *g, Component *owner)
     ts->page_bytes = (size_t)((ts->set_words * sizeof(uint64_t)) << ts->page_shift);
     ts->npages = g->sets >> ts->page_shift;
     ts->pages = g_new0(uint64_t *, ts->npages);
-    if (ts->npages == 1)
+    if (ts->npages == 1 && !g->lazy)
         ts->pages[0] = g_malloc0(ts->page_bytes);
     ts->policy = repl_policies[g->repl];
 }
@@ -152,6 +157,8 @@ uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rn
 void mshr_init(MshrTable *t, uint32_t entries)
 {
     t->e = g_new0(MshrEntry, entries);
+    t->live = g_new(uint32_t, entries);
+    t->pos = g_new(uint32_t, entries);
     t->n = entries;
     t->used = 0;
 }
@@ -159,7 +166,10 @@ void mshr_init(MshrTable *t, uint32_t entries)
 void mshr_free(MshrTable *t)
 {
     g_free(t->e);
+    g_free(t->live);
+    g_free(t->pos);
     t->e = NULL;
+    t->live = t->pos = NULL;
     t->n = t->used = 0;
 }
 
@@ -171,16 +181,19 @@ MshrEntry *mshr_alloc(MshrTable *t, uint64_t block, uint64_t now)
     while (t->e[i].valid)
         i++;
     t->e[i] = (MshrEntry){ .valid = true, .block = block, .alloc = now };
-    t->used++;
+    t->pos[i] = t->used;
+    t->live[t->used++] = i;
     return &t->e[i];
 }
 
 void mshr_release(MshrTable *t, MshrEntry *e)
 {
     g_assert(e->valid && t->used > 0);
+    uint32_t i = (uint32_t)(e - t->e), at = t->pos[i], last = t->live[--t->used];
+    t->live[at] = last;                 /* the last in the list takes its place */
+    t->pos[last] = at;
     e->valid = false;
     e->head = e->tail = NULL;
-    t->used--;
 }
 
 bool tag_stack_init(TagStack *t, uint64_t sets, uint32_t assoc)

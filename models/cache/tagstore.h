@@ -40,6 +40,8 @@ typedef struct {
     uint64_t interleave;    /* one of N banks interleaved by line: sets indexed by block / N */
     int repl;               /* index into repl_policies */
     bool state;             /* keep a state byte per line */
+    bool lazy;              /* allocate even a small store page by page as sets are touched
+                               (many slices or SMs of which a run may use few) */
 } TagGeom;
 
 typedef struct {
@@ -184,16 +186,21 @@ typedef struct {
 
 typedef struct {
     MshrEntry *e;
+    uint32_t *live;         /* the indices of the valid entries, in no order (the search list) */
+    uint32_t *pos;          /* entry i's place in live */
     uint32_t n, used;
 } MshrTable;
 
 void mshr_init(MshrTable *t, uint32_t entries);
 void mshr_free(MshrTable *t);
+/* The entry of block, or NULL: a search of the entries in use only. */
 static inline MshrEntry *mshr_find(MshrTable *t, uint64_t block)
 {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->e[i].valid && t->e[i].block == block)
-            return &t->e[i];
+    for (uint32_t i = 0; i < t->used; i++) {
+        MshrEntry *e = &t->e[t->live[i]];
+        if (e->block == block)
+            return e;
+    }
     return NULL;
 }
 /* The lowest free entry, zeroed and marked valid for block; NULL when all are taken. */

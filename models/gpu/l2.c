@@ -148,7 +148,7 @@ static TagGeom l2_geom(const L2Params *p)
     uint64_t lines = p->size / GPU_LINE;
     return (TagGeom){ .sets = lines / (p->assoc ? p->assoc : 1), .assoc = (uint32_t)p->assoc,
                       .line = GPU_LINE, .sectors = GPU_LINE / GPU_SECTOR, .interleave = 1,
-                      .repl = p->repl };
+                      .repl = p->repl, .lazy = true };
 }
 
 static uint64_t l2_footprint(const Component *c, const char **key)
@@ -182,8 +182,7 @@ static bool l2_realize(Component *c, GError **error)
     /* the sets index the slice-local line number (block / slices), which every slice uses
      * densely whatever the hash (coalesce.h) */
     g.interleave = p->slices;
-    tag_init(&k->ts, &g, c);
-    mshr_init(&k->mshr, (uint32_t)p->mshrs);
+    tag_init(&k->ts, &g, c);        /* pages come as sets are touched; MSHRs at the first miss */
     k->net = sim_port(c, "net", 0);
     k->mem = sim_port(c, "mem_side", 0);
     return true;
@@ -303,6 +302,8 @@ static bool l2_access(L2 *k, Msg *m, uint64_t delay)
         return true;
     }
     uint8_t missing = want & ~have;
+    if (G_UNLIKELY(missing && !k->mshr.e))
+        mshr_init(&k->mshr, (uint32_t)k->p.mshrs);
     MshrEntry *ms = missing ? mshr_find(&k->mshr, block) : NULL;
     if (missing && (ms ? ms->ntargets >= k->p.targets : k->mshr.used >= k->mshr.n))
         return false;

@@ -28,6 +28,8 @@ struct SassReader {
     char *cur;                  /* the current line (NUL-terminated in buf) */
     bool pushed;                /* the current line is to be read again */
     GHashTable *op_index;       /* opcode text -> index + 1 */
+#define SASS_OP_CACHE 61
+    uint16_t op_cache[SASS_OP_CACHE];   /* by a hash of the text: index + 1 of an opcode, or 0 */
     GPtrArray *ops;             /* index -> text */
     GArray *op_unit;            /* index -> GpuUnitClass */
     GArray *op_width;           /* index -> bytes per thread */
@@ -168,12 +170,13 @@ static bool parse_udec(const char *s, uint64_t max, uint64_t *v)
 {
     if (!*s)
         return false;
-    uint64_t x = 0;
+    uint64_t x = 0, lim = max / 10;
     for (; *s; s++) {
         if (*s < '0' || *s > '9')
             return false;
         unsigned d = (unsigned)(*s - '0');
-        if (d > max || x > (max - d) / 10)
+        /* x * 10 + d <= max, one division per number: x <= max / 10 first (no overflow) */
+        if (x > lim || d > max || x * 10 > max - d)
             return false;
         x = x * 10 + d;
     }
@@ -194,19 +197,27 @@ static bool parse_sdec(const char *s, int64_t *v)
 }
 
 /* Hex with an optional 0x, at most 16 digits. */
+/* hex digit values + 1 (0: not a hex digit) */
+static const uint8_t hex_value1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static bool parse_hex(const char *s, uint64_t *v)
 {
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         s += 2;
-    if (!*s || strlen(s) > 16)
-        return false;
     uint64_t x = 0;
-    for (; *s; s++) {
-        int d = g_ascii_xdigit_value(*s);
-        if (d < 0)
+    int n = 0;
+    for (; *s; s++, n++) {
+        unsigned d = hex_value1[(unsigned char)*s];
+        if (d == 0 || n == 16)
             return false;
-        x = x << 4 | (uint64_t)d;
+        x = x << 4 | (d - 1);
     }
+    if (n == 0)
+        return false;
     *v = x;
     return true;
 }
@@ -467,9 +478,19 @@ static SassSpace space_of(const char *op)
 
 static bool intern_op(SassReader *r, const char *text, uint16_t *out, GError **error)
 {
+    /* a small direct-mapped cache in front of the table: a kernel has few distinct opcodes */
+    uint32_t h = 2166136261u;
+    for (const char *t = text; *t; t++)
+        h = (h ^ (uint8_t)*t) * 16777619u;
+    h = (h ^ (h >> 15)) % SASS_OP_CACHE;
+    if (r->op_cache[h] && strcmp(g_ptr_array_index(r->ops, r->op_cache[h] - 1), text) == 0) {
+        *out = (uint16_t)(r->op_cache[h] - 1);
+        return true;
+    }
     gpointer v = g_hash_table_lookup(r->op_index, text);
     if (v) {
         *out = (uint16_t)(GPOINTER_TO_UINT(v) - 1);
+        r->op_cache[h] = (uint16_t)GPOINTER_TO_UINT(v);
         return true;
     }
     if (r->ops->len >= SASS_MAX_OPCODES) {
@@ -874,7 +895,8 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                 if (!sass_getline(r, &s, error))
                     return -1;
             } while (s && blank(s));
-            if (!s || s[0] == '#' || g_str_has_prefix(s, "warp") || g_str_has_prefix(s, "insts")) {
+            if (!s || s[0] == '#' || (s[0] == 'w' && g_str_has_prefix(s, "warp")) ||
+                (s[0] == 'i' && g_str_has_prefix(s, "insts"))) {
                 sass_err(r, error, s, "'insts = %" G_GUINT64_FORMAT "' at line %" G_GUINT64_FORMAT
                          " but only %" G_GUINT64_FORMAT " instruction lines follow", ninsts,
                          insts_line, j);

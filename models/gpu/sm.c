@@ -160,6 +160,7 @@ typedef struct {
     uint64_t gld_req, gld_sect, gst_req, gst_sect, smem_wave, smem_conflicts;
     /* the memory side (mem linked) */
     Port *mem;
+    TagGeom l1g;
     TagStore l1;
     MshrTable l1m;                /* sectors: asked of the L2; aux: requests out; first: targets */
     uint32_t l1_assoc;            /* ways allocated (the largest L1 the carve-out leaves) */
@@ -386,8 +387,8 @@ static bool sm_realize(Component *c, GError **error)
             g_free(problem);
             return r;
         }
-        tag_init(&k->l1, &g, c);
-        mshr_init(&k->l1m, (uint32_t)k->p.l1_mshrs);
+        k->l1g = g;               /* allocated with the first block (most SMs of a small
+                                     kernel never get one) */
     }
     return true;
 }
@@ -424,7 +425,7 @@ static void sm_finalize(Component *c)
     g_free(k->rel);
     g_free(k->rec);
     g_free(k->tgt);
-    if (k->mem) {
+    if (k->l1.pages) {
         tag_free(&k->l1);
         mshr_free(&k->l1m);
     }
@@ -785,6 +786,10 @@ static void l1_kernel_setup(Sm *k, const GpuCta *g)
     uint64_t set_bytes = k->p.l1_sets * GPU_LINE;
     uint64_t l1 = k->p.l1_unified > carve ? k->p.l1_unified - carve : 0;
     uint32_t ways = (uint32_t)CLAMP(l1 / set_bytes, 1u, (uint64_t)k->l1_assoc);
+    if (!k->l1.pages) {
+        tag_init(&k->l1, &k->l1g, &k->base);
+        mshr_init(&k->l1m, (uint32_t)k->p.l1_mshrs);
+    }
     tag_clear(&k->l1);
     tag_set_ways(&k->l1, ways);
     k->l1_carveout = carve;
@@ -961,8 +966,8 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
     }
     case SCHED_LRR:
     default:
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t i = (k->sc_last[sc] + 1 + j) % n;
+        for (uint32_t j = 0, i = n ? (k->sc_last[sc] + 1) % n : 0; j < n;
+             j++, i = i + 1 == n ? 0 : i + 1) {
             if (status[ws[i]] == ST_SELECTED) {
                 k->sc_last[sc] = i;
                 return ws[i];
@@ -987,8 +992,7 @@ static void two_level_update(Sm *k, uint32_t sc, const StallReason *status)
 static bool fetch(Sm *k, uint32_t sc)
 {
     uint32_t n = k->sc_n[sc];
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t i = (k->sc_fetch[sc] + j) % n;
+    for (uint32_t j = 0, i = n ? k->sc_fetch[sc] % n : 0; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
         Warp *w = &k->warp[k->sc_warps[sc][i]];
         if (w->fetched < w->n && w->fetched - w->issued < k->p.ibuffer) {
             w->fetched = (uint32_t)MIN((uint64_t)w->n, (uint64_t)w->issued + k->p.ibuffer);
@@ -1223,12 +1227,23 @@ static uint64_t sm_tick(Component *c)
         uint64_t next = next_release(k, now);
         return next ? next - now : 0;
     }
-    /* nothing moved: if every warp waits on a write, a barrier or its drain, nothing changes
-     * before the next writeback */
-    if (counts[ST_MATH_THROTTLE] || counts[ST_LG_THROTTLE] || counts[ST_MIO_THROTTLE] ||
-        counts[ST_NOT_SELECTED] || counts[ST_SELECTED] || counts[ST_NO_INSTRUCTION])
+    /* nothing moved: if every warp waits on a write, a barrier, its drain or a busy pipeline,
+     * nothing changes before the next writeback, the first pipeline (or the L1) that frees, or
+     * an answer from the memory side (which wakes the SM) */
+    if (counts[ST_NOT_SELECTED] || counts[ST_SELECTED] || counts[ST_NO_INSTRUCTION])
         return 1;
     uint64_t next = next_release(k, now);
+    if (counts[ST_MATH_THROTTLE] || counts[ST_LG_THROTTLE] || counts[ST_MIO_THROTTLE]) {
+        uint64_t free_at = k->l1_free > now ? k->l1_free : UINT64_MAX;
+        for (uint32_t sc = 0; sc < k->p.subcores; sc++)
+            for (unsigned u = 0; u < GPU_UNIT_COUNT; u++)
+                if (k->unit_free[sc][u] > now && k->unit_free[sc][u] < free_at)
+                    free_at = k->unit_free[sc][u];
+        if (free_at != UINT64_MAX && (next == 0 || free_at < next))
+            next = free_at;
+        if (next == 0 && k->mem_pending == 0)
+            return 1;
+    }
     if (next == 0 && k->mem_pending == 0)
         return 1;                       /* a barrier no write will release: the watchdog's */
     k->frozen = true;
