@@ -931,7 +931,8 @@ static uint64_t coh_footprint(const Component *c, const char **key)
 {
     const Coh *k = (const Coh *)c;
     *key = "size";
-    return k->p.size / k->p.line * (sizeof(Frame) + sizeof(uint64_t) + k->p.line);
+    TagGeom g = { .sets = 1 };
+    return k->p.size / k->p.line * (sizeof(Frame) + tag_way_bytes(&g) + k->p.line);
 }
 
 static bool coh_realize(Component *c, GError **error)

@@ -68,6 +68,12 @@ typedef struct {
 /* Checks g (sets a power of two, sectors divide the line, the policy's way rule); on failure
  * sets *problem (g_free it) and returns false. */
 bool tag_geom_check(const TagGeom *g, char **problem);
+/* Bytes a way takes in a store of g (tag, replacement word, valid and dirty masks, state),
+ * padding aside: what a cache's memory estimate counts per line. */
+static inline uint64_t tag_way_bytes(const TagGeom *g)
+{
+    return 2 * sizeof(uint64_t) + (g->state ? 3 : 2);
+}
 /* The bytes tag_init allocates at once (the page table and a one-page store's page). */
 uint64_t tag_footprint(const TagGeom *g);
 /* g must pass tag_geom_check. owner may be NULL (no memory charge). */

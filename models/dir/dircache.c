@@ -855,7 +855,8 @@ static uint64_t dc_footprint(const Component *c, const char **key)
 {
     const Dc *k = (const Dc *)c;
     *key = "size";
-    return (k->p.size / k->p.line + k->p.wbuf) * (sizeof(DcFrame) + sizeof(uint64_t) + k->p.line);
+    TagGeom g = { .sets = 1 };
+    return (k->p.size / k->p.line + k->p.wbuf) * (sizeof(DcFrame) + tag_way_bytes(&g) + k->p.line);
 }
 
 static bool dc_realize(Component *c, GError **error)

@@ -166,13 +166,14 @@ static bool l2_realize(Component *c, GError **error)
     L2 *k = (L2 *)c;
     L2Params *p = &k->p;
     TagGeom g = l2_geom(p);
+    if (p->size % (GPU_LINE * p->assoc) || (g.sets & (g.sets - 1)) || g.sets == 0)
+        return sim_component_reject(c, sim_component_first_set(c, "size", "assoc", NULL), error,
+                                    "size %" G_GUINT64_FORMAT " B / (assoc %" G_GUINT64_FORMAT
+                                    " x 128 B lines) must be a whole power-of-two number of sets",
+                                    p->size, p->assoc);
     char *problem = NULL;
-    if (p->size % (GPU_LINE * p->assoc) || !tag_geom_check(&g, &problem)) {
-        bool r = sim_component_reject(c, sim_component_first_set(c, "size", "assoc", "repl", NULL),
-                                      error, "size %" G_GUINT64_FORMAT " B / (assoc %"
-                                      G_GUINT64_FORMAT " x 128 B lines)%s%s", p->size, p->assoc,
-                                      problem ? ": " : " must be a whole power-of-two number of "
-                                      "sets", problem ? problem : "");
+    if (!tag_geom_check(&g, &problem)) {
+        bool r = sim_component_reject(c, "repl", error, "%s", problem);
         g_free(problem);
         return r;
     }
