@@ -14,6 +14,7 @@ void stats_init(StatSet *s)
 {
     s->entries = g_array_new(FALSE, TRUE, sizeof(StatEntry));
     s->strings = g_string_chunk_new(64 << 10);
+    s->index = NULL;
 }
 
 void stats_clear(StatSet *s)
@@ -22,8 +23,11 @@ void stats_clear(StatSet *s)
         g_array_free(s->entries, TRUE);
     if (s->strings)
         g_string_chunk_free(s->strings);
+    if (s->index)
+        g_hash_table_destroy(s->index);
     s->entries = NULL;
     s->strings = NULL;
+    s->index = NULL;
 }
 
 /* Appends an entry; its name and description are copied into the set's chunk (a description
@@ -34,6 +38,8 @@ static void stats_push(StatSet *s, const char *name, bool is_int, uint64_t u, do
     StatEntry e = { g_string_chunk_insert(s->strings, name), is_int, u, d, unit,
                     desc ? g_string_chunk_insert_const(s->strings, desc) : NULL, level };
     g_array_append_val(s->entries, e);
+    if (s->index && !g_hash_table_contains(s->index, e.name))
+        g_hash_table_insert(s->index, (gpointer)e.name, GUINT_TO_POINTER(s->entries->len));
 }
 
 void stats_add_u64(StatSet *s, const char *name, uint64_t v, const char *unit, const char *desc)
@@ -99,12 +105,17 @@ void stats_add_hist(StatSet *s, const char *name, const SimHist *h, const char *
 
 const StatEntry *stats_find(const StatSet *s, const char *name)
 {
-    for (guint i = 0; i < s->entries->len; i++) {
-        const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
-        if (strcmp(e->name, name) == 0)
-            return e;
+    if (!s->index) {        /* the first search indexes the set (the first entry of a name) */
+        StatSet *w = (StatSet *)s;
+        w->index = g_hash_table_new(g_str_hash, g_str_equal);
+        for (guint i = 0; i < s->entries->len; i++) {
+            const char *n = g_array_index(s->entries, StatEntry, i).name;
+            if (!g_hash_table_contains(w->index, n))
+                g_hash_table_insert(w->index, (gpointer)n, GUINT_TO_POINTER(i + 1));
+        }
     }
-    return NULL;
+    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(s->index, name));
+    return at ? &g_array_index(s->entries, StatEntry, at - 1) : NULL;
 }
 
 static void format_value(const StatEntry *e, char *buf, size_t n, bool json)
@@ -253,7 +264,7 @@ static guint stats_sum(StatSet *s, const char *stem, const char *const *top_pref
         bool top = false;
         for (int t = 0; top_prefixes && top_prefixes[t] && !top; t++)
             top = g_str_has_prefix(rest, top_prefixes[t]);
-        char *key = top ? g_strdup(rest) : g_strdup_printf("%s.%s", stem, rest);
+        char *key = top ? g_strdup(rest) : g_strconcat(stem, ".", rest, NULL);
         gpointer idx;
         if (g_hash_table_lookup_extended(sum, key, NULL, &idx)) {
             g_array_index(vals, uint64_t, GPOINTER_TO_UINT(idx)) += e->u;

@@ -71,6 +71,8 @@ typedef struct {
 typedef struct {
     GArray *entries;     /* StatEntry */
     GStringChunk *strings;   /* their names and descriptions */
+    GHashTable *index;   /* name -> position + 1 of its first entry; made by the first
+                            stats_find, kept by every append after it */
 } StatSet;
 
 void stats_init(StatSet *s);

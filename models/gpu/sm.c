@@ -1097,8 +1097,9 @@ static void sm_recv(Component *c, Port *port, Msg *m)
         uint64_t now = sim_component_cycle(c);
         l1_answer(k, m, now);
         sim_msg_free(c->sim, m);
-        /* the writebacks it released are due from the next cycle on */
-        if (k->last_cycle == now && !k->frozen)
+        /* the writebacks it released are due from the next cycle on; an SM that has ticked
+         * this cycle already (asleep since or not) ticks next at the next one */
+        if (k->last_cycle == now)
             sim_component_wake_in(c, 1);
         else
             sim_component_wake(c);
