@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../../sim/error.h"
+#include "../cache/cohshared.h"
 #include "../cache/tagstore.h"
 #include "../mem/memmsg.h"
 #include "coalesce.h"
@@ -363,7 +364,7 @@ static void drain_waiting(L2 *k)
 {
     while (k->wait_head) {
         Msg *m = k->wait_head;
-        Msg *next = m->next_free;
+        Msg *next = m->next_free;     /* read first: an MSHR target is relinked */
         if (!l2_access(k, m, pipe_slot(k)))
             return;
         k->wait_head = next;
@@ -408,12 +409,7 @@ static void l2_recv(Component *c, Port *port, Msg *m)
     g_assert(m->cmd == MSG_GPU_MEM_REQ);
     if (k->wait_head || !l2_access(k, m, pipe_slot(k))) {
         k->blocked++;
-        m->next_free = NULL;
-        if (k->wait_tail)
-            k->wait_tail->next_free = m;
-        else
-            k->wait_head = m;
-        k->wait_tail = m;
+        coh_op_push(&k->wait_head, &k->wait_tail, m);
         k->waiting++;
     }
 }

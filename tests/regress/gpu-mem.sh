@@ -9,7 +9,7 @@
 #  - atomics: the ROP takes one cycle per lane, in arrival order: the second of two 32-lane
 #    atomics to one line is answered 32 cycles after the first; a reduction is not answered
 #  - 32 lanes 128 bytes apart are 32 lines, one per L1 cycle: the next warp's load waits
-#    (lg_throttle)
+#    (lg_throttle); with one L2 MSHR the slice's requests wait in order and all are served
 #  - a streaming read kernel (tools/gpu-stream-trace.py) reaches the configured DRAM bandwidth
 #    within the efficiency docs/gpu.md states (80 to 100 %)
 #  - the public traces on every config of their generation land within the roofline: DRAM
@@ -104,6 +104,12 @@ f=$(mk scatter)
 run scatter scatter
 ll=$(stat sm0.l1_lines "$T/r-scatter/stats.txt"); lg=$(stat sm0.stall_lg_throttle "$T/r-scatter/stats.txt")
 check "uncoalesced: 2 x 32 lines through the L1 ($ll), the second warp waits (lg_throttle $lg)" "[ '$ll' = 64 ] && [ '${lg:-0}' -ge 31 ]"
+
+# one L2 MSHR with one target: requests wait in order and every one is served
+run scat1 scatter --set l2.mshrs=1 --set l2.targets=1
+bl=$(stat l2.blocked "$T/r-scat1/stats.txt"); rb=$(stat gpu.dram_read_bytes "$T/r-scat1/stats.txt")
+wi=$(stat gpu.warp_insts "$T/r-scat1/stats.txt")
+check "one L2 MSHR: requests wait ($bl), all 64 lines read once ($rb B), both warps done ($wi)" "[ '${bl:-0}' -gt 0 ] && [ '$rb' = 2048 ] && [ '$wi' = 4 ]"
 
 # streaming: the configured DRAM bandwidth within 80-100 % (A100: 40 channels x 16 B x 2.43 GT/s)
 python3 tools/gpu-stream-trace.py "$T/stream" 432 16
