@@ -139,8 +139,11 @@ typedef struct {
     uint32_t sc_n[SM_MAX_SUBCORES];
     uint32_t sc_last[SM_MAX_SUBCORES];    /* LRR: position last issued; GTO: warp last issued + 1 */
     uint32_t sc_fetch[SM_MAX_SUBCORES];   /* fetch round-robin position */
+    bool sc_fetch_any[SM_MAX_SUBCORES];   /* a warp may have room in its buffer (false after a
+                                             fetch found none, until an issue or a launch) */
     uint64_t unit_free[SM_MAX_SUBCORES][GPU_UNIT_COUNT];  /* cycle the pipeline takes the next */
     uint32_t ring_head[SM_RING], ring_tail[SM_RING];
+    uint64_t ring_busy[SM_RING / 64];     /* bit t: slot t holds writebacks (next_release) */
     RelNode *rel;
     uint32_t rel_n, rel_cap, rel_free;
     uint64_t pending_releases;
@@ -538,6 +541,7 @@ static void ring_push(Sm *k, uint64_t at, const Release *r)
     k->rel[i].r = *r;
     k->rel[i].next = REL_NONE;
     uint32_t b = (uint32_t)(at % SM_RING);
+    k->ring_busy[b / 64] |= 1ull << (b % 64);
     if (k->ring_tail[b] == REL_NONE)
         k->ring_head[b] = i;
     else
@@ -823,6 +827,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
 {
     Warp *w = &k->warp[wi];
     w->st_valid = false;
+    k->sc_fetch_any[w->subcore] = true;
     const SassInst *in = &w->insts[w->issued++];
     unsigned u = in->unit;
     k->unit_insts[u]++;
@@ -991,6 +996,8 @@ static void two_level_update(Sm *k, uint32_t sc, const StallReason *status)
 
 static bool fetch(Sm *k, uint32_t sc)
 {
+    if (!k->sc_fetch_any[sc])
+        return false;
     uint32_t n = k->sc_n[sc];
     for (uint32_t j = 0, i = n ? k->sc_fetch[sc] % n : 0; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
         Warp *w = &k->warp[k->sc_warps[sc][i]];
@@ -1001,6 +1008,7 @@ static bool fetch(Sm *k, uint32_t sc)
             return true;
         }
     }
+    k->sc_fetch_any[sc] = false;
     return false;
 }
 
@@ -1084,6 +1092,7 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
         w->subcore = (uint8_t)(slot % k->p.subcores);
         t->slot[i] = (uint16_t)slot;
         k->sc_warps[w->subcore][k->sc_n[w->subcore]++] = (uint16_t)slot;
+        k->sc_fetch_any[w->subcore] = true;
         k->resident_warps++;
     }
     for (uint32_t i = 0; i < nw; i++)
@@ -1117,9 +1126,19 @@ static uint64_t next_release(const Sm *k, uint64_t now)
 {
     if (k->pending_releases == 0)
         return 0;
-    for (uint64_t t = now + 1; t < now + SM_RING; t++)
-        if (k->ring_head[t % SM_RING] != REL_NONE)
-            return t;
+    /* the first busy slot after now's, going round the ring a word of slots at a time: slots
+     * now + 1 .. now + SM_RING - 1 (now's own was emptied by this tick's writeback) */
+    uint32_t pos = (uint32_t)((now + 1) % SM_RING);
+    for (uint32_t scanned = 0; scanned < SM_RING;) {
+        uint32_t bit = pos % 64;
+        uint64_t w = k->ring_busy[pos / 64] >> bit;
+        if (w) {
+            uint32_t off = scanned + (uint32_t)__builtin_ctzll(w);
+            return off < SM_RING - 1 ? now + 1 + off : 0;
+        }
+        scanned += 64 - bit;
+        pos = (pos + 64 - bit) % SM_RING;
+    }
     return 0;
 }
 
@@ -1158,6 +1177,7 @@ static uint64_t sm_tick(Component *c)
         i = next;
     }
     k->ring_head[b] = k->ring_tail[b] = REL_NONE;
+    k->ring_busy[b / 64] &= ~(1ull << (b % 64));
     if (k->resident_warps == 0) {
         uint64_t next = next_release(k, now);
         return next ? next - now : 0;
