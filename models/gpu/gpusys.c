@@ -88,6 +88,14 @@ static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError 
     if (!smp_sys_set(root, xbar, "gpu", "xbar", "topology", "crossbar", error) ||
         !sys_set_u64(root, xbar, "xbar", "nodes", p->sms + p->l2_slices, error))
         return false;
+    uint64_t vnets = 0;
+    sim_component_param_u64(xbar, "vnets", &vnets);
+    if (vnets < 3)
+        return sim_component_reject(xbar, "vnets", error, "the memory side sends requests on "
+                                    "virtual network 0 and answers on 2, so that an answer never "
+                                    "waits behind a request: it needs 3 or more, this crossbar "
+                                    "has %" G_GUINT64_FORMAT "; hint: remove xbar.vnets (default "
+                                    "3)", vnets);
     const char *hash = "xor";
     for (uint64_t i = 0; i < p->l2_slices; i++) {
         char *n = g_strdup_printf("l2[%" G_GUINT64_FORMAT "]", i);

@@ -78,7 +78,7 @@ static const ParamSpec l2_params[] = {
       .max = 65536, .doc = "slices in the L2 (set by system.type gpu)",
       .offset = offsetof(L2Params, slices) },
     { .name = "subpartitions", .type = PARAM_UINT, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 64, .doc = "slices sharing this slice's DRAM channel (set by system.type gpu)",
+      .max = 1024, .doc = "slices sharing this slice's DRAM channel (set by system.type gpu)",
       .offset = offsetof(L2Params, subpartitions) },
     { .name = "repl", .type = PARAM_ENUM, .def = "lru", .choices = repl_names,
       .doc = "replacement policy", .offset = offsetof(L2Params, repl) },
