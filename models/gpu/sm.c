@@ -73,6 +73,7 @@ typedef struct {
      * change (a scoreboard wait, the barrier, the drain) is kept until one of those happens */
     bool st_valid;
     uint8_t st_cache;
+    bool deps_clear;              /* the next instruction's registers have no write pending */
     RegSet pend, pend_long, pend_mio;   /* pending writes, and which come from memory / MIO */
 } Warp;
 
@@ -485,7 +486,7 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
 static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t now);
 
 /* Why w cannot issue now (or ST_SELECTED if it can). */
-static StallReason warp_status(const Sm *k, const Warp *w, uint64_t now)
+static StallReason warp_status(const Sm *k, Warp *w, uint64_t now)
 {
     if (w->at_bar)
         return ST_BARRIER;
@@ -494,19 +495,23 @@ static StallReason warp_status(const Sm *k, const Warp *w, uint64_t now)
     if (w->fetched == w->issued)
         return ST_NO_INSTRUCTION;
     const SassInst *in = &w->insts[w->issued];
-    /* RAW on sources, WAW on destinations */
-    StallReason dep = ST_SELECTED;
-    for (uint32_t i = 0; i < in->nsrc + in->ndst; i++) {
-        int b = reg_bit(i < in->nsrc ? in->src[i] : in->dst[i - in->nsrc]);
-        if (!rs_has(&w->pend, b))
-            continue;
-        StallReason r = rs_has(&w->pend_long, b) ? ST_LONG_SB
-                      : rs_has(&w->pend_mio, b) ? ST_SHORT_SB : ST_WAIT;
-        if (dep == ST_SELECTED || r == ST_LONG_SB || (r == ST_SHORT_SB && dep == ST_WAIT))
-            dep = r;
+    /* RAW on sources, WAW on destinations; once clear they stay clear until the warp issues
+     * (only its own issue adds pending writes) */
+    if (!w->deps_clear) {
+        StallReason dep = ST_SELECTED;
+        for (uint32_t i = 0; i < in->nsrc + in->ndst; i++) {
+            int b = reg_bit(i < in->nsrc ? in->src[i] : in->dst[i - in->nsrc]);
+            if (!rs_has(&w->pend, b))
+                continue;
+            StallReason r = rs_has(&w->pend_long, b) ? ST_LONG_SB
+                          : rs_has(&w->pend_mio, b) ? ST_SHORT_SB : ST_WAIT;
+            if (dep == ST_SELECTED || r == ST_LONG_SB || (r == ST_SHORT_SB && dep == ST_WAIT))
+                dep = r;
+        }
+        if (dep != ST_SELECTED)
+            return dep;
+        w->deps_clear = true;
     }
-    if (dep != ST_SELECTED)
-        return dep;
     unsigned u = in->unit == GPU_UNIT_UNKNOWN ? GPU_UNIT_INT : in->unit;
     if (u == GPU_UNIT_LDST && k->mem && in->width > 0 && in->mask != 0 &&
         k->unit_free[w->subcore][u] <= now) {
@@ -826,7 +831,7 @@ static uint32_t operand_cycles(Sm *k, uint32_t wi, const SassInst *in)
 static void issue(Sm *k, uint32_t wi, uint64_t now)
 {
     Warp *w = &k->warp[wi];
-    w->st_valid = false;
+    w->st_valid = w->deps_clear = false;
     k->sc_fetch_any[w->subcore] = true;
     const SassInst *in = &w->insts[w->issued++];
     unsigned u = in->unit;
