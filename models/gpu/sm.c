@@ -153,6 +153,8 @@ typedef struct {
      * arrival, which wakes the SM); the skipped cycles are counted at the next tick with the
      * reasons of the last one, so the statistics are those of ticking every cycle */
     uint64_t last_cycle;                  /* the last cycle ticked */
+    uint64_t throttle_at;                 /* this cycle: the first cycle a pipeline (or the L1)
+                                             a throttled warp waits for frees */
     bool frozen;                          /* the cycles after last_cycle repeat its reasons */
     uint32_t frozen_stall[ST_COUNT];
     uint32_t frozen_warps;
@@ -486,7 +488,7 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
 static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t now);
 
 /* Why w cannot issue now (or ST_SELECTED if it can). */
-static StallReason warp_status(const Sm *k, Warp *w, uint64_t now)
+static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
 {
     if (w->at_bar)
         return ST_BARRIER;
@@ -519,10 +521,14 @@ static StallReason warp_status(const Sm *k, Warp *w, uint64_t now)
         if (sp == SASS_SPACE_GENERIC)
             sp = sass_generic_space(w->cta->g->kc->k, w->cta->g->b.addrs[in->addr]);
         if ((sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) &&
-            l1_status((Sm *)k, w, in, now) != ST_SELECTED)
+            l1_status(k, w, in, now) != ST_SELECTED) {
+            if (k->l1_free > now)           /* else it waits for an MSHR: an answer wakes it */
+                k->throttle_at = MIN(k->throttle_at, k->l1_free);
             return ST_LG_THROTTLE;
+        }
     }
     if (k->unit_free[w->subcore][u] > now) {
+        k->throttle_at = MIN(k->throttle_at, k->unit_free[w->subcore][u]);
         if (u == GPU_UNIT_LDST)
             return in->space == SASS_SPACE_SHARED || in->space == SASS_SPACE_CONST
                        ? ST_MIO_THROTTLE : ST_LG_THROTTLE;
@@ -1192,6 +1198,7 @@ static uint64_t sm_tick(Component *c)
     k->issue_slots += k->p.subcores;
     StallReason status[SM_MAX_WARPS];
     uint32_t counts[ST_COUNT] = { 0 };
+    k->throttle_at = UINT64_MAX;
     bool moved = false;
     for (uint32_t sc = 0; sc < k->p.subcores; sc++) {
         for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
@@ -1260,11 +1267,7 @@ static uint64_t sm_tick(Component *c)
         return 1;
     uint64_t next = next_release(k, now);
     if (counts[ST_MATH_THROTTLE] || counts[ST_LG_THROTTLE] || counts[ST_MIO_THROTTLE]) {
-        uint64_t free_at = k->l1_free > now ? k->l1_free : UINT64_MAX;
-        for (uint32_t sc = 0; sc < k->p.subcores; sc++)
-            for (unsigned u = 0; u < GPU_UNIT_COUNT; u++)
-                if (k->unit_free[sc][u] > now && k->unit_free[sc][u] < free_at)
-                    free_at = k->unit_free[sc][u];
+        uint64_t free_at = k->throttle_at;
         if (free_at != UINT64_MAX && (next == 0 || free_at < next))
             next = free_at;
         if (next == 0 && k->mem_pending == 0)
