@@ -130,7 +130,7 @@ typedef struct {
     Component base;
     SmParams p;
     const GpuCcLimits *lim;
-    Warp warp[SM_MAX_WARPS];
+    Warp *warp;                           /* max_warps slots, made with the first block */
     uint32_t max_warps;
     Cta cta[SM_MAX_CTAS];
     uint32_t ctas, resident_warps;
@@ -143,7 +143,7 @@ typedef struct {
     bool sc_fetch_any[SM_MAX_SUBCORES];   /* a warp may have room in its buffer (false after a
                                              fetch found none, until an issue or a launch) */
     uint64_t unit_free[SM_MAX_SUBCORES][GPU_UNIT_COUNT];  /* cycle the pipeline takes the next */
-    uint32_t ring_head[SM_RING], ring_tail[SM_RING];
+    uint32_t *ring_head, *ring_tail;      /* SM_RING each, made with the first block */
     uint64_t ring_busy[SM_RING / 64];     /* bit t: slot t holds writebacks (next_release) */
     RelNode *rel;
     uint32_t rel_n, rel_cap, rel_free;
@@ -368,8 +368,6 @@ static bool sm_realize(Component *c, GError **error)
         return sim_component_reject(c, "cc", error, "cc %" G_GUINT64_FORMAT ": archsim knows "
                                     "70, 75, 80, 86, 89 and 90", k->p.cc);
     k->max_warps = k->lim->max_warps;
-    for (uint32_t i = 0; i < SM_RING; i++)
-        k->ring_head[i] = k->ring_tail[i] = REL_NONE;
     k->rel_free = REL_NONE;
     k->rec_free = k->tgt_free = REC_NONE;
     if (k->max_warps % k->p.subcores)
@@ -428,6 +426,8 @@ static void sm_hold(Sm *k)
 static void sm_finalize(Component *c)
 {
     Sm *k = (Sm *)c;
+    g_free(k->warp);
+    g_free(k->ring_head);
     g_free(k->rel);
     g_free(k->rec);
     g_free(k->tgt);
@@ -1065,12 +1065,24 @@ static void cta_maybe_done(Sm *k, Cta *t)
     sim_port_send(&k->base, back, m, 0);
 }
 
+/* The warp slots and the writeback ring, made when the first block arrives: the SMs of a big
+ * GPU that a small kernel never uses cost no memory for them. */
+static void sm_alloc(Sm *k)
+{
+    k->warp = g_new0(Warp, k->max_warps);
+    k->ring_head = g_new(uint32_t, 2 * SM_RING);
+    k->ring_tail = k->ring_head + SM_RING;
+    memset(k->ring_head, 0xff, 2 * SM_RING * sizeof(uint32_t));     /* REL_NONE */
+}
+
 static void cta_launch(Sm *k, Port *port, GpuCta *g)
 {
     const SassBlock *b = &g->b;
     const SassKernel *kern = g->kc->k;
     uint32_t nw = kern->warps_per_block;
     g_assert(k->ctas < SM_MAX_CTAS && k->resident_warps + nw <= k->max_warps);
+    if (G_UNLIKELY(!k->warp))
+        sm_alloc(k);
     Cta *t = NULL;
     for (uint32_t i = 0; i < SM_MAX_CTAS; i++)
         if (!k->cta[i].used) {
@@ -1156,6 +1168,8 @@ static uint64_t next_release(const Sm *k, uint64_t now)
 static uint64_t sm_tick(Component *c)
 {
     Sm *k = (Sm *)c;
+    if (G_UNLIKELY(!k->warp))
+        return 0;                       /* no block has come yet */
     uint64_t now = sim_component_cycle(c);
     if (k->frozen && now > k->last_cycle + 1) {
         uint64_t gap = now - k->last_cycle - 1;
@@ -1288,7 +1302,7 @@ static void sm_dump(Component *c, GString *out)
     Sm *k = (Sm *)c;
     g_string_append_printf(out, "  %u blocks, %u warps resident, %" G_GUINT64_FORMAT
                            " writes pending\n", k->ctas, k->resident_warps, k->pending_releases);
-    for (uint32_t i = 0; i < k->max_warps; i++) {
+    for (uint32_t i = 0; k->warp && i < k->max_warps; i++) {
         Warp *w = &k->warp[i];
         if (w->resident && !w->finished)
             g_string_append_printf(out, "  warp %u (sub-core %u): %u of %u issued, %u fetched, %u "
