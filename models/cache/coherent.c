@@ -238,9 +238,7 @@ static inline Frame *frame_find(Coh *k, uint64_t block)
 /* The tag store's set of frame f (whose block is set) and f's way in it. */
 static inline uint32_t frame_way(Coh *k, const Frame *f, TagSet *s)
 {
-    uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
-    *s = tag_set_touch(&k->ts, f->block >> k->line_shift);
-    return (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc);
+    return tag_frame_way(&k->ts, f->block >> k->line_shift, (size_t)(f - k->frames), s);
 }
 
 static int coh_id(const Coh *k) { return k->oid; }
@@ -555,10 +553,9 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
-    uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
-    TagSet s = k->ts.npages == 1 ? tag_set_at(&k->ts, set)
-                                 : tag_set_touch(&k->ts, f->block >> k->line_shift);
-    tag_touch(&k->ts, &s, (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc));
+    TagSet s;
+    uint32_t w = frame_way(k, f, &s);
+    tag_touch(&k->ts, &s, w);
     if (G_UNLIKELY(m->flags & MSG_F_TX)) {
         htm_perform(k, f, m, delay);
         return;

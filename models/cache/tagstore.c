@@ -144,13 +144,6 @@ uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict)
 
 uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rng)
 {
-    if (G_LIKELY(ts->policy == &repl_lru)) {       /* the common case without the call */
-        uint32_t v = ts->ways;
-        for (uint32_t w = 0; w < ts->ways; w++)
-            if (ok[w] && (v == ts->ways || s->repl[w] < s->repl[v]))
-                v = w;
-        return v;
-    }
     return ts->policy->victim(s->repl, ts->ways, ok, rng);
 }
 

@@ -139,6 +139,15 @@ static inline void tag_touch(TagStore *ts, TagSet *s, uint32_t w)
         ts->policy->touch(s->repl, w, ts->ways, ++ts->clock);
 }
 
+/* Controllers that keep a frame per line laid out as set x assoc + way (the coherence L1s):
+ * the set of block, which frame `index` holds, and that frame's way in it. */
+static inline uint32_t tag_frame_way(TagStore *ts, uint64_t block, size_t index, TagSet *s)
+{
+    uint64_t set = tag_set_index(ts, block);
+    *s = ts->npages == 1 ? tag_set_at(ts, set) : tag_set_touch(ts, block);
+    return (uint32_t)(index - set * ts->g.assoc);
+}
+
 /* The way a fill of *s goes to: the first invalid way, else the policy's victim (*evict true:
  * the caller writes back or drops the line there before tag_fill). */
 uint32_t tag_victim(TagStore *ts, TagSet *s, SimRng *rng, bool *evict);

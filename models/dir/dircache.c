@@ -266,8 +266,7 @@ static DcFrame *frame_find(Dc *k, uint64_t block)
 /* The tag store's set of frame f of the sets (its block set) and f's way in it. */
 static inline uint32_t frame_way(Dc *k, const DcFrame *f, TagSet *s)
 {
-    *s = tag_set_touch(&k->ts, f->block >> k->line_shift);
-    return (uint32_t)((size_t)(f - k->frames) - set_base(k, f->block));
+    return tag_frame_way(&k->ts, f->block >> k->line_shift, (size_t)(f - k->frames), s);
 }
 
 /* A victim whose replacement left it in a transient state (PutS/PutM/PutE sent) moves to a free
@@ -427,10 +426,9 @@ static void do_sends(Dc *k, DcFrame *f, uint64_t block, uint32_t a, const Msg *i
 static void perform(Dc *k, DcFrame *f, Msg *m, uint64_t delay)
 {
     if ((uint32_t)(f - k->frames) < k->lines) {     /* not a write-back buffer entry */
-        uint64_t set = tag_set_index(&k->ts, f->block >> k->line_shift);
-        TagSet s = k->ts.npages == 1 ? tag_set_at(&k->ts, set)
-                                     : tag_set_touch(&k->ts, f->block >> k->line_shift);
-        tag_touch(&k->ts, &s, (uint32_t)((size_t)(f - k->frames) - set * k->p.assoc));
+        TagSet s;
+        uint32_t w = frame_way(k, f, &s);
+        tag_touch(&k->ts, &s, w);
     }
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, (int)k->id,
                 sname(k, f->state), &k->at, k->proto->cstates[f->state].perm != PERM_NONE);
