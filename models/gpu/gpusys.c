@@ -96,7 +96,7 @@ static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError 
                                     "waits behind a request: it needs 3 or more, this crossbar "
                                     "has %" G_GUINT64_FORMAT "; hint: remove xbar.vnets (default "
                                     "3)", vnets);
-    const char *hash = "xor";
+    const char *hash = NULL;
     for (uint64_t i = 0; i < p->l2_slices; i++) {
         char *n = g_strdup_printf("l2[%" G_GUINT64_FORMAT "]", i);
         Component *l2 = sim_component_find(sim, n);
@@ -106,12 +106,8 @@ static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError 
             !sys_set_u64(root, l2, "l2", "slices", p->l2_slices, error) ||
             !sys_set_u64(root, l2, "l2", "subpartitions", p->l2_slices / p->channels, error))
             return false;
-        if (i == 0) {
-            const CfgNode *sec = cfg_map_get(root, "l2");
-            const CfgNode *h = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, "hash") : NULL;
-            if (h && h->kind == CFG_SCALAR)
-                hash = h->scalar;
-        }
+        if (i == 0)
+            hash = gpu_l2_hash_name(l2);       /* the slices' own setting, however it was set */
     }
     for (uint64_t i = 0; i < p->sms; i++) {
         char *n = g_strdup_printf("sm%" G_GUINT64_FORMAT, i);

@@ -423,6 +423,12 @@ static void l2_dump(Component *c, GString *out)
 
 static bool l2_busy(const Component *c) { return L(c)->mshr.used > 0 || L(c)->waiting > 0; }
 
+const char *gpu_l2_hash_name(const Component *c)
+{
+    g_assert(c->cls == &gpu_l2_class);
+    return hash_choices[((const L2 *)c)->p.hash];
+}
+
 const ComponentClass gpu_l2_class = {
     .name = "gpu-l2",
     .doc = "GPU L2 slice: sectored write-back tag store, MSHRs, atomics at the ROP",

@@ -16,6 +16,8 @@ uint32_t sm_cc(const Component *c);
 /* Stall reason names, in the order of the SM's stall_ stats. */
 const char *sm_stall_name(unsigned i);
 unsigned sm_stall_count(void);
+/* An L2 slice's line-to-slice hash ("linear", "xor"): the SMs must route by the same. */
+const char *gpu_l2_hash_name(const Component *c);
 /* Warps the SM holds at most (its compute capability's). */
 uint32_t gpu_sm_max_warps(const Component *c);
 

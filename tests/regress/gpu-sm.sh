@@ -10,19 +10,7 @@
 # Prints "gpu-sm: N passed, N failed".
 set -u
 B=${1:-build}
-A=./archsim
-[ -x "$A" ] || A=$B/archsim
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-check() {  # name cond
-    if sh -c "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
-}
-stat() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
-hdr() {  # threads
-    printf -- '-kernel name = _Z4testv\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (%s,1,1)\n' "$1"
-    printf -- '-shmem = 0\n-nregs = 32\n-binary version = 80\n-accelsim tracer version = 3\n\n#traces format = x\n\n'
-}
+. tests/regress/lib/gpu.sh
 # chain N: warp 0 runs N FFMAs, each reading the R0 the one before wrote
 chain() {
     d=$T/chain$1; mkdir -p "$d"; echo kernel-1.traceg > "$d/kernelslist.g"
