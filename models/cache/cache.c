@@ -372,7 +372,7 @@ static void fill(Cache *k, Msg *resp)
     if (G_UNLIKELY(k->base.trace_track >= 0)) {   /* the next oldest miss, if any */
         Tick oldest = TICK_MAX;
         for (uint32_t i = 0; i < k->mshr.n; i++)
-            if (k->mshr.e[i].valid && k->mshr.e[i].alloc < oldest)
+            if (mshr_valid(&k->mshr, i) && k->mshr.e[i].alloc < oldest)
                 oldest = k->mshr.e[i].alloc;
         SIM_TRACE_HOLD(&k->base, oldest == TICK_MAX ? UINT64_MAX : clock_cycle(k->base.clk, oldest));
     }
@@ -414,7 +414,7 @@ static void cache_dump(Component *c, GString *out)
     g_string_append_printf(out, "  mshrs %u/%" G_GUINT64_FORMAT " used, %u requests waiting\n",
                            k->mshr.used, k->p.mshrs, k->waiting);
     for (uint32_t i = 0; i < k->mshr.n; i++)
-        if (k->mshr.e[i].valid)
+        if (mshr_valid(&k->mshr, i))
             g_string_append_printf(out, "  mshr[%u] block 0x%" G_GINT64_MODIFIER "x targets %u since cycle %"
                                    G_GUINT64_FORMAT "\n", i, k->mshr.e[i].block << k->ts.line_shift,
                                    k->mshr.e[i].ntargets, clock_cycle(c->clk, k->mshr.e[i].alloc));

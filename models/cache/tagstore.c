@@ -149,7 +149,8 @@ uint32_t tag_victim_among(TagStore *ts, TagSet *s, const uint8_t *ok, SimRng *rn
 
 void mshr_init(MshrTable *t, uint32_t entries)
 {
-    t->e = g_new0(MshrEntry, entries);
+    t->e = g_new(MshrEntry, entries);
+    t->busy = g_new0(uint64_t, (entries + 63) / 64);
     t->live = g_new(uint32_t, entries);
     t->pos = g_new(uint32_t, entries);
     t->n = entries;
@@ -159,9 +160,11 @@ void mshr_init(MshrTable *t, uint32_t entries)
 void mshr_free(MshrTable *t)
 {
     g_free(t->e);
+    g_free(t->busy);
     g_free(t->live);
     g_free(t->pos);
     t->e = NULL;
+    t->busy = NULL;
     t->live = t->pos = NULL;
     t->n = t->used = 0;
 }
@@ -171,8 +174,12 @@ MshrEntry *mshr_alloc(MshrTable *t, uint64_t block, uint64_t now)
     if (t->used >= t->n)
         return NULL;
     uint32_t i = 0;
-    while (t->e[i].valid)
-        i++;
+    for (uint32_t w = 0;; w++)
+        if (~t->busy[w]) {              /* bits past n are never set, and one below n is free */
+            i = w * 64 + (uint32_t)__builtin_ctzll(~t->busy[w]);
+            break;
+        }
+    t->busy[i / 64] |= 1ull << (i % 64);
     t->e[i] = (MshrEntry){ .valid = true, .block = block, .alloc = now };
     t->pos[i] = t->used;
     t->live[t->used++] = i;
@@ -185,6 +192,7 @@ void mshr_release(MshrTable *t, MshrEntry *e)
     uint32_t i = (uint32_t)(e - t->e), at = t->pos[i], last = t->live[--t->used];
     t->live[at] = last;                 /* the last in the list takes its place */
     t->pos[last] = at;
+    t->busy[i / 64] &= ~(1ull << (i % 64));
     e->valid = false;
     e->head = e->tail = NULL;
 }

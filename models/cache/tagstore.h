@@ -200,7 +200,8 @@ typedef struct {
 } MshrEntry;
 
 typedef struct {
-    MshrEntry *e;
+    MshrEntry *e;           /* written when allocated: an entry never used is never touched */
+    uint64_t *busy;         /* bit i: entry i is valid */
     uint32_t *live;         /* the indices of the valid entries, in no order (the search list) */
     uint32_t *pos;          /* entry i's place in live */
     uint32_t n, used;
@@ -217,6 +218,10 @@ static inline MshrEntry *mshr_find(MshrTable *t, uint64_t block)
             return e;
     }
     return NULL;
+}
+static inline bool mshr_valid(const MshrTable *t, uint32_t i)
+{
+    return t->busy[i / 64] >> (i % 64) & 1;
 }
 /* The lowest free entry, zeroed and marked valid for block; NULL when all are taken. */
 MshrEntry *mshr_alloc(MshrTable *t, uint64_t block, uint64_t now);
