@@ -28,13 +28,15 @@ struct SassReader {
     char *cur;                  /* the current line (NUL-terminated in buf) */
     bool pushed;                /* the current line is to be read again */
     GHashTable *op_index;       /* opcode text -> index + 1 */
-#define SASS_OP_CACHE 61
+#define SASS_OP_CACHE 251
     uint16_t op_cache[SASS_OP_CACHE];   /* by a hash of the text: index + 1 of an opcode, or 0 */
     GPtrArray *ops;             /* index -> text */
     GArray *op_unit;            /* index -> GpuUnitClass */
     GArray *op_width;           /* index -> bytes per thread */
     GArray *op_space;           /* index -> SassSpace */
     bool ended;                 /* the last block was read */
+    uint64_t most_insts, most_addrs;    /* the largest block read so far: a new block's arrays
+                                           start that large (grown, they would be copied) */
 };
 
 /* ---- errors ---- */
@@ -476,21 +478,28 @@ static SassSpace space_of(const char *op)
     return SASS_SPACE_GLOBAL;   /* other memory opcodes with addresses (TEX, SULD, ...) */
 }
 
-static bool intern_op(SassReader *r, const char *text, uint16_t *out, GError **error)
+static inline uint32_t op_hash(const char *t, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)t[i]) * 16777619u;
+    return h;
+}
+
+/* The index of opcode text (NUL-terminated, hash h = op_hash of it), added when new. */
+static bool intern_op_h(SassReader *r, const char *text, uint32_t h, uint16_t *out,
+                        GError **error)
 {
     /* a small direct-mapped cache in front of the table: a kernel has few distinct opcodes */
-    uint32_t h = 2166136261u;
-    for (const char *t = text; *t; t++)
-        h = (h ^ (uint8_t)*t) * 16777619u;
-    h = (h ^ (h >> 15)) % SASS_OP_CACHE;
-    if (r->op_cache[h] && strcmp(g_ptr_array_index(r->ops, r->op_cache[h] - 1), text) == 0) {
-        *out = (uint16_t)(r->op_cache[h] - 1);
+    uint32_t slot = (h ^ (h >> 15)) % SASS_OP_CACHE;
+    if (r->op_cache[slot] && strcmp(g_ptr_array_index(r->ops, r->op_cache[slot] - 1), text) == 0) {
+        *out = (uint16_t)(r->op_cache[slot] - 1);
         return true;
     }
     gpointer v = g_hash_table_lookup(r->op_index, text);
     if (v) {
         *out = (uint16_t)(GPOINTER_TO_UINT(v) - 1);
-        r->op_cache[h] = (uint16_t)GPOINTER_TO_UINT(v);
+        r->op_cache[slot] = (uint16_t)GPOINTER_TO_UINT(v);
         return true;
     }
     if (r->ops->len >= SASS_MAX_OPCODES) {
@@ -510,6 +519,11 @@ static bool intern_op(SassReader *r, const char *text, uint16_t *out, GError **e
     g_array_append_val(r->op_space, space);
     *out = (uint16_t)idx;
     return true;
+}
+
+static bool intern_op(SassReader *r, const char *text, uint16_t *out, GError **error)
+{
+    return intern_op_h(r, text, op_hash(text, strlen(text)), out, error);
 }
 
 static bool parse_reg(const char *s, uint16_t *out)
@@ -542,6 +556,16 @@ static bool opcode_text_ok(const char *s)
         if (!g_ascii_isalnum(*s) && *s != '.' && *s != '_')
             return false;
     return true;
+}
+
+/* Room for lanes more addresses in the block's array: where they go. */
+static uint64_t *addr_room(SassBlock *b, uint32_t lanes)
+{
+    if (b->naddrs + lanes > b->addrs_cap) {
+        b->addrs_cap = MAX(b->addrs_cap * 2, b->naddrs + lanes + 64);
+        b->addrs = g_renew(uint64_t, b->addrs, b->addrs_cap);
+    }
+    return b->addrs + b->naddrs;
 }
 
 /* Parses instruction line s (already split into f[0..n)) into *in, its addresses appended to
@@ -650,12 +674,8 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
         in->addr_mode = (uint8_t)v;
         i++;
         uint32_t lanes = (uint32_t)__builtin_popcount(in->mask);
-        if (b->naddrs + lanes > b->addrs_cap) {
-            b->addrs_cap = MAX(b->addrs_cap * 2, b->naddrs + lanes + 64);
-            b->addrs = g_renew(uint64_t, b->addrs, b->addrs_cap);
-        }
         in->addr = (uint32_t)b->naddrs;
-        uint64_t *a = b->addrs + b->naddrs;
+        uint64_t *a = addr_room(b, lanes);
         if (in->addr_mode == 0) {
             for (uint32_t j = 0; j < lanes; j++, i++) {
                 NEED("addresses (mode 0: one per active lane)");
@@ -722,6 +742,225 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
     return true;
 }
 
+/* ---- the one-pass path ----
+ *
+ * An instruction line is read here in one pass, field by field, without splitting it: the same
+ * grammar, bounds and results as parse_inst (the checks below are parse_inst's, in its order).
+ * Anything it does not accept leaves the line untouched and returns false; the caller then
+ * splits the line and parse_inst reads it again, to name the problem. test_gpu.c runs both on
+ * random and mutated lines and compares them. */
+
+static bool sass_one_pass = true;
+static uint64_t refused;
+
+void sass_set_one_pass(bool on) { sass_one_pass = on; }
+uint64_t sass_one_pass_refused(void) { return refused; }
+
+static inline bool fend(char c) { return c == ' ' || c == '\t' || c == '\0'; }
+
+/* The field at *pp ends where fend; after it, *pp is at the next field (or the NUL). */
+static inline const char *fnext(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* decimal digit values + 1 (0: not a digit) */
+static const uint8_t dec_value1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10,
+};
+
+/* 1 to 19 digits (a longer field, leading zeros and all, goes to parse_inst) */
+static inline bool fast_udec(const char **pp, uint64_t max, uint64_t *v)
+{
+    const char *p = *pp, *s = p;
+    uint64_t x = 0;
+    unsigned d;
+    while ((d = dec_value1[(unsigned char)*p]) != 0) {
+        x = x * 10 + (d - 1);
+        p++;
+    }
+    if (p == s || p - s > 19 || !fend(*p) || x > max)
+        return false;
+    *v = x;
+    *pp = fnext(p);
+    return true;
+}
+
+static inline bool fast_sdec(const char **pp, int64_t *v)
+{
+    const char *p = *pp;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uint64_t x;
+    if (!fast_udec(&p, neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, &x))
+        return false;
+    *v = neg ? (int64_t)(0 - x) : (int64_t)x;
+    *pp = p;
+    return true;
+}
+
+/* hex with an optional 0x, 1 to 16 digits; *len gets the field's length */
+static inline bool fast_hex(const char **pp, uint64_t *v, size_t *len)
+{
+    const char *p = *pp, *s = p;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        p += 2;
+    const char *digits = p;
+    uint64_t x = 0;
+    unsigned d;
+    while ((d = hex_value1[(unsigned char)*p]) != 0) {
+        x = x << 4 | (d - 1);
+        p++;
+    }
+    if (p == digits || p - digits > 16 || !fend(*p))
+        return false;
+    *v = x;
+    if (len)
+        *len = (size_t)(p - s);
+    *pp = fnext(p);
+    return true;
+}
+
+static inline bool fast_reg(const char **pp, uint16_t *out)
+{
+    const char *p = *pp;
+    uint32_t kind, max;
+    if (p[0] == 'R') {
+        kind = SASS_REG_R, max = 255, p += 1;
+    } else if (p[0] == 'U' && p[1] == 'R') {
+        kind = SASS_REG_UR, max = 63, p += 2;
+    } else if (p[0] == 'U' && p[1] == 'P') {
+        kind = SASS_REG_UP, max = 7, p += 2;
+    } else if (p[0] == 'P') {
+        kind = SASS_REG_P, max = 7, p += 1;
+    } else {
+        return false;
+    }
+    uint64_t v;
+    if (!fast_udec(&p, max, &v))
+        return false;
+    *out = SASS_REG(kind, v);
+    *pp = p;
+    return true;
+}
+
+/* Parses line s into *in as parse_inst would, or returns false having changed nothing but *in
+ * and the spare room of b->addrs. */
+static bool parse_inst_fast(SassReader *r, SassBlock *b, const char *s, SassInst *in)
+{
+    const SassKernel *k = &r->k;
+    const char *p = fnext(s);
+    uint64_t v;
+    size_t len;
+    int fields = 0;
+    memset(in, 0, sizeof *in);
+    if (k->tracer_version < 3) {
+        for (int j = 0; j < 4; j++)
+            if (!fast_udec(&p, UINT32_MAX, &v))
+                return false;
+        fields += 4;
+    }
+    if (k->lineinfo) {
+        if (!fast_udec(&p, UINT32_MAX, &v))
+            return false;
+        in->src_line = (uint32_t)v;
+        fields++;
+    }
+    if (!fast_hex(&p, &v, NULL) || v > UINT32_MAX)
+        return false;
+    in->pc = (uint32_t)v;
+    if (!fast_hex(&p, &v, &len) || len > 8)
+        return false;
+    in->mask = (uint32_t)v;
+    if (!fast_udec(&p, SASS_MAX_DST, &v))
+        return false;
+    in->ndst = (uint8_t)v;
+    for (int j = 0; j < in->ndst; j++)
+        if (!fast_reg(&p, &in->dst[j]))
+            return false;
+    /* the opcode: a capital first, then capitals, digits, '.' and '_', at most 63 bytes */
+    const char *op = p;
+    if (!g_ascii_isupper(*p))
+        return false;
+    for (; !fend(*p); p++)
+        if (!g_ascii_isalnum(*p) && *p != '.' && *p != '_')
+            return false;
+    size_t oplen = (size_t)(p - op);
+    if (oplen > 63)
+        return false;
+    char optext[64];
+    memcpy(optext, op, oplen);
+    optext[oplen] = '\0';
+    if (!intern_op_h(r, optext, op_hash(optext, oplen), &in->op, NULL))
+        return false;
+    in->unit = g_array_index(r->op_unit, uint8_t, in->op);
+    p = fnext(p);
+    if (!fast_udec(&p, SASS_MAX_SRC, &v))
+        return false;
+    in->nsrc = (uint8_t)v;
+    for (int j = 0; j < in->nsrc; j++)
+        if (!fast_reg(&p, &in->src[j]))
+            return false;
+    if (!fast_udec(&p, 255, &v))
+        return false;
+    fields += 6 + in->ndst + in->nsrc;  /* PC, mask, count, opcode, count, width */
+    uint32_t lanes = 0;
+    if (v > 0) {
+        in->width = g_array_index(r->op_width, uint8_t, in->op);
+        in->space = g_array_index(r->op_space, uint8_t, in->op);
+        if (!fast_udec(&p, 2, &v))
+            return false;
+        in->addr_mode = (uint8_t)v;
+        lanes = (uint32_t)__builtin_popcount(in->mask);
+        in->addr = (uint32_t)b->naddrs;
+        uint64_t *a = addr_room(b, lanes);
+        if (in->addr_mode == 0) {
+            for (uint32_t j = 0; j < lanes; j++)
+                if (!fast_hex(&p, &a[j], NULL))
+                    return false;
+            fields += 1 + (int)lanes;
+        } else {
+            uint64_t base;
+            if (!fast_hex(&p, &base, NULL))
+                return false;
+            if (in->addr_mode == 1) {
+                int64_t stride;
+                if (!fast_sdec(&p, &stride))
+                    return false;
+                for (uint32_t j = 0; j < lanes; j++)
+                    a[j] = base + (uint64_t)stride * j;
+                fields += 3;
+            } else {
+                if (lanes > 0)
+                    a[0] = base;
+                for (uint32_t j = 1; j < lanes; j++) {
+                    int64_t d;
+                    if (!fast_sdec(&p, &d))
+                        return false;
+                    a[j] = a[j - 1] + (uint64_t)d;
+                }
+                fields += 2 + (int)(lanes ? lanes - 1 : 0);
+            }
+        }
+        if (in->width == 0)
+            in->width = 4;
+    }
+    if (k->tracer_version >= 5) {
+        if (!fast_sdec(&p, &in->imm))
+            return false;
+        in->has_imm = true;
+        fields++;
+    }
+    if (*p != '\0' || fields > SASS_MAX_FIELDS)
+        return false;
+    b->naddrs += lanes;
+    return true;
+}
+
 /* "thread block = x,y,z" and friends: three decimals after "KEY = " */
 static bool parse_triple(SassReader *r, char *s, size_t keylen, uint32_t out[3], GError **error)
 {
@@ -756,6 +995,16 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
     b->ninsts = 0;
     b->naddrs = 0;
     b->cluster = false;
+    if (b->insts_cap < r->most_insts) {
+        g_free(b->insts);
+        b->insts = g_new(SassInst, r->most_insts);
+        b->insts_cap = r->most_insts;
+    }
+    if (b->addrs_cap < r->most_addrs) {
+        g_free(b->addrs);
+        b->addrs = g_new(uint64_t, r->most_addrs);
+        b->addrs_cap = r->most_addrs;
+    }
     /* #BEGIN_TB, or the end */
     for (;;) {
         if (!sass_getline(r, &s, error))
@@ -790,6 +1039,8 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                 sass_err(r, error, s, "a thread block without a 'thread block = x,y,z' line");
                 return -1;
             }
+            r->most_insts = MAX(r->most_insts, b->ninsts);
+            r->most_addrs = MAX(r->most_addrs, b->naddrs);
             return 1;
         }
         if (g_str_has_prefix(s, "thread block = ")) {
@@ -902,15 +1153,22 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                          insts_line, j);
                 return -1;
             }
+            if (b->ninsts == b->insts_cap) {   /* a warp of more than 4,096 instructions */
+                b->insts_cap = MIN(b->insts_cap ? b->insts_cap * 2 : 64, SASS_MAX_BLOCK_INSTS);
+                b->insts = g_renew(SassInst, b->insts, b->insts_cap);
+            }
+            if (sass_one_pass) {
+                if (parse_inst_fast(r, b, s, &b->insts[b->ninsts])) {
+                    b->ninsts++;
+                    continue;
+                }
+                refused++;
+            }
             int nf = split(s, f, SASS_MAX_FIELDS);
             if (nf > SASS_MAX_FIELDS) {
                 sass_err(r, error, f[SASS_MAX_FIELDS - 1], "more than %d fields in one line",
                          SASS_MAX_FIELDS);
                 return -1;
-            }
-            if (b->ninsts == b->insts_cap) {   /* a warp of more than 4,096 instructions */
-                b->insts_cap = MIN(b->insts_cap ? b->insts_cap * 2 : 64, SASS_MAX_BLOCK_INSTS);
-                b->insts = g_renew(SassInst, b->insts, b->insts_cap);
             }
             if (!parse_inst(r, b, f, nf, &b->insts[b->ninsts], error))
                 return -1;

@@ -99,6 +99,12 @@ uint32_t sass_nopcodes(const SassReader *r);
 double sass_progress(const SassReader *r);
 void sass_close(SassReader *r);
 void sass_block_clear(SassBlock *b);
+/* Instruction lines are read in one pass, and only a line that pass refuses is split into
+ * fields and read again to name its error (the default); false reads every line the second
+ * way, for tests that compare the two. */
+void sass_set_one_pass(bool on);
+/* Lines the one pass refused so far (in this process): read field by field, for an error. */
+uint64_t sass_one_pass_refused(void);
 
 /* The space of a generic access at addr, by Accel-Sim's rule (trace_driven.cc): shared when
  * either base address is 0 or addr is in [shmem base, local base), local within

@@ -464,6 +464,181 @@ static int count_insts(const char *path, GError **e)
     return got < 0 ? -1 : n;
 }
 
+/* ---- the one-pass reader against the field-by-field one ----
+ *
+ * Instruction lines are read in one pass, and a line that pass refuses is read again field by
+ * field to name its error (sasstrace.c). Both must give the same instruction, the same
+ * addresses and the same error, on valid lines of every shape and on lines broken every way. */
+
+static uint64_t lcg;
+static uint32_t rnd(uint32_t n)
+{
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(lcg >> 33) % n;
+}
+
+static void rnd_reg(GString *l)
+{
+    static const char *const kinds[] = { "R", "UR", "P", "UP", "R", "R" };
+    const char *k = kinds[rnd(6)];
+    uint32_t max = k[0] == 'R' ? 256 : k[1] == 'R' ? 64 : 8;
+    g_string_append_printf(l, "%s%u ", k, rnd(max + (rnd(400) == 0 ? 300 : 0)));
+}
+
+/* a valid line for tracer version ver (lineinfo li), random in every field */
+static void rnd_line(GString *l, uint32_t ver, bool li)
+{
+    static const char *const ops[] = { "IMAD.MOV.U32", "LDG.E.64", "STG.E", "LDS.U.128",
+                                       "ATOMG.E.ADD.STRONG.GPU", "EXIT", "S2R", "LD.E",
+                                       "RED.E.ADD.STRONG.GPU", "LDGSTS.E.BYPASS.128", "BAR.SYNC",
+                                       "FFMA", "LDC.64", "ULDC" };
+    static const uint32_t masks[] = { 0xffffffffu, 0, 1, 0x80000000u, 0x0000ffffu, 0x55555555u };
+    if (ver < 3)
+        g_string_append_printf(l, "%u %u %u %u ", rnd(4), rnd(2), rnd(2), rnd(2));
+    if (li)
+        g_string_append_printf(l, "%u ", rnd(5000));
+    uint32_t mask = rnd(3) ? masks[rnd(6)] : (uint32_t)(lcg >> 11);
+    g_string_append_printf(l, rnd(4) ? "%04x " : "0x%x ", rnd(0x10000) * 16);
+    g_string_append_printf(l, rnd(4) ? "%08x " : "%x ", mask);
+    uint32_t nd = rnd(5), ns = rnd(9);
+    g_string_append_printf(l, "%u ", nd);
+    for (uint32_t i = 0; i < nd; i++)
+        rnd_reg(l);
+    g_string_append_printf(l, "%s %u ", ops[rnd(G_N_ELEMENTS(ops))], ns);
+    for (uint32_t i = 0; i < ns; i++)
+        rnd_reg(l);
+    if (rnd(2)) {
+        g_string_append(l, "0 ");
+    } else {
+        uint32_t lanes = (uint32_t)__builtin_popcount(mask), mode = rnd(3);
+        g_string_append_printf(l, "%u %u ", 1u << rnd(5), mode);
+        if (mode == 0)
+            for (uint32_t i = 0; i < lanes; i++)
+                g_string_append_printf(l, "0x%" G_GINT64_MODIFIER "x ",
+                                       (uint64_t)0x7f0000000000ull + rnd(1u << 20));
+        else if (mode == 1)
+            g_string_append_printf(l, "0x%x %d ", 0x1000 + rnd(4096), (int)rnd(65) - 32);
+        else {
+            g_string_append_printf(l, "0x%x ", 0x2000 + rnd(4096));
+            for (uint32_t i = 1; i < lanes; i++)
+                g_string_append_printf(l, "%d ", (int)rnd(257) - 128);
+        }
+    }
+    if (ver >= 5)
+        g_string_append_printf(l, "%d ", (int)rnd(2001) - 1000);
+}
+
+/* a mutation: a byte changed, dropped, doubled or inserted, a field's digits stretched */
+static void mutate(GString *l)
+{
+    static const char pool[] = "0123456789abcdefxXRUP-+ \t.#_AZz\x01";
+    if (l->len == 0)
+        return;
+    uint32_t at = rnd((uint32_t)l->len);
+    switch (rnd(7)) {
+    case 0:
+        l->str[at] = pool[rnd(sizeof pool - 1)];
+        break;
+    case 1:
+        g_string_erase(l, at, 1);
+        break;
+    case 2:
+        g_string_insert_c(l, at, pool[rnd(sizeof pool - 1)]);
+        break;
+    case 3:
+        g_string_insert(l, at, "00000000000000000000");
+        break;
+    case 4:
+        g_string_insert(l, at, "99999999999999999999 ");
+        break;
+    case 5:
+        g_string_truncate(l, at);
+        break;
+    default:
+        g_string_insert(l, at, " 7 ");
+        break;
+    }
+    /* NUL bytes are the line reader's business, newlines end the line early: neither here */
+    for (gsize i = 0; i < l->len; i++)
+        if (l->str[i] == '\0' || l->str[i] == '\n')
+            l->str[i] = ' ';
+}
+
+/* reads path one way: the block, or the error text */
+static int read_one(const char *path, bool one_pass, SassBlock *b, char **err, GPtrArray *ops)
+{
+    sass_set_one_pass(one_pass);
+    GError *e = NULL;
+    SassReader *r = sass_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    int got = sass_next_block(r, b, &e);
+    *err = got < 0 ? g_strdup(e->message) : NULL;
+    g_clear_error(&e);
+    for (uint64_t i = 0; got > 0 && i < b->ninsts; i++)
+        g_ptr_array_add(ops, g_strdup(sass_opcode(r, b->insts[i].op)));
+    sass_close(r);
+    sass_set_one_pass(true);
+    return got;
+}
+
+static void test_reader_one_pass(void)
+{
+    lcg = 20261205;
+    char *p = g_build_filename(tdir, "diff.traceg", NULL);
+    uint32_t same_ok = 0, same_err = 0;
+    for (uint32_t c = 0; c < 4000; c++) {
+        uint32_t ver = (uint32_t[]){ 2, 3, 4, 5 }[rnd(4)];
+        bool li = rnd(3) == 0;
+        GString *t = g_string_new(NULL);
+        g_string_append_printf(t, "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+                               "-binary version = 80\n-accelsim tracer version = %u\n"
+                               "-enable lineinfo = %d\n\n#BEGIN_TB\nthread block = 0,0,0\n"
+                               "warp = 0\ninsts = 2\n", ver, li);
+        for (int j = 0; j < 2; j++) {
+            GString *l = g_string_new(NULL);
+            rnd_line(l, ver, li);
+            if (j == 1 && rnd(4) != 0)
+                for (uint32_t m = 1 + rnd(2); m > 0; m--)
+                    mutate(l);
+            g_string_append_len(t, l->str, (gssize)l->len);
+            g_string_append_c(t, '\n');
+            g_string_free(l, TRUE);
+        }
+        g_string_append(t, "#END_TB\n");
+        CU_ASSERT_FATAL(g_file_set_contents(p, t->str, (gssize)t->len, NULL));
+        SassBlock a = { 0 }, b = { 0 };
+        char *ea, *eb;
+        GPtrArray *oa = g_ptr_array_new_with_free_func(g_free);
+        GPtrArray *ob = g_ptr_array_new_with_free_func(g_free);
+        int ga = read_one(p, true, &a, &ea, oa), gb = read_one(p, false, &b, &eb, ob);
+        bool same = ga == gb && (ga < 0 ? strcmp(ea, eb) == 0
+                                        : a.ninsts == b.ninsts && a.naddrs == b.naddrs &&
+                                          memcmp(a.insts, b.insts, a.ninsts * sizeof *a.insts) == 0 &&
+                                          memcmp(a.addrs, b.addrs, a.naddrs * sizeof *a.addrs) == 0);
+        for (guint i = 0; same && ga > 0 && i < oa->len; i++)
+            same = strcmp(oa->pdata[i], ob->pdata[i]) == 0;
+        if (!same)
+            fprintf(stderr, "\none-pass and field-by-field readers differ on:\n%s\n(%s | %s)\n",
+                    t->str, ea ? ea : "ok", eb ? eb : "ok");
+        CU_ASSERT_FATAL(same);
+        if (ga < 0)
+            same_err++;
+        else
+            same_ok++;
+        g_free(ea);
+        g_free(eb);
+        g_ptr_array_free(oa, TRUE);
+        g_ptr_array_free(ob, TRUE);
+        sass_block_clear(&a);
+        sass_block_clear(&b);
+        g_string_free(t, TRUE);
+    }
+    /* both kinds were exercised, plenty of each */
+    CU_ASSERT(same_ok > 1000);
+    CU_ASSERT(same_err > 1000);
+    g_free(p);
+}
+
 static void test_reader_compressed(void)
 {
     char *gz = g_build_filename(tdir, "k.traceg.gz", NULL);
@@ -522,6 +697,7 @@ static void test_reader_real(void)
     SassList *l = sass_list_read("tests/gpu/traces/bfs-rodinia2-sm80-tracer-v3-k5-16", &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(l);
     int total = 0;
+    uint64_t refused = sass_one_pass_refused();
     for (uint32_t i = 0; i < l->n; i++)
         if (l->e[i].kind == SASS_LIST_KERNEL) {
             int n = count_insts(l->e[i].path, &e);
@@ -530,6 +706,12 @@ static void test_reader_real(void)
         }
     CU_ASSERT_EQUAL(total, 150081);
     sass_list_free(l);
+    /* and a Hopper trace of tracer version 5: the one pass reads every line of both */
+    l = sass_list_read("tests/gpu/traces/ffma-h100-sm90-tracer-v5-4096x16", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_EQUAL(count_insts(l->e[0].path, &e), 102400);
+    sass_list_free(l);
+    CU_ASSERT_EQUAL(sass_one_pass_refused(), refused);
 }
 
 /* ---- coalescing and shared-memory banks ---- */
@@ -693,6 +875,7 @@ int main(void)
         !CU_add_test(s, "reader: errors at their line and column", test_reader_errors) ||
         !CU_add_test(s, "reader: gzip, xz, truncation, kernels lists", test_reader_compressed) ||
         !CU_add_test(s, "reader: the real BFS traces", test_reader_real) ||
+        !CU_add_test(s, "reader: one pass and field by field agree", test_reader_one_pass) ||
         !CU_add_test(s, "coalescing: every width, stride, alignment and mask", test_coalesce) ||
         !CU_add_test(s, "shared memory: bank conflicts of every stride", test_smem_banks)) {
         CU_cleanup_registry();
