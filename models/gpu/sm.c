@@ -69,10 +69,6 @@ typedef struct {
     uint8_t subcore;
     bool resident, at_bar, finished;
     bool demoted;                 /* two-level: in the pending set */
-    /* a status that only a writeback, a barrier's release or the warp's own issue or fetch can
-     * change (a scoreboard wait, the barrier, the drain) is kept until one of those happens */
-    bool st_valid;
-    uint8_t st_cache;
     bool deps_clear;              /* the next instruction's registers have no write pending */
     RegSet pend, pend_long, pend_mio;   /* pending writes, and which come from memory / MIO */
 } Warp;
@@ -120,6 +116,7 @@ typedef enum {
     ST_SELECTED, ST_NOT_SELECTED, ST_NO_INSTRUCTION, ST_BARRIER, ST_LONG_SB, ST_SHORT_SB,
     ST_WAIT, ST_MATH_THROTTLE, ST_LG_THROTTLE, ST_MIO_THROTTLE, ST_DRAIN, ST_COUNT
 } StallReason;
+#define ST_UNKNOWN 0xff
 
 static const char *const stall_names[ST_COUNT] = {
     "selected", "not_selected", "no_instruction", "barrier", "long_scoreboard",
@@ -158,8 +155,13 @@ typedef struct {
     bool frozen;                          /* the cycles after last_cycle repeat its reasons */
     uint32_t frozen_stall[ST_COUNT];
     uint32_t frozen_warps;
+    /* each warp slot's status as the tick last saw it, when only a writeback, a barrier's
+     * release or the warp's own issue or fetch can change it (a scoreboard wait, the barrier,
+     * the drain; ST_COUNT once finished), else ST_UNKNOWN: worked out again each cycle */
+    uint8_t wst[SM_MAX_WARPS];
     /* per-cycle dumps (--trace): a track per warp slot, "smN.warp[W]" */
     int warp_track[SM_MAX_WARPS];
+    bool tracking;                        /* warp_track is set */
     /* stats */
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
@@ -411,6 +413,7 @@ static void sm_start(Component *c)
         k->warp_track[i] = trace_register(c->sim->trace, name);
         g_free(name);
     }
+    k->tracking = true;
 }
 
 /* The oldest block still resident starts the earliest slice the SM may yet report. */
@@ -568,8 +571,11 @@ static void barrier_check(Sm *k, Cta *t)
 {
     if (t->at_bar == 0 || t->at_bar != t->live)
         return;
-    for (uint32_t i = 0; i < t->warps; i++)
-        k->warp[t->slot[i]].at_bar = k->warp[t->slot[i]].st_valid = false;
+    for (uint32_t i = 0; i < t->warps; i++) {
+        k->warp[t->slot[i]].at_bar = false;
+        if (!k->warp[t->slot[i]].finished)
+            k->wst[t->slot[i]] = ST_UNKNOWN;
+    }
     t->at_bar = 0;
     k->barriers++;
 }
@@ -580,6 +586,7 @@ static void warp_check_finished(Sm *k, uint32_t wi)
     if (w->finished || w->issued < w->n || w->inflight > 0)
         return;
     w->finished = true;
+    k->wst[wi] = ST_COUNT;
     Cta *t = w->cta;
     t->live--;
     barrier_check(k, t);          /* a barrier the others wait at may now be complete */
@@ -837,7 +844,8 @@ static uint32_t operand_cycles(Sm *k, uint32_t wi, const SassInst *in)
 static void issue(Sm *k, uint32_t wi, uint64_t now)
 {
     Warp *w = &k->warp[wi];
-    w->st_valid = w->deps_clear = false;
+    w->deps_clear = false;
+    k->wst[wi] = ST_UNKNOWN;
     k->sc_fetch_any[w->subcore] = true;
     const SassInst *in = &w->insts[w->issued++];
     unsigned u = in->unit;
@@ -982,8 +990,10 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
     }
     case SCHED_LRR:
     default:
-        for (uint32_t j = 0, i = n ? (k->sc_last[sc] + 1) % n : 0; j < n;
-             j++, i = i + 1 == n ? 0 : i + 1) {
+        uint32_t first = k->sc_last[sc] + 1;
+        if (first >= n)
+            first = n ? first % n : 0;
+        for (uint32_t j = 0, i = first; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
             if (status[ws[i]] == ST_SELECTED) {
                 k->sc_last[sc] = i;
                 return ws[i];
@@ -1014,7 +1024,7 @@ static bool fetch(Sm *k, uint32_t sc)
         Warp *w = &k->warp[k->sc_warps[sc][i]];
         if (w->fetched < w->n && w->fetched - w->issued < k->p.ibuffer) {
             w->fetched = (uint32_t)MIN((uint64_t)w->n, (uint64_t)w->issued + k->p.ibuffer);
-            w->st_valid = false;
+            k->wst[k->sc_warps[sc][i]] = ST_UNKNOWN;
             k->sc_fetch[sc] = i + 1;
             return true;
         }
@@ -1108,6 +1118,7 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
         Warp *w = &k->warp[slot];
         memset(w, 0, sizeof *w);
         w->resident = true;
+        k->wst[slot] = ST_UNKNOWN;
         w->cta = t;
         w->insts = tw[i] ? b->insts + tw[i]->first : NULL;
         w->n = tw[i] ? tw[i]->n : 0;
@@ -1192,7 +1203,7 @@ static uint64_t sm_tick(Component *c)
             rs_clear(&w->pend_mio, r->bit[j]);
         }
         w->inflight--;
-        w->st_valid = false;
+        k->wst[r->warp] = ST_UNKNOWN;
         k->pending_releases--;
         uint32_t next = k->rel[i].next;
         uint16_t wi = r->warp;
@@ -1211,54 +1222,53 @@ static uint64_t sm_tick(Component *c)
     k->warp_cycles += k->resident_warps;
     k->issue_slots += k->p.subcores;
     StallReason status[SM_MAX_WARPS];
-    uint32_t counts[ST_COUNT] = { 0 };
+    uint32_t counts[ST_COUNT + 1] = { 0 };     /* [ST_COUNT]: finished warps, not counted */
     k->throttle_at = UINT64_MAX;
     bool moved = false;
     for (uint32_t sc = 0; sc < k->p.subcores; sc++) {
-        for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
-            uint32_t wi = k->sc_warps[sc][i];
-            Warp *w = &k->warp[wi];
-            if (w->finished) {
-                status[wi] = ST_COUNT;
-            } else if (w->st_valid) {
-                status[wi] = (StallReason)w->st_cache;
-            } else {
-                StallReason st = warp_status(k, w, now);
-                status[wi] = st;
+        const uint16_t *ws = k->sc_warps[sc];
+        uint32_t n = k->sc_n[sc], ready = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t wi = ws[i];
+            StallReason st = (StallReason)k->wst[wi];
+            if (st == (StallReason)ST_UNKNOWN) {
+                st = warp_status(k, &k->warp[wi], now);
                 if (st == ST_LONG_SB || st == ST_SHORT_SB || st == ST_WAIT || st == ST_BARRIER ||
-                    st == ST_DRAIN) {
-                    w->st_cache = (uint8_t)st;
-                    w->st_valid = true;
-                }
+                    st == ST_DRAIN)
+                    k->wst[wi] = (uint8_t)st;
             }
+            status[wi] = st;
+            counts[st]++;
+            ready += st == ST_SELECTED;
         }
         if ((SchedKind)k->p.scheduler == SCHED_TWO_LEVEL)
             two_level_update(k, sc, status);
-        int pickw = pick(k, sc, status);
-        for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
-            uint32_t wi = k->sc_warps[sc][i];
-            StallReason s = status[wi];
-            if (s == ST_COUNT)
-                continue;
-            if (s == ST_SELECTED && (int)wi != pickw)
-                s = ST_NOT_SELECTED;
-            k->stall[s]++;
-            counts[s]++;
-            if (G_UNLIKELY(k->warp_track[wi] >= 0) && (int)wi != pickw &&
-                trace_window_has(c->sim->trace_opts, now)) {
+        int pickw = ready ? pick(k, sc, status) : -1;
+        /* the ready warps not picked lose the cycle to the one that was */
+        if (ready > (pickw >= 0)) {
+            counts[ST_SELECTED] -= ready - (pickw >= 0);
+            counts[ST_NOT_SELECTED] += ready - (pickw >= 0);
+        }
+        if (G_UNLIKELY(k->tracking) && trace_window_has(c->sim->trace_opts, now)) {
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t wi = ws[i];
+                StallReason st = status[wi];
+                if (st == ST_COUNT || (int)wi == pickw || k->warp_track[wi] < 0)
+                    continue;
+                if (st == ST_SELECTED)
+                    st = ST_NOT_SELECTED;
                 const TraceArg a[] = { TARG_X("pc", k->warp[wi].issued < k->warp[wi].n ?
                                                       k->warp[wi].insts[k->warp[wi].issued].pc : 0) };
-                trace_emit(c->sim->trace, k->warp_track[wi], now, stall_names[s], 1, a, 1);
+                trace_emit(c->sim->trace, k->warp_track[wi], now, stall_names[st], 1, a, 1);
             }
-        }
-        if (pickw >= 0 && G_UNLIKELY(k->warp_track[pickw] >= 0) &&
-            trace_window_has(c->sim->trace_opts, now)) {
-            const Warp *w = &k->warp[pickw];
-            const SassInst *in = &w->insts[w->issued];
-            const TraceArg a[] = { TARG_X("pc", in->pc),
-                                   TARG_S("op", sass_opcode_text(w->cta->g->kc, in->op)),
-                                   TARG_X("mask", in->mask) };
-            trace_emit(c->sim->trace, k->warp_track[pickw], now, "issue", 1, a, 3);
+            if (pickw >= 0 && k->warp_track[pickw] >= 0) {
+                const Warp *w = &k->warp[pickw];
+                const SassInst *in = &w->insts[w->issued];
+                const TraceArg a[] = { TARG_X("pc", in->pc),
+                                       TARG_S("op", sass_opcode_text(w->cta->g->kc, in->op)),
+                                       TARG_X("mask", in->mask) };
+                trace_emit(c->sim->trace, k->warp_track[pickw], now, "issue", 1, a, 3);
+            }
         }
         if (pickw >= 0) {
             if ((SchedKind)k->p.scheduler != SCHED_LRR)
@@ -1268,6 +1278,8 @@ static uint64_t sm_tick(Component *c)
         }
         moved |= fetch(k, sc);
     }
+    for (unsigned i = 0; i < ST_COUNT; i++)
+        k->stall[i] += counts[i];
     if (moved || k->resident_warps == 0 || G_UNLIKELY(c->trace_track >= 0)) {
         if (k->resident_warps)
             return 1;
@@ -1290,7 +1302,7 @@ static uint64_t sm_tick(Component *c)
     if (next == 0 && k->mem_pending == 0)
         return 1;                       /* a barrier no write will release: the watchdog's */
     k->frozen = true;
-    memcpy(k->frozen_stall, counts, sizeof counts);
+    memcpy(k->frozen_stall, counts, sizeof k->frozen_stall);
     k->frozen_warps = k->resident_warps;
     return next ? next - now : 0;       /* 0: asleep until the memory side answers */
 }
