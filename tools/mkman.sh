@@ -52,6 +52,11 @@ cat <<'TROFF'
 .B ARCHSIM_DATA
 the data directory: where a relative CONFIG, trace or other input named on the command line
 is looked up when it is not in the current directory.
+.TP
+.B ARCHSIM_MALLOC
+\fBsystem\fR leaves the C library's allocator as it is; by default archsim keeps freed
+blocks up to 32 MiB in its heap and asks for the heap's first 64 MiB in transparent huge pages
+(fewer page faults; only the host's speed changes, never a result).
 .SH FILES
 .TP
 .I PREFIX/share/archsim/

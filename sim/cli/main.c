@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "diff.h"
+#include "../hostmem.h"
 #include "../error.h"
 #include "../graph.h"
 #include "../input.h"
@@ -1122,6 +1123,7 @@ static int unknown_command(const char *prefix, const char *cmd)
 
 int main(int argc, char **argv)
 {
+    host_memory_tune();
     if (argc < 2) {
         print_usage(stderr);
         return ARCHSIM_EXIT_USAGE;
