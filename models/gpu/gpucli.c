@@ -438,16 +438,20 @@ out:
 }
 
 static const char gpu_usage[] =
-    "Usage: archsim gpu info TRACEDIR|kernelslist.g|KERNEL.traceg [--format text|csv]\n"
+    "Usage: archsim gpu run LAUNCH.yaml --machine CONFIG [-o DIR] [RUN OPTIONS]\n"
+    "       archsim gpu info TRACEDIR|kernelslist.g|KERNEL.traceg [--format text|csv]\n"
     "       archsim gpu occupancy --cc CC --threads N [--regs R] [--smem BYTES] [--carveout BYTES|P%]\n"
     "                             [--format text|csv]\n"
     "\n"
-    "The GPU model's tools: Accel-Sim SASS traces and occupancy (docs/gpu.md).\n"
+    "The GPU model's tools: PTX kernels, Accel-Sim SASS traces and occupancy (docs/gpu.md,\n"
+    "docs/gpu-ptx.md).\n"
     "\n"
     "Options:\n"
     "  -h, --help  Show this help and exit\n"
     "\n"
     "Subcommands:\n"
+    "  run        a PTX kernel launch (nvcc -ptx output, a launch YAML) run with real values\n"
+    "             on a GPU config's SMs and memory side; outputs and stats in a run directory\n"
     "  info       per kernel of a trace: launch, CTAs, warps, warp and thread instructions,\n"
     "             the mix by functional unit\n"
     "  occupancy  resident blocks and warps per SM by the CUDA occupancy calculator's rules,\n"
@@ -472,5 +476,5 @@ int gpu_cli_main(int argc, char **argv)
         return info_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "occupancy") == 0)
         return occupancy_main(argc - 1, argv + 1);
-    return cli_usage_error("gpu", "unknown command '%s' (info, occupancy)", argv[1]);
+    return cli_usage_error("gpu", "unknown command '%s' (run, info, occupancy)", argv[1]);
 }

@@ -27,12 +27,14 @@ enum {
     GPU_OPF_WIDE = 2,       /* .WIDE: the destination and the register after it */
     GPU_OPF_ATOM = 4,       /* ATOM, ATOMG: an atomic that returns the old value */
     GPU_OPF_RED = 8,        /* RED: a reduction without a result */
+    GPU_OPF_EXACT = 16,     /* every register written is listed (PTX): none is widened */
 };
 
 /* One kernel as the SMs see it (owned by the workload, alive while any of its blocks is). */
 typedef struct {
     const SassKernel *k;
-    const SassReader *reader;   /* its opcode texts (sass_opcode) */
+    const void *src;            /* where its blocks come from (a SASS trace, a PTX run) */
+    const char *(*op_text)(const void *src, uint16_t op);   /* its opcode texts */
     uint32_t index;             /* launch number, from 0 */
     uint8_t *op_flags;          /* GPU_OPF_*, by opcode index; grows as blocks are read */
     uint32_t nops;
@@ -63,7 +65,7 @@ extern const MsgFamily gpu_msg_family;
 
 static inline const char *sass_opcode_text(const GpuKernelCtx *kc, uint16_t op)
 {
-    return sass_opcode(kc->reader, op);
+    return kc->op_text(kc->src, op);
 }
 
 #endif

@@ -4,6 +4,8 @@
  * on each SM as NVIDIA's occupancy rules allow (occupancy.h, the same function as `archsim gpu
  * occupancy`), round robin over the SMs, one block per cta_interval cycles GPU-wide. Blocks are
  * read from the trace as they are dispatched: memory holds the resident blocks and one more.
+ * Or a PTX launch (ptxlaunch.h): its one kernel's blocks are run functionally as they are
+ * dispatched (ptxexec.h), and its output buffers written with the stats.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,10 +14,11 @@
 #include "../../sim/error.h"
 #include "gpumsg.h"
 #include "occupancy.h"
+#include "ptxlaunch.h"
 #include "sm.h"
 
 typedef struct {
-    char *trace;
+    char *trace, *launch;
     uint64_t launch_latency, startup, cta_interval;
     bool strict;
 } WorkParams;
@@ -37,7 +40,9 @@ typedef struct {
     uint32_t next_entry;
     WState state;
     uint64_t launch_at, kernel_start, next_dispatch;
-    SassReader *reader;
+    SassReader *reader;       /* the kernel's blocks: from a trace */
+    GpuLaunchSpec *spec;      /* or a PTX launch, run by prun */
+    PtxRun *prun;
     GpuKernelCtx *kc;
     GpuCta *ahead;            /* the next block, read but not dispatched */
     bool reader_done;
@@ -55,9 +60,13 @@ typedef struct {
 } Work;
 
 static const ParamSpec work_params[] = {
-    { .name = "trace", .type = PARAM_PATH, .flags = PARAM_F_REQUIRED,
+    { .name = "trace", .type = PARAM_PATH,
       .doc = "an Accel-Sim trace: a folder with kernelslist.g, the list, or one .traceg (plain, "
-             ".gz or .xz)", .offset = offsetof(WorkParams, trace) },
+             ".gz or .xz); or give launch", .offset = offsetof(WorkParams, trace) },
+    { .name = "launch", .type = PARAM_PATH,
+      .doc = "a PTX kernel launch (YAML: kernel, grid, block, buffers, params, outputs; "
+             "docs/gpu-ptx.md), run functionally into the SMs; when given, trace is not read",
+      .offset = offsetof(WorkParams, launch) },
     { .name = "launch_latency", .type = PARAM_CYCLES, .def = "3000", .flags = PARAM_F_RANGE,
       .max = 1e9, .doc = "the host's kernel launch latency before each kernel starts on the GPU "
       "(not in gpu_sim_cycle; reported as launch_latency_cycles)",
@@ -99,7 +108,25 @@ static const StatSpec work_stats[] = {
 static bool work_realize(Component *c, GError **error)
 {
     Work *w = (Work *)c;
-    w->list = sass_list_read(w->p.trace, error);
+    bool has_trace = w->p.trace && *w->p.trace, has_launch = w->p.launch && *w->p.launch;
+    if (!has_trace && !has_launch) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: give trace (an "
+                    "Accel-Sim trace) or launch (a PTX launch YAML)", c->name);
+        return false;
+    }
+    if (has_launch) {
+        w->spec = gpu_launch_load(w->p.launch, error);
+        if (!w->spec)
+            return false;
+        /* a list of the one kernel */
+        w->list = g_new0(SassList, 1);
+        w->list->path = g_strdup(w->p.launch);
+        w->list->e = g_new0(SassListEntry, 1);
+        w->list->e[0] = (SassListEntry){ .kind = SASS_LIST_KERNEL, .path = g_strdup(w->spec->m->path) };
+        w->list->n = w->list->kernels = 1;
+    } else {
+        w->list = sass_list_read(w->p.trace, error);
+    }
     if (!w->list)
         return false;
     w->nsm = 0;
@@ -125,6 +152,8 @@ static void work_close_kernel(Work *w)
     }
     sass_close(w->reader);
     w->reader = NULL;
+    ptx_run_free(w->prun);
+    w->prun = NULL;
     if (w->kc) {
         g_free(w->kc->op_flags);
         g_free(w->kc);
@@ -137,6 +166,7 @@ static void work_finalize(Component *c)
     Work *w = (Work *)c;
     work_close_kernel(w);
     sass_list_free(w->list);
+    gpu_launch_free(w->spec);
     g_free(w->sm);
     g_free(w->resident);
     g_free(w->per_sm);
@@ -176,6 +206,26 @@ static uint8_t op_flags_of(const char *op)
     return f;
 }
 
+/* The same for a PTX opcode text ("bar.sync", "atom.global.add.u32", ...): global atomics and
+ * reductions go to the L2 (shared ones stay in the SM, as ATOMS does), and every destination
+ * register is listed. */
+static uint8_t ptx_op_flags_of(const char *op)
+{
+    uint8_t f = GPU_OPF_EXACT;
+    bool shared = strstr(op, ".shared") != NULL;
+    if (g_str_has_prefix(op, "bar.sync") || g_str_has_prefix(op, "barrier.sync") ||
+        strcmp(op, "bar") == 0 || strcmp(op, "barrier") == 0)
+        f |= GPU_OPF_BAR_SYNC;
+    if (g_str_has_prefix(op, "atom.") && !shared)
+        f |= GPU_OPF_ATOM;
+    if (g_str_has_prefix(op, "red.") && !shared)
+        f |= GPU_OPF_RED;
+    return f;
+}
+
+static const char *sass_src_text(const void *src, uint16_t op) { return sass_opcode(src, op); }
+static const char *ptx_src_text(const void *src, uint16_t op) { return ptx_run_opcode(src, op); }
+
 /* Reads the next block into w->ahead (NULL at the end); false on a trace error. */
 static bool work_read_ahead(Work *w)
 {
@@ -185,7 +235,7 @@ static bool work_read_ahead(Work *w)
                               : g_new0(GpuCta, 1);
     g->warp_insts = g->thread_insts = 0;
     GError *e = NULL;
-    int got = sass_next_block(w->reader, &g->b, &e);
+    int got = w->prun ? ptx_run_next_block(w->prun, &g->b, &e) : sass_next_block(w->reader, &g->b, &e);
     if (got <= 0) {
         sass_block_clear(&g->b);
         g_free(g);
@@ -198,11 +248,13 @@ static bool work_read_ahead(Work *w)
     }
     g->kc = w->kc;
     /* opcodes first seen in this block */
-    uint32_t nops = sass_nopcodes(w->reader);
+    uint32_t nops = w->prun ? ptx_run_nopcodes(w->prun) : sass_nopcodes(w->reader);
     if (nops > w->kc->nops) {
         w->kc->op_flags = g_renew(uint8_t, w->kc->op_flags, nops);
-        for (uint32_t i = w->kc->nops; i < nops; i++)
-            w->kc->op_flags[i] = op_flags_of(sass_opcode(w->reader, (uint16_t)i));
+        for (uint32_t i = w->kc->nops; i < nops; i++) {
+            const char *t = sass_opcode_text(w->kc, (uint16_t)i);
+            w->kc->op_flags[i] = w->prun ? ptx_op_flags_of(t) : op_flags_of(t);
+        }
         w->kc->nops = nops;
     }
     for (uint64_t i = 0; i < g->b.ninsts; i++) {
@@ -211,11 +263,11 @@ static bool work_read_ahead(Work *w)
         if (in->unit != GPU_UNIT_UNKNOWN)
             continue;
         w->unknown_insts++;
-        const char *op = sass_opcode(w->reader, in->op);
+        const char *op = sass_opcode_text(w->kc, in->op);
         gpointer was = g_hash_table_lookup(w->unknown, op);
         if (was)
             g_hash_table_insert(w->unknown, g_strdup(op), GUINT_TO_POINTER(GPOINTER_TO_UINT(was) + 1));
-        const SassKernel *k = sass_kernel(w->reader);
+        const SassKernel *k = w->kc->k;
         if (w->p.strict || w->base.sim->strict) {
             sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
                                               "%s: opcode %s is not in the %s SASS table "
@@ -243,15 +295,29 @@ static bool work_read_ahead(Work *w)
 static bool work_open_kernel(Work *w, const char *path)
 {
     GError *e = NULL;
-    w->reader = sass_open(path, &e);
-    if (!w->reader) {
-        sim_fail(w->base.sim, e);
-        return false;
-    }
-    const SassKernel *k = sass_kernel(w->reader);
+    const SassKernel *k;
     w->kc = g_new0(GpuKernelCtx, 1);
+    if (w->spec) {
+        w->spec->l.registers = w->spec->registers;
+        w->prun = ptx_run_new(&w->spec->l, &e);
+        if (!w->prun) {
+            sim_fail(w->base.sim, e);
+            return false;
+        }
+        k = ptx_run_kernel(w->prun);
+        w->kc->src = w->prun;
+        w->kc->op_text = ptx_src_text;
+    } else {
+        w->reader = sass_open(path, &e);
+        if (!w->reader) {
+            sim_fail(w->base.sim, e);
+            return false;
+        }
+        k = sass_kernel(w->reader);
+        w->kc->src = w->reader;
+        w->kc->op_text = sass_src_text;
+    }
     w->kc->k = k;
-    w->kc->reader = w->reader;
     w->kc->index = (uint32_t)w->kernels;
     w->reader_done = false;
     GpuOccInput in = { k->block[0] * k->block[1] * k->block[2], k->nregs, k->shmem, -1 };
@@ -384,6 +450,8 @@ static double work_progress(const Component *c)
     double k = (double)w->kernels;
     if (w->reader)
         k += sass_progress(w->reader);
+    else if (w->prun)
+        k += ptx_run_progress(w->prun);
     return MIN(1.0, k / w->list->kernels);
 }
 
@@ -391,7 +459,8 @@ static void work_dump(Component *c, GString *out)
 {
     Work *w = (Work *)c;
     g_string_append_printf(out, "  kernel %" G_GUINT64_FORMAT " of %u, %" G_GUINT64_FORMAT
-                           " blocks out on the SMs%s\n", w->kernels + (w->reader != NULL),
+                           " blocks out on the SMs%s\n",
+                           w->kernels + (w->reader != NULL || w->prun != NULL),
                            w->list ? w->list->kernels : 0, w->outstanding,
                            w->ahead ? ", one read and waiting for room" : "");
 }
@@ -415,6 +484,8 @@ static bool work_outputs(Component *c, const char *dir, GError **error)
         g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write", path);
     g_free(path);
     g_string_free(s, TRUE);
+    if (ok && w->spec)
+        ok = gpu_launch_write_outputs(w->spec, dir, error);
     return ok;
 }
 

@@ -473,7 +473,8 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
         if (b < 0)
             continue;
         uint32_t span = 1;
-        if (i == 0 && (in->dst[0] >> 8) == SASS_REG_R) {
+        if (i == 0 && (in->dst[0] >> 8) == SASS_REG_R &&
+            !(w->cta->g->kc->op_flags[in->op] & GPU_OPF_EXACT)) {
             const GpuKernelCtx *kc = w->cta->g->kc;
             if (kc->op_flags[in->op] & GPU_OPF_WIDE)
                 span = 2;

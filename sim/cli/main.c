@@ -1090,6 +1090,80 @@ static int cmd_describe(int argc, char **argv)
 }
 
 /* Runs the subcommand NAME with argv[0] == NAME; false when there is none of that name. */
+static const CliHelp gpu_run_help = {
+    .cmd = "gpu run",
+    .usage = "archsim gpu run LAUNCH.yaml --machine CONFIG [-o DIR] [RUN OPTIONS]",
+    .summary = "Run a PTX kernel launch on a GPU config: with real values, and cycle by cycle on "
+               "the config's SMs and memory side.",
+    .details =
+        "LAUNCH.yaml names the PTX file (nvcc -ptx output) and entry, the grid, block and dynamic\n"
+        "shared memory, the device buffers and their initial values, the entry's parameters and\n"
+        "the buffers to write out (docs/gpu-ptx.md). The kernel is run functionally a thread block\n"
+        "at a time as the block scheduler hands blocks out, and its warp instructions (masks,\n"
+        "registers, lane addresses) go through the config's SMs, L1s, L2 slices and DRAM. The run\n"
+        "directory gets the stats of `archsim run`, kernels.csv and each output as NAME.bin (raw\n"
+        "little-endian). It is `archsim run CONFIG --set workload.launch=LAUNCH.yaml`, and every\n"
+        "option of `archsim run` applies (-o, --seed, --set, --trace, -q, --force, ...).\n"
+        "\n"
+        "Examples:\n"
+        "  archsim gpu run workloads/gpu/saxpy/launch.yaml --machine configs/gpu/a100.yaml\n"
+        "  archsim gpu run workloads/gpu/saxpy/launch.yaml --machine configs/gpu/teach.yaml \\\n"
+        "      --trace dump.txt --trace-window 0:200 -o runs/saxpy-teach\n"
+        "\n"
+        "Exit status: 0 success, 3 a checker failed, 64 bad command line, 65 bad PTX or a fault\n"
+        "in the kernel (file.ptx:line:col: problem), 66 an input file is missing, 73 the run\n"
+        "directory exists, 74 I/O error, 78 bad configuration or launch YAML, 130 interrupted.\n",
+};
+
+/* `archsim gpu run LAUNCH --machine CONFIG [run options]`: `archsim run CONFIG --set
+ * workload.launch=LAUNCH [run options]` */
+static int gpu_run_main(int argc, char **argv)
+{
+    const char *launch = NULL, *machine = NULL;
+    GPtrArray *rest = g_ptr_array_new();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            cli_help_print(stdout, &gpu_run_help, NULL);
+            g_ptr_array_free(rest, TRUE);
+            return 0;
+        }
+        if (!strcmp(a, "--machine") || !strcmp(a, "-m")) {
+            if (i + 1 >= argc) {
+                g_ptr_array_free(rest, TRUE);
+                return cli_usage_error("gpu run", "--machine needs a GPU config (configs/gpu/*.yaml)");
+            }
+            machine = argv[++i];
+        } else if (g_str_has_prefix(a, "--machine=")) {
+            machine = a + strlen("--machine=");
+        } else if (i == 1 && a[0] != '-') {
+            launch = a;                 /* LAUNCH.yaml comes first */
+        } else {
+            g_ptr_array_add(rest, (gpointer)a);
+        }
+    }
+    if (!launch || !machine) {
+        g_ptr_array_free(rest, TRUE);
+        return cli_usage_error("gpu run", !launch ? "missing LAUNCH.yaml (the first argument)"
+                                                  : "--machine CONFIG is required (a GPU config, "
+                                                    "e.g. configs/gpu/a100.yaml)");
+    }
+    char *set = g_strconcat("workload.launch=", launch, NULL);
+    GPtrArray *args = g_ptr_array_new();
+    g_ptr_array_add(args, (gpointer)"run");
+    g_ptr_array_add(args, (gpointer)machine);
+    g_ptr_array_add(args, (gpointer)"--set");
+    g_ptr_array_add(args, set);
+    for (guint i = 0; i < rest->len; i++)
+        g_ptr_array_add(args, g_ptr_array_index(rest, i));
+    g_ptr_array_add(args, NULL);
+    int rc = cmd_run((int)args->len - 1, (char **)args->pdata);
+    g_ptr_array_free(args, TRUE);
+    g_ptr_array_free(rest, TRUE);
+    g_free(set);
+    return rc;
+}
+
 static bool dispatch(const char *name, int argc, char **argv, int *rc)
 {
     static const struct { const char *name; int (*main)(int, char **); } builtin[] = {
@@ -1101,6 +1175,10 @@ static bool dispatch(const char *name, int argc, char **argv, int *rc)
             *rc = builtin[i].main(argc, argv);
             return true;
         }
+    if (!strcmp(name, "gpu") && argc > 1 && !strcmp(argv[1], "run")) {
+        *rc = gpu_run_main(argc - 1, argv + 1);
+        return true;
+    }
     for (const CliCommand *c = archsim_model_commands; c->name; c++)
         if (!strcmp(name, c->name)) {
             *rc = c->main(argc, argv);

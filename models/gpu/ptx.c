@@ -1,0 +1,1457 @@
+/* ptx.c: the PTX parser (ptx.h). A hand-written scanner and recursive reader over the whole
+ * file in memory (at most PTX_MAX_BYTES): module directives, entries with their parameters,
+ * register and array declarations, labels and instructions with their modifiers and operands;
+ * then, per entry, labels resolved and each branch's reconvergence point (its immediate
+ * post-dominator) worked out for the SIMT stack. Grammar: NVIDIA, "Parallel Thread Execution ISA"
+ * 9.0, chapters 4 (syntax), 5 (state spaces, types, variables), 9 (instructions), 10 (special
+ * registers).
+ */
+#include "ptx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "../../sim/input.h"
+
+typedef struct {
+    const char *path;
+    const char *s, *end, *p;
+    uint32_t line;
+    const char *line_start;
+    PtxModule *m;
+    GHashTable *sym_index;      /* name -> index + 1 */
+    GError **error;
+    bool failed;
+} P;
+
+static G_GNUC_PRINTF(3, 4) bool perr(P *p, const char *at, const char *fmt, ...)
+{
+    if (p->failed)
+        return false;
+    /* line and column of at (at is at or after the current line's start, or earlier) */
+    uint32_t line = 1;
+    const char *ls = p->s;
+    for (const char *q = p->s; q < at && q < p->end; q++)
+        if (*q == '\n') {
+            line++;
+            ls = q + 1;
+        }
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(p->error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s:%u:%u: %s", p->path,
+                line, (uint32_t)(at - ls) + 1, msg);
+    g_free(msg);
+    p->failed = true;
+    return false;
+}
+
+/* ---- scanning ---- */
+
+static void skip_ws(P *p)
+{
+    for (;;) {
+        while (p->p < p->end && (*p->p == ' ' || *p->p == '\t' || *p->p == '\r' || *p->p == '\n'))
+            p->p++;
+        if (p->p + 1 < p->end && p->p[0] == '/' && p->p[1] == '/') {
+            while (p->p < p->end && *p->p != '\n')
+                p->p++;
+            continue;
+        }
+        if (p->p + 1 < p->end && p->p[0] == '/' && p->p[1] == '*') {
+            const char *c = p->p;
+            p->p += 2;
+            while (p->p + 1 < p->end && !(p->p[0] == '*' && p->p[1] == '/'))
+                p->p++;
+            if (p->p + 1 >= p->end) {
+                perr(p, c, "a comment that is never closed (no */)");
+                p->p = p->end;
+                return;
+            }
+            p->p += 2;
+            continue;
+        }
+        return;
+    }
+}
+
+static bool at_end(P *p)
+{
+    skip_ws(p);
+    return p->p >= p->end;
+}
+
+static bool ident_start(char c)
+{
+    return g_ascii_isalpha(c) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+static bool ident_char(char c) { return g_ascii_isalnum(c) || c == '_' || c == '$'; }
+
+/* An identifier: [%.$_a-zA-Z][a-zA-Z0-9_$]* (a leading '.' or '%' is part of it). Returns its
+ * length, 0 if none is here. */
+static size_t peek_ident(P *p)
+{
+    skip_ws(p);
+    const char *q = p->p;
+    if (q >= p->end || !ident_start(*q))
+        return 0;
+    q++;
+    while (q < p->end && ident_char(*q))
+        q++;
+    return (size_t)(q - p->p);
+}
+
+static bool accept(P *p, char c)
+{
+    skip_ws(p);
+    if (p->p < p->end && *p->p == c) {
+        p->p++;
+        return true;
+    }
+    return false;
+}
+
+static bool expect(P *p, char c, const char *what)
+{
+    if (accept(p, c))
+        return true;
+    const char *at = p->p;
+    if (at >= p->end)
+        return perr(p, p->end, "the file ends where %s ('%c') should be", what, c);
+    return perr(p, at, "expected %s ('%c'), got '%.*s'", what, c, (int)MIN((size_t)20,
+                strcspn(at, " \t\r\n")), at);
+}
+
+static bool word_is(P *p, const char *w)
+{
+    size_t n = peek_ident(p);
+    return n == strlen(w) && memcmp(p->p, w, n) == 0;
+}
+
+static bool accept_word(P *p, const char *w)
+{
+    if (!word_is(p, w))
+        return false;
+    p->p += strlen(w);
+    return true;
+}
+
+/* A decimal or 0x number (with an optional '-'), as an unsigned 64-bit value. */
+static bool parse_int(P *p, int64_t *v)
+{
+    skip_ws(p);
+    const char *at = p->p;
+    bool neg = false;
+    if (p->p < p->end && (*p->p == '-' || *p->p == '+')) {
+        neg = *p->p == '-';
+        p->p++;
+    }
+    uint64_t x = 0;
+    int digits = 0;
+    if (p->p + 1 < p->end && p->p[0] == '0' && (p->p[1] == 'x' || p->p[1] == 'X')) {
+        p->p += 2;
+        while (p->p < p->end && g_ascii_isxdigit(*p->p)) {
+            if (digits++ == 16)
+                return perr(p, at, "a hex number of more than 16 digits");
+            x = x << 4 | (uint64_t)g_ascii_xdigit_value(*p->p++);
+        }
+    } else {
+        while (p->p < p->end && g_ascii_isdigit(*p->p)) {
+            uint64_t d = (uint64_t)(*p->p++ - '0');
+            if (x > (UINT64_MAX - d) / 10)
+                return perr(p, at, "a number that does not fit in 64 bits");
+            x = x * 10 + d;
+            digits++;
+        }
+    }
+    if (digits == 0) {
+        p->p = at;
+        return perr(p, at, "expected a number");
+    }
+    if (p->p < p->end && *p->p == 'U')  /* 10U: an unsigned literal */
+        p->p++;
+    if (p->p < p->end && ident_char(*p->p))
+        return perr(p, at, "'%.*s' is not a number", (int)MIN((size_t)20, strcspn(at, " \t\r\n,;]")),
+                    at);
+    *v = neg ? (int64_t)(0 - x) : (int64_t)x;
+    return true;
+}
+
+/* ---- types and symbols ---- */
+
+static const char *const type_names[PTX_T_COUNT] = {
+    [PTX_T_NONE] = "", [PTX_T_PRED] = "pred", [PTX_T_B8] = "b8", [PTX_T_B16] = "b16",
+    [PTX_T_B32] = "b32", [PTX_T_B64] = "b64", [PTX_T_U8] = "u8", [PTX_T_U16] = "u16",
+    [PTX_T_U32] = "u32", [PTX_T_U64] = "u64", [PTX_T_S8] = "s8", [PTX_T_S16] = "s16",
+    [PTX_T_S32] = "s32", [PTX_T_S64] = "s64", [PTX_T_F16] = "f16", [PTX_T_F32] = "f32",
+    [PTX_T_F64] = "f64",
+};
+
+const char *ptx_type_name(PtxType t) { return t < PTX_T_COUNT ? type_names[t] : "?"; }
+
+uint32_t ptx_type_bytes(PtxType t)
+{
+    switch (t) {
+    case PTX_T_B8: case PTX_T_U8: case PTX_T_S8:
+        return 1;
+    case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: case PTX_T_F16:
+        return 2;
+    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32:
+        return 4;
+    case PTX_T_B64: case PTX_T_U64: case PTX_T_S64: case PTX_T_F64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+static PtxType type_of(const char *w, size_t n)
+{
+    for (int t = PTX_T_PRED; t < PTX_T_COUNT; t++)
+        if (strlen(type_names[t]) == n && memcmp(type_names[t], w, n) == 0)
+            return (PtxType)t;
+    return PTX_T_NONE;
+}
+
+static const char *const op_names[PTX_OP_COUNT] = {
+    [PTX_OP_LD] = "ld", [PTX_OP_ST] = "st", [PTX_OP_MOV] = "mov", [PTX_OP_CVTA] = "cvta",
+    [PTX_OP_CVT] = "cvt", [PTX_OP_ADD] = "add", [PTX_OP_SUB] = "sub", [PTX_OP_MUL] = "mul",
+    [PTX_OP_MAD] = "mad", [PTX_OP_FMA] = "fma", [PTX_OP_DIV] = "div", [PTX_OP_REM] = "rem",
+    [PTX_OP_ABS] = "abs", [PTX_OP_NEG] = "neg", [PTX_OP_MIN] = "min", [PTX_OP_MAX] = "max",
+    [PTX_OP_AND] = "and", [PTX_OP_OR] = "or", [PTX_OP_XOR] = "xor", [PTX_OP_NOT] = "not",
+    [PTX_OP_SHL] = "shl", [PTX_OP_SHR] = "shr", [PTX_OP_POPC] = "popc", [PTX_OP_CLZ] = "clz",
+    [PTX_OP_BREV] = "brev", [PTX_OP_BFE] = "bfe", [PTX_OP_SETP] = "setp", [PTX_OP_SELP] = "selp",
+    [PTX_OP_EX2] = "ex2", [PTX_OP_LG2] = "lg2", [PTX_OP_RCP] = "rcp", [PTX_OP_SQRT] = "sqrt",
+    [PTX_OP_RSQRT] = "rsqrt", [PTX_OP_SIN] = "sin", [PTX_OP_COS] = "cos", [PTX_OP_BRA] = "bra",
+    [PTX_OP_RET] = "ret", [PTX_OP_EXIT] = "exit", [PTX_OP_BAR] = "bar",
+    [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar", [PTX_OP_ATOM] = "atom",
+    [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
+    [PTX_OP_ACTIVEMASK] = "activemask",
+};
+
+const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
+
+static int sym_find(P *p, const char *name, size_t n)
+{
+    char *k = g_strndup(name, n);
+    gpointer v = g_hash_table_lookup(p->sym_index, k);
+    g_free(k);
+    return v ? (int)GPOINTER_TO_UINT(v) - 1 : -1;
+}
+
+static int sym_add(P *p, const char *at, const char *name, size_t n, PtxSym sym)
+{
+    if (sym_find(p, name, n) >= 0) {
+        perr(p, at, "'%.*s' is declared twice", (int)n, name);
+        return -1;
+    }
+    sym.name = g_strndup(name, n);
+    g_array_append_val(p->m->syms, sym);
+    int i = (int)p->m->syms->len - 1;
+    g_hash_table_insert(p->sym_index, g_strdup(sym.name), GUINT_TO_POINTER((guint)i + 1));
+    return i;
+}
+
+/* `[.align N] .TYPE name[N] [= {...}]` after a state space; *sym gets the declaration. */
+static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, const char **name,
+                             size_t *nlen)
+{
+    uint64_t align = 0;
+    PtxType t = PTX_T_NONE;
+    for (;;) {
+        size_t n = peek_ident(p);
+        if (n == 0 || p->p[0] != '.')
+            break;
+        if (n == 6 && memcmp(p->p, ".align", 6) == 0) {
+            p->p += 6;
+            int64_t a;
+            if (!parse_int(p, &a))
+                return false;
+            if (a < 1 || a > 4096 || (a & (a - 1)))
+                return perr(p, p->p, ".align %" G_GINT64_FORMAT ": expected a power of two up to "
+                            "4096", a);
+            align = (uint64_t)a;
+            continue;
+        }
+        PtxType tt = type_of(p->p + 1, n - 1);
+        if (tt == PTX_T_NONE || tt == PTX_T_PRED)
+            return perr(p, p->p, "'%.*s' is not a type archsim's PTX subset declares arrays of",
+                        (int)n, p->p);
+        t = tt;
+        p->p += n;
+    }
+    if (t == PTX_T_NONE)
+        return perr(p, p->p, "expected the element type (.b8, .u32, .f32, ...)");
+    size_t n = peek_ident(p);
+    if (n == 0 || p->p[0] == '.' || p->p[0] == '%')
+        return perr(p, p->p, "expected the variable's name");
+    *name = p->p;
+    *nlen = n;
+    p->p += n;
+    uint64_t count = 1;
+    bool dynamic = false;
+    if (accept(p, '[')) {
+        if (accept(p, ']')) {
+            if (!(is_extern && space == PTX_SPACE_SHARED))
+                return perr(p, p->p, "an array without a size (only `.extern .shared` may have "
+                            "one: the launch's dynamic shared memory)");
+            dynamic = true;
+            count = 0;
+        } else {
+            const char *at = p->p;
+            int64_t c;
+            if (!parse_int(p, &c) || !expect(p, ']', "the array's closing bracket"))
+                return false;
+            if (c < 1 || (uint64_t)c * ptx_type_bytes(t) > PTX_MAX_ARRAY)
+                return perr(p, at, "array of %" G_GINT64_FORMAT " elements: expected 1 to %"
+                            G_GUINT64_FORMAT " bytes", c, PTX_MAX_ARRAY);
+            count = (uint64_t)c;
+        }
+    }
+    if (accept(p, '='))
+        return perr(p, p->p, "initialised variables are not in archsim's PTX subset (set the "
+                    "data with the launch's buffers)");
+    *sym = (PtxSym){ .space = space, .size = count * ptx_type_bytes(t),
+                     .align = align ? align : ptx_type_bytes(t), .dynamic = dynamic,
+                     .type = (uint8_t)t };
+    return true;
+}
+
+/* ---- registers ---- */
+
+typedef struct {
+    PtxEntry *e;
+    GHashTable *reg_index;      /* name -> index + 1 */
+    GHashTable *labels;         /* name -> instruction index + 1 */
+    GArray *fixups;             /* Fixup: labels used before their definition */
+} Ent;
+
+typedef struct {
+    uint32_t inst, arg;
+    char *name;
+    const char *at;
+} Fixup;
+
+static bool reg_decl(P *p, Ent *en)
+{
+    /* .reg .TYPE %a, %b<N>, ... ; (an optional .v2/.v4 is refused) */
+    size_t n = peek_ident(p);
+    if (n == 0 || p->p[0] != '.')
+        return perr(p, p->p, "expected the registers' type after .reg");
+    PtxType t = type_of(p->p + 1, n - 1);
+    if (t == PTX_T_NONE)
+        return perr(p, p->p, "'%.*s' is not a register type", (int)n, p->p);
+    p->p += n;
+    do {
+        size_t k = peek_ident(p);
+        if (k == 0 || p->p[0] != '%')
+            return perr(p, p->p, "expected a register name (%%name)");
+        const char *name = p->p, *at = p->p;
+        p->p += k;
+        int64_t count = -1;
+        if (accept(p, '<')) {
+            if (!parse_int(p, &count) || !expect(p, '>', "the register count's '>'"))
+                return false;
+            if (count < 1 || count > PTX_MAX_REGS)
+                return perr(p, at, "%%%.*s<%" G_GINT64_FORMAT ">: expected 1 to %d registers",
+                            (int)k - 1, name + 1, count, PTX_MAX_REGS);
+        }
+        if (en->e->regs->len + (uint64_t)(count < 0 ? 1 : count) > PTX_MAX_REGS)
+            return perr(p, at, "more than %d registers in one kernel", PTX_MAX_REGS);
+        for (int64_t i = 0; i < (count < 0 ? 1 : count); i++) {
+            char *full = count < 0 ? g_strndup(name, k)
+                                   : g_strdup_printf("%.*s%" G_GINT64_FORMAT, (int)k, name, i);
+            if (g_hash_table_contains(en->reg_index, full)) {
+                perr(p, at, "register %s is declared twice", full);
+                g_free(full);
+                return false;
+            }
+            PtxReg r = { .name = full, .type = (uint8_t)t };
+            g_array_append_val(en->e->regs, r);
+            g_hash_table_insert(en->reg_index, g_strdup(full), GUINT_TO_POINTER(en->e->regs->len));
+        }
+    } while (accept(p, ','));
+    return expect(p, ';', "the ';' after the declaration");
+}
+
+/* ---- operands ---- */
+
+static const struct { const char *name; PtxSreg sr; } sregs[] = {
+    { "%tid.x", PTX_SR_TID_X }, { "%tid.y", PTX_SR_TID_Y }, { "%tid.z", PTX_SR_TID_Z },
+    { "%ntid.x", PTX_SR_NTID_X }, { "%ntid.y", PTX_SR_NTID_Y }, { "%ntid.z", PTX_SR_NTID_Z },
+    { "%ctaid.x", PTX_SR_CTAID_X }, { "%ctaid.y", PTX_SR_CTAID_Y },
+    { "%ctaid.z", PTX_SR_CTAID_Z }, { "%nctaid.x", PTX_SR_NCTAID_X },
+    { "%nctaid.y", PTX_SR_NCTAID_Y }, { "%nctaid.z", PTX_SR_NCTAID_Z },
+    { "%laneid", PTX_SR_LANEID }, { "%warpid", PTX_SR_WARPID }, { "%nwarpid", PTX_SR_NWARPID },
+    { "%smid", PTX_SR_SMID }, { "%lanemask_eq", PTX_SR_LANEMASK_EQ },
+    { "%lanemask_lt", PTX_SR_LANEMASK_LT }, { "%lanemask_le", PTX_SR_LANEMASK_LE },
+    { "%lanemask_gt", PTX_SR_LANEMASK_GT }, { "%lanemask_ge", PTX_SR_LANEMASK_GE },
+    { "%clock", PTX_SR_CLOCK }, { "%clock64", PTX_SR_CLOCK64 },
+};
+
+/* A register by name (at p->p, length n): its index, or -1 with the error set. */
+static int reg_ref(P *p, Ent *en, size_t n)
+{
+    char *k = g_strndup(p->p, n);
+    gpointer v = g_hash_table_lookup(en->reg_index, k);
+    g_free(k);
+    if (!v) {
+        perr(p, p->p, "register %.*s is not declared (a .reg line declares it)", (int)n, p->p);
+        return -1;
+    }
+    p->p += n;
+    return (int)GPOINTER_TO_UINT(v) - 1;
+}
+
+/* %name, or a special register %tid.x ...; *sreg >= 0 for the latter */
+static bool reg_or_sreg(P *p, Ent *en, PtxArg *a)
+{
+    size_t n = peek_ident(p);
+    const char *q = p->p;
+    /* special registers carry a .x/.y/.z suffix the identifier scan stops before */
+    size_t full = n;
+    if (q + n < p->end && q[n] == '.' && q + n + 1 < p->end && g_ascii_isalpha(q[n + 1]))
+        full = n + 2;
+    for (size_t i = 0; i < G_N_ELEMENTS(sregs); i++) {
+        size_t l = strlen(sregs[i].name);
+        if ((l == full || l == n) && memcmp(sregs[i].name, q, l) == 0 &&
+            (q + l >= p->end || !ident_char(q[l]))) {
+            a->kind = PTX_A_SREG;
+            a->reg = sregs[i].sr;
+            p->p += l;
+            return true;
+        }
+    }
+    int r = reg_ref(p, en, n);
+    if (r < 0)
+        return false;
+    a->kind = PTX_A_REG;
+    a->reg = r;
+    return true;
+}
+
+/* 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits), or an integer */
+static bool parse_imm(P *p, PtxArg *a)
+{
+    skip_ws(p);
+    const char *q = p->p;
+    if (q + 2 <= p->end && q[0] == '0' && (q[1] == 'f' || q[1] == 'F' || q[1] == 'd' || q[1] == 'D')) {
+        int want = (q[1] == 'f' || q[1] == 'F') ? 8 : 16;
+        uint64_t x = 0;
+        int i = 0;
+        for (; i < want && q + 2 + i < p->end && g_ascii_isxdigit(q[2 + i]); i++)
+            x = x << 4 | (uint64_t)g_ascii_xdigit_value(q[2 + i]);
+        if (i != want || (q + 2 + i < p->end && ident_char(q[2 + i])))
+            return perr(p, q, "a %s literal needs exactly %d hex digits after 0%c",
+                        want == 8 ? "float" : "double", want, q[1]);
+        p->p = q + 2 + want;
+        a->kind = PTX_A_IMM;
+        a->imm = (int64_t)x;
+        return true;
+    }
+    if (q < p->end && (g_ascii_isdigit(*q) || *q == '-' || *q == '+')) {
+        /* a decimal float such as 1.0 is not what nvcc writes, and not read */
+        const char *r = q + (*q == '-' || *q == '+');
+        while (r < p->end && g_ascii_isdigit(*r))
+            r++;
+        if (r < p->end && (*r == '.' || *r == 'e' || *r == 'E') && !(r[0] == '.' && r == q))
+            return perr(p, q, "a decimal floating-point literal: write it as 0f (f32) or 0d "
+                        "(f64) and its hex bits, as nvcc does");
+        a->kind = PTX_A_IMM;
+        return parse_int(p, &a->imm);
+    }
+    return perr(p, q, "expected an operand");
+}
+
+static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a)
+{
+    memset(a, 0, sizeof *a);
+    a->reg = a->sym = -1;
+    skip_ws(p);
+    if (p->p >= p->end)
+        return perr(p, p->end, "the file ends inside an instruction");
+    char c = *p->p;
+    if (c == '[') {
+        p->p++;
+        a->kind = PTX_A_ADDR;
+        skip_ws(p);
+        size_t n = peek_ident(p);
+        if (n > 0 && p->p[0] == '%') {
+            int r = reg_ref(p, en, n);
+            if (r < 0)
+                return false;
+            a->reg = r;
+        } else if (n > 0) {
+            int s = sym_find(p, p->p, n);
+            if (s < 0)
+                return perr(p, p->p, "'%.*s' is not a declared variable or parameter", (int)n, p->p);
+            a->sym = s;
+            p->p += n;
+        } else {
+            if (!parse_int(p, &a->imm))
+                return false;
+            return expect(p, ']', "the address's ']'");
+        }
+        skip_ws(p);
+        if (p->p < p->end && (*p->p == '+' || *p->p == '-')) {
+            bool neg = *p->p == '-';
+            p->p++;
+            int64_t off;
+            if (!parse_int(p, &off))
+                return false;
+            a->imm = neg ? -off : off;
+        }
+        return expect(p, ']', "the address's ']'");
+    }
+    if (c == '{') {
+        p->p++;
+        a->kind = PTX_A_VEC;
+        do {
+            if (a->n == 4)
+                return perr(p, p->p, "a vector of more than 4 elements");
+            skip_ws(p);
+            if (p->p < p->end && *p->p == '_' && (p->p + 1 >= p->end || !ident_char(p->p[1]))) {
+                p->p++;
+                a->vec[a->n++] = -1;
+                continue;
+            }
+            size_t n = peek_ident(p);
+            if (n == 0 || p->p[0] != '%')
+                return perr(p, p->p, "expected a register in the vector");
+            int r = reg_ref(p, en, n);
+            if (r < 0)
+                return false;
+            a->vec[a->n++] = r;
+        } while (accept(p, ','));
+        return expect(p, '}', "the vector's '}'");
+    }
+    if (c == '!') {
+        p->p++;
+        a->neg = true;
+        size_t n = peek_ident(p);
+        if (n == 0 || p->p[0] != '%')
+            return perr(p, p->p, "expected a predicate register after '!'");
+        a->kind = PTX_A_REG;
+        a->reg = reg_ref(p, en, n);
+        return a->reg >= 0;
+    }
+    if (c == '%')
+        return reg_or_sreg(p, en, a);
+    size_t n = peek_ident(p);
+    if (n > 0 && c != '.') {
+        /* a label (branches) or a variable's address */
+        int s = sym_find(p, p->p, n);
+        if (s >= 0) {
+            a->kind = PTX_A_SYM;
+            a->reg = s;
+            p->p += n;
+            return true;
+        }
+        a->kind = PTX_A_LABEL;
+        char *name = g_strndup(p->p, n);
+        gpointer v = g_hash_table_lookup(en->labels, name);
+        if (v) {
+            a->imm = (int64_t)GPOINTER_TO_UINT(v) - 1;
+            g_free(name);
+        } else {
+            Fixup f = { .inst = inst, .arg = argi, .name = name, .at = p->p };
+            g_array_append_val(en->fixups, f);
+        }
+        p->p += n;
+        return true;
+    }
+    return parse_imm(p, a);
+}
+
+/* ---- instructions ---- */
+
+static uint16_t intern_text(PtxModule *m, const char *t, size_t n)
+{
+    char *k = g_strndup(t, n);
+    gpointer v = g_hash_table_lookup(m->text_index, k);
+    if (v) {
+        g_free(k);
+        return (uint16_t)(GPOINTER_TO_UINT(v) - 1);
+    }
+    g_ptr_array_add(m->texts, k);
+    g_hash_table_insert(m->text_index, k, GUINT_TO_POINTER(m->texts->len));
+    return (uint16_t)(m->texts->len - 1);
+}
+
+static const struct { const char *name; PtxOp op; } base_ops[] = {
+    { "ld", PTX_OP_LD }, { "ldu", PTX_OP_LD }, { "st", PTX_OP_ST }, { "mov", PTX_OP_MOV },
+    { "cvta", PTX_OP_CVTA }, { "cvt", PTX_OP_CVT }, { "add", PTX_OP_ADD }, { "sub", PTX_OP_SUB },
+    { "mul", PTX_OP_MUL }, { "mad", PTX_OP_MAD }, { "fma", PTX_OP_FMA }, { "div", PTX_OP_DIV },
+    { "rem", PTX_OP_REM }, { "abs", PTX_OP_ABS }, { "neg", PTX_OP_NEG }, { "min", PTX_OP_MIN },
+    { "max", PTX_OP_MAX }, { "and", PTX_OP_AND }, { "or", PTX_OP_OR }, { "xor", PTX_OP_XOR },
+    { "not", PTX_OP_NOT }, { "shl", PTX_OP_SHL }, { "shr", PTX_OP_SHR }, { "popc", PTX_OP_POPC },
+    { "clz", PTX_OP_CLZ }, { "brev", PTX_OP_BREV }, { "bfe", PTX_OP_BFE },
+    { "setp", PTX_OP_SETP }, { "selp", PTX_OP_SELP }, { "ex2", PTX_OP_EX2 },
+    { "lg2", PTX_OP_LG2 }, { "rcp", PTX_OP_RCP }, { "sqrt", PTX_OP_SQRT },
+    { "rsqrt", PTX_OP_RSQRT }, { "sin", PTX_OP_SIN }, { "cos", PTX_OP_COS },
+    { "bra", PTX_OP_BRA }, { "ret", PTX_OP_RET }, { "exit", PTX_OP_EXIT }, { "bar", PTX_OP_BAR },
+    { "barrier", PTX_OP_BAR }, { "membar", PTX_OP_MEMBAR }, { "fence", PTX_OP_MEMBAR },
+    { "atom", PTX_OP_ATOM }, { "red", PTX_OP_RED }, { "shfl", PTX_OP_SHFL },
+    { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK },
+};
+
+static const char *const cmp_names[] = {
+    "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+    "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+};
+static const char *const atom_names[] = {
+    "add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor",
+};
+
+static int name_in(const char *const *names, size_t count, const char *w, size_t n)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(names[i]) == n && memcmp(names[i], w, n) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Modifiers an instruction may carry without changing what archsim computes: rounding of
+ * float arithmetic (.rn, IEEE round to nearest, is what C does), cache and memory-order
+ * qualifiers, .sync/.aligned, .full. */
+static bool ignorable(const char *w, size_t n)
+{
+    static const char *const ok[] = {
+        "rn", "rz", "rm", "rp", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile",
+        "relaxed", "acquire", "release", "acq_rel", "sc", "weak", "cta", "gpu", "sys",
+        "sync", "aligned", "full", "noftz", "L1::no_allocate", "L2::128B", "L2::64B",
+        "L2::256B", "L1::evict_last", "L1::evict_first", "L1::evict_normal",
+    };
+    return name_in(ok, G_N_ELEMENTS(ok), w, n) >= 0;
+}
+
+static bool parse_inst(P *p, Ent *en, const char *start)
+{
+    PtxInst in;
+    memset(&in, 0, sizeof in);
+    in.guard = -1;
+    in.vec = 1;
+    in.line = p->line;
+    /* guard */
+    skip_ws(p);
+    const char *at = p->p;
+    if (accept(p, '@')) {
+        if (accept(p, '!'))
+            in.guard_neg = true;
+        size_t n = peek_ident(p);
+        if (n == 0 || p->p[0] != '%')
+            return perr(p, p->p, "expected a predicate register after '@'");
+        in.guard = reg_ref(p, en, n);
+        if (in.guard < 0)
+            return false;
+        if (g_array_index(en->e->regs, PtxReg, in.guard).type != PTX_T_PRED)
+            return perr(p, at, "the guard %s is not a .pred register",
+                        g_array_index(en->e->regs, PtxReg, in.guard).name);
+        skip_ws(p);
+    }
+    const char *op_at = p->p;
+    /* the opcode: words separated by '.' (with :: inside cache hints) */
+    const char *q = p->p;
+    while (q < p->end && (ident_char(*q) || *q == '.' || *q == ':'))
+        q++;
+    size_t oplen = (size_t)(q - op_at);
+    if (oplen == 0)
+        return perr(p, op_at, "expected an instruction");
+    size_t baselen = strcspn(op_at, ".:");
+    if (baselen > oplen)
+        baselen = oplen;
+    int base = -1;
+    for (size_t i = 0; i < G_N_ELEMENTS(base_ops); i++)
+        if (strlen(base_ops[i].name) == baselen && memcmp(base_ops[i].name, op_at, baselen) == 0)
+            base = (int)i;
+    if (base < 0)
+        return perr(p, op_at, "instruction '%.*s' is not in archsim's PTX subset (docs/gpu-ptx.md "
+                    "lists it and says how to add one)", (int)oplen, op_at);
+    in.op = (uint8_t)base_ops[base].op;
+    in.col = (uint32_t)(op_at - start) + 1;
+    PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
+    int ntypes = 0;
+    bool have_cmp = false, have_sub = false;
+    const char *m = op_at + baselen;
+    while (m < q) {
+        g_assert(*m == '.');
+        m++;
+        const char *w = m;
+        while (m < q && *m != '.')
+            m++;
+        /* cache hints L1::evict_last contain '::' but no '.' */
+        size_t n = (size_t)(m - w);
+        PtxType t = type_of(w, n);
+        int k;
+        if (t != PTX_T_NONE) {
+            if (ntypes == 2)
+                return perr(p, w - 1, "'%.*s': more than two types", (int)oplen, op_at);
+            types[ntypes++] = t;
+        } else if (n == 6 && !memcmp(w, "global", 6)) {
+            in.space = PTX_SPACE_GLOBAL;
+        } else if (n == 6 && !memcmp(w, "shared", 6)) {
+            in.space = PTX_SPACE_SHARED;
+        } else if (n == 5 && !memcmp(w, "local", 5)) {
+            in.space = PTX_SPACE_LOCAL;
+        } else if (n == 5 && !memcmp(w, "param", 5)) {
+            in.space = PTX_SPACE_PARAM;
+        } else if (n == 5 && !memcmp(w, "const", 5)) {
+            in.space = PTX_SPACE_CONST;
+        } else if (n == 2 && (!memcmp(w, "v2", 2) || !memcmp(w, "v4", 2))) {
+            in.vec = (uint8_t)(w[1] - '0');
+        } else if (n == 2 && !memcmp(w, "lo", 2)) {
+            in.mods |= PTX_M_LO;
+        } else if (n == 2 && !memcmp(w, "hi", 2) && in.op != PTX_OP_SETP) {
+            in.mods |= PTX_M_HI;
+        } else if (n == 4 && !memcmp(w, "wide", 4)) {
+            in.mods |= PTX_M_WIDE;
+        } else if (n == 2 && !memcmp(w, "to", 2)) {
+            in.mods |= PTX_M_TO;
+        } else if (n == 3 && !memcmp(w, "sat", 3)) {
+            in.mods |= PTX_M_SAT;
+        } else if (n == 3 && !memcmp(w, "ftz", 3)) {
+            in.mods |= PTX_M_FTZ;
+        } else if (n == 6 && !memcmp(w, "approx", 6)) {
+            in.mods |= PTX_M_APPROX;
+        } else if (n == 3 && !memcmp(w, "rni", 3)) {
+            in.mods |= PTX_M_RNI;
+        } else if (n == 3 && !memcmp(w, "rzi", 3)) {
+            in.mods |= PTX_M_RZI;
+        } else if (n == 3 && !memcmp(w, "rmi", 3)) {
+            in.mods |= PTX_M_RMI;
+        } else if (n == 3 && !memcmp(w, "rpi", 3)) {
+            in.mods |= PTX_M_RPI;
+        } else if (n == 3 && !memcmp(w, "uni", 3)) {
+            in.mods |= PTX_M_UNI;
+        } else if (n == 4 && !memcmp(w, "warp", 4) && in.op == PTX_OP_BAR) {
+            in.op = PTX_OP_BAR_WARP;
+        } else if ((in.op == PTX_OP_BAR) && ((n == 3 && !memcmp(w, "arrive", 6)) ||
+                                             (n == 3 && !memcmp(w, "red", 3)))) {
+            return perr(p, w, "bar.%.*s is not in the subset (bar.sync is)", (int)n, w);
+        } else if (in.op == PTX_OP_SETP && !have_cmp &&
+                   (k = name_in(cmp_names, G_N_ELEMENTS(cmp_names), w, n)) >= 0) {
+            in.cmp = (uint8_t)k;
+            have_cmp = true;
+        } else if (in.op == PTX_OP_SETP && have_cmp && n <= 3 &&
+                   (!memcmp(w, "and", n) || !memcmp(w, "or", n) || !memcmp(w, "xor", n))) {
+            in.boolop = w[0] == 'a' ? PTX_BOOL_AND : w[0] == 'o' ? PTX_BOOL_OR : PTX_BOOL_XOR;
+        } else if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && !have_sub &&
+                   (k = name_in(atom_names, G_N_ELEMENTS(atom_names), w, n)) >= 0) {
+            in.sub = (uint8_t)k;
+            have_sub = true;
+        } else if (in.op == PTX_OP_SHFL && !have_sub &&
+                   (k = name_in((const char *const[]){ "up", "down", "bfly", "idx" }, 4, w, n)) >= 0) {
+            in.sub = (uint8_t)k;
+            have_sub = true;
+        } else if (in.op == PTX_OP_VOTE && !have_sub &&
+                   (k = name_in((const char *const[]){ "all", "any", "uni", "ballot" }, 4, w, n)) >= 0) {
+            in.sub = (uint8_t)k;
+            have_sub = true;
+        } else if (n == 2 && !memcmp(w, "cc", 2)) {
+            return perr(p, w - 1, "'%.*s': carry (.cc) arithmetic is not in the subset",
+                        (int)oplen, op_at);
+        } else if (!ignorable(w, n)) {
+            return perr(p, w - 1, "'%.*s': modifier .%.*s is not in archsim's PTX subset",
+                        (int)oplen, op_at, (int)n, w);
+        }
+    }
+    in.type = (uint8_t)types[0];
+    in.type2 = (uint8_t)types[1];
+    p->p = q;
+    in.text = intern_text(p->m, op_at, oplen);
+    /* what each instruction needs */
+    switch ((PtxOp)in.op) {
+    case PTX_OP_SETP:
+        if (!have_cmp)
+            return perr(p, op_at, "setp needs a comparison (.lt, .eq, ...)");
+        break;
+    case PTX_OP_ATOM:
+    case PTX_OP_RED:
+    case PTX_OP_SHFL:
+    case PTX_OP_VOTE:
+        if (!have_sub)
+            return perr(p, op_at, "'%.*s' needs its operation (%s)", (int)oplen, op_at,
+                        in.op == PTX_OP_SHFL ? ".up, .down, .bfly or .idx"
+                        : in.op == PTX_OP_VOTE ? ".all, .any, .uni or .ballot"
+                                               : ".add, .min, .max, .cas, .exch, ...");
+        break;
+    case PTX_OP_CVT:
+        if (ntypes != 2)
+            return perr(p, op_at, "cvt needs two types (cvt.DEST.SOURCE)");
+        break;
+    default:
+        break;
+    }
+    bool needs_type = !(in.op == PTX_OP_BRA || in.op == PTX_OP_RET || in.op == PTX_OP_EXIT ||
+                        in.op == PTX_OP_BAR || in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR ||
+                        in.op == PTX_OP_ACTIVEMASK);
+    if (needs_type && ntypes == 0)
+        return perr(p, op_at, "'%.*s' needs a type (.u32, .f32, ...)", (int)oplen, op_at);
+    if (in.op == PTX_OP_ACTIVEMASK && ntypes == 0)
+        in.type = PTX_T_B32;
+    /* operands */
+    uint32_t idx = en->e->insts->len;
+    skip_ws(p);
+    if (!(p->p < p->end && *p->p == ';')) {
+        do {
+            if (in.nargs == PTX_MAX_OPERANDS)
+                return perr(p, p->p, "more than %d operands", PTX_MAX_OPERANDS);
+            if (!parse_operand(p, en, idx, in.nargs, &in.a[in.nargs]))
+                return false;
+            in.nargs++;
+            /* d|p: shfl's second destination */
+            if (accept(p, '|')) {
+                if (in.nargs == PTX_MAX_OPERANDS)
+                    return perr(p, p->p, "more than %d operands", PTX_MAX_OPERANDS);
+                if (!parse_operand(p, en, idx, in.nargs, &in.a[in.nargs]))
+                    return false;
+                in.a[in.nargs].pair = true;
+                in.nargs++;
+            }
+        } while (accept(p, ','));
+    }
+    if (!expect(p, ';', "the ';' that ends the instruction"))
+        return false;
+    /* operand counts */
+    int want_min = 0, want_max = 0;
+    switch ((PtxOp)in.op) {
+    case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_MOV: case PTX_OP_CVTA: case PTX_OP_CVT:
+    case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_NOT: case PTX_OP_POPC: case PTX_OP_CLZ:
+    case PTX_OP_BREV: case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_RCP: case PTX_OP_SQRT:
+    case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_COS:
+        want_min = want_max = 2;
+        break;
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_DIV: case PTX_OP_REM:
+    case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR:
+    case PTX_OP_SHL: case PTX_OP_SHR:
+        want_min = want_max = 3;
+        break;
+    case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE:
+        want_min = want_max = 4;
+        break;
+    case PTX_OP_SETP:
+        want_min = 3, want_max = 5;     /* p[|q], a, b[, c] */
+        break;
+    case PTX_OP_BRA:
+        want_min = want_max = 1;
+        break;
+    case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
+        want_min = want_max = 0;
+        break;
+    case PTX_OP_BAR:
+        want_min = 1, want_max = 2;
+        break;
+    case PTX_OP_BAR_WARP: case PTX_OP_ACTIVEMASK:
+        want_min = want_max = 1;
+        break;
+    case PTX_OP_ATOM:
+        want_min = 3, want_max = 4;
+        break;
+    case PTX_OP_RED:
+        want_min = want_max = 2;
+        break;
+    case PTX_OP_SHFL:
+        want_min = 5, want_max = 6;     /* d[|p], a, b, c, membermask */
+        break;
+    case PTX_OP_VOTE:
+        want_min = want_max = 3;
+        break;
+    default:
+        break;
+    }
+    if (in.nargs < want_min || in.nargs > want_max)
+        return perr(p, op_at, "'%.*s' takes %d%s operands, got %u", (int)oplen, op_at, want_min,
+                    want_max > want_min ? " or more" : "", in.nargs);
+    if ((in.op == PTX_OP_LD || in.op == PTX_OP_ST || in.op == PTX_OP_ATOM || in.op == PTX_OP_RED)) {
+        const PtxArg *addr = &in.a[in.op == PTX_OP_LD || in.op == PTX_OP_ATOM ? 1 : 0];
+        if (addr->kind != PTX_A_ADDR)
+            return perr(p, op_at, "'%.*s' needs an address in brackets ([%%rd1], [name+8])",
+                        (int)oplen, op_at);
+        if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].kind != PTX_A_VEC)
+            return perr(p, op_at, "'%.*s' needs a vector operand {a, b, ...}", (int)oplen, op_at);
+        if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].n != in.vec)
+            return perr(p, op_at, "'%.*s': the vector has %u elements", (int)oplen, op_at,
+                        in.a[in.op == PTX_OP_LD ? 0 : 1].n);
+    }
+    if (in.op == PTX_OP_BRA && in.a[0].kind != PTX_A_LABEL)
+        return perr(p, op_at, "bra needs a label");
+    if (en->e->insts->len >= PTX_MAX_INSTS)
+        return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
+    g_array_append_val(en->e->insts, in);
+    return true;
+}
+
+/* ---- reconvergence: immediate post-dominators ---- */
+
+/* Basic blocks from the leaders (the first instruction, branch targets, the instruction after
+ * a branch or an exit); post-dominator sets by iteration over the reversed CFG (a virtual exit
+ * after every ret/exit and the end); each branch reconverges at its block's immediate
+ * post-dominator's first instruction, or at the exit (ninsts). Cooper, Harvey and Kennedy,
+ * "A Simple, Fast Dominance Algorithm" (2001), on the reversed graph. */
+static void compute_ipdom(PtxEntry *e)
+{
+    uint32_t n = e->insts->len;
+    e->ipdom = g_new(uint32_t, n ? n : 1);
+    if (n == 0)
+        return;
+    const PtxInst *in = (const PtxInst *)(void *)e->insts->data;
+    uint8_t *leader = g_new0(uint8_t, n + 1);
+    leader[0] = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (in[i].op == PTX_OP_BRA) {
+            leader[in[i].a[0].imm] = 1;
+            leader[i + 1] = 1;
+        } else if (in[i].op == PTX_OP_RET || in[i].op == PTX_OP_EXIT) {
+            leader[i + 1] = 1;
+        }
+    }
+    uint32_t *block_of = g_new(uint32_t, n);
+    GArray *first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++) {
+        if (leader[i])
+            g_array_append_val(first, i);
+        block_of[i] = first->len - 1;
+    }
+    uint32_t nb = first->len, exit_b = nb;      /* node nb: the virtual exit */
+    /* successors of each block */
+    uint32_t (*succ)[2] = g_malloc_n(nb ? nb : 1, sizeof *succ);
+    uint8_t *nsucc = g_new0(uint8_t, nb);
+    for (uint32_t b = 0; b < nb; b++) {
+        uint32_t last = (b + 1 < nb ? g_array_index(first, uint32_t, b + 1) : n) - 1;
+        const PtxInst *l = &in[last];
+        if (l->op == PTX_OP_BRA) {
+            succ[b][nsucc[b]++] = block_of[l->a[0].imm];
+            if (l->guard >= 0)
+                succ[b][nsucc[b]++] = last + 1 < n ? block_of[last + 1] : exit_b;
+        } else if ((l->op == PTX_OP_RET || l->op == PTX_OP_EXIT) && l->guard < 0) {
+            succ[b][nsucc[b]++] = exit_b;
+        } else {
+            if (l->op == PTX_OP_RET || l->op == PTX_OP_EXIT)
+                succ[b][nsucc[b]++] = exit_b;
+            succ[b][nsucc[b]++] = last + 1 < n ? block_of[last + 1] : exit_b;
+        }
+    }
+    /* reverse postorder of the reversed graph from the exit: a DFS over predecessors */
+    GArray **pred = g_new0(GArray *, nb + 1);
+    for (uint32_t b = 0; b <= nb; b++)
+        pred[b] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    for (uint32_t b = 0; b < nb; b++)
+        for (uint32_t k = 0; k < nsucc[b]; k++)
+            g_array_append_val(pred[succ[b][k]], b);
+    uint32_t *order = g_new(uint32_t, nb + 1), *rpo = g_new(uint32_t, nb + 1);
+    uint8_t *seen = g_new0(uint8_t, nb + 1);
+    uint32_t *stack = g_new(uint32_t, nb + 1), *iter = g_new0(uint32_t, nb + 1);
+    uint32_t sp = 0, cnt = 0;
+    stack[sp++] = exit_b;
+    seen[exit_b] = 1;
+    while (sp > 0) {
+        uint32_t v = stack[sp - 1];
+        if (iter[v] < pred[v]->len) {
+            uint32_t w = g_array_index(pred[v], uint32_t, iter[v]++);
+            if (!seen[w]) {
+                seen[w] = 1;
+                stack[sp++] = w;
+            }
+        } else {
+            order[cnt++] = v;       /* postorder */
+            sp--;
+        }
+    }
+    for (uint32_t i = 0; i < cnt; i++)
+        rpo[order[i]] = cnt - 1 - i;        /* exit gets the highest postorder: rpo 0 */
+    uint32_t *idom = g_new(uint32_t, nb + 1);
+    for (uint32_t b = 0; b <= nb; b++)
+        idom[b] = UINT32_MAX;
+    idom[exit_b] = exit_b;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (uint32_t i = cnt; i-- > 0;) {          /* in reverse postorder */
+            uint32_t b = order[i];
+            if (b == exit_b)
+                continue;
+            uint32_t nd = UINT32_MAX;
+            for (uint32_t k = 0; k < nsucc[b]; k++) {   /* successors = reversed predecessors */
+                uint32_t s = succ[b][k];
+                if (idom[s] == UINT32_MAX)
+                    continue;
+                if (nd == UINT32_MAX) {
+                    nd = s;
+                    continue;
+                }
+                uint32_t x = s, y = nd;
+                while (x != y) {
+                    while (rpo[x] > rpo[y])
+                        x = idom[x];
+                    while (rpo[y] > rpo[x])
+                        y = idom[y];
+                }
+                nd = x;
+            }
+            if (nd != UINT32_MAX && idom[b] != nd) {
+                idom[b] = nd;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = block_of[i], d = idom[b];
+        /* a block that never reaches an exit (an endless loop) reconverges nowhere: exit */
+        e->ipdom[i] = d == UINT32_MAX || d == exit_b ? n : g_array_index(first, uint32_t, d);
+    }
+    for (uint32_t b = 0; b <= nb; b++)
+        g_array_free(pred[b], TRUE);
+    g_free(pred);
+    g_free(order);
+    g_free(rpo);
+    g_free(seen);
+    g_free(stack);
+    g_free(iter);
+    g_free(idom);
+    g_free(succ);
+    g_free(nsucc);
+    g_free(block_of);
+    g_free(leader);
+    g_array_free(first, TRUE);
+}
+
+/* ---- entries ---- */
+
+static void entry_free(PtxEntry *e)
+{
+    if (!e)
+        return;
+    g_free(e->name);
+    if (e->insts)
+        g_array_free(e->insts, TRUE);
+    if (e->regs) {
+        for (guint i = 0; i < e->regs->len; i++)
+            g_free(g_array_index(e->regs, PtxReg, i).name);
+        g_array_free(e->regs, TRUE);
+    }
+    if (e->params)
+        g_array_free(e->params, TRUE);
+    g_free(e->ipdom);
+    g_free(e);
+}
+
+static bool parse_entry(P *p, const char *kw)
+{
+    PtxEntry *e = g_new0(PtxEntry, 1);
+    e->insts = g_array_new(FALSE, FALSE, sizeof(PtxInst));
+    e->regs = g_array_new(FALSE, FALSE, sizeof(PtxReg));
+    e->params = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_ptr_array_add(p->m->entries, e);
+    Ent en = { .e = e, .reg_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+               .labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+               .fixups = g_array_new(FALSE, FALSE, sizeof(Fixup)) };
+    bool ok = false;
+    size_t n = peek_ident(p);
+    if (n == 0 || p->p[0] == '.' || p->p[0] == '%') {
+        perr(p, p->p, "expected the entry's name after %s", kw);
+        goto out;
+    }
+    e->name = g_strndup(p->p, n);
+    e->line = p->line;
+    p->p += n;
+    /* parameters */
+    if (accept(p, '(')) {
+        if (!accept(p, ')')) {
+            do {
+                const char *at = p->p;
+                if (!accept_word(p, ".param")) {
+                    perr(p, p->p, "expected .param");
+                    goto out;
+                }
+                PtxSym s;
+                const char *name;
+                size_t nl;
+                if (!parse_array_decl(p, PTX_SPACE_PARAM, false, &s, &name, &nl))
+                    goto out;
+                if (s.size == 0) {
+                    perr(p, at, "a parameter without a size");
+                    goto out;
+                }
+                s.offset = (e->param_bytes + s.align - 1) / s.align * s.align;
+                e->param_bytes = s.offset + s.size;
+                int si = sym_add(p, at, name, nl, s);
+                if (si < 0)
+                    goto out;
+                uint32_t u = (uint32_t)si;
+                g_array_append_val(e->params, u);
+            } while (accept(p, ','));
+            if (!expect(p, ')', "the parameter list's ')'"))
+                goto out;
+        }
+    }
+    /* performance directives before the body: read and ignored */
+    for (;;) {
+        static const char *const perf[] = { ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+                                            ".maxnctapersm", ".noreturn", ".pragma",
+                                            ".explicitcluster", ".reqnctapercluster",
+                                            ".maxclusterrank" };
+        bool any = false;
+        for (size_t i = 0; i < G_N_ELEMENTS(perf); i++)
+            if (accept_word(p, perf[i])) {
+                any = true;
+                skip_ws(p);
+                while (p->p < p->end && *p->p != '{' && *p->p != '.' && *p->p != ';') {
+                    if (*p->p == '"') {
+                        p->p++;
+                        while (p->p < p->end && *p->p != '"' && *p->p != '\n')
+                            p->p++;
+                    }
+                    p->p++;
+                    skip_ws(p);
+                }
+                accept(p, ';');
+            }
+        if (!any)
+            break;
+    }
+    if (!expect(p, '{', "the entry's body"))
+        goto out;
+    int depth = 1;
+    while (depth > 0) {
+        skip_ws(p);
+        if (p->p >= p->end) {
+            perr(p, p->end, "the file ends inside entry %s (no closing '}')", e->name);
+            goto out;
+        }
+        /* the line of what comes next */
+        for (const char *c = p->line_start; c < p->p; c++)
+            if (*c == '\n') {
+                p->line++;
+                p->line_start = c + 1;
+            }
+        const char *stmt = p->p;
+        if (accept(p, '{')) {
+            depth++;
+            continue;
+        }
+        if (accept(p, '}')) {
+            depth--;
+            continue;
+        }
+        if (accept_word(p, ".reg")) {
+            if (!reg_decl(p, &en))
+                goto out;
+            continue;
+        }
+        if (word_is(p, ".shared") || word_is(p, ".local") || word_is(p, ".global") ||
+            word_is(p, ".const")) {
+            PtxSpace sp = p->p[1] == 's' ? PTX_SPACE_SHARED : p->p[1] == 'l' ? PTX_SPACE_LOCAL
+                        : p->p[1] == 'g' ? PTX_SPACE_GLOBAL : PTX_SPACE_CONST;
+            p->p += peek_ident(p);
+            PtxSym s;
+            const char *name;
+            size_t nl;
+            if (!parse_array_decl(p, sp, false, &s, &name, &nl) ||
+                !expect(p, ';', "the ';' after the declaration"))
+                goto out;
+            if (sym_add(p, stmt, name, nl, s) < 0)
+                goto out;
+            continue;
+        }
+        if (accept_word(p, ".pragma")) {
+            while (p->p < p->end && *p->p != ';')
+                p->p++;
+            if (!expect(p, ';', "the ';' after .pragma"))
+                goto out;
+            continue;
+        }
+        if (word_is(p, ".loc") || word_is(p, ".file")) {
+            while (p->p < p->end && *p->p != '\n')
+                p->p++;
+            continue;
+        }
+        /* a label? */
+        size_t k = peek_ident(p);
+        if (k > 0 && p->p[0] != '.' && p->p[0] != '%') {
+            const char *after = p->p + k;
+            while (after < p->end && (*after == ' ' || *after == '\t'))
+                after++;
+            if (after < p->end && *after == ':') {
+                char *name = g_strndup(p->p, k);
+                if (g_hash_table_contains(en.labels, name)) {
+                    perr(p, p->p, "label %s is defined twice", name);
+                    g_free(name);
+                    goto out;
+                }
+                g_hash_table_insert(en.labels, name, GUINT_TO_POINTER(e->insts->len + 1));
+                p->p = after + 1;
+                continue;
+            }
+        }
+        if (k > 0 && p->p[0] == '.') {
+            perr(p, p->p, "directive %.*s is not in archsim's PTX subset inside an entry",
+                 (int)k, p->p);
+            goto out;
+        }
+        if (!parse_inst(p, &en, p->line_start))
+            goto out;
+    }
+    for (guint i = 0; i < en.fixups->len; i++) {
+        Fixup *f = &g_array_index(en.fixups, Fixup, i);
+        gpointer v = g_hash_table_lookup(en.labels, f->name);
+        if (!v) {
+            perr(p, f->at, "label %s is not defined in %s", f->name, e->name);
+            goto out;
+        }
+        g_array_index(e->insts, PtxInst, f->inst).a[f->arg].imm = (int64_t)GPOINTER_TO_UINT(v) - 1;
+    }
+    /* a label at the very end targets ninsts: an implicit ret there */
+    for (guint i = 0; i < e->insts->len; i++) {
+        const PtxInst *in = &g_array_index(e->insts, PtxInst, i);
+        if (in->op == PTX_OP_BRA && (uint64_t)in->a[0].imm >= e->insts->len) {
+            PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1,
+                          .text = intern_text(p->m, "ret", 3), .line = in->line, .col = 1 };
+            g_array_append_val(e->insts, r);
+            break;
+        }
+    }
+    if (e->insts->len == 0 || (g_array_index(e->insts, PtxInst, e->insts->len - 1).op != PTX_OP_RET &&
+                               g_array_index(e->insts, PtxInst, e->insts->len - 1).op != PTX_OP_EXIT)) {
+        PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1, .text = intern_text(p->m, "ret", 3),
+                      .line = p->line, .col = 1 };
+        g_array_append_val(e->insts, r);
+    }
+    compute_ipdom(e);
+    ok = true;
+out:
+    for (guint i = 0; i < en.fixups->len; i++)
+        g_free(g_array_index(en.fixups, Fixup, i).name);
+    g_array_free(en.fixups, TRUE);
+    g_hash_table_destroy(en.reg_index);
+    g_hash_table_destroy(en.labels);
+    return ok;
+}
+
+/* ---- the module ---- */
+
+void ptx_module_free(PtxModule *m)
+{
+    if (!m)
+        return;
+    g_free(m->path);
+    if (m->syms) {
+        for (guint i = 0; i < m->syms->len; i++)
+            g_free(g_array_index(m->syms, PtxSym, i).name);
+        g_array_free(m->syms, TRUE);
+    }
+    if (m->entries) {
+        for (guint i = 0; i < m->entries->len; i++)
+            entry_free(g_ptr_array_index(m->entries, i));
+        g_ptr_array_free(m->entries, TRUE);
+    }
+    if (m->text_index)
+        g_hash_table_destroy(m->text_index);
+    if (m->texts)
+        g_ptr_array_free(m->texts, TRUE);
+    g_free(m);
+}
+
+PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **error)
+{
+    PtxModule *m = g_new0(PtxModule, 1);
+    m->path = g_strdup(path);
+    m->syms = g_array_new(FALSE, FALSE, sizeof(PtxSym));
+    m->entries = g_ptr_array_new();
+    m->texts = g_ptr_array_new_with_free_func(g_free);
+    m->text_index = g_hash_table_new(g_str_hash, g_str_equal);
+    P p = { .path = path, .s = text, .end = text + len, .p = text, .line = 1, .line_start = text,
+            .m = m, .sym_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+            .error = error };
+    bool have_version = false, have_target = false;
+    if (memchr(text, '\0', len)) {
+        const char *z = memchr(text, '\0', len);
+        perr(&p, z, "a NUL byte in a PTX file");
+    }
+    while (!p.failed && !at_end(&p)) {
+        const char *at = p.p;
+        if (accept_word(&p, ".version")) {
+            skip_ws(&p);
+            unsigned long maj = 0, min = 0;
+            char *endp;
+            maj = strtoul(p.p, &endp, 10);
+            if (endp == p.p || *endp != '.') {
+                perr(&p, p.p, "expected .version MAJOR.MINOR");
+                break;
+            }
+            min = strtoul(endp + 1, &endp, 10);
+            p.p = endp;
+            if (maj < 6 || maj > 9) {
+                perr(&p, at, ".version %lu.%lu: archsim reads PTX ISA 6.x to 9.x (nvcc 10 to "
+                     "13)", maj, min);
+                break;
+            }
+            m->version_major = (uint32_t)maj;
+            m->version_minor = (uint32_t)min;
+            have_version = true;
+            continue;
+        }
+        if (accept_word(&p, ".target")) {
+            skip_ws(&p);
+            if (strncmp(p.p, "sm_", 3) != 0) {
+                perr(&p, p.p, "expected .target sm_XX");
+                break;
+            }
+            char *endp;
+            unsigned long t = strtoul(p.p + 3, &endp, 10);
+            if (endp == p.p + 3 || t < 50 || t > 120) {
+                perr(&p, p.p, "target %.*s: expected sm_50 to sm_120", (int)strcspn(p.p, " \t\r\n,"),
+                     p.p);
+                break;
+            }
+            p.p = endp;
+            while (p.p < p.end && (ident_char(*p.p)))   /* sm_90a */
+                p.p++;
+            while (accept(&p, ',')) {                    /* , texmode_independent ... */
+                size_t k = peek_ident(&p);
+                p.p += k;
+            }
+            m->target = (uint32_t)t;
+            have_target = true;
+            continue;
+        }
+        if (accept_word(&p, ".address_size")) {
+            int64_t a;
+            if (!parse_int(&p, &a))
+                break;
+            if (a != 64) {
+                perr(&p, at, ".address_size %" G_GINT64_FORMAT ": archsim runs 64-bit PTX only", a);
+                break;
+            }
+            continue;
+        }
+        bool is_extern = false;
+        for (;;) {
+            if (accept_word(&p, ".visible") || accept_word(&p, ".weak"))
+                continue;
+            if (accept_word(&p, ".extern")) {
+                is_extern = true;
+                continue;
+            }
+            break;
+        }
+        if (accept_word(&p, ".entry")) {
+            if (!have_version || !have_target) {
+                perr(&p, at, "an entry before the .version and .target lines");
+                break;
+            }
+            if (!parse_entry(&p, ".entry"))
+                break;
+            continue;
+        }
+        if (word_is(&p, ".func")) {
+            perr(&p, p.p, "device functions (.func) are not in archsim's PTX subset: mark them "
+                 "__forceinline__ or compile with -O3 so that nvcc inlines them");
+            break;
+        }
+        if (word_is(&p, ".shared") || word_is(&p, ".global") || word_is(&p, ".const")) {
+            PtxSpace sp = p.p[1] == 's' ? PTX_SPACE_SHARED : p.p[1] == 'g' ? PTX_SPACE_GLOBAL
+                                                                           : PTX_SPACE_CONST;
+            p.p += peek_ident(&p);
+            PtxSym s;
+            const char *name;
+            size_t nl;
+            if (!parse_array_decl(&p, sp, is_extern, &s, &name, &nl) ||
+                !expect(&p, ';', "the ';' after the declaration"))
+                break;
+            if (sym_add(&p, at, name, nl, s) < 0)
+                break;
+            continue;
+        }
+        size_t k = peek_ident(&p);
+        perr(&p, at, "'%.*s' is not in archsim's PTX subset at module level (expected .version, "
+             ".target, .address_size, .entry or a .shared/.global/.const variable)",
+             (int)(k ? k : MIN((size_t)20, strcspn(at, " \t\r\n"))), at);
+        break;
+    }
+    if (!p.failed && m->entries->len == 0)
+        perr(&p, p.end, "no .entry in the file");
+    g_hash_table_destroy(p.sym_index);
+    if (p.failed) {
+        ptx_module_free(m);
+        return NULL;
+    }
+    /* shared arrays laid out in declaration order (the dynamic one last, at the end) */
+    uint64_t off = 0;
+    for (guint i = 0; i < m->syms->len; i++) {
+        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_SHARED && !s->dynamic) {
+            s->offset = (off + s->align - 1) / s->align * s->align;
+            off = s->offset + s->size;
+        }
+    }
+    uint64_t dyn_align = 16;
+    for (guint i = 0; i < m->syms->len; i++) {
+        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_SHARED && s->dynamic)
+            dyn_align = MAX(dyn_align, s->align);
+    }
+    uint64_t dyn = (off + dyn_align - 1) / dyn_align * dyn_align;
+    for (guint i = 0; i < m->syms->len; i++) {
+        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_SHARED && s->dynamic)
+            s->offset = dyn;
+    }
+    /* local arrays (per thread) and module globals laid out the same way */
+    uint64_t loff = 0, goff = 0;
+    for (guint i = 0; i < m->syms->len; i++) {
+        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_LOCAL) {
+            s->offset = (loff + s->align - 1) / s->align * s->align;
+            loff = s->offset + s->size;
+        } else if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
+            s->offset = (goff + s->align - 1) / s->align * s->align;
+            goff = s->offset + s->size;
+        }
+    }
+    for (guint i = 0; i < m->entries->len; i++) {
+        PtxEntry *e = g_ptr_array_index(m->entries, i);
+        e->shared_bytes = off;
+        e->local_bytes = loff;
+    }
+    return m;
+}
+
+PtxModule *ptx_parse_file(const char *path, GError **error)
+{
+    GString *text = g_string_new(NULL);
+    if (!sim_read_regular(path, PTX_MAX_BYTES, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, text,
+                          error)) {
+        g_string_free(text, TRUE);
+        return NULL;
+    }
+    PtxModule *m = ptx_parse(path, text->str, text->len, error);
+    g_string_free(text, TRUE);
+    return m;
+}
+
+PtxEntry *ptx_entry(const PtxModule *m, const char *name, GError **error)
+{
+    if (!name) {
+        if (m->entries->len == 1)
+            return g_ptr_array_index(m->entries, 0);
+        GString *names = g_string_new(NULL);
+        for (guint i = 0; i < m->entries->len; i++)
+            g_string_append_printf(names, "%s%s", i ? ", " : "",
+                                   ((PtxEntry *)g_ptr_array_index(m->entries, i))->name);
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %u entries (%s): name "
+                    "one with `entry:`", m->path, m->entries->len, names->str);
+        g_string_free(names, TRUE);
+        return NULL;
+    }
+    for (guint i = 0; i < m->entries->len; i++) {
+        PtxEntry *e = g_ptr_array_index(m->entries, i);
+        if (strcmp(e->name, name) == 0)
+            return e;
+    }
+    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: no entry named %s",
+                m->path, name);
+    return NULL;
+}

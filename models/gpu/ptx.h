@@ -1,0 +1,171 @@
+/* ptx.h: PTX as nvcc 12/13 emits it (`nvcc -ptx`, sm_75..sm_90), parsed into kernels that
+ * ptxexec.c runs with real values. The subset, its grammar and how to add an instruction are
+ * docs/gpu-ptx.md; the instruction set is NVIDIA's "Parallel Thread Execution ISA" (version 8.x
+ * and 9.0, the chapters on state spaces, instructions and special registers).
+ *
+ * Every error is `file.ptx:line:col: problem`, exit 65 (ARCHSIM_TRACE_ERROR, EXIT_DATAERR); an
+ * instruction outside the subset is named, never skipped.
+ */
+#ifndef ARCHSIM_GPU_PTX_H
+#define ARCHSIM_GPU_PTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+/* Bounds on what one file may ask for (each refused with its own message). */
+#define PTX_MAX_BYTES ((uint64_t)64 << 20)     /* a .ptx file */
+#define PTX_MAX_INSTS 1000000                  /* instructions in one kernel */
+#define PTX_MAX_REGS 1000000                   /* registers declared in one kernel */
+#define PTX_MAX_OPERANDS 8
+#define PTX_MAX_ARRAY ((uint64_t)1 << 30)      /* bytes of one .shared/.local/.global array */
+
+/* Operand and instruction types. */
+typedef enum {
+    PTX_T_NONE, PTX_T_PRED,
+    PTX_T_B8, PTX_T_B16, PTX_T_B32, PTX_T_B64,
+    PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
+    PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
+    PTX_T_F16, PTX_T_F32, PTX_T_F64, PTX_T_COUNT
+} PtxType;
+
+typedef enum {
+    PTX_OP_LD, PTX_OP_ST, PTX_OP_MOV, PTX_OP_CVTA, PTX_OP_CVT,
+    PTX_OP_ADD, PTX_OP_SUB, PTX_OP_MUL, PTX_OP_MAD, PTX_OP_FMA, PTX_OP_DIV, PTX_OP_REM,
+    PTX_OP_ABS, PTX_OP_NEG, PTX_OP_MIN, PTX_OP_MAX,
+    PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_SHL, PTX_OP_SHR,
+    PTX_OP_POPC, PTX_OP_CLZ, PTX_OP_BREV, PTX_OP_BFE,
+    PTX_OP_SETP, PTX_OP_SELP,
+    PTX_OP_EX2, PTX_OP_LG2, PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_SIN, PTX_OP_COS,
+    PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR,
+    PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK,
+    PTX_OP_COUNT
+} PtxOp;
+
+/* State spaces. */
+typedef enum {
+    PTX_SPACE_GENERIC, PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL, PTX_SPACE_PARAM,
+    PTX_SPACE_CONST,
+} PtxSpace;
+
+/* Modifiers (a bit each; which apply depends on the instruction). */
+enum {
+    PTX_M_LO = 1u << 0, PTX_M_HI = 1u << 1, PTX_M_WIDE = 1u << 2,
+    PTX_M_TO = 1u << 3,                     /* cvta.to */
+    PTX_M_SAT = 1u << 4, PTX_M_FTZ = 1u << 5, PTX_M_APPROX = 1u << 6,
+    PTX_M_RNI = 1u << 7, PTX_M_RZI = 1u << 8, PTX_M_RMI = 1u << 9, PTX_M_RPI = 1u << 10,
+    PTX_M_UNI = 1u << 11,                   /* bra.uni */
+    PTX_M_CC = 1u << 12,
+};
+
+/* setp comparisons, then the boolean combiner (setp.CMP.and ...) */
+typedef enum {
+    PTX_CMP_EQ, PTX_CMP_NE, PTX_CMP_LT, PTX_CMP_LE, PTX_CMP_GT, PTX_CMP_GE,
+    PTX_CMP_LO, PTX_CMP_LS, PTX_CMP_HI, PTX_CMP_HS,
+    PTX_CMP_EQU, PTX_CMP_NEU, PTX_CMP_LTU, PTX_CMP_LEU, PTX_CMP_GTU, PTX_CMP_GEU,
+    PTX_CMP_NUM, PTX_CMP_NAN,
+} PtxCmp;
+typedef enum { PTX_BOOL_NONE, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR } PtxBool;
+
+typedef enum {
+    PTX_ATOM_ADD, PTX_ATOM_MIN, PTX_ATOM_MAX, PTX_ATOM_INC, PTX_ATOM_DEC, PTX_ATOM_CAS,
+    PTX_ATOM_EXCH, PTX_ATOM_AND, PTX_ATOM_OR, PTX_ATOM_XOR,
+} PtxAtomOp;
+
+typedef enum { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } PtxShfl;
+typedef enum { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } PtxVote;
+
+/* Special registers. */
+typedef enum {
+    PTX_SR_TID_X, PTX_SR_TID_Y, PTX_SR_TID_Z, PTX_SR_NTID_X, PTX_SR_NTID_Y, PTX_SR_NTID_Z,
+    PTX_SR_CTAID_X, PTX_SR_CTAID_Y, PTX_SR_CTAID_Z, PTX_SR_NCTAID_X, PTX_SR_NCTAID_Y,
+    PTX_SR_NCTAID_Z, PTX_SR_LANEID, PTX_SR_WARPID, PTX_SR_NWARPID, PTX_SR_SMID,
+    PTX_SR_LANEMASK_EQ, PTX_SR_LANEMASK_LT, PTX_SR_LANEMASK_LE, PTX_SR_LANEMASK_GT,
+    PTX_SR_LANEMASK_GE, PTX_SR_CLOCK, PTX_SR_CLOCK64, PTX_SR_COUNT
+} PtxSreg;
+
+typedef enum {
+    PTX_A_NONE,
+    PTX_A_REG,          /* reg */
+    PTX_A_IMM,          /* imm: integer bits, or the float's bits (0f..., 0d...) */
+    PTX_A_SREG,         /* reg = PtxSreg */
+    PTX_A_ADDR,         /* [reg + imm] (reg < 0: [imm]), or [symbol + imm] */
+    PTX_A_SYM,          /* a symbol's address: reg = symbol index */
+    PTX_A_VEC,          /* {vec[0..n)} */
+    PTX_A_LABEL,        /* imm = instruction index */
+} PtxArgKind;
+
+typedef struct {
+    uint8_t kind;       /* PtxArgKind */
+    bool neg;           /* !%p (a predicate operand) */
+    bool pair;          /* the second of d|p (shfl, setp) */
+    uint8_t n;          /* vector length */
+    int32_t reg;        /* register (or symbol) index; -1: none */
+    int32_t sym;        /* ADDR: symbol index or -1 */
+    int64_t imm;
+    int32_t vec[4];     /* vector registers (-1: '_', a sink) */
+} PtxArg;
+
+typedef struct {
+    uint8_t op;         /* PtxOp */
+    uint8_t type, type2;        /* type; cvt's source type; atom/ld's second is unused */
+    uint8_t space;      /* PtxSpace (ld, st, atom, red, cvta) */
+    uint8_t vec;        /* ld/st .v2/.v4: 2 or 4, else 1 */
+    uint8_t cmp, boolop;        /* setp */
+    uint8_t sub;        /* atom/red op, shfl mode, vote mode */
+    uint32_t mods;      /* PTX_M_* */
+    int32_t guard;      /* predicate register, or -1 */
+    bool guard_neg;
+    uint8_t nargs;
+    PtxArg a[PTX_MAX_OPERANDS];
+    uint16_t text;      /* the opcode's text with its modifiers ("ld.global.f32"), interned */
+    uint32_t line, col;
+} PtxInst;
+
+typedef struct {
+    char *name;
+    PtxSpace space;     /* SHARED, LOCAL, GLOBAL, CONST, PARAM */
+    uint64_t size, align;       /* bytes; an `.extern .shared` array of no size is 0 */
+    uint64_t offset;    /* in its space (shared: from the CTA's base; param: the entry's) */
+    bool dynamic;       /* extern shared: the launch's dynamic shared memory */
+    uint8_t type;       /* PARAM: the element type */
+} PtxSym;
+
+typedef struct {
+    char *name;
+    uint8_t type;       /* PtxType */
+} PtxReg;
+
+typedef struct {
+    char *name;
+    uint32_t line;
+    GArray *insts;      /* PtxInst */
+    GArray *regs;       /* PtxReg */
+    GArray *params;     /* indices into the module's syms, in order */
+    uint64_t param_bytes, shared_bytes, local_bytes;
+    uint32_t *ipdom;    /* per instruction: where a branch there reconverges (ninsts: exit) */
+} PtxEntry;
+
+typedef struct {
+    char *path;
+    uint32_t version_major, version_minor;
+    uint32_t target;    /* sm_XX: XX */
+    GArray *syms;       /* PtxSym: module symbols (shared, global, const) and every param */
+    GPtrArray *entries; /* PtxEntry * */
+    GPtrArray *texts;   /* opcode texts by PtxInst.text */
+    GHashTable *text_index;
+} PtxModule;
+
+/* Parses path (at most PTX_MAX_BYTES). */
+PtxModule *ptx_parse_file(const char *path, GError **error);
+/* Parses text as if read from path (for tests and the fuzzer). */
+PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **error);
+void ptx_module_free(PtxModule *m);
+/* The entry called name, or the only one when name is NULL (else NULL, with error set). */
+PtxEntry *ptx_entry(const PtxModule *m, const char *name, GError **error);
+const char *ptx_type_name(PtxType t);
+uint32_t ptx_type_bytes(PtxType t);
+const char *ptx_op_name(PtxOp op);
+
+#endif

@@ -1,0 +1,1313 @@
+/* ptxexec.c: PTX run functionally, a thread block at a time (ptxexec.h). Semantics of each
+ * instruction: NVIDIA, "Parallel Thread Execution ISA" 9.0, chapter 9; the reconvergence stack:
+ * Fung, Sham, Yuan and Aamodt, "Dynamic Warp Formation and Scheduling for Efficient GPU Control
+ * Flow", MICRO 2007 (the immediate post-dominator stack GPGPU-Sim's PTX mode keeps).
+ */
+#include "ptxexec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "opcodes.h"
+
+#define SIMT_MAX_DEPTH 1024
+
+typedef struct {
+    uint32_t pc, rpc, mask;
+} SimtEntry;
+
+typedef struct {
+    SimtEntry *stack;
+    uint32_t sp, cap;
+    uint32_t live;              /* lanes that have not ended */
+    bool at_bar, done;
+    GArray *insts;              /* SassInst, recorded */
+    GArray *addrs;              /* uint64_t */
+} PWarp;
+
+struct PtxRun {
+    PtxLaunch l;
+    SassKernel k;
+    uint32_t nthreads, nwarps, nregs;
+    uint64_t nblocks, next;
+    uint64_t *order;            /* a permutation of the block ids (order_seed), or NULL */
+    uint64_t *regs;             /* nregs x nthreads */
+    uint8_t *shared;
+    uint64_t shared_bytes, local_bytes;
+    uint8_t *local;             /* nthreads x local_bytes */
+    uint64_t *sym_addr;         /* each symbol's address in its space */
+    GPtrArray *sorted;          /* PtxBuffer *, by address (the launch's and the module's) */
+    GPtrArray *own;             /* module variables' buffers, owned here */
+    PWarp *w;
+    uint32_t bx, by, bz;        /* the block running */
+    uint64_t executed;          /* warp instructions of this block */
+    uint64_t clock;             /* %clock: warp instructions run so far */
+    uint8_t *unit;              /* per instruction: unit class */
+    GError **error;
+    bool failed;
+};
+
+/* ---- dtypes and buffers ---- */
+
+static const char *const dtype_names[PTX_D_COUNT] = {
+    "f32", "f64", "f16", "s32", "u32", "s64", "u64", "u8",
+};
+static const uint32_t dtype_bytes[PTX_D_COUNT] = { 4, 8, 2, 4, 4, 8, 8, 1 };
+
+const char *ptx_dtype_name(PtxDtype d) { return d < PTX_D_COUNT ? dtype_names[d] : "?"; }
+uint32_t ptx_dtype_bytes(PtxDtype d) { return d < PTX_D_COUNT ? dtype_bytes[d] : 0; }
+
+bool ptx_dtype_parse(const char *s, PtxDtype *d)
+{
+    for (int i = 0; i < PTX_D_COUNT; i++)
+        if (strcmp(s, dtype_names[i]) == 0) {
+            *d = (PtxDtype)i;
+            return true;
+        }
+    return false;
+}
+
+PtxBuffer *ptx_buffer_new(const char *name, PtxDtype dtype, uint64_t count)
+{
+    PtxBuffer *b = g_new0(PtxBuffer, 1);
+    b->name = g_strdup(name);
+    b->dtype = dtype;
+    b->count = count;
+    b->bytes = count * dtype_bytes[dtype];
+    b->data = g_malloc0(b->bytes ? b->bytes : 1);
+    return b;
+}
+
+void ptx_buffer_free(PtxBuffer *b)
+{
+    if (!b)
+        return;
+    g_free(b->name);
+    g_free(b->data);
+    g_free(b);
+}
+
+uint64_t ptx_place_buffers(GPtrArray *buffers)
+{
+    uint64_t at = PTX_GLOBAL_BASE;
+    for (guint i = 0; i < buffers->len; i++) {
+        PtxBuffer *b = g_ptr_array_index(buffers, i);
+        b->addr = at;
+        at += (b->bytes + 255) / 256 * 256 + 256;     /* 256-byte aligned, a gap between */
+    }
+    return at;
+}
+
+/* ---- values ---- */
+
+static inline uint32_t tbits(PtxType t) { return t == PTX_T_PRED ? 1 : ptx_type_bytes(t) * 8; }
+static inline bool is_float(PtxType t) { return t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64; }
+static inline bool is_signed(PtxType t)
+{
+    return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
+}
+static inline uint64_t trunc_to(uint64_t v, uint32_t bits)
+{
+    return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+static inline int64_t sext(uint64_t v, uint32_t bits)
+{
+    if (bits >= 64)
+        return (int64_t)v;
+    uint64_t m = 1ull << (bits - 1);
+    v = trunc_to(v, bits);
+    return (int64_t)((v ^ m) - m);
+}
+
+static inline float f32_of(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint64_t bits_f32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline double f64_of(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+static inline uint64_t bits_f64(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+/* IEEE half <-> float (round to nearest even) */
+static float half_to_float(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    uint32_t u;
+    if (e == 0) {
+        if (m == 0) {
+            u = s;
+        } else {                    /* subnormal */
+            e = 127 - 15 + 1;
+            while (!(m & 0x400)) {
+                m <<= 1;
+                e--;
+            }
+            u = s | e << 23 | (m & 0x3ff) << 13;
+        }
+    } else if (e == 31) {
+        u = s | 0x7f800000u | m << 13;
+    } else {
+        u = s | (e + 127 - 15) << 23 | m << 13;
+    }
+    return f32_of(u);
+}
+
+static uint16_t float_to_half(float f)
+{
+    uint32_t u = (uint32_t)bits_f32(f);
+    uint32_t s = (u >> 16) & 0x8000;
+    int32_t e = (int32_t)((u >> 23) & 0xff) - 127 + 15;
+    uint32_t m = u & 0x7fffff;
+    if (((u >> 23) & 0xff) == 0xff)
+        return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
+    if (e >= 31)
+        return (uint16_t)(s | 0x7c00);
+    if (e <= 0) {
+        if (e < -10)
+            return (uint16_t)s;
+        m |= 0x800000;
+        uint32_t shift = (uint32_t)(14 - e);
+        uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (hm & 1)))
+            hm++;
+        return (uint16_t)(s | hm);
+    }
+    uint32_t hm = m >> 13, rem = m & 0x1fff;
+    uint32_t h = s | (uint32_t)e << 10 | hm;
+    if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
+        h++;
+    return (uint16_t)h;
+}
+
+/* a float operand of type t as a double (f16 and f32 exactly) */
+static inline double fval(uint64_t v, PtxType t)
+{
+    return t == PTX_T_F64 ? f64_of(v) : t == PTX_T_F32 ? (double)f32_of(v)
+                                                        : (double)half_to_float((uint16_t)v);
+}
+static inline uint64_t fbits(double d, PtxType t)
+{
+    return t == PTX_T_F64 ? bits_f64(d) : t == PTX_T_F32 ? bits_f32((float)d)
+                                                          : float_to_half((float)d);
+}
+
+/* ---- errors ---- */
+
+static G_GNUC_PRINTF(4, 5) int rerr(PtxRun *r, const PtxInst *in, uint32_t tid, const char *fmt,
+                                    ...)
+{
+    if (r->failed)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    uint32_t tx = tid % r->l.block[0], ty = tid / r->l.block[0] % r->l.block[1];
+    uint32_t tz = tid / (r->l.block[0] * r->l.block[1]);
+    g_set_error(r->error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s:%u:%u: %s (block "
+                "(%u,%u,%u), thread (%u,%u,%u))", r->l.m->path, in ? in->line : r->l.e->line,
+                in ? in->col : 1, msg, r->bx, r->by, r->bz, tx, ty, tz);
+    g_free(msg);
+    r->failed = true;
+    return -1;
+}
+
+/* ---- operands ---- */
+
+#define REG(r, reg, tid) ((r)->regs[(size_t)(reg) * (r)->nthreads + (tid)])
+
+static uint64_t sreg(PtxRun *r, PtxSreg s, uint32_t tid)
+{
+    uint32_t lane = tid % 32;
+    switch (s) {
+    case PTX_SR_TID_X: return tid % r->l.block[0];
+    case PTX_SR_TID_Y: return tid / r->l.block[0] % r->l.block[1];
+    case PTX_SR_TID_Z: return tid / (r->l.block[0] * r->l.block[1]);
+    case PTX_SR_NTID_X: return r->l.block[0];
+    case PTX_SR_NTID_Y: return r->l.block[1];
+    case PTX_SR_NTID_Z: return r->l.block[2];
+    case PTX_SR_CTAID_X: return r->bx;
+    case PTX_SR_CTAID_Y: return r->by;
+    case PTX_SR_CTAID_Z: return r->bz;
+    case PTX_SR_NCTAID_X: return r->l.grid[0];
+    case PTX_SR_NCTAID_Y: return r->l.grid[1];
+    case PTX_SR_NCTAID_Z: return r->l.grid[2];
+    case PTX_SR_LANEID: return lane;
+    case PTX_SR_WARPID: return tid / 32;
+    case PTX_SR_NWARPID: return 64;
+    case PTX_SR_SMID: return 0;
+    case PTX_SR_LANEMASK_EQ: return 1u << lane;
+    case PTX_SR_LANEMASK_LT: return (1u << lane) - 1;
+    case PTX_SR_LANEMASK_LE: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
+    case PTX_SR_LANEMASK_GT: return lane == 31 ? 0 : ~((2u << lane) - 1) & 0xffffffffu;
+    case PTX_SR_LANEMASK_GE: return ~((1u << lane) - 1) & 0xffffffffu;
+    case PTX_SR_CLOCK: return (uint32_t)r->clock;
+    case PTX_SR_CLOCK64: return r->clock;
+    default: return 0;
+    }
+}
+
+static inline uint64_t val(PtxRun *r, const PtxArg *a, uint32_t tid)
+{
+    switch (a->kind) {
+    case PTX_A_REG: {
+        uint64_t v = REG(r, a->reg, tid);
+        return a->neg ? !v : v;
+    }
+    case PTX_A_IMM:
+        return (uint64_t)a->imm;
+    case PTX_A_SREG:
+        return sreg(r, (PtxSreg)a->reg, tid);
+    case PTX_A_SYM:
+        return r->sym_addr[a->reg];
+    default:
+        return 0;
+    }
+}
+
+static inline void set(PtxRun *r, int32_t reg, uint32_t tid, uint64_t v, PtxType t)
+{
+    if (reg < 0)
+        return;
+    PtxType rt = (PtxType)g_array_index(r->l.e->regs, PtxReg, reg).type;
+    if (is_signed(t) && tbits(t) < 64)      /* a narrower signed value fills a wider register */
+        v = (uint64_t)sext(v, tbits(t));
+    REG(r, reg, tid) = rt == PTX_T_PRED ? (v != 0) : trunc_to(v, tbits(rt));
+}
+
+/* ---- memory ---- */
+
+static PtxBuffer *buffer_at(PtxRun *r, uint64_t a)
+{
+    guint lo = 0, hi = r->sorted->len;
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if (((PtxBuffer *)g_ptr_array_index(r->sorted, mid))->addr <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    PtxBuffer *b = g_ptr_array_index(r->sorted, lo - 1);
+    return a - b->addr < MAX(b->bytes, 1) ? b : NULL;
+}
+
+static const char *space_name(PtxSpace s)
+{
+    static const char *const n[] = { "generic", "global", "shared", "local", "param", "const" };
+    return s <= PTX_SPACE_CONST ? n[s] : "?";
+}
+
+/* The host bytes of a size-byte access at addr in space sp by thread tid (NULL: error set);
+ * *rs gets the space it resolved to and *ta the address the timing model sees. */
+static uint8_t *mem_at(PtxRun *r, const PtxInst *in, PtxSpace sp, uint64_t addr, uint32_t size,
+                       uint32_t tid, PtxSpace *rs, uint64_t *ta)
+{
+    if (size > 1 && addr % size) {
+        rerr(r, in, tid, "misaligned %s access of %u bytes at 0x%" G_GINT64_MODIFIER "x",
+             space_name(sp), size, addr);
+        return NULL;
+    }
+    if (sp == PTX_SPACE_GENERIC) {
+        if (addr >= PTX_SHARED_WINDOW && addr - PTX_SHARED_WINDOW < ((uint64_t)1 << 32)) {
+            sp = PTX_SPACE_SHARED;
+            addr -= PTX_SHARED_WINDOW;
+        } else if (addr >= PTX_LOCAL_WINDOW && addr - PTX_LOCAL_WINDOW < ((uint64_t)1 << 32)) {
+            sp = PTX_SPACE_LOCAL;
+            addr -= PTX_LOCAL_WINDOW;
+        } else {
+            sp = PTX_SPACE_GLOBAL;
+        }
+    }
+    *rs = sp;
+    switch (sp) {
+    case PTX_SPACE_SHARED:
+        if (addr + size > r->shared_bytes || addr + size < addr) {
+            rerr(r, in, tid, "shared-memory access at %" G_GUINT64_FORMAT " (+%u bytes) beyond "
+                 "the block's %" G_GUINT64_FORMAT " bytes", addr, size, r->shared_bytes);
+            return NULL;
+        }
+        *ta = addr;
+        return r->shared + addr;
+    case PTX_SPACE_LOCAL:
+        if (addr + size > r->local_bytes || addr + size < addr) {
+            rerr(r, in, tid, "local-memory access at %" G_GUINT64_FORMAT " (+%u bytes) beyond the "
+                 "thread's %" G_GUINT64_FORMAT " bytes", addr, size, r->local_bytes);
+            return NULL;
+        }
+        *ta = PTX_LOCAL_WINDOW + (((uint64_t)r->next * r->nthreads + tid) * r->local_bytes + addr);
+        return r->local + (size_t)tid * r->local_bytes + addr;
+    case PTX_SPACE_PARAM:
+        if (addr + size > r->l.e->param_bytes || addr + size < addr) {
+            rerr(r, in, tid, "parameter access at %" G_GUINT64_FORMAT " (+%u bytes) beyond the "
+                 "entry's %" G_GUINT64_FORMAT " bytes of parameters", addr, size,
+                 r->l.e->param_bytes);
+            return NULL;
+        }
+        *ta = addr;
+        return r->l.params + addr;
+    default: {
+        PtxBuffer *b = buffer_at(r, addr);
+        if (!b || addr + size - b->addr > b->bytes) {
+            rerr(r, in, tid, "%s access of %u bytes at 0x%" G_GINT64_MODIFIER "x is outside every "
+                 "buffer%s%s", space_name(sp), size, addr, b ? " (past the end of " : "",
+                 b ? b->name : "");
+            if (b && r->error && *r->error) {
+                char *m = g_strconcat((*r->error)->message, ")", NULL);
+                g_free((*r->error)->message);
+                (*r->error)->message = m;
+            }
+            return NULL;
+        }
+        *ta = addr;
+        return b->data + (addr - b->addr);
+    }
+    }
+}
+
+static inline uint64_t load_bytes(const uint8_t *p, uint32_t n)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, n);           /* little-endian host */
+    return v;
+}
+static inline void store_bytes(uint8_t *p, uint64_t v, uint32_t n) { memcpy(p, &v, n); }
+
+/* ---- recording ---- */
+
+static const uint8_t unit_of_op[PTX_OP_COUNT] = {
+    [PTX_OP_LD] = GPU_UNIT_LDST, [PTX_OP_ST] = GPU_UNIT_LDST, [PTX_OP_MOV] = GPU_UNIT_INT,
+    [PTX_OP_CVTA] = GPU_UNIT_INT, [PTX_OP_CVT] = GPU_UNIT_SFU, [PTX_OP_AND] = GPU_UNIT_INT,
+    [PTX_OP_OR] = GPU_UNIT_INT, [PTX_OP_XOR] = GPU_UNIT_INT, [PTX_OP_NOT] = GPU_UNIT_INT,
+    [PTX_OP_SHL] = GPU_UNIT_INT, [PTX_OP_SHR] = GPU_UNIT_INT, [PTX_OP_POPC] = GPU_UNIT_INT,
+    [PTX_OP_CLZ] = GPU_UNIT_INT, [PTX_OP_BREV] = GPU_UNIT_INT, [PTX_OP_BFE] = GPU_UNIT_INT,
+    [PTX_OP_SETP] = GPU_UNIT_INT, [PTX_OP_SELP] = GPU_UNIT_INT, [PTX_OP_EX2] = GPU_UNIT_SFU,
+    [PTX_OP_LG2] = GPU_UNIT_SFU, [PTX_OP_RCP] = GPU_UNIT_SFU, [PTX_OP_SQRT] = GPU_UNIT_SFU,
+    [PTX_OP_RSQRT] = GPU_UNIT_SFU, [PTX_OP_SIN] = GPU_UNIT_SFU, [PTX_OP_COS] = GPU_UNIT_SFU,
+    [PTX_OP_BRA] = GPU_UNIT_BRANCH, [PTX_OP_RET] = GPU_UNIT_BRANCH,
+    [PTX_OP_EXIT] = GPU_UNIT_BRANCH, [PTX_OP_BAR] = GPU_UNIT_BARRIER,
+    [PTX_OP_BAR_WARP] = GPU_UNIT_BARRIER, [PTX_OP_MEMBAR] = GPU_UNIT_BARRIER,
+    [PTX_OP_ATOM] = GPU_UNIT_LDST, [PTX_OP_RED] = GPU_UNIT_LDST, [PTX_OP_SHFL] = GPU_UNIT_LDST,
+    [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT,
+};
+
+uint8_t ptx_unit_class(const PtxInst *in)
+{
+    PtxType t = (PtxType)in->type;
+    switch ((PtxOp)in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+    case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
+        return t == PTX_T_F32 ? GPU_UNIT_FP32 : t == PTX_T_F64 ? GPU_UNIT_FP64
+             : t == PTX_T_F16 ? GPU_UNIT_FP16 : GPU_UNIT_INT;
+    case PTX_OP_DIV: case PTX_OP_REM:       /* a subroutine in SASS: the SFU's rate */
+        return t == PTX_T_F64 ? GPU_UNIT_FP64 : GPU_UNIT_SFU;
+    case PTX_OP_CVT:                        /* integer resizes are ALU work */
+        return is_float((PtxType)in->type) || is_float((PtxType)in->type2) ? GPU_UNIT_SFU
+                                                                           : GPU_UNIT_INT;
+    default:
+        return unit_of_op[in->op];
+    }
+}
+
+static inline uint16_t sb_reg(int32_t reg) { return SASS_REG(SASS_REG_R, (uint32_t)reg % 255); }
+
+static uint32_t n_dst(const PtxInst *in)
+{
+    switch ((PtxOp)in->op) {
+    case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT:
+    case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR:
+        return 0;
+    default:
+        return in->nargs > 1 && in->a[1].pair ? 2 : 1;
+    }
+}
+
+static void add_reg(uint16_t *list, uint8_t *n, uint32_t max, int32_t reg)
+{
+    if (reg < 0 || *n >= max)
+        return;
+    list[(*n)++] = sb_reg(reg);
+}
+
+static SassInst *record(PtxRun *r, PWarp *w, uint32_t idx, const PtxInst *in, uint32_t mask)
+{
+    SassInst si;
+    memset(&si, 0, sizeof si);
+    si.pc = idx * 16;
+    si.mask = mask;
+    si.src_line = in->line;
+    si.op = in->text;
+    si.unit = r->unit[idx];
+    uint32_t nd = n_dst(in);
+    for (uint32_t i = 0; i < in->nargs; i++) {
+        const PtxArg *a = &in->a[i];
+        bool dst = i < nd;
+        uint16_t *list = dst ? si.dst : si.src;
+        uint8_t *cnt = dst ? &si.ndst : &si.nsrc;
+        uint32_t max = dst ? SASS_MAX_DST : SASS_MAX_SRC;
+        if (a->kind == PTX_A_REG)
+            add_reg(list, cnt, max, a->reg);
+        else if (a->kind == PTX_A_VEC)
+            for (uint32_t j = 0; j < a->n; j++)
+                add_reg(list, cnt, max, a->vec[j]);
+        else if (a->kind == PTX_A_ADDR)
+            add_reg(si.src, &si.nsrc, SASS_MAX_SRC, a->reg);
+    }
+    add_reg(si.src, &si.nsrc, SASS_MAX_SRC, in->guard);
+    g_array_append_val(w->insts, si);
+    return &g_array_index(w->insts, SassInst, w->insts->len - 1);
+}
+
+/* ---- the SIMT stack ---- */
+
+static bool push(PtxRun *r, PWarp *w, const PtxInst *in, uint32_t pc, uint32_t rpc, uint32_t mask)
+{
+    if (w->sp == w->cap) {
+        if (w->cap >= SIMT_MAX_DEPTH) {
+            rerr(r, in, 0, "the reconvergence stack is deeper than %d entries", SIMT_MAX_DEPTH);
+            return false;
+        }
+        w->cap = w->cap ? w->cap * 2 : 16;
+        w->stack = g_renew(SimtEntry, w->stack, w->cap);
+    }
+    w->stack[w->sp++] = (SimtEntry){ pc, rpc, mask };
+    return true;
+}
+
+/* lanes in mask end: off every entry; empty entries and reconverged ones popped */
+static void settle(PWarp *w, uint32_t ended)
+{
+    if (ended) {
+        w->live &= ~ended;
+        for (uint32_t i = 0; i < w->sp; i++)
+            w->stack[i].mask &= ~ended;
+    }
+    while (w->sp > 0 && (w->stack[w->sp - 1].mask == 0 ||
+                         w->stack[w->sp - 1].pc == w->stack[w->sp - 1].rpc))
+        w->sp--;
+    if (w->sp == 0)
+        w->done = true;
+}
+
+/* ---- execution ---- */
+
+static bool cmp_int(PtxCmp c, uint64_t a, uint64_t b, PtxType t)
+{
+    uint32_t bits = tbits(t);
+    if (is_signed(t)) {
+        int64_t x = sext(a, bits), y = sext(b, bits);
+        switch (c) {
+        case PTX_CMP_EQ: return x == y;
+        case PTX_CMP_NE: return x != y;
+        case PTX_CMP_LT: return x < y;
+        case PTX_CMP_LE: return x <= y;
+        case PTX_CMP_GT: return x > y;
+        case PTX_CMP_GE: return x >= y;
+        default: break;
+        }
+    }
+    uint64_t x = trunc_to(a, bits), y = trunc_to(b, bits);
+    switch (c) {
+    case PTX_CMP_EQ: return x == y;
+    case PTX_CMP_NE: return x != y;
+    case PTX_CMP_LT: case PTX_CMP_LO: return x < y;
+    case PTX_CMP_LE: case PTX_CMP_LS: return x <= y;
+    case PTX_CMP_GT: case PTX_CMP_HI: return x > y;
+    case PTX_CMP_GE: case PTX_CMP_HS: return x >= y;
+    default: return false;
+    }
+}
+
+static bool cmp_float(PtxCmp c, double x, double y)
+{
+    bool un = isnan(x) || isnan(y);
+    switch (c) {
+    case PTX_CMP_EQ: return !un && x == y;
+    case PTX_CMP_NE: return !un && x != y;
+    case PTX_CMP_LT: return !un && x < y;
+    case PTX_CMP_LE: return !un && x <= y;
+    case PTX_CMP_GT: return !un && x > y;
+    case PTX_CMP_GE: return !un && x >= y;
+    case PTX_CMP_EQU: return un || x == y;
+    case PTX_CMP_NEU: return un || x != y;
+    case PTX_CMP_LTU: return un || x < y;
+    case PTX_CMP_LEU: return un || x <= y;
+    case PTX_CMP_GTU: return un || x > y;
+    case PTX_CMP_GEU: return un || x >= y;
+    case PTX_CMP_NUM: return !un;
+    case PTX_CMP_NAN: return un;
+    default: return false;
+    }
+}
+
+/* float -> integer with cvt's rounding (.rzi by default for float-to-int: PTX requires one) */
+static uint64_t f2i(double d, PtxType t, uint32_t mods)
+{
+    if (mods & PTX_M_RNI)
+        d = nearbyint(d);
+    else if (mods & PTX_M_RMI)
+        d = floor(d);
+    else if (mods & PTX_M_RPI)
+        d = ceil(d);
+    else
+        d = trunc(d);
+    uint32_t bits = tbits(t);
+    if (isnan(d))
+        return 0;
+    if (is_signed(t)) {
+        double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1) - 1;
+        d = d < lo ? lo : d > hi ? hi : d;              /* saturating, as the hardware */
+        return trunc_to((uint64_t)(int64_t)d, bits);
+    }
+    double hi = ldexp(1.0, (int)bits) - 1;
+    d = d < 0 ? 0 : d > hi ? hi : d;
+    return (uint64_t)d;
+}
+
+static uint64_t do_cvt(const PtxInst *in, uint64_t v)
+{
+    PtxType dt = (PtxType)in->type, st = (PtxType)in->type2;
+    if (is_float(st)) {
+        double d = fval(v, st);
+        if (is_float(dt)) {
+            if (in->mods & (PTX_M_RNI | PTX_M_RZI | PTX_M_RMI | PTX_M_RPI))
+                d = (in->mods & PTX_M_RNI) ? nearbyint(d) : (in->mods & PTX_M_RMI) ? floor(d)
+                  : (in->mods & PTX_M_RPI) ? ceil(d) : trunc(d);
+            if (in->mods & PTX_M_SAT)
+                d = isnan(d) ? 0 : d < 0 ? 0 : d > 1 ? 1 : d;
+            return fbits(d, dt);
+        }
+        return f2i(d, dt, in->mods);
+    }
+    /* from an integer */
+    uint32_t sb = tbits(st);
+    if (is_float(dt)) {
+        double d = is_signed(st) ? (double)sext(v, sb) : (double)trunc_to(v, sb);
+        return fbits(d, dt);
+    }
+    uint64_t x = is_signed(st) ? (uint64_t)sext(v, sb) : trunc_to(v, sb);
+    if (in->mods & PTX_M_SAT) {
+        uint32_t db = tbits(dt);
+        if (is_signed(dt)) {
+            int64_t lo = -(int64_t)(1ull << (db - 1)), hi = (int64_t)((1ull << (db - 1)) - 1);
+            int64_t s = is_signed(st) ? (int64_t)x : (x > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x);
+            x = (uint64_t)(s < lo ? lo : s > hi ? hi : s);
+        } else {
+            uint64_t hi = db >= 64 ? UINT64_MAX : (1ull << db) - 1;
+            if (is_signed(st) && (int64_t)x < 0)
+                x = 0;
+            else if (x > hi)
+                x = hi;
+        }
+    }
+    return trunc_to(x, tbits(dt));
+}
+
+/* Arithmetic of one lane: d = op(a, b, c) in type t. */
+static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    PtxType t = (PtxType)in->type;
+    uint32_t bits = tbits(t);
+    if (is_float(t)) {
+        double x = fval(a, t), y = fval(b, t), z = fval(c, t), d = 0;
+        bool f32 = t == PTX_T_F32;
+        switch ((PtxOp)in->op) {
+        case PTX_OP_ADD: d = f32 ? (double)(f32_of(a) + f32_of(b)) : x + y; break;
+        case PTX_OP_SUB: d = f32 ? (double)(f32_of(a) - f32_of(b)) : x - y; break;
+        case PTX_OP_MUL: d = f32 ? (double)(f32_of(a) * f32_of(b)) : x * y; break;
+        case PTX_OP_MAD:
+        case PTX_OP_FMA: d = f32 ? (double)fmaf(f32_of(a), f32_of(b), f32_of(c)) : fma(x, y, z); break;
+        case PTX_OP_DIV: d = f32 ? (double)(f32_of(a) / f32_of(b)) : x / y; break;
+        case PTX_OP_ABS: d = fabs(x); break;
+        case PTX_OP_NEG: d = -x; break;
+        case PTX_OP_MIN: d = f32 ? (double)fminf(f32_of(a), f32_of(b)) : fmin(x, y); break;
+        case PTX_OP_MAX: d = f32 ? (double)fmaxf(f32_of(a), f32_of(b)) : fmax(x, y); break;
+        case PTX_OP_EX2: d = f32 ? (double)exp2f(f32_of(a)) : exp2(x); break;
+        case PTX_OP_LG2: d = f32 ? (double)log2f(f32_of(a)) : log2(x); break;
+        case PTX_OP_RCP: d = f32 ? (double)(1.0f / f32_of(a)) : 1.0 / x; break;
+        case PTX_OP_SQRT: d = f32 ? (double)sqrtf(f32_of(a)) : sqrt(x); break;
+        case PTX_OP_RSQRT: d = f32 ? (double)(1.0f / sqrtf(f32_of(a))) : 1.0 / sqrt(x); break;
+        case PTX_OP_SIN: d = f32 ? (double)sinf(f32_of(a)) : sin(x); break;
+        case PTX_OP_COS: d = f32 ? (double)cosf(f32_of(a)) : cos(x); break;
+        default: break;
+        }
+        if (in->mods & PTX_M_SAT)
+            d = isnan(d) ? 0 : d < 0 ? 0 : d > 1 ? 1 : d;
+        return fbits(d, t);
+    }
+    bool sg = is_signed(t);
+    uint64_t ua = trunc_to(a, bits), ub = trunc_to(b, bits);
+    int64_t sa = sext(a, bits), sb = sext(b, bits);
+    switch ((PtxOp)in->op) {
+    case PTX_OP_ADD:
+        if ((in->mods & PTX_M_SAT) && t == PTX_T_S32) {
+            int64_t s = sa + sb;
+            return trunc_to((uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s), 32);
+        }
+        return a + b;
+    case PTX_OP_SUB:
+        return a - b;
+    case PTX_OP_MUL:
+    case PTX_OP_MAD: {
+        uint64_t addend = in->op == PTX_OP_MAD ? c : 0;
+        if (in->mods & PTX_M_WIDE) {
+            uint64_t p = sg ? (uint64_t)(sa * sb) : ua * ub;
+            return p + addend;
+        }
+        if (in->mods & PTX_M_HI) {
+            if (bits == 64) {
+                __int128 p = sg ? (__int128)sa * sb : (__int128)((unsigned __int128)ua * ub);
+                return (uint64_t)((unsigned __int128)p >> 64) + addend;
+            }
+            uint64_t p = sg ? (uint64_t)(sa * sb) : ua * ub;
+            return (p >> bits) + addend;
+        }
+        return a * b + addend;
+    }
+    case PTX_OP_DIV:
+        if (ub == 0)
+            return sg ? (sa < 0 ? 1 : UINT64_MAX) : UINT64_MAX;
+        if (sg)
+            return (sa == INT64_MIN && sb == -1) ? (uint64_t)sa : (uint64_t)(sa / sb);
+        return ua / ub;
+    case PTX_OP_REM:
+        if (ub == 0)
+            return a;
+        if (sg)
+            return (sa == INT64_MIN && sb == -1) ? 0 : (uint64_t)(sa % sb);
+        return ua % ub;
+    case PTX_OP_ABS:
+        return sa < 0 ? (uint64_t)(-sa) : (uint64_t)sa;
+    case PTX_OP_NEG:
+        return 0 - a;
+    case PTX_OP_MIN:
+        return sg ? (uint64_t)(sa < sb ? sa : sb) : (ua < ub ? ua : ub);
+    case PTX_OP_MAX:
+        return sg ? (uint64_t)(sa > sb ? sa : sb) : (ua > ub ? ua : ub);
+    case PTX_OP_AND:
+        return a & b;
+    case PTX_OP_OR:
+        return a | b;
+    case PTX_OP_XOR:
+        return a ^ b;
+    case PTX_OP_NOT:
+        return t == PTX_T_PRED ? !a : ~a;
+    case PTX_OP_SHL: {
+        uint64_t s = trunc_to(b, 32);
+        return s >= bits ? 0 : a << s;
+    }
+    case PTX_OP_SHR: {
+        uint64_t s = trunc_to(b, 32);
+        if (sg)
+            return (uint64_t)(s >= bits ? (sa < 0 ? -1 : 0) : sa >> s);
+        return s >= bits ? 0 : ua >> s;
+    }
+    case PTX_OP_POPC:
+        return (uint64_t)__builtin_popcountll(ua);
+    case PTX_OP_CLZ:
+        return ua == 0 ? bits : (uint64_t)__builtin_clzll(ua) - (64 - bits);
+    case PTX_OP_BREV: {
+        uint64_t x = 0;
+        for (uint32_t i = 0; i < bits; i++)
+            x |= ((ua >> i) & 1) << (bits - 1 - i);
+        return x;
+    }
+    case PTX_OP_BFE: {
+        uint32_t pos = (uint32_t)(b & 0xff), len = (uint32_t)(c & 0xff);
+        if (len == 0)
+            return 0;
+        uint64_t f = pos >= bits ? 0 : ua >> pos;
+        if (len < 64)
+            f &= (1ull << len) - 1;
+        if (sg && len < bits) {
+            /* sign bit of the field (or of the value when the field runs past its top) */
+            uint32_t top = MIN(pos + len - 1, bits - 1);
+            bool neg = (ua >> top) & 1;
+            if (neg && len < 64)
+                f |= ~((1ull << len) - 1);
+        }
+        return f;
+    }
+    default:
+        return 0;
+    }
+}
+
+static uint64_t atom_apply(PtxAtomOp op, PtxType t, uint64_t old, uint64_t b, uint64_t c,
+                           bool *write)
+{
+    *write = true;
+    uint32_t bits = tbits(t);
+    if (is_float(t)) {
+        double x = fval(old, t), y = fval(b, t);
+        switch (op) {
+        case PTX_ATOM_ADD: return t == PTX_T_F32 ? bits_f32(f32_of(old) + f32_of(b)) : fbits(x + y, t);
+        case PTX_ATOM_MIN: return fbits(fmin(x, y), t);
+        case PTX_ATOM_MAX: return fbits(fmax(x, y), t);
+        case PTX_ATOM_EXCH: return b;
+        default: break;
+        }
+    }
+    bool sg = is_signed(t);
+    uint64_t uo = trunc_to(old, bits), ub = trunc_to(b, bits);
+    switch (op) {
+    case PTX_ATOM_ADD: return old + b;
+    case PTX_ATOM_MIN: return sg ? (uint64_t)MIN(sext(old, bits), sext(b, bits)) : MIN(uo, ub);
+    case PTX_ATOM_MAX: return sg ? (uint64_t)MAX(sext(old, bits), sext(b, bits)) : MAX(uo, ub);
+    case PTX_ATOM_INC: return uo >= ub ? 0 : uo + 1;
+    case PTX_ATOM_DEC: return (uo == 0 || uo > ub) ? ub : uo - 1;
+    case PTX_ATOM_CAS:
+        *write = uo == ub;
+        return c;
+    case PTX_ATOM_EXCH: return b;
+    case PTX_ATOM_AND: return old & b;
+    case PTX_ATOM_OR: return old | b;
+    case PTX_ATOM_XOR: return old ^ b;
+    default: return old;
+    }
+}
+
+/* the address of operand a (an ADDR) for thread tid */
+static inline uint64_t addr_of(PtxRun *r, const PtxArg *a, uint32_t tid)
+{
+    uint64_t base = a->reg >= 0 ? REG(r, a->reg, tid) : a->sym >= 0 ? r->sym_addr[a->sym] : 0;
+    return base + (uint64_t)a->imm;
+}
+
+/* Memory instructions: ld, st, atom, red for the lanes of exec; their addresses recorded. */
+static bool exec_mem(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, uint32_t exec,
+                     uint32_t base_tid)
+{
+    PtxType t = (PtxType)in->type;
+    uint32_t size = ptx_type_bytes(t), vec = in->vec;
+    if (t == PTX_T_PRED)
+        size = 1;
+    const PtxArg *addr = &in->a[in->op == PTX_OP_LD || in->op == PTX_OP_ATOM ? 1 : 0];
+    const PtxArg *data = in->op == PTX_OP_LD ? &in->a[0] : in->op == PTX_OP_ATOM ? &in->a[0]
+                                                                                : &in->a[1];
+    si->width = (uint8_t)MIN(size * vec, 255u);
+    si->addr = (uint32_t)w->addrs->len;
+    PtxSpace resolved = (PtxSpace)in->space;
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        if (!(exec >> lane & 1))
+            continue;
+        uint32_t tid = base_tid + lane;
+        uint64_t a = addr_of(r, addr, tid), ta;
+        PtxSpace rs;
+        uint8_t *p = mem_at(r, in, (PtxSpace)in->space, a, size * vec, tid, &rs, &ta);
+        if (!p)
+            return false;
+        resolved = rs;
+        g_array_append_val(w->addrs, ta);
+        switch ((PtxOp)in->op) {
+        case PTX_OP_LD:
+            if (vec == 1)
+                set(r, data->reg, tid, load_bytes(p, size), t);
+            else
+                for (uint32_t j = 0; j < vec; j++)
+                    set(r, data->vec[j], tid, load_bytes(p + j * size, size), t);
+            break;
+        case PTX_OP_ST:
+            if (vec == 1)
+                store_bytes(p, val(r, data, tid), size);
+            else
+                for (uint32_t j = 0; j < vec; j++)
+                    if (data->vec[j] >= 0)
+                        store_bytes(p + j * size, REG(r, data->vec[j], tid), size);
+            break;
+        default: {          /* atom, red */
+            uint64_t old = load_bytes(p, size), b = val(r, &in->a[in->op == PTX_OP_ATOM ? 2 : 1], tid);
+            uint64_t c = in->op == PTX_OP_ATOM && in->nargs > 3 ? val(r, &in->a[3], tid) : 0;
+            bool write;
+            uint64_t nv = atom_apply((PtxAtomOp)in->sub, t, old, b, c, &write);
+            if (write)
+                store_bytes(p, nv, size);
+            if (in->op == PTX_OP_ATOM)
+                set(r, data->reg, tid, old, t);
+            break;
+        }
+        }
+    }
+    SassSpace ss = resolved == PTX_SPACE_SHARED ? SASS_SPACE_SHARED
+                 : resolved == PTX_SPACE_LOCAL ? SASS_SPACE_LOCAL
+                 : resolved == PTX_SPACE_PARAM || resolved == PTX_SPACE_CONST ? SASS_SPACE_CONST
+                                                                               : SASS_SPACE_GLOBAL;
+    si->space = (uint8_t)ss;
+    return true;
+}
+
+/* Runs warp wi until it ends or waits at a barrier. */
+static bool run_warp(PtxRun *r, uint32_t wi)
+{
+    PWarp *w = &r->w[wi];
+    const PtxEntry *e = r->l.e;
+    const PtxInst *insts = (const PtxInst *)(void *)e->insts->data;
+    uint32_t n = e->insts->len, base = wi * 32;
+    while (!w->done && !w->at_bar) {
+        SimtEntry *top = &w->stack[w->sp - 1];
+        uint32_t pc = top->pc, active = top->mask;
+        g_assert(pc < n);
+        const PtxInst *in = &insts[pc];
+        if (++r->executed > PTX_MAX_WARP_INSTS) {
+            rerr(r, in, base, "the block ran more than %" G_GUINT64_FORMAT " warp instructions "
+                 "(an endless loop?)", PTX_MAX_WARP_INSTS);
+            return false;
+        }
+        r->clock++;
+        uint32_t exec = active;
+        if (in->guard >= 0) {
+            uint32_t g = 0;
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if ((active >> lane & 1) && (REG(r, in->guard, base + lane) != 0) != in->guard_neg)
+                    g |= 1u << lane;
+            exec = g;
+        }
+        SassInst *si = record(r, w, pc, in, exec);
+        PtxType t = (PtxType)in->type;
+        top->pc = pc + 1;           /* the default: on to the next instruction */
+        switch ((PtxOp)in->op) {
+        case PTX_OP_BRA: {
+            uint32_t target = (uint32_t)in->a[0].imm, rest = active & ~exec;
+            if (exec == 0)
+                break;
+            if (rest == 0) {
+                top->pc = target;
+                break;
+            }
+            /* divergence: both paths run to the branch's reconvergence point */
+            uint32_t rpc = e->ipdom[pc], fall = pc + 1;
+            if (top->rpc == rpc) {
+                top->pc = target;
+                top->mask = exec;
+            } else {
+                top->pc = rpc;
+                if (!push(r, w, in, target, rpc, exec))
+                    return false;
+            }
+            if (!push(r, w, in, fall, rpc, rest))
+                return false;
+            break;
+        }
+        case PTX_OP_RET:
+        case PTX_OP_EXIT:
+            settle(w, exec);
+            continue;
+        case PTX_OP_BAR:
+            w->at_bar = true;
+            break;
+        case PTX_OP_BAR_WARP:
+        case PTX_OP_MEMBAR:
+            break;
+        case PTX_OP_LD:
+        case PTX_OP_ST:
+        case PTX_OP_ATOM:
+        case PTX_OP_RED:
+            if (!exec_mem(r, w, in, si, exec, base))
+                return false;
+            break;
+        case PTX_OP_SHFL: {
+            /* shfl.sync.MODE.b32 d[|p], a, b, c, membermask: c packs the clamp (bits 0-4) and
+             * the segment mask (bits 8-12) */
+            const PtxArg *dst = &in->a[0];
+            int32_t pdst = in->a[1].pair ? in->a[1].reg : -1;
+            uint32_t o = pdst >= 0 ? 2 : 1;
+            uint64_t src[32];
+            for (uint32_t lane = 0; lane < 32; lane++)
+                src[lane] = base + lane < r->nthreads ? val(r, &in->a[o], base + lane) : 0;
+            uint64_t res[32];
+            bool ok[32];
+            for (uint32_t lane = 0; lane < 32; lane++) {
+                if (!(exec >> lane & 1))
+                    continue;
+                uint32_t tid = base + lane;
+                uint32_t bv = (uint32_t)val(r, &in->a[o + 1], tid) & 31;
+                uint32_t cv = (uint32_t)val(r, &in->a[o + 2], tid);
+                uint32_t clamp = cv & 0x1f, segmask = (cv >> 8) & 0x1f;
+                uint32_t maxl = (lane & segmask) | (clamp & ~segmask), minl = lane & segmask;
+                uint32_t j = lane;
+                bool in_range;
+                switch ((PtxShfl)in->sub) {
+                case PTX_SHFL_UP: j = lane - bv; in_range = (int32_t)j >= (int32_t)maxl; break;
+                case PTX_SHFL_DOWN: j = lane + bv; in_range = j <= maxl; break;
+                case PTX_SHFL_BFLY: j = lane ^ bv; in_range = j <= maxl; break;
+                default: j = minl | (bv & ~segmask); in_range = j <= maxl; break;
+                }
+                if (in->sub == PTX_SHFL_UP)
+                    in_range = (int32_t)(lane - bv) >= (int32_t)maxl;
+                if (!in_range || j > 31)
+                    j = lane;
+                res[lane] = src[j];
+                ok[lane] = in_range;
+            }
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if (exec >> lane & 1) {
+                    set(r, dst->reg, base + lane, res[lane], t);
+                    if (pdst >= 0)
+                        set(r, pdst, base + lane, ok[lane], PTX_T_PRED);
+                }
+            break;
+        }
+        case PTX_OP_VOTE: {
+            uint32_t ballot = 0;
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if ((exec >> lane & 1) && val(r, &in->a[1], base + lane))
+                    ballot |= 1u << lane;
+            uint64_t v;
+            switch ((PtxVote)in->sub) {
+            case PTX_VOTE_ALL: v = ballot == exec; break;
+            case PTX_VOTE_ANY: v = ballot != 0; break;
+            case PTX_VOTE_UNI: v = ballot == 0 || ballot == exec; break;
+            default: v = ballot; break;
+            }
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if (exec >> lane & 1)
+                    set(r, in->a[0].reg, base + lane, v, t);
+            break;
+        }
+        case PTX_OP_ACTIVEMASK:
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if (exec >> lane & 1)
+                    set(r, in->a[0].reg, base + lane, active, PTX_T_B32);
+            break;
+        default:
+            for (uint32_t lane = 0; lane < 32; lane++) {
+                if (!(exec >> lane & 1))
+                    continue;
+                uint32_t tid = base + lane;
+                switch ((PtxOp)in->op) {
+                case PTX_OP_MOV: {
+                    const PtxArg *d = &in->a[0], *s = &in->a[1];
+                    if (d->kind == PTX_A_VEC) {         /* unpack */
+                        uint64_t v = val(r, s, tid);
+                        uint32_t part = tbits(t) / d->n;
+                        for (uint32_t j = 0; j < d->n; j++)
+                            set(r, d->vec[j], tid, trunc_to(v >> (j * part), part), t);
+                    } else if (s->kind == PTX_A_VEC) {  /* pack */
+                        uint64_t v = 0;
+                        uint32_t part = tbits(t) / s->n;
+                        for (uint32_t j = 0; j < s->n; j++)
+                            v |= trunc_to(s->vec[j] >= 0 ? REG(r, s->vec[j], tid) : 0, part)
+                                 << (j * part);
+                        set(r, d->reg, tid, v, t);
+                    } else {
+                        set(r, d->reg, tid, val(r, s, tid), t);
+                    }
+                    break;
+                }
+                case PTX_OP_CVTA: {
+                    uint64_t v = val(r, &in->a[1], tid);
+                    uint64_t win = in->space == PTX_SPACE_SHARED ? PTX_SHARED_WINDOW
+                                 : in->space == PTX_SPACE_LOCAL ? PTX_LOCAL_WINDOW : 0;
+                    set(r, in->a[0].reg, tid, (in->mods & PTX_M_TO) ? v - win : v + win, t);
+                    break;
+                }
+                case PTX_OP_CVT:
+                    set(r, in->a[0].reg, tid, do_cvt(in, val(r, &in->a[1], tid)), t);
+                    break;
+                case PTX_OP_SETP: {
+                    int32_t q = in->a[1].pair ? in->a[1].reg : -1;
+                    uint32_t o = q >= 0 ? 2 : 1;
+                    uint64_t a = val(r, &in->a[o], tid), b = val(r, &in->a[o + 1], tid);
+                    bool c = is_float(t) ? cmp_float((PtxCmp)in->cmp, fval(a, t), fval(b, t))
+                                         : cmp_int((PtxCmp)in->cmp, a, b, t);
+                    bool p = c, np = !c;
+                    if (in->boolop != PTX_BOOL_NONE && in->nargs > o + 2) {
+                        bool x = val(r, &in->a[o + 2], tid) != 0;
+                        p = in->boolop == PTX_BOOL_AND ? c && x : in->boolop == PTX_BOOL_OR ? c || x
+                                                                                            : c != x;
+                        np = in->boolop == PTX_BOOL_AND ? !c && x
+                           : in->boolop == PTX_BOOL_OR ? !c || x : !c != x;
+                    }
+                    set(r, in->a[0].reg, tid, p, PTX_T_PRED);
+                    if (q >= 0)
+                        set(r, q, tid, np, PTX_T_PRED);
+                    break;
+                }
+                case PTX_OP_SELP:
+                    set(r, in->a[0].reg, tid, val(r, &in->a[3], tid) ? val(r, &in->a[1], tid)
+                                                                     : val(r, &in->a[2], tid), t);
+                    break;
+                default: {
+                    uint64_t a = in->nargs > 1 ? val(r, &in->a[1], tid) : 0;
+                    uint64_t b = in->nargs > 2 ? val(r, &in->a[2], tid) : 0;
+                    uint64_t c = in->nargs > 3 ? val(r, &in->a[3], tid) : 0;
+                    uint64_t d = alu(in, a, b, c);
+                    PtxType dt = t;
+                    if (in->mods & PTX_M_WIDE)          /* mul.wide, mad.wide: twice as wide */
+                        dt = t == PTX_T_S16 ? PTX_T_S32 : t == PTX_T_U16 ? PTX_T_U32
+                           : t == PTX_T_S32 ? PTX_T_S64 : PTX_T_U64;
+                    set(r, in->a[0].reg, tid, d, dt);
+                    break;
+                }
+                }
+            }
+            break;
+        }
+        settle(w, 0);
+    }
+    return !r->failed;
+}
+
+static bool run_block(PtxRun *r, uint64_t id)
+{
+    r->bx = (uint32_t)(id % r->l.grid[0]);
+    r->by = (uint32_t)(id / r->l.grid[0] % r->l.grid[1]);
+    r->bz = (uint32_t)(id / ((uint64_t)r->l.grid[0] * r->l.grid[1]));
+    r->executed = 0;
+    memset(r->regs, 0, (size_t)r->nregs * r->nthreads * sizeof(uint64_t));
+    memset(r->shared, 0, r->shared_bytes);
+    if (r->local_bytes)
+        memset(r->local, 0, (size_t)r->nthreads * r->local_bytes);
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        PWarp *w = &r->w[i];
+        uint32_t lanes = MIN(32u, r->nthreads - i * 32);
+        w->live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        w->sp = 0;
+        w->at_bar = w->done = false;
+        g_array_set_size(w->insts, 0);
+        g_array_set_size(w->addrs, 0);
+        if (!push(r, w, NULL, 0, r->l.e->insts->len, w->live))
+            return false;
+    }
+    for (;;) {
+        bool any = false;
+        for (uint32_t i = 0; i < r->nwarps; i++) {
+            if (r->w[i].done || r->w[i].at_bar)
+                continue;
+            if (!run_warp(r, i))
+                return false;
+            any = true;
+        }
+        bool waiting = false;
+        for (uint32_t i = 0; i < r->nwarps; i++)
+            if (!r->w[i].done && r->w[i].at_bar) {
+                r->w[i].at_bar = false;         /* every warp that has not ended is there */
+                waiting = true;
+            }
+        if (!waiting && !any)
+            break;
+        if (!waiting) {
+            bool all = true;
+            for (uint32_t i = 0; i < r->nwarps; i++)
+                all &= r->w[i].done;
+            if (all)
+                break;
+        }
+    }
+    return true;
+}
+
+int ptx_run_next_block(PtxRun *r, SassBlock *b, GError **error)
+{
+    r->error = error;
+    r->failed = false;
+    if (r->next >= r->nblocks)
+        return 0;
+    uint64_t id = r->order ? r->order[r->next] : r->next;
+    if (!run_block(r, id))
+        return -1;
+    r->next++;
+    b->x = r->bx, b->y = r->by, b->z = r->bz;
+    b->cluster = false;
+    b->line = 0;
+    uint64_t ni = 0, na = 0;
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        ni += r->w[i].insts->len;
+        na += r->w[i].addrs->len;
+    }
+    if (b->warps_cap < r->nwarps) {
+        b->warps = g_renew(SassWarp, b->warps, r->nwarps);
+        b->warps_cap = r->nwarps;
+    }
+    if (b->insts_cap < ni) {
+        g_free(b->insts);
+        b->insts = g_new(SassInst, ni ? ni : 1);
+        b->insts_cap = ni;
+    }
+    if (b->addrs_cap < na) {
+        g_free(b->addrs);
+        b->addrs = g_new(uint64_t, na ? na : 1);
+        b->addrs_cap = na;
+    }
+    b->nwarps = r->nwarps;
+    b->ninsts = b->naddrs = 0;
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        PWarp *w = &r->w[i];
+        b->warps[i] = (SassWarp){ .warp = i, .first = (uint32_t)b->ninsts, .n = w->insts->len };
+        SassInst *dst = b->insts + b->ninsts;
+        memcpy(dst, w->insts->data, w->insts->len * sizeof(SassInst));
+        for (guint j = 0; j < w->insts->len; j++)
+            dst[j].addr += (uint32_t)b->naddrs;
+        memcpy(b->addrs + b->naddrs, w->addrs->data, w->addrs->len * sizeof(uint64_t));
+        b->ninsts += w->insts->len;
+        b->naddrs += w->addrs->len;
+    }
+    return 1;
+}
+
+/* ---- a run ---- */
+
+PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
+{
+    const PtxEntry *e = l->e;
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (threads == 0 || threads > 1024) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "a block of %" G_GUINT64_FORMAT
+                    " threads: CUDA allows 1 to 1024", threads);
+        return NULL;
+    }
+    uint64_t shared = e->shared_bytes;
+    bool dyn = false;
+    for (guint i = 0; i < l->m->syms->len; i++) {
+        const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_SHARED && s->dynamic) {
+            shared = s->offset;
+            dyn = true;
+        }
+    }
+    if (dyn || l->dyn_shared)
+        shared += l->dyn_shared;
+    if (shared > ((uint64_t)228 << 10)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %" G_GUINT64_FORMAT
+                    " bytes of shared memory per block: more than any GPU has (228 KiB)",
+                    e->name, shared);
+        return NULL;
+    }
+    if (e->local_bytes * threads > ((uint64_t)1 << 30)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %" G_GUINT64_FORMAT
+                    " bytes of local memory per thread is more than archsim holds", e->name,
+                    e->local_bytes);
+        return NULL;
+    }
+    if ((uint64_t)e->regs->len * threads * 8 > ((uint64_t)1 << 31)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %u registers x %"
+                    G_GUINT64_FORMAT " threads is more than archsim holds for one block",
+                    e->name, e->regs->len, threads);
+        return NULL;
+    }
+    if (l->order_seed && blocks > ((uint64_t)1 << 24)) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%" G_GUINT64_FORMAT
+                    " blocks: a shuffled block order holds at most 2^24", blocks);
+        return NULL;
+    }
+    PtxRun *r = g_new0(PtxRun, 1);
+    r->l = *l;
+    r->nthreads = (uint32_t)threads;
+    r->nwarps = (r->nthreads + 31) / 32;
+    r->nregs = e->regs->len;
+    r->nblocks = blocks;
+    r->shared_bytes = shared;
+    r->local_bytes = e->local_bytes;
+    r->regs = g_new0(uint64_t, (size_t)MAX(r->nregs, 1u) * r->nthreads);
+    r->shared = g_malloc0(shared ? shared : 1);
+    r->local = r->local_bytes ? g_malloc0((size_t)r->nthreads * r->local_bytes) : NULL;
+    r->w = g_new0(PWarp, r->nwarps);
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        r->w[i].insts = g_array_new(FALSE, FALSE, sizeof(SassInst));
+        r->w[i].addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    }
+    r->unit = g_new(uint8_t, e->insts->len);
+    for (guint i = 0; i < e->insts->len; i++)
+        r->unit[i] = ptx_unit_class(&g_array_index(e->insts, PtxInst, i));
+    /* device memory: the launch's buffers, then the module's variables */
+    r->sorted = g_ptr_array_new();
+    r->own = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
+    uint64_t at = ptx_place_buffers(l->buffers);
+    for (guint i = 0; i < l->buffers->len; i++)
+        g_ptr_array_add(r->sorted, g_ptr_array_index(l->buffers, i));
+    r->sym_addr = g_new0(uint64_t, MAX(l->m->syms->len, 1u));
+    for (guint i = 0; i < l->m->syms->len; i++) {
+        const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
+        if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
+            PtxBuffer *b = ptx_buffer_new(s->name, PTX_D_U8, s->size);
+            b->addr = at;
+            at += (b->bytes + 255) / 256 * 256 + 256;
+            g_ptr_array_add(r->own, b);
+            g_ptr_array_add(r->sorted, b);
+            r->sym_addr[i] = b->addr;
+        } else {
+            r->sym_addr[i] = s->offset;         /* shared, local, param: in their space */
+        }
+    }
+    if (l->order_seed) {
+        r->order = g_new(uint64_t, blocks);
+        for (uint64_t i = 0; i < blocks; i++)
+            r->order[i] = i;
+        uint64_t x = l->order_seed;
+        for (uint64_t i = blocks; i > 1; i--) {     /* Fisher-Yates on splitmix64 */
+            x += 0x9e3779b97f4a7c15ull;
+            uint64_t z = x;
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            uint64_t j = z % i, t = r->order[i - 1];
+            r->order[i - 1] = r->order[j];
+            r->order[j] = t;
+        }
+    }
+    SassKernel *k = &r->k;
+    k->path = g_strdup(l->m->path);
+    k->name = g_strdup(e->name);
+    k->id = 1;
+    memcpy(k->grid, l->grid, sizeof k->grid);
+    memcpy(k->block, l->block, sizeof k->block);
+    k->shmem = shared;
+    k->nregs = l->registers ? l->registers : 32;
+    k->binary_version = l->m->target;
+    k->shmem_base = PTX_SHARED_WINDOW;
+    k->local_base = PTX_LOCAL_WINDOW;
+    k->tracer_version = 5;
+    k->lineinfo = true;
+    k->nblocks = blocks;
+    k->warps_per_block = r->nwarps;
+    return r;
+}
+
+const SassKernel *ptx_run_kernel(const PtxRun *r) { return &r->k; }
+const char *ptx_run_opcode(const PtxRun *r, uint16_t op) { return g_ptr_array_index(r->l.m->texts, op); }
+uint32_t ptx_run_nopcodes(const PtxRun *r) { return r->l.m->texts->len; }
+double ptx_run_progress(const PtxRun *r) { return r->nblocks ? (double)r->next / (double)r->nblocks : 1.0; }
+
+void ptx_run_free(PtxRun *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        g_free(r->w[i].stack);
+        g_array_free(r->w[i].insts, TRUE);
+        g_array_free(r->w[i].addrs, TRUE);
+    }
+    g_free(r->w);
+    g_free(r->regs);
+    g_free(r->shared);
+    g_free(r->local);
+    g_free(r->sym_addr);
+    g_free(r->order);
+    g_free(r->unit);
+    g_ptr_array_free(r->sorted, TRUE);
+    g_ptr_array_free(r->own, TRUE);
+    g_free(r->k.path);
+    g_free(r->k.name);
+    g_free(r);
+}

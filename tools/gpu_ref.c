@@ -1,0 +1,167 @@
+/* gpu_ref.c: the C reference of each workload in workloads/gpu/: loads LAUNCH.yaml with
+ * archsim's own launch reader (the same initial buffers), computes what the kernel should have
+ * written with plain C loops, and compares it with RUNDIR/NAME.bin as `archsim gpu run` wrote
+ * it: integers exactly, floats within a relative tolerance stated per kernel (a sum in another
+ * order rounds differently).
+ *
+ *   build/tools/gpu_ref LAUNCH.yaml RUNDIR     exit 0 equal, 1 different, 2 cannot check
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../models/gpu/ptxlaunch.h"
+
+static const float *F(const GpuLaunchSpec *s, const char *name)
+{
+    PtxBuffer *b = gpu_launch_buffer(s, name);
+    return b ? (const float *)(const void *)b->data : NULL;
+}
+
+static uint32_t param_u32(const GpuLaunchSpec *s, unsigned i)
+{
+    const PtxSym *sym = &g_array_index(s->m->syms, PtxSym, g_array_index(s->l.e->params, uint32_t, i));
+    uint32_t v;
+    memcpy(&v, s->l.params + sym->offset, 4);
+    return v;
+}
+
+static float param_f32(const GpuLaunchSpec *s, unsigned i)
+{
+    uint32_t u = param_u32(s, i);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint8_t *read_out(const char *dir, const char *name, size_t want)
+{
+    char *file = g_strconcat(name, ".bin", NULL), *path = g_build_filename(dir, file, NULL);
+    gchar *data = NULL;
+    gsize len = 0;
+    bool ok = g_file_get_contents(path, &data, &len, NULL);
+    if (!ok || len != want) {
+        fprintf(stderr, "gpu_ref: %s: %s\n", path, ok ? "wrong size" : "cannot read");
+        g_free(data);
+        data = NULL;
+    }
+    g_free(file);
+    g_free(path);
+    return (uint8_t *)data;
+}
+
+static int compare_f32(const char *what, const float *got, const float *want, size_t n, double rtol)
+{
+    size_t bad = 0, worst = 0;
+    double worst_err = 0;
+    for (size_t i = 0; i < n; i++) {
+        double err = fabs((double)got[i] - (double)want[i]);
+        double tol = rtol * fmax(1.0, fabs((double)want[i]));
+        if (!(err <= tol))
+            bad++;
+        if (err > worst_err || isnan(got[i])) {
+            worst_err = err;
+            worst = i;
+        }
+    }
+    printf("%s: %zu values, %zu beyond a relative %g; worst at %zu: %.9g, reference %.9g\n", what,
+           n, bad, rtol, worst, n ? (double)got[worst] : 0.0, n ? (double)want[worst] : 0.0);
+    return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: gpu_ref LAUNCH.yaml RUNDIR\n");
+        return 2;
+    }
+    GError *e = NULL;
+    GpuLaunchSpec *s = gpu_launch_load(argv[1], &e);
+    if (!s) {
+        fprintf(stderr, "gpu_ref: %s\n", e->message);
+        return 2;
+    }
+    const char *k = s->l.e->name, *dir = argv[2];
+    int rc = 2;
+    if (!strcmp(k, "saxpy")) {
+        uint32_t n = param_u32(s, 0);
+        float a = param_f32(s, 1);
+        const float *x = F(s, "x"), *y = F(s, "y");
+        float *want = g_new(float, n);
+        for (uint32_t i = 0; i < n; i++)
+            want[i] = fmaf(a, x[i], y[i]);
+        float *got = (float *)(void *)read_out(dir, "y", n * 4);
+        rc = got ? compare_f32("saxpy y", got, want, n, 0) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "vecmul")) {
+        uint32_t n = param_u32(s, 0);
+        const float *a = F(s, "a"), *b = F(s, "b");
+        float *want = g_new(float, n);
+        for (uint32_t i = 0; i < n; i++)
+            want[i] = a[i] * b[i];
+        float *got = (float *)(void *)read_out(dir, "c", n * 4);
+        rc = got ? compare_f32("vecmul c", got, want, n, 0) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "reduce_")) {
+        uint32_t n = param_u32(s, 2), per = s->l.block[0], nb = s->l.grid[0];
+        const float *in = F(s, "in");
+        float *want = g_new0(float, nb);
+        for (uint32_t b = 0; b < nb; b++) {
+            double acc = 0;
+            for (uint32_t i = b * per; i < (b + 1) * per && i < n; i++)
+                acc += in[i];
+            want[b] = (float)acc;
+        }
+        float *got = (float *)(void *)read_out(dir, "out", nb * 4);
+        rc = got ? compare_f32(k, got, want, nb, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "matmul_")) {
+        uint32_t n = param_u32(s, 3);
+        const float *A = F(s, "A"), *B = F(s, "B");
+        float *want = g_new0(float, (size_t)n * n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++) {
+                double acc = 0;
+                for (uint32_t q = 0; q < n; q++)
+                    acc += (double)A[i * n + q] * B[q * n + j];
+                want[i * n + j] = (float)acc;
+            }
+        float *got = (float *)(void *)read_out(dir, "C", (size_t)n * n * 4);
+        rc = got ? compare_f32(k, got, want, (size_t)n * n, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "transpose_")) {
+        uint32_t n = param_u32(s, 2);
+        const float *in = F(s, "in");
+        float *want = g_new0(float, (size_t)n * n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                want[j * n + i] = in[i * n + j];
+        float *got = (float *)(void *)read_out(dir, "out", (size_t)n * n * 4);
+        rc = got ? compare_f32(k, got, want, (size_t)n * n, 0) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "hist_")) {
+        uint32_t n = param_u32(s, 2);
+        const uint8_t *in = gpu_launch_buffer(s, "in")->data;
+        uint32_t want[256] = { 0 };
+        for (uint32_t i = 0; i < n; i++)
+            want[in[i]]++;
+        uint32_t *got = (uint32_t *)(void *)read_out(dir, "bins", sizeof want);
+        if (got) {
+            uint32_t bad = 0;
+            for (int i = 0; i < 256; i++)
+                bad += got[i] != want[i];
+            printf("%s bins: 256 values, %u differ\n", k, bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
+    } else {
+        fprintf(stderr, "gpu_ref: no reference for entry %s\n", k);
+    }
+    gpu_launch_free(s);
+    return rc;
+}

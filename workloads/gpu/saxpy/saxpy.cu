@@ -1,0 +1,7 @@
+// saxpy: y = a * x + y, one element per thread (CS149 L3's "bandwidth-bound" example).
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
