@@ -9,6 +9,7 @@
 #   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
 #                   says how to enable it)
 #   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
+#   make gpu-ptx    compile workloads/gpu/*/*.cu to the PTX committed beside them (needs nvcc)
 #   make install    PREFIX=DIR (default /usr/local) and DESTDIR: DIR/bin/archsim and archsim-cc,
 #                   DIR/share/archsim/ (configs, sample traces, the inputs examples name), the man
 #                   page and bash completion (docs/install.md);  make uninstall removes them
@@ -109,7 +110,7 @@ FUZZ_SRC := $(wildcard tools/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tools/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all run test unit bench bench-mpi clean deps check-deps archsim protocol-docs traces tracer \
-        fuzz fuzz-harnesses install uninstall
+        fuzz fuzz-harnesses install uninstall gpu-ptx
 MAN        := $(BUILD)/archsim.1
 COMPLETION := $(BUILD)/archsim.bash
 all: check-deps archsim $(TOOL_BIN) $(MAN) $(COMPLETION)
@@ -193,6 +194,17 @@ protocol-docs: archsim
 	@for p in msi mesi moesi dir-msi dir-mesi; do ./archsim check-protocol --markdown $$p > docs/protocols/$$p.md || exit 1; \
 	  echo "wrote docs/protocols/$$p.md"; done
 
+# ---- the GPU workloads' PTX (docs/gpu-ptx.md) ----
+# Each workloads/gpu/NAME/NAME.cu compiled to the NAME.ptx committed beside it, by the nvcc on
+# this machine (no GPU needed); CI uses the committed files.
+GPU_CU := $(wildcard workloads/gpu/*/*.cu)
+NVCC ?= nvcc
+NVCC_FLAGS ?= -ptx -O3 -arch=sm_80
+gpu-ptx:
+	@command -v $(NVCC) > /dev/null || { echo "make gpu-ptx: needs nvcc (the CUDA toolkit); the committed .ptx files are used without it" >&2; exit 1; }
+	@for f in $(GPU_CU); do echo "$(NVCC) $(NVCC_FLAGS) $$f -o $${f%.cu}.ptx"; \
+	  $(NVCC) $(NVCC_FLAGS) $$f -o $${f%.cu}.ptx || exit 1; done
+
 # ---- recording real kernels (tools/tracer/README.md) ----
 # The runtime linked into traced programs: plain C + zlib, built by tools/archsim-cc (which also
 # rebuilds it on demand), never with the sanitizer flags of DEBUG=1.
@@ -253,7 +265,7 @@ I_DATA    = $(DESTDIR)$(PREFIX)/share/archsim
 I_LIB     = $(DESTDIR)$(PREFIX)/lib/archsim
 I_MAN     = $(DESTDIR)$(PREFIX)/share/man/man1
 I_COMPL   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-DATA_DIRS := configs traces/samples tests/gpu/traces tests/tpu/shipped tests/tpu/scalesim/configs \
+DATA_DIRS := configs traces/samples tests/gpu/traces workloads/gpu tests/tpu/shipped tests/tpu/scalesim/configs \
              tests/tpu/scalesim/topologies tests/litmus/herd tests/litmus/rare
 DATA_FILES = $(wildcard tests/litmus/*.litmus tests/litmus/*.csv)
 install: all $(TRACER_RT)

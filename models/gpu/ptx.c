@@ -311,7 +311,8 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
             count = (uint64_t)c;
         }
     }
-    if (accept(p, '='))
+    skip_ws(p);
+    if (p->p < p->end && *p->p == '=')
         return perr(p, p->p, "initialised variables are not in archsim's PTX subset (set the "
                     "data with the launch's buffers)");
     *sym = (PtxSym){ .space = space, .size = count * ptx_type_bytes(t),
@@ -1077,7 +1078,7 @@ static bool parse_entry(P *p, const char *kw)
                 }
                 s.offset = (e->param_bytes + s.align - 1) / s.align * s.align;
                 e->param_bytes = s.offset + s.size;
-                int si = sym_add(p, at, name, nl, s);
+                int si = sym_add(p, name, name, nl, s);
                 if (si < 0)
                     goto out;
                 uint32_t u = (uint32_t)si;

@@ -43,6 +43,7 @@ struct PtxRun {
     PWarp *w;
     uint32_t bx, by, bz;        /* the block running */
     uint64_t executed;          /* warp instructions of this block */
+    uint64_t max_insts;         /* ... at most */
     uint64_t clock;             /* %clock: warp instructions run so far */
     uint8_t *unit;              /* per instruction: unit class */
     GError **error;
@@ -296,7 +297,8 @@ static inline void set(PtxRun *r, int32_t reg, uint32_t tid, uint64_t v, PtxType
 
 /* ---- memory ---- */
 
-static PtxBuffer *buffer_at(PtxRun *r, uint64_t a)
+/* The last buffer at or below address a (it may end before a), or NULL. */
+static PtxBuffer *buffer_below(PtxRun *r, uint64_t a)
 {
     guint lo = 0, hi = r->sorted->len;
     while (lo < hi) {
@@ -306,10 +308,7 @@ static PtxBuffer *buffer_at(PtxRun *r, uint64_t a)
         else
             hi = mid;
     }
-    if (lo == 0)
-        return NULL;
-    PtxBuffer *b = g_ptr_array_index(r->sorted, lo - 1);
-    return a - b->addr < MAX(b->bytes, 1) ? b : NULL;
+    return lo == 0 ? NULL : g_ptr_array_index(r->sorted, lo - 1);
 }
 
 static const char *space_name(PtxSpace s)
@@ -367,16 +366,16 @@ static uint8_t *mem_at(PtxRun *r, const PtxInst *in, PtxSpace sp, uint64_t addr,
         *ta = addr;
         return r->l.params + addr;
     default: {
-        PtxBuffer *b = buffer_at(r, addr);
+        PtxBuffer *b = buffer_below(r, addr);
         if (!b || addr + size - b->addr > b->bytes) {
+            char *near = b ? g_strdup_printf(" (%" G_GUINT64_FORMAT " bytes past the end of %s, %"
+                                             G_GUINT64_FORMAT " bytes at 0x%" G_GINT64_MODIFIER "x)",
+                                             addr >= b->addr + b->bytes ? addr - b->addr - b->bytes : 0,
+                                             b->name, b->bytes, b->addr)
+                           : g_strdup("");
             rerr(r, in, tid, "%s access of %u bytes at 0x%" G_GINT64_MODIFIER "x is outside every "
-                 "buffer%s%s", space_name(sp), size, addr, b ? " (past the end of " : "",
-                 b ? b->name : "");
-            if (b && r->error && *r->error) {
-                char *m = g_strconcat((*r->error)->message, ")", NULL);
-                g_free((*r->error)->message);
-                (*r->error)->message = m;
-            }
+                 "buffer%s", space_name(sp), size, addr, near);
+            g_free(near);
             return NULL;
         }
         *ta = addr;
@@ -868,9 +867,9 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         uint32_t pc = top->pc, active = top->mask;
         g_assert(pc < n);
         const PtxInst *in = &insts[pc];
-        if (++r->executed > PTX_MAX_WARP_INSTS) {
+        if (++r->executed > r->max_insts) {
             rerr(r, in, base, "the block ran more than %" G_GUINT64_FORMAT " warp instructions "
-                 "(an endless loop?)", PTX_MAX_WARP_INSTS);
+                 "(an endless loop?)", r->max_insts);
             return false;
         }
         r->clock++;
@@ -1217,6 +1216,7 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
     r->nwarps = (r->nthreads + 31) / 32;
     r->nregs = e->regs->len;
     r->nblocks = blocks;
+    r->max_insts = l->max_warp_insts ? MIN(l->max_warp_insts, PTX_MAX_WARP_INSTS) : PTX_MAX_WARP_INSTS;
     r->shared_bytes = shared;
     r->local_bytes = e->local_bytes;
     r->regs = g_new0(uint64_t, (size_t)MAX(r->nregs, 1u) * r->nthreads);

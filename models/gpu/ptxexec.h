@@ -50,6 +50,7 @@ typedef struct {
     GPtrArray *buffers;         /* PtxBuffer *, owned */
     uint64_t order_seed;
     uint32_t registers;         /* per thread, for the SM's occupancy (0: 32) */
+    uint64_t max_warp_insts;    /* a block running more fails (0: PTX_MAX_WARP_INSTS) */
 } PtxLaunch;
 
 PtxRun *ptx_run_new(PtxLaunch *l, GError **error);

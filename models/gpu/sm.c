@@ -1265,10 +1265,12 @@ static uint64_t sm_tick(Component *c)
             if (pickw >= 0 && k->warp_track[pickw] >= 0) {
                 const Warp *w = &k->warp[pickw];
                 const SassInst *in = &w->insts[w->issued];
+                /* the source line (PTX runs, traces with lineinfo) after the mask */
                 const TraceArg a[] = { TARG_X("pc", in->pc),
                                        TARG_S("op", sass_opcode_text(w->cta->g->kc, in->op)),
-                                       TARG_X("mask", in->mask) };
-                trace_emit(c->sim->trace, k->warp_track[pickw], now, "issue", 1, a, 3);
+                                       TARG_X("mask", in->mask), TARG_U("line", in->src_line) };
+                trace_emit(c->sim->trace, k->warp_track[pickw], now, "issue", 1, a,
+                           w->cta->g->kc->k->lineinfo ? 4 : 3);
             }
         }
         if (pickw >= 0) {

@@ -1,0 +1,107 @@
+#!/bin/sh
+# regress/gpu-ptx.sh BUILD: PTX kernels run without a GPU (issue 21; docs/gpu-ptx.md):
+#  - every workload in workloads/gpu runs on the A100 config and its outputs equal the C
+#    reference (tools/gpu_ref.c: integers exactly, floats within the stated tolerance)
+#  - three of them run on every GPU config, outputs checked
+#  - the shapes of the classic experiments: transpose naive vs shared tile vs padded tile (bank
+#    conflicts only in the unpadded tile; the padded one fastest); matmul naive vs tiled 16 vs 32
+#    (global load sectors fall by the tile width; time falls); histogram with per-block shared
+#    atomics faster than global atomics; reductions interleaved > sequential > shuffle in time;
+#    element-wise multiply far under 1% of peak FLOPs
+#  - blocks in a shuffled order: the same outputs, other timings; a reduction without its
+#    __syncthreads (bar.sync taken out of the PTX) fails its output check
+#  - the same launch twice: byte-identical stats; bad launches and bad PTX: exit 78 and 65
+# Prints "gpu-ptx: N passed, N failed".
+set -u
+B=${1:-build}
+. tests/regress/lib/gpu.sh
+R=$B/tools/gpu_ref
+W=workloads/gpu
+gpurun() {  # name launch config extra...
+    n=$1; l=$2; c=$3; shift 3
+    "$A" gpu run "$l" --machine "$c" -q --force -o "$T/$n" "$@" > "$T/$n.log" 2>&1 || {
+        echo "run $n failed:"; cat "$T/$n.log"; }
+}
+cyc() { stat gpu.gpu_sim_cycle "$T/$1/stats.txt"; }
+
+# every workload on the A100, checked
+for l in $(find $W -name launch.yaml | sort); do
+    n=$(dirname "${l#$W/}" | tr / -)
+    gpurun "$n" "$l" configs/gpu/a100.yaml
+    check "$n on a100: outputs equal the C reference" "$R $l $T/$n > $T/$n.ref 2>&1"
+done
+
+# three on every GPU config
+for c in configs/gpu/*.yaml; do
+    cn=$(basename "$c" .yaml)
+    for k in saxpy reduce/shuffle histogram/shared; do
+        n=cfg-$cn-$(echo $k | tr / -)
+        gpurun "$n" "$W/$k/launch.yaml" "$c"
+        check "$k on $cn: outputs checked" "$R $W/$k/launch.yaml $T/$n > /dev/null 2>&1"
+    done
+done
+
+# transpose: bank conflicts and time
+tn=$(cyc transpose-naive); tt=$(cyc transpose-tiled); tp=$(cyc transpose-padded)
+ct=$(stat gpu.shared_bank_conflicts "$T/transpose-tiled/stats.txt")
+cp=$(stat gpu.shared_bank_conflicts "$T/transpose-padded/stats.txt")
+sn=$(stat gpu.global_store_sectors "$T/transpose-naive/stats.txt")
+st=$(stat gpu.global_store_sectors "$T/transpose-tiled/stats.txt")
+check "transpose: the 32x32 tile conflicts ($ct), the padded tile does not ($cp)" "[ $ct -gt 0 ] && [ $cp -eq 0 ]"
+check "transpose: naive stores 8x the sectors ($sn vs $st)" "[ $sn -eq $((8 * st)) ]"
+check "transpose: naive $tn > tiled $tt > padded $tp cycles" "[ $tn -gt $tt ] && [ $tt -gt $tp ]"
+
+# matmul: tiling cuts global traffic by the tile width
+mn=$(stat gpu.global_load_sectors "$T/matmul-naive/stats.txt")
+m16=$(stat gpu.global_load_sectors "$T/matmul-tiled16/stats.txt")
+m32=$(stat gpu.global_load_sectors "$T/matmul-tiled32/stats.txt")
+check "matmul: load sectors naive $mn = 8 x tiled16 $m16 = 16 x tiled32 $m32" \
+    "[ $mn -eq $((8 * m16)) ] && [ $mn -eq $((16 * m32)) ]"
+check "matmul: naive $(cyc matmul-naive) > tiled16 $(cyc matmul-tiled16) > tiled32 $(cyc matmul-tiled32) cycles" \
+    "[ $(cyc matmul-naive) -gt $(cyc matmul-tiled16) ] && [ $(cyc matmul-tiled16) -gt $(cyc matmul-tiled32) ]"
+
+# histogram and reductions
+check "histogram: shared atomics $(cyc histogram-shared) < global atomics $(cyc histogram-global) cycles" \
+    "[ $(cyc histogram-shared) -lt $(cyc histogram-global) ]"
+check "reduce: interleaved $(cyc reduce-interleaved) > sequential $(cyc reduce-sequential) > shuffle $(cyc reduce-shuffle) cycles" \
+    "[ $(cyc reduce-interleaved) -gt $(cyc reduce-sequential) ] && [ $(cyc reduce-sequential) -gt $(cyc reduce-shuffle) ]"
+
+# the bandwidth wall: vecmul on the V100, one FLOP per 12 bytes; peak = 80 SMs x 64 lanes x 2 (FMA)
+gpurun vecmul-v100 $W/vecmul/launch.yaml configs/gpu/v100.yaml
+flops=$(awk '$1 == "gpu.gpu_sim_cycle" { c = $2 } END { printf "%.6f", 65536 / (c * 80 * 64 * 2) }' "$T/vecmul-v100/stats.txt")
+check "vecmul on v100: $flops of peak FP32 FLOPs per cycle (< 1%)" "awk 'BEGIN { exit !($flops < 0.01) }'"
+
+# blocks in another order: same outputs, other timing
+sed "s|^kernel: .*|kernel: $PWD/$W/histogram/histogram.ptx|" $W/histogram/global/launch.yaml > "$T/shuf.yaml"
+echo "block_order: shuffle:3" >> "$T/shuf.yaml"
+gpurun shuf "$T/shuf.yaml" configs/gpu/a100.yaml
+check "blocks shuffled: the same bins" "cmp -s $T/shuf/bins.bin $T/histogram-global/bins.bin"
+check "blocks shuffled: the outputs still equal the reference" "$R $T/shuf.yaml $T/shuf > /dev/null"
+
+# a reduction without its barriers is caught by the output check
+mkdir -p "$T/nobar"
+grep -v 'bar.sync' $W/reduce/reduce.ptx > "$T/nobar/reduce.ptx"
+sed 's|^kernel: .*|kernel: reduce.ptx|' $W/reduce/sequential/launch.yaml > "$T/nobar/launch.yaml"
+gpurun nobar-run "$T/nobar/launch.yaml" configs/gpu/a100.yaml
+check "reduce without bar.sync: the output check fails" "! $R $T/nobar/launch.yaml $T/nobar-run > /dev/null 2>&1"
+
+# determinism
+gpurun again $W/matmul/tiled16/launch.yaml configs/gpu/a100.yaml
+check "the same launch twice: identical stats" \
+    "grep -v host $T/again/stats.txt > $T/a1; grep -v host $T/matmul-tiled16/stats.txt > $T/a2; cmp -s $T/a1 $T/a2"
+
+# bad inputs
+printf 'kernel: nope.ptx\ngrid: [1]\nblock: [32]\n' > "$T/bad1.yaml"
+"$A" gpu run "$T/bad1.yaml" --machine configs/gpu/a100.yaml -q -o "$T/b1" > "$T/b1.log" 2>&1; rc=$?
+check "a launch naming a missing PTX: exit 66 ($rc)" "[ $rc -eq 66 ] && grep -q 'bad1.yaml:1:9: kernel: .*nope.ptx: no such file' $T/b1.log"
+printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tfoo.u32 %%r1;\n}\n' > "$T/bad.ptx"
+printf 'kernel: bad.ptx\ngrid: [1]\nblock: [32]\n' > "$T/bad2.yaml"
+"$A" gpu run "$T/bad2.yaml" --machine configs/gpu/a100.yaml -q -o "$T/b2" > "$T/b2.log" 2>&1; rc=$?
+check "an instruction outside the subset: exit 65 at its line and column ($rc)" \
+    "[ $rc -eq 65 ] && grep -q \"bad.ptx:6:2: instruction 'foo.u32' is not in archsim's PTX subset\" $T/b2.log"
+check "a failed launch leaves no run directory" "[ ! -e $T/b1 ] && [ ! -e $T/b2 ]"
+"$A" gpu run --machine configs/gpu/a100.yaml > "$T/b3.log" 2>&1; rc=$?
+check "gpu run without a launch: exit 64 ($rc)" "[ $rc -eq 64 ]"
+
+echo "gpu-ptx: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,678 @@
+/* test_ptx.c: CUnit tests for the PTX front end: the parser (models/gpu/ptx.c) on every construct
+ * nvcc writes and every error with its exact position; functional execution (ptxexec.c) on
+ * nested divergence, loops with an early exit and a thread that returns inside the loop (values
+ * and the recorded masks: paths reconverge at the immediate post-dominator), each atomic and the
+ * order they take effect in, barriers (with and without), shuffles and votes; the launch YAML.
+ * Run from the repo root.
+ */
+#include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../models/gpu/ptxlaunch.h"
+#include "../../sim/error.h"
+#include "tmpdir.h"
+
+static char *tdir;
+static uint64_t max_insts;          /* a run's bound on warp instructions per block (0: default) */
+
+#define HEAD ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+static PtxModule *parse(const char *text, GError **e)
+{
+    return ptx_parse("t.ptx", text, strlen(text), e);
+}
+
+/* ---- the parser ---- */
+
+static void test_parse_constructs(void)
+{
+    const char *src = HEAD
+        "// a comment\n/* a block\n comment */\n"
+        ".extern .shared .align 16 .b8 dyn[];\n"
+        ".global .align 4 .b8 gvar[64];\n"
+        "\t// .globl\tk\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .f32 k_param_1,\n"
+        "\t.param .align 8 .b8 k_param_2[16]\n)\n.maxntid 256, 1, 1\n{\n"
+        "\t.reg .pred \t%p<3>;\n\t.reg .b16 %rs<2>;\n\t.reg .f32 \t%f<5>;\n\t.reg .b32 \t%r<9>;\n"
+        "\t.reg .b64 \t%rd<6>;\n\t.shared .align 4 .b8 tile[1024];\n"
+        "\t.local .align 8 .b8 __local_depot0[32];\n"
+        "\tld.param.u64 \t%rd1, [k_param_0];\n"
+        "\tld.param.f32 \t%f1, [k_param_1];\n"
+        "\tmov.u32 \t%r1, %tid.x;\n\tmov.u32 %r2, %ctaid.y;\n\tmov.u32 %r3, tile;\n"
+        "\tmov.f32 \t%f2, 0f3F800000;\n\tmov.b64 %rd2, 0d3FF0000000000000;\n"
+        "\tsetp.lt.and.s32 %p1, %r1, 16, %p2;\n"
+        "\t@%p1 bra \t$L__BB0_2;\n"
+        "\t@!%p1 bra.uni $L__BB0_2;\n"
+        "\tld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+16];\n"
+        "\tst.shared.v2.f32 [%r3+-8], {%f1, %f2};\n"
+        "\tshfl.sync.down.b32 %r4|%p2, %r1, 1, 31, -1;\n"
+        "\tatom.global.cas.b32 %r5, [%rd1], %r1, %r2;\n"
+        "\tred.shared.add.u32 [%r3], 1;\n"
+        "\tcvt.rzi.s32.f32 %r6, %f1;\n\tcvt.u16.u32 %rs1, %r1;\n"
+        "$L__BB0_2:\n"
+        "\tbar.sync \t0;\n"
+        "\tvote.sync.ballot.b32 %r7, %p1, -1;\n"
+        "\tret;\n"
+        "}\n";
+    GError *e = NULL;
+    PtxModule *m = parse(src, &e);
+    if (!m)
+        fprintf(stderr, "\n%s\n", e->message);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_EQUAL(m->version_major, 8);
+    CU_ASSERT_EQUAL(m->target, 80);
+    PtxEntry *k = ptx_entry(m, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_STRING_EQUAL(k->name, "k");
+    CU_ASSERT_EQUAL(k->params->len, 3);
+    CU_ASSERT_EQUAL(k->param_bytes, 32);       /* 8, 4, then 16 aligned to 8 */
+    CU_ASSERT_EQUAL(k->regs->len, 3 + 2 + 5 + 9 + 6);
+    CU_ASSERT_EQUAL(k->insts->len, 20);
+    CU_ASSERT_EQUAL(k->shared_bytes, 1024);
+    CU_ASSERT_EQUAL(k->local_bytes, 32);
+    const PtxInst *in = (const PtxInst *)(void *)k->insts->data;
+    CU_ASSERT_EQUAL(in[0].op, PTX_OP_LD);
+    CU_ASSERT_EQUAL(in[0].space, PTX_SPACE_PARAM);
+    CU_ASSERT_EQUAL(in[0].line, 24);
+    CU_ASSERT_EQUAL(in[0].col, 2);
+    CU_ASSERT_EQUAL(in[2].a[1].kind, PTX_A_SREG);
+    CU_ASSERT_EQUAL(in[2].a[1].reg, PTX_SR_TID_X);
+    CU_ASSERT_EQUAL(in[3].a[1].reg, PTX_SR_CTAID_Y);
+    CU_ASSERT_EQUAL(in[4].a[1].kind, PTX_A_SYM);
+    CU_ASSERT_EQUAL(in[5].a[1].imm, 0x3F800000);
+    CU_ASSERT_EQUAL((uint64_t)in[6].a[1].imm, 0x3FF0000000000000ull);
+    CU_ASSERT_EQUAL(in[7].cmp, PTX_CMP_LT);
+    CU_ASSERT_EQUAL(in[7].boolop, PTX_BOOL_AND);
+    CU_ASSERT_EQUAL(in[7].nargs, 4);
+    CU_ASSERT_EQUAL(in[8].guard, 1);                /* %p1: %p0 is register 0 */
+    CU_ASSERT_FALSE(in[8].guard_neg);
+    CU_ASSERT_TRUE(in[9].guard_neg);
+    CU_ASSERT(in[9].mods & PTX_M_UNI);
+    CU_ASSERT_EQUAL(in[8].a[0].imm, 17);            /* the label's instruction */
+    CU_ASSERT_EQUAL(in[10].vec, 4);
+    CU_ASSERT_EQUAL(in[10].a[0].kind, PTX_A_VEC);
+    CU_ASSERT_EQUAL(in[10].a[1].imm, 16);
+    CU_ASSERT_EQUAL(in[11].a[0].imm, -8);
+    CU_ASSERT_EQUAL(in[12].op, PTX_OP_SHFL);
+    CU_ASSERT_EQUAL(in[12].sub, PTX_SHFL_DOWN);
+    CU_ASSERT_TRUE(in[12].a[1].pair);
+    CU_ASSERT_EQUAL(in[12].nargs, 6);
+    CU_ASSERT_EQUAL(in[13].sub, PTX_ATOM_CAS);
+    CU_ASSERT_EQUAL(in[14].op, PTX_OP_RED);
+    CU_ASSERT_EQUAL(in[15].type, PTX_T_S32);
+    CU_ASSERT_EQUAL(in[15].type2, PTX_T_F32);
+    CU_ASSERT(in[15].mods & PTX_M_RZI);
+    CU_ASSERT_EQUAL(in[17].op, PTX_OP_BAR);
+    CU_ASSERT_EQUAL(in[18].sub, PTX_VOTE_BALLOT);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(m->texts, in[10].text), "ld.global.nc.v4.f32");
+    ptx_module_free(m);
+}
+
+typedef struct {
+    const char *body;       /* inside an entry with %p<3>, %r<5>, %rd<3>, %f<3> declared */
+    const char *msg;        /* the whole message */
+} BadCase;
+
+static void test_parse_errors(void)
+{
+    /* whole-file cases */
+    static const BadCase files[] = {
+        { ".version 5.0\n", "t.ptx:1:1: .version 5.0: archsim reads PTX ISA 6.x to 9.x (nvcc 10 to 13)" },
+        { ".version 8.0\n.target sm_80\n.address_size 32\n",
+          "t.ptx:3:1: .address_size 32: archsim runs 64-bit PTX only" },
+        { HEAD ".func f()\n{\nret;\n}\n",
+          "t.ptx:4:1: device functions (.func) are not in archsim's PTX subset: mark them "
+          "__forceinline__ or compile with -O3 so that nvcc inlines them" },
+        { HEAD, "t.ptx:4:1: no .entry in the file" },
+        { ".entry k() { ret; }\n", "t.ptx:1:1: an entry before the .version and .target lines" },
+        { HEAD ".visible .entry k()\n{\n\tret;\n", "t.ptx:7:1: the file ends inside entry k (no closing '}')" },
+        { HEAD "/* open\n", "t.ptx:4:1: a comment that is never closed (no */)" },
+        { HEAD ".shared .b8 s[];\n", "t.ptx:4:16: an array without a size (only `.extern .shared` may "
+          "have one: the launch's dynamic shared memory)" },
+        { HEAD ".global .u32 g[4] = {1, 2, 3, 4};\n", "t.ptx:4:19: initialised variables are not in "
+          "archsim's PTX subset (set the data with the launch's buffers)" },
+        { HEAD ".texref t;\n", "t.ptx:4:1: '.texref' is not in archsim's PTX subset at module level "
+          "(expected .version, .target, .address_size, .entry or a .shared/.global/.const variable)" },
+        { HEAD ".visible .entry k(.param .u32 a, .param .u32 a)\n{\nret;\n}\n",
+          "t.ptx:4:46: 'a' is declared twice" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        GError *e = NULL;
+        PtxModule *m = parse(files[i].body, &e);
+        CU_ASSERT_PTR_NULL(m);
+        if (!e) {
+            fprintf(stderr, "\nno error for case %zu\n", i);
+            ptx_module_free(m);
+            continue;
+        }
+        CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_DATAERR);
+        if (strcmp(e->message, files[i].msg))
+            fprintf(stderr, "\ncase %zu:\n got: %s\nwant: %s\n", i, e->message, files[i].msg);
+        CU_ASSERT_STRING_EQUAL(e->message, files[i].msg);
+        g_error_free(e);
+    }
+    /* instruction cases: the body starts on line 6, column 1 */
+    static const BadCase insts[] = {
+        { "tex.2d.v4.f32.f32 {%f1, %f2, %f0, %f0}, [t, {%f1, %f2}];",
+          "t.ptx:6:1: instruction 'tex.2d.v4.f32.f32' is not in archsim's PTX subset (docs/gpu-ptx.md "
+          "lists it and says how to add one)" },
+        { "add.u32 %r1, %r2, %r9;", "t.ptx:6:19: register %r9 is not declared (a .reg line declares it)" },
+        { "add.u32 %r1, %r2;", "t.ptx:6:1: 'add.u32' takes 3 operands, got 2" },
+        { "add.cc.u32 %r1, %r2, %r3;", "t.ptx:6:4: 'add.cc.u32': carry (.cc) arithmetic is not in the subset" },
+        { "mul.lo.zz.u32 %r1, %r2, %r3;", "t.ptx:6:7: 'mul.lo.zz.u32': modifier .zz is not in archsim's PTX subset" },
+        { "add.u32 %r1, %r2, %r3", "t.ptx:7:1: expected the ';' that ends the instruction (';'), got '}'" },
+        { "bra NOWHERE;", "t.ptx:6:5: label NOWHERE is not defined in k" },
+        { "@%r1 bra L;\nL: ret;", "t.ptx:6:1: the guard %r1 is not a .pred register" },
+        { "mov.f32 %f1, 1.5;", "t.ptx:6:14: a decimal floating-point literal: write it as 0f (f32) or 0d "
+          "(f64) and its hex bits, as nvcc does" },
+        { "mov.f32 %f1, 0f3F80;", "t.ptx:6:14: a float literal needs exactly 8 hex digits after 0f" },
+        { "setp.u32 %p1, %r1, %r2;", "t.ptx:6:1: setp needs a comparison (.lt, .eq, ...)" },
+        { "cvt.u32 %r1, %f1;", "t.ptx:6:1: cvt needs two types (cvt.DEST.SOURCE)" },
+        { "ld.global.u32 %r1, %rd1;", "t.ptx:6:1: 'ld.global.u32' needs an address in brackets ([%rd1], [name+8])" },
+        { "ld.global.v4.u32 {%r1, %r2}, [%rd1];", "t.ptx:6:1: 'ld.global.v4.u32': the vector has 2 elements" },
+        { "atom.global.u32 %r1, [%rd1], 1;", "t.ptx:6:1: 'atom.global.u32' needs its operation (.add, .min, "
+          ".max, .cas, .exch, ...)" },
+        { "L: ret;\nL: ret;", "t.ptx:7:1: label L is defined twice" },
+        { "ld.global.u32 %r1, [nosuch];", "t.ptx:6:21: 'nosuch' is not a declared variable or parameter" },
+        { "mov.u32 %r1, 0x11112222333344445;", "t.ptx:6:14: a hex number of more than 16 digits" },
+        { ".maxnreg 32;", "t.ptx:6:1: directive .maxnreg is not in archsim's PTX subset inside an entry" },
+        { "add.u32 %r1, %r2, 12ab;", "t.ptx:6:19: '12ab' is not a number" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
+        char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
+        /* declarations first on the same line as the brace keep the body on line 6 */
+        char *full = g_strdup_printf(HEAD ".visible .entry k() { .reg .pred %%p<3>; .reg .b32 "
+                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>;\n\n%s\n}\n",
+                                     insts[i].body);
+        (void)src;
+        GError *e = NULL;
+        PtxModule *m = parse(full, &e);
+        CU_ASSERT_PTR_NULL(m);
+        if (!e) {
+            fprintf(stderr, "\nno error for instruction case %zu\n", i);
+            ptx_module_free(m);
+        } else {
+            if (strcmp(e->message, insts[i].msg))
+                fprintf(stderr, "\ninstruction case %zu:\n got: %s\nwant: %s\n", i, e->message,
+                        insts[i].msg);
+            CU_ASSERT_STRING_EQUAL(e->message, insts[i].msg);
+            CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_DATAERR);
+            g_error_free(e);
+        }
+        g_free(src);
+        g_free(full);
+    }
+}
+
+/* ---- running kernels ---- */
+
+typedef struct {
+    PtxModule *m;
+    PtxLaunch l;
+    PtxRun *r;
+    GPtrArray *blocks;          /* SassBlock *, as run */
+} Run;
+
+/* Runs kernel text on grid x block threads with buffers (name, dtype, count, fill) and
+ * parameters = the buffers' addresses in order, then a u32 n if n >= 0. */
+static bool run_kernel(Run *R, const char *text, uint32_t grid, uint32_t block, int64_t n,
+                       PtxBuffer **bufs, int nbufs, uint64_t order_seed, char **err)
+{
+    memset(R, 0, sizeof *R);
+    GError *e = NULL;
+    R->m = parse(text, &e);
+    if (!R->m) {
+        *err = g_strdup(e->message);
+        g_error_free(e);
+        return false;
+    }
+    R->l.m = R->m;
+    R->l.e = ptx_entry(R->m, NULL, &e);
+    R->l.grid[0] = grid, R->l.grid[1] = R->l.grid[2] = 1;
+    R->l.block[0] = block, R->l.block[1] = R->l.block[2] = 1;
+    R->l.buffers = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
+    for (int i = 0; i < nbufs; i++)
+        g_ptr_array_add(R->l.buffers, bufs[i]);
+    ptx_place_buffers(R->l.buffers);
+    R->l.params = g_malloc0(MAX(R->l.e->param_bytes, 8));
+    uint64_t off = 0;
+    for (int i = 0; i < nbufs; i++, off += 8)
+        memcpy(R->l.params + off, &bufs[i]->addr, 8);
+    if (n >= 0) {
+        uint32_t v = (uint32_t)n;
+        memcpy(R->l.params + off, &v, 4);
+    }
+    R->l.order_seed = order_seed;
+    R->l.max_warp_insts = max_insts;
+    R->r = ptx_run_new(&R->l, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(R->r);
+    R->blocks = g_ptr_array_new();
+    for (;;) {
+        SassBlock *b = g_new0(SassBlock, 1);
+        int got = ptx_run_next_block(R->r, b, &e);
+        if (got <= 0) {
+            sass_block_clear(b);
+            g_free(b);
+            if (got < 0) {
+                *err = g_strdup(e->message);
+                g_error_free(e);
+                return false;
+            }
+            break;
+        }
+        g_ptr_array_add(R->blocks, b);
+    }
+    *err = NULL;
+    return true;
+}
+
+static void run_free(Run *R)
+{
+    for (guint i = 0; R->blocks && i < R->blocks->len; i++) {
+        sass_block_clear(g_ptr_array_index(R->blocks, i));
+        g_free(g_ptr_array_index(R->blocks, i));
+    }
+    if (R->blocks)
+        g_ptr_array_free(R->blocks, TRUE);
+    ptx_run_free(R->r);
+    if (R->l.buffers)
+        g_ptr_array_free(R->l.buffers, TRUE);
+    g_free(R->l.params);
+    ptx_module_free(R->m);
+}
+
+static const uint32_t *U32(const PtxBuffer *b) { return (const uint32_t *)(const void *)b->data; }
+
+/* the recorded instructions of block bi, warp wi, at pc (instruction index) */
+static uint32_t count_at(const Run *R, guint bi, uint32_t wi, uint32_t idx, uint32_t *mask)
+{
+    const SassBlock *b = g_ptr_array_index(R->blocks, bi);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->warps[wi].n; i++) {
+        const SassInst *in = &b->insts[b->warps[wi].first + i];
+        if (in->pc == idx * 16) {
+            n++;
+            *mask = in->mask;
+        }
+    }
+    return n;
+}
+
+#define OUT_PARAM ".visible .entry k(.param .u64 out, .param .u32 n)\n"
+
+static void test_divergence_nested(void)
+{
+    const char *src = HEAD OUT_PARAM "{\n"
+        ".reg .pred %p<3>; .reg .b32 %r<6>; .reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"                       /* 0 */
+        "mov.u32 %r1, %tid.x;\n"                            /* 1 */
+        "mov.u32 %r2, 0;\n"                                 /* 2 */
+        "and.b32 %r3, %r1, 1;\n"                            /* 3 */
+        "setp.eq.u32 %p1, %r3, 0;\n"                        /* 4 */
+        "@%p1 bra EVEN;\n"                                  /* 5 */
+        "and.b32 %r4, %r1, 2;\n"                            /* 6 */
+        "setp.eq.u32 %p2, %r4, 0;\n"                        /* 7 */
+        "@%p2 bra ODD_A;\n"                                 /* 8 */
+        "add.u32 %r2, %r2, 30;\n"                           /* 9 */
+        "bra ODD_JOIN;\n"                                   /* 10 */
+        "ODD_A: add.u32 %r2, %r2, 20;\n"                    /* 11 */
+        "ODD_JOIN: add.u32 %r2, %r2, 1;\n"                  /* 12 */
+        "bra JOIN;\n"                                       /* 13 */
+        "EVEN: add.u32 %r2, %r2, 10;\n"                     /* 14 */
+        "JOIN: add.u32 %r2, %r2, 100;\n"                    /* 15 */
+        "mul.wide.u32 %rd2, %r1, 4;\n"                      /* 16 */
+        "add.s64 %rd3, %rd1, %rd2;\n"                       /* 17 */
+        "st.global.u32 [%rd3], %r2;\n"                      /* 18 */
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 64);
+    Run R;
+    char *err;
+    CU_ASSERT_FATAL(run_kernel(&R, src, 1, 64, 64, &out, 1, 0, &err));
+    for (uint32_t t = 0; t < 64; t++)
+        CU_ASSERT_EQUAL(U32(out)[t], t % 2 == 0 ? 110u : (t & 2) ? 131u : 121u);
+    /* reconvergence: the odd lanes' join once with the odd mask, the final join once with all */
+    uint32_t mask = 0;
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 12, &mask), 1);
+    CU_ASSERT_EQUAL(mask, 0xaaaaaaaau);
+    CU_ASSERT_EQUAL(count_at(&R, 0, 1, 15, &mask), 1);
+    CU_ASSERT_EQUAL(mask, 0xffffffffu);
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 9, &mask), 1);
+    CU_ASSERT_EQUAL(mask, 0x88888888u);             /* odd with bit 1 */
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 11, &mask), 1);
+    CU_ASSERT_EQUAL(mask, 0x22222222u);
+    /* the guarded branch is recorded with the lanes whose guard holds */
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 5, &mask), 1);
+    CU_ASSERT_EQUAL(mask, 0x55555555u);
+    run_free(&R);
+}
+
+static void test_loop_early_exit(void)
+{
+    /* count up to min(tid, 5); thread 20 returns inside the loop and writes nothing */
+    const char *src = HEAD OUT_PARAM "{\n"
+        ".reg .pred %p<4>; .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"                       /* 0 */
+        "mov.u32 %r1, %tid.x;\n"                            /* 1 */
+        "mov.u32 %r2, 0;\n"                                 /* 2 */
+        "LOOP: setp.ge.u32 %p1, %r2, %r1;\n"                /* 3 */
+        "@%p1 bra DONE;\n"                                  /* 4 */
+        "setp.eq.u32 %p2, %r2, 5;\n"                        /* 5 */
+        "@%p2 bra DONE;\n"                                  /* 6 */
+        "setp.eq.u32 %p3, %r1, 20;\n"                       /* 7 */
+        "@%p3 ret;\n"                                       /* 8 */
+        "add.u32 %r2, %r2, 1;\n"                            /* 9 */
+        "bra LOOP;\n"                                       /* 10 */
+        "DONE: mul.wide.u32 %rd2, %r1, 4;\n"                /* 11 */
+        "add.s64 %rd3, %rd1, %rd2;\n"                       /* 12 */
+        "st.global.u32 [%rd3], %r2;\n"                      /* 13 */
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 32);
+    memset(out->data, 0xee, out->bytes);
+    Run R;
+    char *err;
+    CU_ASSERT_FATAL(run_kernel(&R, src, 1, 32, 32, &out, 1, 0, &err));
+    for (uint32_t t = 0; t < 32; t++)
+        CU_ASSERT_EQUAL(U32(out)[t], t == 20 ? 0xeeeeeeeeu : MIN(t, 5u));
+    /* the return inside the loop makes the exit the loop's post-dominator: the lanes leave
+     * in groups and store in groups, each lane once, lane 20 never */
+    const SassBlock *b = g_ptr_array_index(R.blocks, 0);
+    uint32_t stored = 0, groups = 0, body = 0;
+    for (uint32_t i = 0; i < b->warps[0].n; i++) {
+        const SassInst *in = &b->insts[b->warps[0].first + i];
+        if (in->pc == 13 * 16) {
+            CU_ASSERT_EQUAL(stored & in->mask, 0);
+            stored |= in->mask;
+            groups++;
+        }
+        body += in->pc == 9 * 16;
+    }
+    CU_ASSERT_EQUAL(stored, 0xffffffffu & ~(1u << 20));
+    CU_ASSERT(groups > 1);
+    CU_ASSERT_EQUAL(body, 5);                                /* five trips of the body */
+    run_free(&R);
+}
+
+static void test_atomics(void)
+{
+    /* out[0] add 1 (the old values say the order), [1] min, [2] max, [3] exch, [4] cas chain,
+     * [5] inc wrapping at 7, [6] and, [7] or, [8] xor; f[0] f32 add */
+    const char *src = HEAD ".visible .entry k(.param .u64 out, .param .u64 f, .param .u64 old, "
+        ".param .u32 n)\n{\n"
+        ".reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .f32 %f<3>;\n"
+        "ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [f]; ld.param.u64 %rd3, [old];\n"
+        "mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x;\n"
+        "mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+        "atom.global.add.u32 %r5, [%rd1], 1;\n"
+        "mul.wide.u32 %rd4, %r4, 4; add.s64 %rd5, %rd3, %rd4; st.global.u32 [%rd5], %r5;\n"
+        "xor.b32 %r6, %r4, 21;\n"
+        "atom.global.min.u32 %r7, [%rd1+4], %r6;\n"
+        "atom.global.max.s32 %r7, [%rd1+8], %r6;\n"
+        "atom.global.exch.b32 %r7, [%rd1+12], %r4;\n"
+        "add.u32 %r8, %r4, 1;\n"
+        "atom.global.cas.b32 %r7, [%rd1+16], %r4, %r8;\n"
+        "atom.global.inc.u32 %r7, [%rd1+20], 7;\n"
+        "shl.b32 %r9, 1, %r1;\n"
+        "atom.global.and.b32 %r7, [%rd1+24], %r6;\n"
+        "atom.global.or.b32 %r7, [%rd1+28], %r9;\n"
+        "atom.global.xor.b32 %r7, [%rd1+32], %r9;\n"
+        "mov.f32 %f1, 0f3F000000;\n"
+        "red.global.add.f32 [%rd2], %f1;\n"
+        "ret;\n}\n";
+    PtxBuffer *b[3] = { ptx_buffer_new("out", PTX_D_U32, 9), ptx_buffer_new("f", PTX_D_F32, 1),
+                        ptx_buffer_new("old", PTX_D_U32, 128) };
+    uint32_t *o = (uint32_t *)(void *)b[0]->data;
+    o[1] = UINT32_MAX;
+    o[6] = UINT32_MAX;
+    Run R;
+    char *err;
+    CU_ASSERT_FATAL(run_kernel(&R, src, 2, 64, 128, b, 3, 0, &err));
+    const uint32_t *old = U32(b[2]);
+    for (uint32_t t = 0; t < 128; t++)
+        CU_ASSERT_EQUAL(old[t], t);                 /* blocks in order, warps, lanes ascending */
+    uint32_t mn = UINT32_MAX, mx = 0, an = UINT32_MAX;
+    for (uint32_t t = 0; t < 128; t++) {
+        mn = MIN(mn, t ^ 21u);
+        mx = MAX(mx, t ^ 21u);
+        an &= t ^ 21u;
+    }
+    CU_ASSERT_EQUAL(o[0], 128);
+    CU_ASSERT_EQUAL(o[1], mn);
+    CU_ASSERT_EQUAL(o[2], mx);
+    CU_ASSERT_EQUAL(o[3], 127);                     /* the last to exchange */
+    CU_ASSERT_EQUAL(o[4], 128);                     /* each cas found its own tid: in order */
+    CU_ASSERT_EQUAL(o[5], 128 % 8);                 /* inc wraps after 7 */
+    CU_ASSERT_EQUAL(o[6], an);
+    CU_ASSERT_EQUAL(o[7], 0xffffffffu);             /* every bit of the 32 lanes */
+    CU_ASSERT_EQUAL(o[8], 0);                       /* each bit four times */
+    float fs;
+    memcpy(&fs, b[1]->data, 4);
+    CU_ASSERT_EQUAL(fs, 64.0f);
+    run_free(&R);
+    /* a shuffled block order: the same sums, the order of the old values changes */
+    PtxBuffer *c[3] = { ptx_buffer_new("out", PTX_D_U32, 9), ptx_buffer_new("f", PTX_D_F32, 1),
+                        ptx_buffer_new("old", PTX_D_U32, 512) };
+    CU_ASSERT_FATAL(run_kernel(&R, src, 8, 64, 512, c, 3, 5, &err));
+    CU_ASSERT_EQUAL(U32(c[0])[0], 512);
+    bool inorder = true;
+    for (uint32_t t = 0; t < 512; t++)
+        inorder &= U32(c[2])[t] == t;
+    CU_ASSERT_FALSE(inorder);
+    run_free(&R);
+}
+
+static const char *bar_src(bool with_barrier)
+{
+    static char buf[2][1024];
+    snprintf(buf[with_barrier], sizeof buf[0], HEAD OUT_PARAM "{\n"
+             ".reg .b32 %%r<8>; .reg .b64 %%rd<4>; .shared .align 4 .b8 s[512];\n"
+             "ld.param.u64 %%rd1, [out];\n"
+             "mov.u32 %%r1, %%tid.x; mov.u32 %%r2, s;\n"
+             "shl.b32 %%r3, %%r1, 2; add.s32 %%r4, %%r2, %%r3;\n"
+             "add.u32 %%r5, %%r1, 1000; st.shared.u32 [%%r4], %%r5;\n"
+             "%s\n"
+             "add.u32 %%r6, %%r1, 1; and.b32 %%r6, %%r6, 127;\n"
+             "shl.b32 %%r6, %%r6, 2; add.s32 %%r6, %%r2, %%r6; ld.shared.u32 %%r7, [%%r6];\n"
+             "mul.wide.u32 %%rd2, %%r1, 4; add.s64 %%rd3, %%rd1, %%rd2; st.global.u32 [%%rd3], %%r7;\n"
+             "ret;\n}\n", with_barrier ? "bar.sync 0;" : "");
+    return buf[with_barrier];
+}
+
+static void test_barriers(void)
+{
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 128);
+    Run R;
+    char *err;
+    CU_ASSERT_FATAL(run_kernel(&R, bar_src(true), 1, 128, 128, &out, 1, 0, &err));
+    for (uint32_t t = 0; t < 128; t++)
+        CU_ASSERT_EQUAL(U32(out)[t], 1000 + (t + 1) % 128);
+    run_free(&R);
+    /* without the barrier the last lane of each warp reads the next warp's slot before that
+     * warp has run: the output check catches it */
+    out = ptx_buffer_new("out", PTX_D_U32, 128);
+    CU_ASSERT_FATAL(run_kernel(&R, bar_src(false), 1, 128, 128, &out, 1, 0, &err));
+    uint32_t wrong = 0;
+    for (uint32_t t = 0; t < 128; t++)
+        wrong += U32(out)[t] != 1000 + (t + 1) % 128;
+    CU_ASSERT_EQUAL(wrong, 3);                      /* lanes 31, 63, 95 (127 wraps to warp 0) */
+    run_free(&R);
+}
+
+static void test_shuffle_vote(void)
+{
+    /* out[4 t + 0..3]: shfl down 3, up 2, bfly 5, idx 7 of (lane * 10); out2[t]: ballot of
+     * odd lanes, all(lane < 40), any(lane == 3) */
+    const char *src = HEAD ".visible .entry k(.param .u64 out, .param .u64 out2, .param .u32 n)\n{\n"
+        ".reg .pred %p<6>; .reg .b32 %r<16>; .reg .b64 %rd<6>;\n"
+        "ld.param.u64 %rd1, [out]; ld.param.u64 %rd4, [out2];\n"
+        "mov.u32 %r1, %laneid; mov.u32 %r15, %tid.x; mul.lo.s32 %r2, %r1, 10;\n"
+        "shfl.sync.down.b32 %r3|%p1, %r2, 3, 31, -1;\n"
+        "shfl.sync.up.b32 %r4|%p2, %r2, 2, 0, -1;\n"
+        "shfl.sync.bfly.b32 %r5, %r2, 5, 31, -1;\n"
+        "shfl.sync.idx.b32 %r6, %r2, 7, 31, -1;\n"
+        "mul.wide.u32 %rd2, %r15, 16; add.s64 %rd3, %rd1, %rd2;\n"
+        "st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};\n"
+        "and.b32 %r7, %r1, 1; setp.ne.u32 %p3, %r7, 0;\n"
+        "vote.sync.ballot.b32 %r8, %p3, -1;\n"
+        "setp.lt.u32 %p4, %r1, 40; vote.sync.all.pred %p5, %p4, -1; selp.u32 %r9, 1, 0, %p5;\n"
+        "setp.eq.u32 %p4, %r1, 3; vote.sync.any.pred %p5, %p4, -1; selp.u32 %r10, 1, 0, %p5;\n"
+        "selp.u32 %r11, 1, 0, %p1; selp.u32 %r12, 1, 0, %p2;\n"
+        "mul.wide.u32 %rd2, %r15, 24; add.s64 %rd5, %rd4, %rd2;\n"
+        "st.global.u32 [%rd5], %r8; st.global.u32 [%rd5+4], %r9; st.global.u32 [%rd5+8], %r10;\n"
+        "st.global.u32 [%rd5+12], %r11; st.global.u32 [%rd5+16], %r12;\n"
+        "ret;\n}\n";
+    PtxBuffer *b[2] = { ptx_buffer_new("out", PTX_D_U32, 4 * 32), ptx_buffer_new("out2", PTX_D_U32, 6 * 32) };
+    Run R;
+    char *err;
+    if (!run_kernel(&R, src, 1, 32, 32, b, 2, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(b[0]), *v = U32(b[1]);
+    for (uint32_t l = 0; l < 32; l++) {
+        CU_ASSERT_EQUAL(o[4 * l + 0], (l + 3 <= 31 ? l + 3 : l) * 10);
+        CU_ASSERT_EQUAL(o[4 * l + 1], (l >= 2 ? l - 2 : l) * 10);
+        CU_ASSERT_EQUAL(o[4 * l + 2], (l ^ 5) * 10);
+        CU_ASSERT_EQUAL(o[4 * l + 3], 70);
+        CU_ASSERT_EQUAL(v[6 * l / 6 * 6 + 0], 0xaaaaaaaau);
+    }
+    for (uint32_t l = 0; l < 32; l++) {
+        const uint32_t *row = v + 6 * l;
+        CU_ASSERT_EQUAL(row[0], 0xaaaaaaaau);
+        CU_ASSERT_EQUAL(row[1], 1);
+        CU_ASSERT_EQUAL(row[2], 1);
+        CU_ASSERT_EQUAL(row[3], l + 3 <= 31);        /* down: in range */
+        CU_ASSERT_EQUAL(row[4], l >= 2);             /* up: in range */
+    }
+    run_free(&R);
+}
+
+static void test_faults(void)
+{
+    /* a store past the end of its buffer names the line, the block and the thread */
+    const char *src = HEAD OUT_PARAM "{\n"
+        ".reg .b32 %r<3>; .reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2;\n"
+        "st.global.u32 [%rd3], %r1;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 40);
+    Run R;
+    char *err;
+    CU_ASSERT_FALSE(run_kernel(&R, src, 1, 64, 64, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:10:1: global access of 4 bytes at 0x2000000a0 is outside "
+                           "every buffer (0 bytes past the end of out, 160 bytes at 0x200000000) "
+                           "(block (0,0,0), thread (40,0,0))");
+    g_free(err);
+    run_free(&R);
+    /* an endless loop is stopped */
+    const char *spin = HEAD OUT_PARAM "{\nL: bra L;\n}\n";
+    out = ptx_buffer_new("out", PTX_D_U32, 1);
+    max_insts = 100000;
+    CU_ASSERT_FALSE(run_kernel(&R, spin, 1, 32, 1, &out, 1, 0, &err));
+    max_insts = 0;
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:6:4: the block ran more than 100000 warp instructions (an "
+                           "endless loop?) (block (0,0,0), thread (0,0,0))");
+    g_free(err);
+    run_free(&R);
+}
+
+/* ---- the launch YAML ---- */
+
+static void test_launch_yaml(void)
+{
+    char *ptx = g_build_filename(tdir, "k.ptx", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(ptx, HEAD ".visible .entry k(.param .u32 n, .param .f32 a, "
+                                        ".param .u64 x)\n{\nret;\n}\n", -1, NULL));
+    struct { const char *yaml, *msg; } cases[] = {
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: iota}\n"
+          "params: [4, 2.5, x]\n", NULL },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4, 2.5]\n",
+          "@/l.yaml:4:9: params: k takes 3 parameters, the launch gives 2" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [2048]\nparams: [1, 1, 1]\n",
+          "@/l.yaml:3:9: block: expected a whole number from 0 to 1024, got '2048'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f33, count: 4}\nparams: [1, 1, x]\n",
+          "@/l.yaml:5:14: buffer x: dtype: expected f32, f64, f16, s32, u32, s64, u64 or u8" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: rand}\n"
+          "params: [1, 1, x]\n",
+          "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED or file:PATH" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
+          "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\noutputs: [y]\n",
+          "@/l.yaml:5:11: outputs: 'y' is not a buffer of this launch" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\nthreads: 3\n",
+          "@/l.yaml:5:1: unknown key 'threads' in a launch (kernel, entry, grid, block, shared, "
+          "buffers, params, outputs, registers, block_order)" },
+    };
+    (void)cases;
+    /* params are named after the PTX: rename them in the expectation */
+    char *yaml = g_build_filename(tdir, "l.yaml", NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        CU_ASSERT_FATAL(g_file_set_contents(yaml, cases[i].yaml, -1, NULL));
+        GError *e = NULL;
+        GpuLaunchSpec *s = gpu_launch_load(yaml, &e);
+        if (!cases[i].msg) {
+            if (!s)
+                fprintf(stderr, "\nlaunch case %zu: %s\n", i, e->message);
+            CU_ASSERT_PTR_NOT_NULL(s);
+            if (s) {
+                float v[4];
+                memcpy(v, gpu_launch_buffer(s, "x")->data, 16);
+                CU_ASSERT_EQUAL(v[3], 3.0f);
+                float a;
+                memcpy(&a, s->l.params + 4, 4);
+                CU_ASSERT_EQUAL(a, 2.5f);
+                uint64_t p;
+                memcpy(&p, s->l.params + 8, 8);
+                CU_ASSERT_EQUAL(p, PTX_GLOBAL_BASE);
+            }
+            gpu_launch_free(s);
+            continue;
+        }
+        CU_ASSERT_PTR_NULL(s);
+        char *want = g_strconcat(tdir, cases[i].msg + 1, NULL);
+        char *want2 = g_strdup(want);
+        if (e && strstr(want, "k_n")) {     /* the parameter is named n in this PTX */
+            g_free(want2);
+            GString *w = g_string_new(want);
+            g_string_replace(w, "k_n", "n", 1);
+            want2 = g_string_free(w, FALSE);
+        }
+        if (e && strcmp(e->message, want2))
+            fprintf(stderr, "\nlaunch case %zu:\n got: %s\nwant: %s\n", i, e->message, want2);
+        CU_ASSERT(e && strcmp(e->message, want2) == 0);
+        if (e)
+            g_error_free(e);
+        g_free(want);
+        g_free(want2);
+    }
+    g_free(yaml);
+    g_free(ptx);
+}
+
+int main(void)
+{
+    tdir = tmpdir_new("test_ptx.XXXXXX");
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return CU_get_error();
+    CU_pSuite s = CU_add_suite("ptx", NULL, NULL);
+    if (s == NULL || !CU_add_test(s, "parser: every construct nvcc writes", test_parse_constructs) ||
+        !CU_add_test(s, "parser: errors at their line and column", test_parse_errors) ||
+        !CU_add_test(s, "SIMT: nested divergence reconverges", test_divergence_nested) ||
+        !CU_add_test(s, "SIMT: a loop with early exits and a return inside", test_loop_early_exit) ||
+        !CU_add_test(s, "atomics: each operation, in a defined order", test_atomics) ||
+        !CU_add_test(s, "barriers: with and without bar.sync", test_barriers) ||
+        !CU_add_test(s, "shuffles and votes", test_shuffle_vote) ||
+        !CU_add_test(s, "faults: out of bounds, endless loops", test_faults) ||
+        !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
+        CU_cleanup_registry();
+        return CU_get_error();
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    tmpdir_remove(&tdir);
+    return failed ? 1 : 0;
+}
