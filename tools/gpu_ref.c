@@ -20,9 +20,9 @@ static const float *F(const GpuLaunchSpec *s, const char *name)
 
 static uint32_t param_u32(const GpuLaunchSpec *s, unsigned i)
 {
-    const PtxSym *sym = &g_array_index(s->m->syms, PtxSym, g_array_index(s->l.e->params, uint32_t, i));
+    const PtxSym *sym = &g_array_index(s->m->syms, PtxSym, g_array_index(s->l[0].e->params, uint32_t, i));
     uint32_t v;
-    memcpy(&v, s->l.params + sym->offset, 4);
+    memcpy(&v, s->l[0].params + sym->offset, 4);
     return v;
 }
 
@@ -50,13 +50,14 @@ static uint8_t *read_out(const char *dir, const char *name, size_t want)
     return (uint8_t *)data;
 }
 
+/* |got - want| <= rtol |want| + 1e-30 for each value (0: exactly equal) */
 static int compare_f32(const char *what, const float *got, const float *want, size_t n, double rtol)
 {
     size_t bad = 0, worst = 0;
     double worst_err = 0;
     for (size_t i = 0; i < n; i++) {
         double err = fabs((double)got[i] - (double)want[i]);
-        double tol = rtol * fmax(1.0, fabs((double)want[i]));
+        double tol = rtol * fabs((double)want[i]) + (rtol > 0 ? 1e-30 : 0);
         if (!(err <= tol))
             bad++;
         if (err > worst_err || isnan(got[i])) {
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpu_ref: %s\n", e->message);
         return 2;
     }
-    const char *k = s->l.e->name, *dir = argv[2];
+    const char *k = s->l[0].e->name, *dir = argv[2];
     int rc = 2;
     if (!strcmp(k, "saxpy")) {
         uint32_t n = param_u32(s, 0);
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
         g_free(got);
         g_free(want);
     } else if (g_str_has_prefix(k, "reduce_")) {
-        uint32_t n = param_u32(s, 2), per = s->l.block[0], nb = s->l.grid[0];
+        uint32_t n = param_u32(s, 2), per = s->l[0].block[0], nb = s->l[0].grid[0];
         const float *in = F(s, "in");
         float *want = g_new0(float, nb);
         for (uint32_t b = 0; b < nb; b++) {
@@ -143,6 +144,53 @@ int main(int argc, char **argv)
         float *got = (float *)(void *)read_out(dir, "out", (size_t)n * n * 4);
         rc = got ? compare_f32(k, got, want, (size_t)n * n, 0) : 2;
         g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "softmax_")) {
+        uint32_t n = param_u32(s, 2), rows = s->l[0].grid[0];
+        const float *x = F(s, "x");
+        float *want = g_new0(float, (size_t)rows * n);
+        for (uint32_t r = 0; r < rows; r++) {
+            const float *row = x + (size_t)r * n;
+            double m = -INFINITY, sum = 0;
+            for (uint32_t i = 0; i < n; i++)
+                m = fmax(m, row[i]);
+            for (uint32_t i = 0; i < n; i++)
+                sum += exp((double)row[i] - m);
+            for (uint32_t i = 0; i < n; i++)
+                want[(size_t)r * n + i] = (float)(exp((double)row[i] - m) / sum);
+        }
+        float *got = (float *)(void *)read_out(dir, "y", (size_t)rows * n * 4);
+        rc = got ? compare_f32(k, got, want, (size_t)rows * n, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (g_str_has_prefix(k, "attn_")) {
+        /* O = softmax(Q K^T / sqrt(64)) V, whichever kernels computed it */
+        const uint32_t d = 64, n = (uint32_t)(gpu_launch_buffer(s, "Q")->count / d);
+        const float *Q = F(s, "Q"), *K = F(s, "K"), *V = F(s, "V");
+        float *want = g_new0(float, (size_t)n * d);
+        double *p = g_new(double, n);
+        for (uint32_t i = 0; i < n; i++) {
+            double m = -INFINITY, sum = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                double acc = 0;
+                for (uint32_t c = 0; c < d; c++)
+                    acc += (double)Q[i * d + c] * K[j * d + c];
+                p[j] = acc / 8.0;
+                m = fmax(m, p[j]);
+            }
+            for (uint32_t j = 0; j < n; j++)
+                sum += (p[j] = exp(p[j] - m));
+            for (uint32_t c = 0; c < d; c++) {
+                double acc = 0;
+                for (uint32_t j = 0; j < n; j++)
+                    acc += p[j] * V[j * d + c];
+                want[i * d + c] = (float)(acc / sum);
+            }
+        }
+        float *got = (float *)(void *)read_out(dir, "O", (size_t)n * d * 4);
+        rc = got ? compare_f32(s->nl > 1 ? "attention (unfused)" : k, got, want, (size_t)n * d, 1e-4) : 2;
+        g_free(got);
+        g_free(p);
         g_free(want);
     } else if (g_str_has_prefix(k, "hist_")) {
         uint32_t n = param_u32(s, 2);

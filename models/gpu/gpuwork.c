@@ -118,12 +118,14 @@ static bool work_realize(Component *c, GError **error)
         w->spec = gpu_launch_load(w->p.launch, error);
         if (!w->spec)
             return false;
-        /* a list of the one kernel */
+        /* a list of its kernels, in launch order */
         w->list = g_new0(SassList, 1);
         w->list->path = g_strdup(w->p.launch);
-        w->list->e = g_new0(SassListEntry, 1);
-        w->list->e[0] = (SassListEntry){ .kind = SASS_LIST_KERNEL, .path = g_strdup(w->spec->m->path) };
-        w->list->n = w->list->kernels = 1;
+        w->list->e = g_new0(SassListEntry, w->spec->nl);
+        for (uint32_t i = 0; i < w->spec->nl; i++)
+            w->list->e[i] = (SassListEntry){ .kind = SASS_LIST_KERNEL,
+                                             .path = g_strdup(w->spec->l[i].m->path) };
+        w->list->n = w->list->kernels = w->spec->nl;
     } else {
         w->list = sass_list_read(w->p.trace, error);
     }
@@ -298,8 +300,9 @@ static bool work_open_kernel(Work *w, const char *path)
     const SassKernel *k;
     w->kc = g_new0(GpuKernelCtx, 1);
     if (w->spec) {
-        w->spec->l.registers = w->spec->registers;
-        w->prun = ptx_run_new(&w->spec->l, &e);
+        PtxLaunch *l = &w->spec->l[w->next_entry];     /* entries are all kernels here */
+        l->id = w->next_entry + 1;
+        w->prun = ptx_run_new(l, &e);
         if (!w->prun) {
             sim_fail(w->base.sim, e);
             return false;

@@ -1036,6 +1036,7 @@ static void entry_free(PtxEntry *e)
     if (e->params)
         g_array_free(e->params, TRUE);
     g_free(e->ipdom);
+    g_free(e->sym_offset);
     g_free(e);
 }
 
@@ -1379,43 +1380,58 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
         ptx_module_free(m);
         return NULL;
     }
-    /* shared arrays laid out in declaration order (the dynamic one last, at the end) */
-    uint64_t off = 0;
+    /* module globals laid out in declaration order */
+    uint64_t goff = 0;
     for (guint i = 0; i < m->syms->len; i++) {
         PtxSym *s = &g_array_index(m->syms, PtxSym, i);
-        if (s->space == PTX_SPACE_SHARED && !s->dynamic) {
-            s->offset = (off + s->align - 1) / s->align * s->align;
-            off = s->offset + s->size;
-        }
-    }
-    uint64_t dyn_align = 16;
-    for (guint i = 0; i < m->syms->len; i++) {
-        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
-        if (s->space == PTX_SPACE_SHARED && s->dynamic)
-            dyn_align = MAX(dyn_align, s->align);
-    }
-    uint64_t dyn = (off + dyn_align - 1) / dyn_align * dyn_align;
-    for (guint i = 0; i < m->syms->len; i++) {
-        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
-        if (s->space == PTX_SPACE_SHARED && s->dynamic)
-            s->offset = dyn;
-    }
-    /* local arrays (per thread) and module globals laid out the same way */
-    uint64_t loff = 0, goff = 0;
-    for (guint i = 0; i < m->syms->len; i++) {
-        PtxSym *s = &g_array_index(m->syms, PtxSym, i);
-        if (s->space == PTX_SPACE_LOCAL) {
-            s->offset = (loff + s->align - 1) / s->align * s->align;
-            loff = s->offset + s->size;
-        } else if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
+        if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
             s->offset = (goff + s->align - 1) / s->align * s->align;
             goff = s->offset + s->size;
         }
     }
-    for (guint i = 0; i < m->entries->len; i++) {
-        PtxEntry *e = g_ptr_array_index(m->entries, i);
+    /* per entry: the shared and local arrays its instructions name, in declaration order (as
+     * ptxas allocates only what a kernel uses), the dynamic shared array after the static ones */
+    for (guint k = 0; k < m->entries->len; k++) {
+        PtxEntry *e = g_ptr_array_index(m->entries, k);
+        uint8_t *used = g_new0(uint8_t, MAX(m->syms->len, 1u));
+        for (guint i = 0; i < e->insts->len; i++) {
+            const PtxInst *in = &g_array_index(e->insts, PtxInst, i);
+            for (uint32_t a = 0; a < in->nargs; a++) {
+                if (in->a[a].kind == PTX_A_SYM)
+                    used[in->a[a].reg] = 1;
+                else if (in->a[a].kind == PTX_A_ADDR && in->a[a].sym >= 0)
+                    used[in->a[a].sym] = 1;
+            }
+        }
+        e->sym_offset = g_new0(uint64_t, MAX(m->syms->len, 1u));
+        uint64_t off = 0, loff = 0, dyn_align = 16;
+        for (guint i = 0; i < m->syms->len; i++) {
+            const PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+            if (!used[i])
+                continue;
+            if (s->space == PTX_SPACE_SHARED && !s->dynamic) {
+                e->sym_offset[i] = (off + s->align - 1) / s->align * s->align;
+                off = e->sym_offset[i] + s->size;
+            } else if (s->space == PTX_SPACE_SHARED) {
+                dyn_align = MAX(dyn_align, s->align);
+                e->uses_dynamic = true;
+            } else if (s->space == PTX_SPACE_LOCAL) {
+                e->sym_offset[i] = (loff + s->align - 1) / s->align * s->align;
+                loff = e->sym_offset[i] + s->size;
+            }
+        }
         e->shared_bytes = off;
+        e->dyn_offset = (off + dyn_align - 1) / dyn_align * dyn_align;
+        for (guint i = 0; i < m->syms->len; i++) {
+            const PtxSym *s = &g_array_index(m->syms, PtxSym, i);
+            if (used[i] && s->space == PTX_SPACE_SHARED && s->dynamic)
+                e->sym_offset[i] = e->dyn_offset;
+            if (s->space == PTX_SPACE_PARAM || s->space == PTX_SPACE_GLOBAL ||
+                s->space == PTX_SPACE_CONST)
+                e->sym_offset[i] = s->offset;
+        }
         e->local_bytes = loff;
+        g_free(used);
     }
     return m;
 }

@@ -127,7 +127,8 @@ typedef struct {
     char *name;
     PtxSpace space;     /* SHARED, LOCAL, GLOBAL, CONST, PARAM */
     uint64_t size, align;       /* bytes; an `.extern .shared` array of no size is 0 */
-    uint64_t offset;    /* in its space (shared: from the CTA's base; param: the entry's) */
+    uint64_t offset;    /* param: in its entry's parameters; global/const: in the module's
+                           variables (shared and local: PtxEntry.sym_offset) */
     bool dynamic;       /* extern shared: the launch's dynamic shared memory */
     uint8_t type;       /* PARAM: the element type */
 } PtxSym;
@@ -143,7 +144,13 @@ typedef struct {
     GArray *insts;      /* PtxInst */
     GArray *regs;       /* PtxReg */
     GArray *params;     /* indices into the module's syms, in order */
-    uint64_t param_bytes, shared_bytes, local_bytes;
+    uint64_t param_bytes;
+    uint64_t shared_bytes;      /* the static shared arrays its instructions name */
+    uint64_t dyn_offset;        /* where the dynamic (extern) shared array starts */
+    bool uses_dynamic;          /* it names the extern shared array */
+    uint64_t local_bytes;       /* its .local arrays, per thread */
+    uint64_t *sym_offset;       /* per module symbol: its offset in its space for this entry
+                                   (shared, local: this entry's layout; param: the entry's) */
     uint32_t *ipdom;    /* per instruction: where a branch there reconverges (ninsts: exit) */
 } PtxEntry;
 

@@ -1176,17 +1176,11 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
                     " threads: CUDA allows 1 to 1024", threads);
         return NULL;
     }
+    /* static arrays, then the launch's dynamic shared memory (CUDA reserves it whether or not
+     * the kernel names its extern array) */
     uint64_t shared = e->shared_bytes;
-    bool dyn = false;
-    for (guint i = 0; i < l->m->syms->len; i++) {
-        const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
-        if (s->space == PTX_SPACE_SHARED && s->dynamic) {
-            shared = s->offset;
-            dyn = true;
-        }
-    }
-    if (dyn || l->dyn_shared)
-        shared += l->dyn_shared;
+    if (e->uses_dynamic || l->dyn_shared)
+        shared = e->dyn_offset + l->dyn_shared;
     if (shared > ((uint64_t)228 << 10)) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: %" G_GUINT64_FORMAT
                     " bytes of shared memory per block: more than any GPU has (228 KiB)",
@@ -1247,7 +1241,7 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
             g_ptr_array_add(r->sorted, b);
             r->sym_addr[i] = b->addr;
         } else {
-            r->sym_addr[i] = s->offset;         /* shared, local, param: in their space */
+            r->sym_addr[i] = e->sym_offset[i];  /* shared, local, param: in their space */
         }
     }
     if (l->order_seed) {
@@ -1269,7 +1263,7 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
     SassKernel *k = &r->k;
     k->path = g_strdup(l->m->path);
     k->name = g_strdup(e->name);
-    k->id = 1;
+    k->id = l->id ? l->id : 1;
     memcpy(k->grid, l->grid, sizeof k->grid);
     memcpy(k->block, l->block, sizeof k->block);
     k->shmem = shared;

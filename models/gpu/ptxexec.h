@@ -51,6 +51,7 @@ typedef struct {
     uint64_t order_seed;
     uint32_t registers;         /* per thread, for the SM's occupancy (0: 32) */
     uint64_t max_warp_insts;    /* a block running more fails (0: PTX_MAX_WARP_INSTS) */
+    uint32_t id;                /* the kernel's launch number (0: 1) */
 } PtxLaunch;
 
 PtxRun *ptx_run_new(PtxLaunch *l, GError **error);

@@ -176,8 +176,8 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
 
 PtxBuffer *gpu_launch_buffer(const GpuLaunchSpec *s, const char *name)
 {
-    for (guint i = 0; i < s->l.buffers->len; i++) {
-        PtxBuffer *b = g_ptr_array_index(s->l.buffers, i);
+    for (guint i = 0; i < s->buffers->len; i++) {
+        PtxBuffer *b = g_ptr_array_index(s->buffers, i);
         if (strcmp(b->name, name) == 0)
             return b;
     }
@@ -189,19 +189,171 @@ void gpu_launch_free(GpuLaunchSpec *s)
     if (!s)
         return;
     g_free(s->path);
-    ptx_module_free(s->m);
-    if (s->l.buffers)
-        g_ptr_array_free(s->l.buffers, TRUE);
+    if (s->modules)
+        g_ptr_array_free(s->modules, TRUE);
+    if (s->buffers)
+        g_ptr_array_free(s->buffers, TRUE);
     if (s->outputs)
         g_ptr_array_free(s->outputs, TRUE);
-    g_free(s->l.params);
+    for (uint32_t i = 0; i < s->nl; i++)
+        g_free(s->l[i].params);
+    g_free(s->l);
     g_free(s);
 }
 
 static const char *const launch_keys[] = {
     "kernel", "entry", "grid", "block", "shared", "buffers", "params", "outputs", "registers",
-    "block_order", NULL,
+    "block_order", "launches", NULL,
 };
+static const char *const step_keys[] = {
+    "kernel", "entry", "grid", "block", "shared", "params", NULL,
+};
+
+static bool known_keys(const CfgNode *map, const char *const *keys, const char *what,
+                       GError **error)
+{
+    for (guint i = 0; i < map->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(map->keys, i);
+        bool known = false;
+        for (int j = 0; keys[j]; j++)
+            known |= strcmp(k->scalar, keys[j]) == 0;
+        if (!known) {
+            GString *list = g_string_new(NULL);
+            for (int j = 0; keys[j]; j++)
+                g_string_append_printf(list, "%s%s", j ? ", " : "", keys[j]);
+            lerr(error, k, "unknown key '%s' in %s (%s)", k->scalar, what, list->str);
+            g_string_free(list, TRUE);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The PTX module of kernel node kn (parsed once per file). */
+static PtxModule *module_of(GpuLaunchSpec *s, const CfgNode *kn, const char *dir, GError **error)
+{
+    if (kn->kind != CFG_SCALAR) {
+        lerr(error, kn, "kernel: expected the PTX file (relative to this file)");
+        return NULL;
+    }
+    char *ptx = g_path_is_absolute(kn->scalar) ? g_strdup(kn->scalar)
+                                               : g_build_filename(dir, kn->scalar, NULL);
+    for (guint i = 0; i < s->modules->len; i++) {
+        PtxModule *m = g_ptr_array_index(s->modules, i);
+        if (strcmp(m->path, ptx) == 0) {
+            g_free(ptx);
+            return m;
+        }
+    }
+    if (!g_file_test(ptx, G_FILE_TEST_EXISTS)) {
+        char *where = cfg_node_where(kn);
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: kernel: %s: no such "
+                    "file", where, ptx);
+        g_free(where);
+        g_free(ptx);
+        return NULL;
+    }
+    PtxModule *m = ptx_parse_file(ptx, error);
+    g_free(ptx);
+    if (m)
+        g_ptr_array_add(s->modules, m);
+    return m;
+}
+
+/* One launch from map n (the root, or an item of launches:); kernel defaults to dflt. */
+static bool parse_launch(GpuLaunchSpec *s, const CfgNode *n, const CfgNode *dflt, const char *dir,
+                         PtxLaunch *l, GError **error)
+{
+    const CfgNode *kn = cfg_map_get(n, "kernel");
+    if (!kn)
+        kn = dflt;
+    if (!kn)
+        return lerr(error, n, "kernel: the PTX file (relative to this file) is required");
+    PtxModule *m = module_of(s, kn, dir, error);
+    if (!m)
+        return false;
+    const CfgNode *en = cfg_map_get(n, "entry");
+    if (en && en->kind != CFG_SCALAR)
+        return lerr(error, en, "entry: expected the .entry's name");
+    GError *e = NULL;
+    l->m = m;
+    l->e = ptx_entry(m, en ? en->scalar : NULL, &e);
+    if (!l->e) {
+        lerr(error, en ? en : kn, "%s", e->message);
+        g_error_free(e);
+        return false;
+    }
+    if (!dim3(cfg_map_get(n, "grid"), l->grid, INT32_MAX, "grid", error) ||
+        !dim3(cfg_map_get(n, "block"), l->block, 1024, "block", error))
+        return false;
+    if ((uint64_t)l->block[0] * l->block[1] * l->block[2] > 1024)
+        return lerr(error, cfg_map_get(n, "block"), "block: %u x %u x %u threads; CUDA allows at "
+                    "most 1024 per block", l->block[0], l->block[1], l->block[2]);
+    if (l->block[2] > 64 || (uint64_t)l->grid[1] > 65535 || l->grid[2] > 65535)
+        return lerr(error, cfg_map_get(n, "grid"), "grid/block: beyond CUDA's limits (block z <= "
+                    "64, grid y and z <= 65535)");
+    const CfgNode *sh = cfg_map_get(n, "shared");
+    if (sh && !scalar_u64(sh, 228 << 10, &l->dyn_shared, "shared", error))
+        return false;
+    /* parameters: numbers, or buffer names (device pointers), in the entry's order */
+    const CfgNode *ps = cfg_map_get(n, "params");
+    const PtxEntry *ent = l->e;
+    if (ps && ps->kind != CFG_SEQ)
+        return lerr(error, ps, "params: expected a list [number or buffer name, ...]");
+    guint np = ps ? ps->items->len : 0;
+    if (np != ent->params->len)
+        return lerr(error, ps ? ps : n, "params: %s takes %u parameters, the launch gives %u",
+                    ent->name, ent->params->len, np);
+    l->params = g_malloc0(MAX(ent->param_bytes, 1));
+    for (guint i = 0; i < np; i++) {
+        const CfgNode *pv = g_ptr_array_index(ps->items, i);
+        const PtxSym *sym = &g_array_index(m->syms, PtxSym, g_array_index(ent->params, uint32_t, i));
+        uint8_t *dst = l->params + sym->offset;
+        if (!pv || pv->kind != CFG_SCALAR)
+            return lerr(error, pv ? pv : ps, "params: each is a number or a buffer name");
+        PtxBuffer *b = pv->quoted ? NULL : gpu_launch_buffer(s, pv->scalar);
+        PtxType t = (PtxType)sym->type;
+        if (b) {
+            if (sym->size != 8)
+                return lerr(error, pv, "params: %s is a %" G_GUINT64_FORMAT "-byte parameter; a "
+                            "buffer passes an 8-byte pointer", sym->name, sym->size);
+            memcpy(dst, &b->addr, 8);
+            continue;
+        }
+        char *end;
+        errno = 0;
+        if (t == PTX_T_F32 || t == PTX_T_F64) {
+            double v = g_ascii_strtod(pv->scalar, &end);
+            if (end == pv->scalar || *end || errno)
+                return lerr(error, pv, "params: %s is .%s: expected a number (or a buffer name), "
+                            "got '%s'", sym->name, ptx_type_name(t), pv->scalar);
+            if (t == PTX_T_F32) {
+                float f = (float)v;
+                memcpy(dst, &f, 4);
+            } else {
+                memcpy(dst, &v, 8);
+            }
+            continue;
+        }
+        bool neg = pv->scalar[0] == '-';
+        long long sv = 0;
+        unsigned long long uv = 0;
+        if (neg)
+            sv = strtoll(pv->scalar, &end, 0);
+        else
+            uv = strtoull(pv->scalar, &end, 0);
+        if (end == pv->scalar || *end || errno)
+            return lerr(error, pv, "params: %s is .%s: expected a whole number or a buffer name, "
+                        "got '%s'", sym->name, ptx_type_name(t), pv->scalar);
+        uint64_t v = neg ? (uint64_t)sv : uv;
+        uint32_t bytes = (uint32_t)MIN(sym->size, 8u);
+        if (bytes < 8 && !neg && v >> (bytes * 8))
+            return lerr(error, pv, "params: %s (%u bytes) cannot hold %s", sym->name, bytes,
+                        pv->scalar);
+        memcpy(dst, &v, bytes);
+    }
+    return true;
+}
 
 GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
 {
@@ -210,69 +362,14 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
         return NULL;
     GpuLaunchSpec *s = g_new0(GpuLaunchSpec, 1);
     s->path = g_strdup(path);
-    s->l.buffers = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
+    s->modules = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_module_free);
+    s->buffers = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
     s->outputs = g_ptr_array_new();
     s->registers = 32;
     char *dir = g_path_get_dirname(path);
     bool ok = false;
-    for (guint i = 0; i < root->keys->len; i++) {
-        const CfgNode *k = g_ptr_array_index(root->keys, i);
-        bool known = false;
-        for (int j = 0; launch_keys[j]; j++)
-            known |= strcmp(k->scalar, launch_keys[j]) == 0;
-        if (!known) {
-            lerr(error, k, "unknown key '%s' in a launch (kernel, entry, grid, block, shared, "
-                 "buffers, params, outputs, registers, block_order)", k->scalar);
-            goto out;
-        }
-    }
-    const CfgNode *kn = cfg_map_get(root, "kernel");
-    if (!kn || kn->kind != CFG_SCALAR) {
-        lerr(error, kn ? kn : root, "kernel: the PTX file (relative to this file) is required");
-        goto out;
-    }
-    char *ptx = g_path_is_absolute(kn->scalar) ? g_strdup(kn->scalar)
-                                               : g_build_filename(dir, kn->scalar, NULL);
-    if (!g_file_test(ptx, G_FILE_TEST_EXISTS)) {
-        char *where = cfg_node_where(kn);
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: kernel: %s: no such "
-                    "file", where, ptx);
-        g_free(where);
-        g_free(ptx);
-        goto out;
-    }
-    s->m = ptx_parse_file(ptx, error);
-    g_free(ptx);
-    if (!s->m)
-        goto out;
-    const CfgNode *en = cfg_map_get(root, "entry");
-    if (en && en->kind != CFG_SCALAR) {
-        lerr(error, en, "entry: expected the .entry's name");
-        goto out;
-    }
-    GError *e = NULL;
-    s->l.e = ptx_entry(s->m, en ? en->scalar : NULL, &e);
-    if (!s->l.e) {
-        lerr(error, en ? en : kn, "%s", e->message);
-        g_error_free(e);
-        goto out;
-    }
-    s->l.m = s->m;
-    if (!dim3(cfg_map_get(root, "grid"), s->l.grid, INT32_MAX, "grid", error) ||
-        !dim3(cfg_map_get(root, "block"), s->l.block, 1024, "block", error))
-        goto out;
-    if ((uint64_t)s->l.block[0] * s->l.block[1] * s->l.block[2] > 1024) {
-        lerr(error, cfg_map_get(root, "block"), "block: %u x %u x %u threads; CUDA allows at most "
-             "1024 per block", s->l.block[0], s->l.block[1], s->l.block[2]);
-        goto out;
-    }
-    if (s->l.block[2] > 64 || (uint64_t)s->l.grid[1] > 65535 || s->l.grid[2] > 65535) {
-        lerr(error, cfg_map_get(root, "grid"), "grid/block: beyond CUDA's limits (block z <= 64, "
-             "grid y and z <= 65535)");
-        goto out;
-    }
-    const CfgNode *sh = cfg_map_get(root, "shared");
-    if (sh && !scalar_u64(sh, 228 << 10, &s->l.dyn_shared, "shared", error))
+    uint64_t order_seed = 0;
+    if (!known_keys(root, launch_keys, "a launch", error))
         goto out;
     const CfgNode *rg = cfg_map_get(root, "registers");
     if (rg) {
@@ -284,7 +381,7 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
     const CfgNode *bo = cfg_map_get(root, "block_order");
     if (bo) {
         if (bo->kind == CFG_SCALAR && strcmp(bo->scalar, "linear") == 0) {
-            s->l.order_seed = 0;
+            order_seed = 0;
         } else if (bo->kind == CFG_SCALAR && g_str_has_prefix(bo->scalar, "shuffle:")) {
             char *end;
             errno = 0;
@@ -293,7 +390,7 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
                 lerr(error, bo, "block_order: shuffle:SEED needs a seed >= 1");
                 goto out;
             }
-            s->l.order_seed = v;
+            order_seed = v;
         } else {
             lerr(error, bo, "block_order: expected linear or shuffle:SEED");
             goto out;
@@ -317,15 +414,12 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
                  bk->scalar);
             goto out;
         }
-        for (guint j = 0; j < bv->keys->len; j++) {
-            const CfgNode *kk = g_ptr_array_index(bv->keys, j);
-            if (strcmp(kk->scalar, "dtype") && strcmp(kk->scalar, "count") &&
-                strcmp(kk->scalar, "init")) {
-                lerr(error, kk, "buffer %s: unknown key '%s' (dtype, count, init)", bk->scalar,
-                     kk->scalar);
-                goto out;
-            }
-        }
+        char *what = g_strdup_printf("buffer %s", bk->scalar);
+        bool known = known_keys(bv, (const char *const[]){ "dtype", "count", "init", NULL }, what,
+                                error);
+        g_free(what);
+        if (!known)
+            goto out;
         const CfgNode *dt = cfg_map_get(bv, "dtype");
         PtxDtype d;
         if (!dt || dt->kind != CFG_SCALAR || !ptx_dtype_parse(dt->scalar, &d)) {
@@ -344,83 +438,51 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
             goto out;
         }
         PtxBuffer *b = ptx_buffer_new(bk->scalar, d, count);
-        g_ptr_array_add(s->l.buffers, b);
+        g_ptr_array_add(s->buffers, b);
         if (!init_buffer(b, cfg_map_get(bv, "init"), dir, error))
             goto out;
     }
-    /* parameters: numbers, or buffer names (device pointers), in the entry's order */
-    const CfgNode *ps = cfg_map_get(root, "params");
-    const PtxEntry *ent = s->l.e;
-    guint np = ps && ps->kind == CFG_SEQ ? ps->items->len : 0;
-    if (ps && ps->kind != CFG_SEQ) {
-        lerr(error, ps, "params: expected a list [number or buffer name, ...]");
-        goto out;
-    }
-    if (np != ent->params->len) {
-        lerr(error, ps ? ps : root, "params: %s takes %u parameters, the launch gives %u",
-             ent->name, ent->params->len, np);
-        goto out;
-    }
-    /* the buffers' addresses come from the run; place them the same way here */
-    ptx_place_buffers(s->l.buffers);
-    s->l.params = g_malloc0(MAX(ent->param_bytes, 1));
-    for (guint i = 0; i < np; i++) {
-        const CfgNode *pv = g_ptr_array_index(ps->items, i);
-        const PtxSym *sym = &g_array_index(s->m->syms, PtxSym, g_array_index(ent->params, uint32_t, i));
-        uint8_t *dst = s->l.params + sym->offset;
-        if (!pv || pv->kind != CFG_SCALAR) {
-            lerr(error, pv ? pv : ps, "params: each is a number or a buffer name");
+    ptx_place_buffers(s->buffers);
+    /* the launches: the top level's one, or each of launches: in order */
+    const CfgNode *steps = cfg_map_get(root, "launches");
+    if (steps) {
+        static const char *const one[] = { "entry", "grid", "block", "shared", "params" };
+        for (size_t i = 0; i < G_N_ELEMENTS(one); i++)
+            if (cfg_map_get(root, one[i])) {
+                lerr(error, cfg_map_get(root, one[i]), "%s: with launches:, give it in each "
+                     "launch", one[i]);
+                goto out;
+            }
+        if (steps->kind != CFG_SEQ || steps->items->len == 0 || steps->items->len > 1024) {
+            lerr(error, steps, "launches: expected a list of 1 to 1,024 launches {entry, grid, "
+                 "block, shared, params}");
             goto out;
         }
-        PtxBuffer *b = pv->quoted ? NULL : gpu_launch_buffer(s, pv->scalar);
-        PtxType t = (PtxType)sym->type;
-        if (b) {
-            if (sym->size != 8) {
-                lerr(error, pv, "params: %s is a %" G_GUINT64_FORMAT "-byte parameter; a buffer "
-                     "passes an 8-byte pointer", sym->name, sym->size);
+        s->nl = steps->items->len;
+        s->l = g_new0(PtxLaunch, s->nl);
+        for (uint32_t i = 0; i < s->nl; i++) {
+            const CfgNode *it = g_ptr_array_index(steps->items, i);
+            if (!it || it->kind != CFG_MAP) {
+                lerr(error, it ? it : steps, "launches: each is a map {entry, grid, block, shared, "
+                     "params}");
                 goto out;
             }
-            memcpy(dst, &b->addr, 8);
-            continue;
+            if (!known_keys(it, step_keys, "a launch of launches:", error) ||
+                !parse_launch(s, it, cfg_map_get(root, "kernel"), dir, &s->l[i], error))
+                goto out;
         }
-        char *end;
-        errno = 0;
-        if (t == PTX_T_F32 || t == PTX_T_F64) {
-            double v = g_ascii_strtod(pv->scalar, &end);
-            if (end == pv->scalar || *end || errno) {
-                lerr(error, pv, "params: %s is .%s: expected a number (or a buffer name), got "
-                     "'%s'", sym->name, ptx_type_name(t), pv->scalar);
-                goto out;
-            }
-            if (t == PTX_T_F32) {
-                float f = (float)v;
-                memcpy(dst, &f, 4);
-            } else {
-                memcpy(dst, &v, 8);
-            }
-        } else {
-            bool neg = pv->scalar[0] == '-';
-            long long sv = 0;
-            unsigned long long uv = 0;
-            if (neg)
-                sv = strtoll(pv->scalar, &end, 0);
-            else
-                uv = strtoull(pv->scalar, &end, 0);
-            if (end == pv->scalar || *end || errno) {
-                lerr(error, pv, "params: %s is .%s: expected a whole number or a buffer name, got "
-                     "'%s'", sym->name, ptx_type_name(t), pv->scalar);
-                goto out;
-            }
-            uint64_t v = neg ? (uint64_t)sv : uv;
-            uint32_t bytes = (uint32_t)MIN(sym->size, 8u);
-            if (bytes < 8 && !neg && v >> (bytes * 8)) {
-                lerr(error, pv, "params: %s (%u bytes) cannot hold %s", sym->name, bytes,
-                     pv->scalar);
-                goto out;
-            }
-            memcpy(dst, &v, bytes);
-        }
+    } else {
+        s->nl = 1;
+        s->l = g_new0(PtxLaunch, 1);
+        if (!parse_launch(s, root, NULL, dir, &s->l[0], error))
+            goto out;
     }
+    for (uint32_t i = 0; i < s->nl; i++) {
+        s->l[i].buffers = s->buffers;
+        s->l[i].order_seed = order_seed;
+        s->l[i].registers = s->registers;
+    }
+    s->m = s->l[0].m;
     const CfgNode *outs = cfg_map_get(root, "outputs");
     if (outs && outs->kind != CFG_SEQ) {
         lerr(error, outs, "outputs: expected a list of buffer names");

@@ -7,7 +7,9 @@
 #    conflicts only in the unpadded tile; the padded one fastest); matmul naive vs tiled 16 vs 32
 #    (global load sectors fall by the tile width; time falls); histogram with per-block shared
 #    atomics faster than global atomics; reductions interleaved > sequential > shuffle in time;
-#    element-wise multiply far under 1% of peak FLOPs
+#    the online softmax reads its input twice, the naive one three times; fused attention stores
+#    only its output where the unfused three kernels store the N x N scores twice; element-wise
+#    multiply far under 1% of peak FLOPs
 #  - blocks in a shuffled order: the same outputs, other timings; a reduction without its
 #    __syncthreads (bar.sync taken out of the PTX) fails its output check
 #  - the same launch twice: byte-identical stats; bad launches and bad PTX: exit 78 and 65
@@ -65,6 +67,18 @@ check "histogram: shared atomics $(cyc histogram-shared) < global atomics $(cyc 
     "[ $(cyc histogram-shared) -lt $(cyc histogram-global) ]"
 check "reduce: interleaved $(cyc reduce-interleaved) > sequential $(cyc reduce-sequential) > shuffle $(cyc reduce-shuffle) cycles" \
     "[ $(cyc reduce-interleaved) -gt $(cyc reduce-sequential) ] && [ $(cyc reduce-sequential) -gt $(cyc reduce-shuffle) ]"
+
+# fusion: the online softmax reads its row twice where the naive one reads it three times; the
+# fused attention stores only its output, the unfused sequence also the 256 x 256 scores twice
+sn=$(stat gpu.global_load_sectors "$T/softmax-naive/stats.txt")
+so=$(stat gpu.global_load_sectors "$T/softmax-online/stats.txt")
+check "softmax: online loads 2/3 of the naive sectors ($so vs $sn)" "[ $((3 * so)) -eq $((2 * sn)) ]"
+au=$(stat gpu.global_store_sectors "$T/attention-unfused/stats.txt")
+af=$(stat gpu.global_store_sectors "$T/attention-fused/stats.txt")
+check "attention: fused stores only O ($af sectors = 16384 floats), unfused O and S twice ($au)" \
+    "[ $af -eq 2048 ] && [ $au -eq $((2048 + 2 * 8192)) ]"
+check "attention: three kernels in kernels.csv for the unfused sequence" \
+    "[ \$(grep -c '^[123],attn_' $T/attention-unfused/kernels.csv) -eq 3 ]"
 
 # the bandwidth wall: vecmul on the V100, one FLOP per 12 bytes; peak = 80 SMs x 64 lanes x 2 (FMA)
 gpurun vecmul-v100 $W/vecmul/launch.yaml configs/gpu/v100.yaml

@@ -72,7 +72,7 @@ static void test_parse_constructs(void)
     CU_ASSERT_EQUAL(k->regs->len, 3 + 2 + 5 + 9 + 6);
     CU_ASSERT_EQUAL(k->insts->len, 20);
     CU_ASSERT_EQUAL(k->shared_bytes, 1024);
-    CU_ASSERT_EQUAL(k->local_bytes, 32);
+    CU_ASSERT_EQUAL(k->local_bytes, 0);            /* the depot is declared, never named */
     const PtxInst *in = (const PtxInst *)(void *)k->insts->data;
     CU_ASSERT_EQUAL(in[0].op, PTX_OP_LD);
     CU_ASSERT_EQUAL(in[0].space, PTX_SPACE_PARAM);
@@ -603,7 +603,7 @@ static void test_launch_yaml(void)
           "@/l.yaml:5:11: outputs: 'y' is not a buffer of this launch" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\nthreads: 3\n",
           "@/l.yaml:5:1: unknown key 'threads' in a launch (kernel, entry, grid, block, shared, "
-          "buffers, params, outputs, registers, block_order)" },
+          "buffers, params, outputs, registers, block_order, launches)" },
     };
     (void)cases;
     /* params are named after the PTX: rename them in the expectation */
@@ -621,10 +621,10 @@ static void test_launch_yaml(void)
                 memcpy(v, gpu_launch_buffer(s, "x")->data, 16);
                 CU_ASSERT_EQUAL(v[3], 3.0f);
                 float a;
-                memcpy(&a, s->l.params + 4, 4);
+                memcpy(&a, s->l[0].params + 4, 4);
                 CU_ASSERT_EQUAL(a, 2.5f);
                 uint64_t p;
-                memcpy(&p, s->l.params + 8, 8);
+                memcpy(&p, s->l[0].params + 8, 8);
                 CU_ASSERT_EQUAL(p, PTX_GLOBAL_BASE);
             }
             gpu_launch_free(s);
