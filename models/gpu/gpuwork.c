@@ -259,8 +259,12 @@ static bool work_read_ahead(Work *w)
         }
         w->kc->nops = nops;
     }
-    for (uint64_t i = 0; i < g->b.ninsts; i++) {
-        const SassInst *in = &g->b.insts[i];
+    for (uint64_t i = 0, wi = 0, j = 0; i < g->b.ninsts; i++, j++) {
+        while (j >= g->b.warps[wi].n) {         /* warp by warp: a PTX block's are apart */
+            wi++;
+            j = 0;
+        }
+        const SassInst *in = &sass_warp_insts(&g->b, (uint32_t)wi)[j];
         g->thread_insts += (uint64_t)__builtin_popcount(in->mask);
         if (in->unit != GPU_UNIT_UNKNOWN)
             continue;

@@ -23,8 +23,8 @@ typedef struct {
     uint32_t sp, cap;
     uint32_t live;              /* lanes that have not ended */
     bool at_bar, done;
-    GArray *insts;              /* SassInst, recorded */
-    GArray *addrs;              /* uint64_t */
+    GArray *insts;              /* SassInst, recorded (the block's own array) */
+    GArray *addrs;              /* uint64_t (the same) */
 } PWarp;
 
 struct PtxRun {
@@ -46,6 +46,9 @@ struct PtxRun {
     uint64_t max_insts;         /* ... at most */
     uint64_t clock;             /* %clock: warp instructions run so far */
     uint8_t *unit;              /* per instruction: unit class */
+    uint64_t *rmask;            /* per register: the bits its type holds (predicates: 1) */
+    uint8_t *rpred;             /* per register: a predicate */
+    PtxBuffer *last_buf;        /* the buffer the last global access hit */
     GError **error;
     bool failed;
 };
@@ -103,7 +106,13 @@ uint64_t ptx_place_buffers(GPtrArray *buffers)
 
 /* ---- values ---- */
 
-static inline uint32_t tbits(PtxType t) { return t == PTX_T_PRED ? 1 : ptx_type_bytes(t) * 8; }
+static const uint8_t type_bits[PTX_T_COUNT] = {
+    [PTX_T_PRED] = 1, [PTX_T_B8] = 8, [PTX_T_B16] = 16, [PTX_T_B32] = 32, [PTX_T_B64] = 64,
+    [PTX_T_U8] = 8, [PTX_T_U16] = 16, [PTX_T_U32] = 32, [PTX_T_U64] = 64, [PTX_T_S8] = 8,
+    [PTX_T_S16] = 16, [PTX_T_S32] = 32, [PTX_T_S64] = 64, [PTX_T_F16] = 16, [PTX_T_F32] = 32,
+    [PTX_T_F64] = 64,
+};
+static inline uint32_t tbits(PtxType t) { return type_bits[t]; }
 static inline bool is_float(PtxType t) { return t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64; }
 static inline bool is_signed(PtxType t)
 {
@@ -285,14 +294,34 @@ static inline uint64_t val(PtxRun *r, const PtxArg *a, uint32_t tid)
     }
 }
 
+/* Operand a for every lane of exec, into out[lane]: the kind decided once per instruction. */
+static inline void fetch(PtxRun *r, const PtxArg *a, uint32_t base, uint32_t exec, uint64_t *out)
+{
+    if (a->kind == PTX_A_REG) {
+        const uint64_t *row = &REG(r, a->reg, base);
+        if (a->neg)
+            for (uint32_t l = exec; l; l &= l - 1)
+                out[__builtin_ctz(l)] = !row[__builtin_ctz(l)];
+        else
+            for (uint32_t l = exec; l; l &= l - 1)
+                out[__builtin_ctz(l)] = row[__builtin_ctz(l)];
+    } else if (a->kind == PTX_A_IMM || a->kind == PTX_A_SYM) {
+        uint64_t v = val(r, a, base);
+        for (uint32_t l = exec; l; l &= l - 1)
+            out[__builtin_ctz(l)] = v;
+    } else {
+        for (uint32_t l = exec; l; l &= l - 1)
+            out[__builtin_ctz(l)] = val(r, a, base + (uint32_t)__builtin_ctz(l));
+    }
+}
+
 static inline void set(PtxRun *r, int32_t reg, uint32_t tid, uint64_t v, PtxType t)
 {
     if (reg < 0)
         return;
-    PtxType rt = (PtxType)g_array_index(r->l.e->regs, PtxReg, reg).type;
     if (is_signed(t) && tbits(t) < 64)      /* a narrower signed value fills a wider register */
         v = (uint64_t)sext(v, tbits(t));
-    REG(r, reg, tid) = rt == PTX_T_PRED ? (v != 0) : trunc_to(v, tbits(rt));
+    REG(r, reg, tid) = r->rpred[reg] ? (v != 0) : v & r->rmask[reg];
 }
 
 /* ---- memory ---- */
@@ -366,7 +395,9 @@ static uint8_t *mem_at(PtxRun *r, const PtxInst *in, PtxSpace sp, uint64_t addr,
         *ta = addr;
         return r->l.params + addr;
     default: {
-        PtxBuffer *b = buffer_below(r, addr);
+        PtxBuffer *b = r->last_buf;
+        if (!b || addr < b->addr || addr - b->addr >= b->bytes)
+            b = r->last_buf = buffer_below(r, addr);
         if (!b || addr + size - b->addr > b->bytes) {
             char *near = b ? g_strdup_printf(" (%" G_GUINT64_FORMAT " bytes past the end of %s, %"
                                              G_GUINT64_FORMAT " bytes at 0x%" G_GINT64_MODIFIER "x)",
@@ -627,6 +658,19 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
+    if (t == PTX_T_F32 && !(in->mods & PTX_M_SAT)) {     /* the common case, in single precision */
+        float x = f32_of(a), y = f32_of(b);
+        switch ((PtxOp)in->op) {
+        case PTX_OP_ADD: return bits_f32(x + y);
+        case PTX_OP_SUB: return bits_f32(x - y);
+        case PTX_OP_MUL: return bits_f32(x * y);
+        case PTX_OP_MAD:
+        case PTX_OP_FMA: return bits_f32(fmaf(x, y, f32_of(c)));
+        case PTX_OP_MIN: return bits_f32(fminf(x, y));
+        case PTX_OP_MAX: return bits_f32(fmaxf(x, y));
+        default: break;
+        }
+    }
     if (is_float(t)) {
         double x = fval(a, t), y = fval(b, t), z = fval(c, t), d = 0;
         bool f32 = t == PTX_T_F32;
@@ -807,17 +851,17 @@ static bool exec_mem(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, uint3
     si->width = (uint8_t)MIN(size * vec, 255u);
     si->addr = (uint32_t)w->addrs->len;
     PtxSpace resolved = (PtxSpace)in->space;
-    for (uint32_t lane = 0; lane < 32; lane++) {
-        if (!(exec >> lane & 1))
-            continue;
-        uint32_t tid = base_tid + lane;
+    g_array_set_size(w->addrs, w->addrs->len + (guint)__builtin_popcount(exec));
+    uint64_t *out = &g_array_index(w->addrs, uint64_t, si->addr);
+    for (uint32_t lanes = exec; lanes; lanes &= lanes - 1) {
+        uint32_t tid = base_tid + (uint32_t)__builtin_ctz(lanes);
         uint64_t a = addr_of(r, addr, tid), ta;
         PtxSpace rs;
         uint8_t *p = mem_at(r, in, (PtxSpace)in->space, a, size * vec, tid, &rs, &ta);
         if (!p)
             return false;
         resolved = rs;
-        g_array_append_val(w->addrs, ta);
+        *out++ = ta;
         switch ((PtxOp)in->op) {
         case PTX_OP_LD:
             if (vec == 1)
@@ -989,10 +1033,11 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     set(r, in->a[0].reg, base + lane, active, PTX_T_B32);
             break;
         default:
-            for (uint32_t lane = 0; lane < 32; lane++) {
-                if (!(exec >> lane & 1))
-                    continue;
-                uint32_t tid = base + lane;
+            if (in->op != PTX_OP_MOV && in->op != PTX_OP_CVTA && in->op != PTX_OP_CVT &&
+                in->op != PTX_OP_SETP && in->op != PTX_OP_SELP)
+                goto arith;
+            for (uint32_t lanes = exec; lanes; lanes &= lanes - 1) {
+                uint32_t tid = base + (uint32_t)__builtin_ctz(lanes);
                 switch ((PtxOp)in->op) {
                 case PTX_OP_MOV: {
                     const PtxArg *d = &in->a[0], *s = &in->a[1];
@@ -1046,21 +1091,48 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     set(r, in->a[0].reg, tid, val(r, &in->a[3], tid) ? val(r, &in->a[1], tid)
                                                                      : val(r, &in->a[2], tid), t);
                     break;
-                default: {
-                    uint64_t a = in->nargs > 1 ? val(r, &in->a[1], tid) : 0;
-                    uint64_t b = in->nargs > 2 ? val(r, &in->a[2], tid) : 0;
-                    uint64_t c = in->nargs > 3 ? val(r, &in->a[3], tid) : 0;
-                    uint64_t d = alu(in, a, b, c);
-                    PtxType dt = t;
-                    if (in->mods & PTX_M_WIDE)          /* mul.wide, mad.wide: twice as wide */
-                        dt = t == PTX_T_S16 ? PTX_T_S32 : t == PTX_T_U16 ? PTX_T_U32
-                           : t == PTX_T_S32 ? PTX_T_S64 : PTX_T_U64;
-                    set(r, in->a[0].reg, tid, d, dt);
-                    break;
-                }
+                default:
+                    g_assert_not_reached();     /* arithmetic: below */
                 }
             }
             break;
+        arith: {
+            /* arithmetic and logic: operands for the whole warp, then one op per lane */
+            uint64_t A[32], Bv[32], C[32];
+            if (in->nargs > 1)
+                fetch(r, &in->a[1], base, exec, A);
+            if (in->nargs > 2)
+                fetch(r, &in->a[2], base, exec, Bv);
+            if (in->nargs > 3)
+                fetch(r, &in->a[3], base, exec, C);
+            for (uint32_t l = exec; l; l &= l - 1) {
+                uint32_t lane = (uint32_t)__builtin_ctz(l);
+                if (in->nargs <= 1)
+                    A[lane] = 0;
+                if (in->nargs <= 2)
+                    Bv[lane] = 0;
+                if (in->nargs <= 3)
+                    C[lane] = 0;
+            }
+            PtxType dt = t;
+            if (in->mods & PTX_M_WIDE)          /* mul.wide, mad.wide: twice as wide */
+                dt = t == PTX_T_S16 ? PTX_T_S32 : t == PTX_T_U16 ? PTX_T_U32
+                   : t == PTX_T_S32 ? PTX_T_S64 : PTX_T_U64;
+            int32_t dreg = in->a[0].reg;
+            if (in->a[0].kind != PTX_A_REG || dreg < 0)
+                break;
+            uint64_t *drow = &REG(r, dreg, base), dmask = r->rmask[dreg];
+            bool dpred = r->rpred[dreg];
+            uint32_t sb = is_signed(dt) && tbits(dt) < 64 ? tbits(dt) : 0;
+            for (uint32_t l = exec; l; l &= l - 1) {
+                uint32_t lane = (uint32_t)__builtin_ctz(l);
+                uint64_t v = alu(in, A[lane], Bv[lane], C[lane]);
+                if (sb)
+                    v = (uint64_t)sext(v, sb);
+                drow[lane] = dpred ? (v != 0) : v & dmask;
+            }
+            break;
+        }
         }
         settle(w, 0);
     }
@@ -1122,6 +1194,17 @@ int ptx_run_next_block(PtxRun *r, SassBlock *b, GError **error)
     r->failed = false;
     if (r->next >= r->nblocks)
         return 0;
+    /* each warp records into arrays the block keeps (reused when the block is): no copy */
+    if (!b->store)
+        b->store = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    while (b->store->len < 2 * r->nwarps) {
+        g_ptr_array_add(b->store, g_array_new(FALSE, FALSE, sizeof(SassInst)));
+        g_ptr_array_add(b->store, g_array_new(FALSE, FALSE, sizeof(uint64_t)));
+    }
+    for (uint32_t i = 0; i < r->nwarps; i++) {
+        r->w[i].insts = g_ptr_array_index(b->store, 2 * i);
+        r->w[i].addrs = g_ptr_array_index(b->store, 2 * i + 1);
+    }
     uint64_t id = r->order ? r->order[r->next] : r->next;
     if (!run_block(r, id))
         return -1;
@@ -1129,35 +1212,17 @@ int ptx_run_next_block(PtxRun *r, SassBlock *b, GError **error)
     b->x = r->bx, b->y = r->by, b->z = r->bz;
     b->cluster = false;
     b->line = 0;
-    uint64_t ni = 0, na = 0;
-    for (uint32_t i = 0; i < r->nwarps; i++) {
-        ni += r->w[i].insts->len;
-        na += r->w[i].addrs->len;
-    }
     if (b->warps_cap < r->nwarps) {
         b->warps = g_renew(SassWarp, b->warps, r->nwarps);
         b->warps_cap = r->nwarps;
-    }
-    if (b->insts_cap < ni) {
-        g_free(b->insts);
-        b->insts = g_new(SassInst, ni ? ni : 1);
-        b->insts_cap = ni;
-    }
-    if (b->addrs_cap < na) {
-        g_free(b->addrs);
-        b->addrs = g_new(uint64_t, na ? na : 1);
-        b->addrs_cap = na;
     }
     b->nwarps = r->nwarps;
     b->ninsts = b->naddrs = 0;
     for (uint32_t i = 0; i < r->nwarps; i++) {
         PWarp *w = &r->w[i];
-        b->warps[i] = (SassWarp){ .warp = i, .first = (uint32_t)b->ninsts, .n = w->insts->len };
-        SassInst *dst = b->insts + b->ninsts;
-        memcpy(dst, w->insts->data, w->insts->len * sizeof(SassInst));
-        for (guint j = 0; j < w->insts->len; j++)
-            dst[j].addr += (uint32_t)b->naddrs;
-        memcpy(b->addrs + b->naddrs, w->addrs->data, w->addrs->len * sizeof(uint64_t));
+        b->warps[i] = (SassWarp){ .warp = i, .first = 0, .n = w->insts->len,
+                                  .insts = (const SassInst *)(void *)w->insts->data,
+                                  .addrs = (const uint64_t *)(void *)w->addrs->data };
         b->ninsts += w->insts->len;
         b->naddrs += w->addrs->len;
     }
@@ -1217,9 +1282,12 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
     r->shared = g_malloc0(shared ? shared : 1);
     r->local = r->local_bytes ? g_malloc0((size_t)r->nthreads * r->local_bytes) : NULL;
     r->w = g_new0(PWarp, r->nwarps);
-    for (uint32_t i = 0; i < r->nwarps; i++) {
-        r->w[i].insts = g_array_new(FALSE, FALSE, sizeof(SassInst));
-        r->w[i].addrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    r->rmask = g_new(uint64_t, MAX(r->nregs, 1u));
+    r->rpred = g_new(uint8_t, MAX(r->nregs, 1u));
+    for (uint32_t i = 0; i < r->nregs; i++) {
+        PtxType rt = (PtxType)g_array_index(e->regs, PtxReg, i).type;
+        r->rpred[i] = rt == PTX_T_PRED;
+        r->rmask[i] = tbits(rt) >= 64 ? UINT64_MAX : (1ull << tbits(rt)) - 1;
     }
     r->unit = g_new(uint8_t, e->insts->len);
     for (guint i = 0; i < e->insts->len; i++)
@@ -1287,11 +1355,8 @@ void ptx_run_free(PtxRun *r)
 {
     if (!r)
         return;
-    for (uint32_t i = 0; i < r->nwarps; i++) {
+    for (uint32_t i = 0; i < r->nwarps; i++)
         g_free(r->w[i].stack);
-        g_array_free(r->w[i].insts, TRUE);
-        g_array_free(r->w[i].addrs, TRUE);
-    }
     g_free(r->w);
     g_free(r->regs);
     g_free(r->shared);
@@ -1299,6 +1364,8 @@ void ptx_run_free(PtxRun *r)
     g_free(r->sym_addr);
     g_free(r->order);
     g_free(r->unit);
+    g_free(r->rmask);
+    g_free(r->rpred);
     g_ptr_array_free(r->sorted, TRUE);
     g_ptr_array_free(r->own, TRUE);
     g_free(r->k.path);

@@ -442,6 +442,8 @@ void sass_close(SassReader *r)
 
 void sass_block_clear(SassBlock *b)
 {
+    if (b->store)
+        g_ptr_array_free(b->store, TRUE);
     g_free(b->warps);
     g_free(b->insts);
     g_free(b->addrs);
@@ -1137,6 +1139,8 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
             b->insts_cap = cap;
         }
         SassWarp *sw = &b->warps[b->nwarps++];
+        sw->insts = NULL;
+        sw->addrs = NULL;
         sw->warp = (uint32_t)w;
         sw->first = (uint32_t)b->ninsts;
         sw->n = (uint32_t)ninsts;

@@ -70,6 +70,8 @@ typedef struct {
 typedef struct {
     uint32_t warp;              /* warp within its block */
     uint32_t first, n;          /* its instructions in the block's array */
+    const SassInst *insts;      /* or its own array (the PTX runner's), first unused */
+    const uint64_t *addrs;      /* ... and its addresses (SassInst.addr indexes them) */
 } SassWarp;
 
 typedef struct {
@@ -83,7 +85,19 @@ typedef struct {
     uint64_t ninsts, insts_cap;
     uint64_t *addrs;
     uint64_t naddrs, addrs_cap;
+    GPtrArray *store;           /* the PTX runner's per-warp arrays (GArray *: instructions,
+                                   addresses, by turns), kept with the block for reuse */
 } SassBlock;
+
+/* Warp i's instructions and the addresses its SassInst.addr index. */
+static inline const SassInst *sass_warp_insts(const SassBlock *b, uint32_t i)
+{
+    return b->warps[i].insts ? b->warps[i].insts : b->insts + b->warps[i].first;
+}
+static inline const uint64_t *sass_warp_addrs(const SassBlock *b, uint32_t i)
+{
+    return b->warps[i].insts ? b->warps[i].addrs : b->addrs;
+}
 
 typedef struct SassReader SassReader;
 

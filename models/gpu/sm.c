@@ -62,6 +62,7 @@ typedef struct Cta Cta;
 
 typedef struct {
     const SassInst *insts;
+    const uint64_t *addrs;        /* the lane addresses its instructions index */
     uint32_t n, fetched, issued;  /* instructions, fetched into the buffer, issued */
     uint32_t inflight;            /* issued instructions whose result is not written yet */
     uint64_t age;                 /* launch order, for GTO */
@@ -523,7 +524,7 @@ static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
         k->unit_free[w->subcore][u] <= now) {
         SassSpace sp = (SassSpace)in->space;
         if (sp == SASS_SPACE_GENERIC)
-            sp = sass_generic_space(w->cta->g->kc->k, w->cta->g->b.addrs[in->addr]);
+            sp = sass_generic_space(w->cta->g->kc->k, w->addrs[in->addr]);
         if ((sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) &&
             l1_status(k, w, in, now) != ST_SELECTED) {
             if (k->l1_free > now)           /* else it waits for an MSHR: an answer wakes it */
@@ -698,7 +699,7 @@ static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t 
     if (kc->op_flags[in->op] & (GPU_OPF_ATOM | GPU_OPF_RED))
         return ST_SELECTED;
     GpuLineAccess acc[64];
-    uint32_t na = gpu_coalesce(w->cta->g->b.addrs + in->addr, in->mask,
+    uint32_t na = gpu_coalesce(w->addrs + in->addr, in->mask,
                                MIN((uint32_t)in->width, 16u), acc);
     return l1_mshrs_needed(k, acc, na) > k->l1m.n - k->l1m.used ? ST_LG_THROTTLE : ST_SELECTED;
 }
@@ -872,7 +873,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     uint32_t na = 0;
     int mkind = -1;                   /* GPU_MEM_*: a global access for the memory side */
     if (u == GPU_UNIT_LDST && in->width > 0 && in->mask != 0) {
-        const uint64_t *a = w->cta->g->b.addrs + in->addr;
+        const uint64_t *a = w->addrs + in->addr;
         uint32_t width = MIN((uint32_t)in->width, 16u);
         SassSpace sp = (SassSpace)in->space;
         if (sp == SASS_SPACE_GENERIC)
@@ -1108,9 +1109,11 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
     k->ctas++;
     sm_hold(k);
     /* warps the trace holds (a warp it lacks ran nothing: it finishes at once) */
-    const SassWarp *tw[32] = { 0 };
+    int32_t tw[32];
+    for (uint32_t i = 0; i < 32; i++)
+        tw[i] = -1;
     for (uint32_t i = 0; i < b->nwarps; i++)
-        tw[b->warps[i].warp] = &b->warps[i];
+        tw[b->warps[i].warp] = (int32_t)i;
     uint32_t slot = 0;
     for (uint32_t i = 0; i < nw; i++) {
         while (k->warp[slot].resident)
@@ -1121,8 +1124,9 @@ static void cta_launch(Sm *k, Port *port, GpuCta *g)
         w->resident = true;
         k->wst[slot] = ST_UNKNOWN;
         w->cta = t;
-        w->insts = tw[i] ? b->insts + tw[i]->first : NULL;
-        w->n = tw[i] ? tw[i]->n : 0;
+        w->insts = tw[i] >= 0 ? sass_warp_insts(b, (uint32_t)tw[i]) : NULL;
+        w->addrs = tw[i] >= 0 ? sass_warp_addrs(b, (uint32_t)tw[i]) : NULL;
+        w->n = tw[i] >= 0 ? b->warps[tw[i]].n : 0;
         w->age = k->next_age++;
         w->subcore = (uint8_t)(slot % k->p.subcores);
         t->slot[i] = (uint16_t)slot;

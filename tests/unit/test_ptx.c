@@ -292,7 +292,7 @@ static uint32_t count_at(const Run *R, guint bi, uint32_t wi, uint32_t idx, uint
     const SassBlock *b = g_ptr_array_index(R->blocks, bi);
     uint32_t n = 0;
     for (uint32_t i = 0; i < b->warps[wi].n; i++) {
-        const SassInst *in = &b->insts[b->warps[wi].first + i];
+        const SassInst *in = &sass_warp_insts(b, wi)[i];
         if (in->pc == idx * 16) {
             n++;
             *mask = in->mask;
@@ -381,7 +381,7 @@ static void test_loop_early_exit(void)
     const SassBlock *b = g_ptr_array_index(R.blocks, 0);
     uint32_t stored = 0, groups = 0, body = 0;
     for (uint32_t i = 0; i < b->warps[0].n; i++) {
-        const SassInst *in = &b->insts[b->warps[0].first + i];
+        const SassInst *in = &sass_warp_insts(b, 0)[i];
         if (in->pc == 13 * 16) {
             CU_ASSERT_EQUAL(stored & in->mask, 0);
             stored |= in->mask;

@@ -80,13 +80,20 @@ static void run_entry(const PtxModule *m, const PtxEntry *e)
         SassBlock b = { 0 };
         int got;
         while ((got = ptx_run_next_block(r, &b, &err)) > 0) {
-            for (uint64_t i = 0; i < b.ninsts; i++) {
-                const SassInst *in = &b.insts[i];
-                fuzz_check(in->op < ptx_run_nopcodes(r), "recorded opcode");
-                if (in->width > 0 && in->mask)
-                    fuzz_check((uint64_t)in->addr + (uint64_t)__builtin_popcount(in->mask) <= b.naddrs,
-                               "addresses outside the block's array");
+            uint64_t addrs = 0;
+            for (uint32_t wi = 0; wi < b.nwarps; wi++) {
+                uint64_t used = 0;
+                for (uint32_t i = 0; i < b.warps[wi].n; i++) {
+                    const SassInst *in = &sass_warp_insts(&b, wi)[i];
+                    fuzz_check(in->op < ptx_run_nopcodes(r), "recorded opcode");
+                    if (in->width > 0 && in->mask) {
+                        fuzz_check(in->addr == used, "addresses not in order");
+                        used += (uint64_t)__builtin_popcount(in->mask);
+                    }
+                }
+                addrs += used;
             }
+            fuzz_check(addrs == b.naddrs, "addresses do not add up");
         }
         if (got < 0) {
             fuzz_error(err, m->path);
