@@ -11,7 +11,7 @@
 #include <unistd.h>
 #endif
 
-#define HOST_HEAP_PAD ((size_t)64 << 20)
+#define HOST_HEAP_PAD ((size_t)256 << 20)
 #define HOST_HUGE ((uintptr_t)2 << 20)
 
 void host_memory_tune(void)

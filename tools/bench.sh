@@ -47,6 +47,9 @@
 #      the way the Accel-Sim figure was measured. Accel-Sim was not run here (it needs a CUDA
 #      toolkit build); its rate on this machine kind, 7-13 K/s, is quoted from docs/gpu.md as
 #      recorded, not measured.
+#  11. the PTX path: every workload of workloads/gpu (each launch.yaml) on configs/gpu/a100.yaml,
+#      run with real values and timed on the SMs and memory side; warp instructions (the runs'
+#      gpu.warp_insts) per CPU second of all the runs, three passes, the median; >= 1 M/s.
 set -eu
 B=${1:-build}
 mkdir -p "$B/bench"
@@ -316,6 +319,30 @@ for cfg, tr, insts in (("a100", "bfs-rodinia2-sm80-tracer-v3-k5-16", 150081),
         f"{insts / tb / 1e6:.2f} M warp-insts/s" if tb else "", rt)
     row(f"  the same without start-up ({t0 * 1e3:.0f} ms of {t * 1e3:.0f} ms)",
         f"{insts / max(t - t0, 1e-9) / 1e6:.2f} M warp-insts/s", "", None)
+
+# 11. the PTX path (an older BENCH_BASE without `gpu run` is left out)
+launches = sorted(glob.glob("workloads/gpu/**/launch.yaml", recursive=True))
+base_ptx = bool(BASE) and subprocess.run([BASE, "gpu", "run", "--help"],
+                                         capture_output=True).returncode == 0
+def ptx_cmd(a, l):
+    return [a, "gpu", "run", l, "--machine", "configs/gpu/a100.yaml", "-q", "--force", "-o",
+            f"{B}/bench/ptx-" + l.replace("/", "-")]
+insts = 0
+for l in launches:                   # the warp instructions, from a first run of each
+    cpu(ptx_cmd(NEW, l))
+    with open(f"{B}/bench/ptx-" + l.replace("/", "-") + "/stats.txt") as f:
+        insts += next(int(x.split()[1]) for x in f if x.startswith("gpu.warp_insts "))
+passes, passes_base = [], []
+for _ in range(3):
+    passes.append(sum(cpu(ptx_cmd(NEW, l)) for l in launches))
+    if base_ptx:
+        passes_base.append(sum(cpu(ptx_cmd(BASE, l)) for l in launches))
+t = statistics.median(passes)
+tb = statistics.median(passes_base) if passes_base else None
+row(f"GPU PTX path, {len(launches)} workloads of workloads/gpu on a100 ({insts:,} warp insts)",
+    f"{insts / t / 1e6:.2f} M warp-insts/s", ">= 1 M warp-insts/s", insts / t >= 1e6,
+    f"{insts / tb / 1e6:.2f} M warp-insts/s" if tb else "",
+    statistics.median([a / b for a, b in zip(passes, passes_base)]) if tb else None)
 
 print()
 w = max(len(r[0]) for r in rows)

@@ -55,7 +55,7 @@ is looked up when it is not in the current directory.
 .TP
 .B ARCHSIM_MALLOC
 \fBsystem\fR leaves the C library's allocator as it is; by default archsim keeps freed
-blocks up to 32 MiB in its heap and asks for the heap's first 64 MiB in transparent huge pages
+blocks up to 32 MiB in its heap and asks for the heap's first 256 MiB in transparent huge pages
 (fewer page faults; only the host's speed changes, never a result).
 .SH FILES
 .TP
