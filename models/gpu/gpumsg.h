@@ -28,6 +28,8 @@ enum {
     GPU_OPF_ATOM = 4,       /* ATOM, ATOMG: an atomic that returns the old value */
     GPU_OPF_RED = 8,        /* RED: a reduction without a result */
     GPU_OPF_EXACT = 16,     /* every register written is listed (PTX): none is widened */
+    GPU_OPF_FLOP = 32,      /* a floating-point add or multiply: one FLOP per lane */
+    GPU_OPF_FMA = 64,       /* a fused multiply-add: two FLOPs per lane */
 };
 
 /* One kernel as the SMs see it (owned by the workload, alive while any of its blocks is). */

@@ -150,6 +150,8 @@ static void gpu_stats(Sim *sim, StatSet *set)
     stats_add_double(set, "gpu.gpu_ipc", stats_ratio((double)insn, (double)cyc), "ratio",
                      "gpu_sim_insn / gpu_sim_cycle (GPGPU-Sim's gpu_ipc)");
     stats_add_u64(set, "gpu.kernels", st_u64(set, "workload.kernels"), "count", "kernels run");
+    stats_add_u64(set, "gpu.flops", st_u64(set, "sm.flops"), "count", "floating-point "
+                  "operations, FMA counted twice (sm.flops summed; flop_count_sp + dp + hp)");
     stats_add_u64(set, "gpu.global_load_sectors", st_u64(set, "sm.global_load_sectors"), "count",
                   "32-byte sectors global and local loads touched (the coalescer's output)");
     stats_add_u64(set, "gpu.global_store_sectors", st_u64(set, "sm.global_store_sectors"), "count",

@@ -205,6 +205,18 @@ static uint8_t op_flags_of(const char *op)
         f |= GPU_OPF_ATOM;
     if (n == 3 && memcmp(op, "RED", 3) == 0)
         f |= GPU_OPF_RED;
+    /* what Nsight Compute counts as FLOPs (flop_count_sp/dp/hp): FADD, FMUL, FFMA and their
+     * double and packed-half forms (an HFMA2 lane's two halves count as two) */
+    static const char *const one[] = { "FADD", "FMUL", "DADD", "DMUL", "FADD32I", "FMUL32I" };
+    static const char *const two[] = { "FFMA", "DFMA", "FFMA32I", "HADD2", "HMUL2" };
+    for (size_t i = 0; i < G_N_ELEMENTS(one); i++)
+        if (n == strlen(one[i]) && memcmp(op, one[i], n) == 0)
+            f |= GPU_OPF_FLOP;
+    for (size_t i = 0; i < G_N_ELEMENTS(two); i++)
+        if (n == strlen(two[i]) && memcmp(op, two[i], n) == 0)
+            f |= GPU_OPF_FMA;
+    if (n == 5 && memcmp(op, "HFMA2", 5) == 0)
+        f |= GPU_OPF_FMA | GPU_OPF_FLOP;     /* four FLOPs a lane */
     return f;
 }
 
@@ -222,6 +234,13 @@ static uint8_t ptx_op_flags_of(const char *op)
         f |= GPU_OPF_ATOM;
     if (g_str_has_prefix(op, "red.") && !shared)
         f |= GPU_OPF_RED;
+    bool fl = g_str_has_suffix(op, ".f32") || g_str_has_suffix(op, ".f64") ||
+              g_str_has_suffix(op, ".f16");
+    if (fl && (g_str_has_prefix(op, "add.") || g_str_has_prefix(op, "sub.") ||
+               g_str_has_prefix(op, "mul.")))
+        f |= GPU_OPF_FLOP;
+    if (fl && (g_str_has_prefix(op, "fma.") || g_str_has_prefix(op, "mad.")))
+        f |= GPU_OPF_FMA;
     return f;
 }
 

@@ -166,6 +166,7 @@ typedef struct {
     /* stats */
     uint64_t warp_insts, thread_insts, ctas_done, active_cycles, warp_cycles, issue_slots;
     uint64_t stall[ST_COUNT], unit_insts[GPU_UNIT_COUNT], bank_conflicts, barriers;
+    uint64_t flops;
     uint64_t gld_req, gld_sect, gst_req, gst_sect, smem_wave, smem_conflicts;
     /* the memory side (mem linked) */
     Port *mem;
@@ -305,6 +306,9 @@ static const StatSpec sm_stats[] = {
       offsetof(Sm, thread_insts), NULL },
     { "ctas", STAT_COUNTER, "count", "thread blocks run to completion", offsetof(Sm, ctas_done),
       NULL },
+    { "flops", STAT_COUNTER, "count", "floating-point operations: adds and multiplies one per "
+      "active lane, fused multiply-adds two (HFMA2 four), any precision (Nsight Compute's "
+      "flop_count_sp + dp + hp)", offsetof(Sm, flops), NULL },
     { "active_cycles", STAT_COUNTER, "cycle", "cycles with at least one resident warp",
       offsetof(Sm, active_cycles), NULL },
     { "warp_cycles", STAT_COUNTER, "warp-cycle", "resident warps summed over active cycles",
@@ -856,6 +860,10 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         u = GPU_UNIT_INT;
     k->warp_insts++;
     k->thread_insts += (uint64_t)__builtin_popcount(in->mask);
+    uint8_t ff = w->cta->g->kc->op_flags[in->op] & (GPU_OPF_FLOP | GPU_OPF_FMA);
+    if (ff)
+        k->flops += (uint64_t)__builtin_popcount(in->mask) *
+                    (ff == (GPU_OPF_FLOP | GPU_OPF_FMA) ? 4 : ff == GPU_OPF_FMA ? 2 : 1);
     k->unit_free[w->subcore][u] = now + k->p.ii[u];
     uint32_t extra = operand_cycles(k, wi, in);
     k->bank_conflicts += extra;
