@@ -192,6 +192,16 @@ int main(int argc, char **argv)
         g_free(got);
         g_free(p);
         g_free(want);
+    } else if (!strcmp(k, "stride_copy")) {
+        uint32_t n = param_u32(s, 2), stride = param_u32(s, 3);
+        const float *in = F(s, "in");
+        float *want = g_new(float, n);
+        for (uint32_t i = 0; i < n; i++)
+            want[i] = in[(size_t)i * stride];
+        float *got = (float *)(void *)read_out(dir, "out", (size_t)n * 4);
+        rc = got ? compare_f32(k, got, want, n, 0) : 2;
+        g_free(got);
+        g_free(want);
     } else if (g_str_has_prefix(k, "hist_")) {
         uint32_t n = param_u32(s, 2);
         const uint8_t *in = gpu_launch_buffer(s, "in")->data;

@@ -10,6 +10,8 @@
 #    the online softmax reads its input twice, the naive one three times; fused attention stores
 #    only its output where the unfused three kernels store the N x N scores twice; element-wise
 #    multiply far under 1% of peak FLOPs
+#  - occupancy (255 registers: 1 block per SM instead of 8, slower) and coalescing (stride 8:
+#    8x the sectors of stride 1)
 #  - blocks in a shuffled order: the same outputs, other timings; a reduction without its
 #    __syncthreads (bar.sync taken out of the PTX) fails its output check
 #  - the same launch twice: byte-identical stats; bad launches and bad PTX: exit 78 and 65
@@ -84,6 +86,32 @@ check "attention: three kernels in kernels.csv for the unfused sequence" \
 gpurun vecmul-v100 $W/vecmul/launch.yaml configs/gpu/v100.yaml
 flops=$(awk '$1 == "gpu.gpu_sim_cycle" { c = $2 } END { printf "%.6f", 65536 / (c * 80 * 64 * 2) }' "$T/vecmul-v100/stats.txt")
 check "vecmul on v100: $flops of peak FP32 FLOPs per cycle (< 1%)" "awk 'BEGIN { exit !($flops < 0.01) }'"
+
+# occupancy: the same memory-bound kernel with 255 registers a thread holds 1 block per SM
+# instead of 8 and takes longer (docs/experiments/gpu-occupancy.md)
+for r in 32 255; do
+    sed -e "s|^kernel: .*|kernel: $PWD/$W/vecmul/vecmul.ptx|" -e 's|^grid: .*|grid: [1024, 1, 1]|' \
+        -e 's|^params: .*|params: [262144, a, b, c]|' -e 's|count: 65536|count: 262144|' \
+        $W/vecmul/launch.yaml > "$T/occ$r.yaml"
+    echo "registers: $r" >> "$T/occ$r.yaml"
+    gpurun occ$r "$T/occ$r.yaml" configs/gpu/a100.yaml
+done
+b32=$(awk -F, 'NR == 2 { print $5 }' "$T/occ32/kernels.csv"); b255=$(awk -F, 'NR == 2 { print $5 }' "$T/occ255/kernels.csv")
+check "occupancy: 8 blocks per SM at 32 registers, 1 at 255 ($b32, $b255)" "[ $b32 -eq 8 ] && [ $b255 -eq 1 ]"
+check "occupancy: 255 registers take longer ($(cyc occ255) vs $(cyc occ32) cycles)" "[ $(cyc occ255) -gt $(cyc occ32) ]"
+check "occupancy: outputs still right" "$R $T/occ255.yaml $T/occ255 > /dev/null"
+
+# coalescing: stride 8 floats touches a sector per lane, 8 times stride 1's (gpu-coalescing.md)
+for s in 1 8; do
+    sed -e "s|^kernel: .*|kernel: $PWD/$W/stride/stride.ptx|" -e "s|^params: .*|params: [in, out, 65536, $s]|" \
+        $W/stride/launch.yaml > "$T/str$s.yaml"
+    gpurun str$s "$T/str$s.yaml" configs/gpu/v100.yaml
+done
+s1=$(stat gpu.global_load_sectors "$T/str1/stats.txt"); s8=$(stat gpu.global_load_sectors "$T/str8/stats.txt")
+check "coalescing: stride 8 loads 8x the sectors of stride 1 ($s8 vs $s1), 32 a warp" \
+    "[ $s8 -eq $((8 * s1)) ] && [ $s8 -eq $((65536 / 32 * 32)) ]"
+check "coalescing: stride 8 slower ($(cyc str8) vs $(cyc str1) cycles), outputs right" \
+    "[ $(cyc str8) -gt $(cyc str1) ] && $R $T/str8.yaml $T/str8 > /dev/null"
 
 # blocks in another order: same outputs, other timing
 sed "s|^kernel: .*|kernel: $PWD/$W/histogram/histogram.ptx|" $W/histogram/global/launch.yaml > "$T/shuf.yaml"
