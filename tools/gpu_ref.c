@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../models/gpu/ptxlaunch.h"
@@ -51,6 +52,12 @@ static uint8_t *read_out(const char *dir, const char *name, size_t want)
 }
 
 /* |got - want| <= rtol |want| + 1e-30 for each value (0: exactly equal) */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int compare_f32(const char *what, const float *got, const float *want, size_t n, double rtol)
 {
     size_t bad = 0, worst = 0;
@@ -202,6 +209,76 @@ int main(int argc, char **argv)
         rc = got ? compare_f32(k, got, want, n, 0) : 2;
         g_free(got);
         g_free(want);
+    } else if (!strcmp(k, "stencil3")) {
+        uint32_t n = param_u32(s, 2);
+        const float *in = F(s, "in");
+        float *want = g_new(float, n);
+        for (uint32_t i = 0; i < n; i++) {
+            float l = i > 0 ? in[i - 1] : 0.0f, r = i + 1 < n ? in[i + 1] : 0.0f;
+            want[i] = fmaf(0.25f, r, fmaf(0.5f, in[i], 0.25f * l));
+        }
+        float *got = (float *)(void *)read_out(dir, "out", (size_t)n * 4);
+        rc = got ? compare_f32(k, got, want, n, 1e-6) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "spmv_csr")) {
+        uint32_t rows = param_u32(s, 5);
+        const int32_t *rp = (const int32_t *)(void *)gpu_launch_buffer(s, "rowptr")->data;
+        const int32_t *col = (const int32_t *)(void *)gpu_launch_buffer(s, "col")->data;
+        const float *val = F(s, "val"), *x = F(s, "x");
+        float *want = g_new(float, rows);
+        for (uint32_t r = 0; r < rows; r++) {
+            double acc = 0;
+            for (int32_t q = rp[r]; q < rp[r + 1]; q++)
+                acc += (double)val[q] * x[col[q]];
+            want[r] = (float)acc;
+        }
+        float *got = (float *)(void *)read_out(dir, "y", (size_t)rows * 4);
+        rc = got ? compare_f32(k, got, want, rows, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "block_scan")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const int32_t *v = (const int32_t *)(void *)in->data;
+        int32_t *want = g_new(int32_t, in->count);
+        for (uint64_t i = 0; i < in->count; i++)
+            want[i] = (i % 256 ? want[i - 1] : 0) + v[i];
+        int32_t *got = (int32_t *)(void *)read_out(dir, "out", in->count * 4);
+        if (got) {
+            uint64_t bad = 0;
+            for (uint64_t i = 0; i < in->count; i++)
+                bad += got[i] != want[i];
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, in->count, bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "bitonic512")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "data");
+        uint32_t *want = g_memdup2(in->data, in->bytes);
+        for (uint64_t b = 0; b + 512 <= in->count; b += 512)
+            qsort(want + b, 512, 4, cmp_u32);
+        uint32_t *got = (uint32_t *)(void *)read_out(dir, "data", in->bytes);
+        if (got) {
+            rc = memcmp(got, want, in->bytes) ? 1 : 0;
+            printf("%s: %" G_GUINT64_FORMAT " values, blocks of 512 %s\n", k, in->count,
+                   rc ? "NOT sorted as the reference" : "sorted as the reference");
+        }
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "ddot")) {
+        const PtxBuffer *a = gpu_launch_buffer(s, "a"), *b = gpu_launch_buffer(s, "b");
+        const double *x = (const double *)(void *)a->data, *y = (const double *)(void *)b->data;
+        double want = 0;
+        for (uint64_t i = 0; i < a->count; i++)
+            want += x[i] * y[i];
+        double *got = (double *)(void *)read_out(dir, "out", 8);
+        if (got) {
+            double err = fabs(*got - want) / fabs(want);
+            printf("%s: %.12g, reference %.12g (relative %.3g)\n", k, *got, want, err);
+            rc = err <= 1e-12 ? 0 : 1;
+        }
+        g_free(got);
     } else if (g_str_has_prefix(k, "hist_")) {
         uint32_t n = param_u32(s, 2);
         const uint8_t *in = gpu_launch_buffer(s, "in")->data;
