@@ -999,7 +999,7 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
         return -1;
     }
     case SCHED_LRR:
-    default:
+    default: {
         uint32_t first = k->sc_last[sc] + 1;
         if (first >= n)
             first = n ? first % n : 0;
@@ -1010,6 +1010,7 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
             }
         }
         return -1;
+    }
     }
 }
 
