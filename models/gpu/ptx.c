@@ -678,7 +678,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     bool have_cmp = false, have_sub = false;
     const char *m = op_at + baselen;
     while (m < q) {
-        g_assert(*m == '.');
+        if (*m != '.')              /* a ':' outside a modifier such as L2::128B */
+            return perr(p, m, "'%.*s': unexpected '%c' in the opcode", (int)oplen, op_at, *m);
         m++;
         const char *w = m;
         while (m < q && *m != '.')
