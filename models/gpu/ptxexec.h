@@ -21,7 +21,7 @@
 #define PTX_GLOBAL_BASE 0x0000000200000000ull      /* the first buffer's device address */
 #define PTX_MAX_BUFFER ((uint64_t)4 << 30)          /* bytes of one buffer */
 #define PTX_MAX_DEVICE ((uint64_t)16 << 30)         /* bytes of all buffers */
-#define PTX_MAX_WARP_INSTS ((uint64_t)1 << 26)      /* executed by one block (SassBlock's) */
+#define PTX_MAX_WARP_INSTS ((uint64_t)1 << 24)      /* executed by one block (64 B each held) */
 
 typedef enum {
     PTX_D_F32, PTX_D_F64, PTX_D_F16, PTX_D_S32, PTX_D_U32, PTX_D_S64, PTX_D_U64, PTX_D_U8,
