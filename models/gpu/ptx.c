@@ -569,17 +569,22 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
 
 /* ---- instructions ---- */
 
-static uint16_t intern_text(PtxModule *m, const char *t, size_t n)
+/* The index of opcode text t (added when new), or -1 past PTX_MAX_TEXTS. */
+static int intern_text(PtxModule *m, const char *t, size_t n)
 {
     char *k = g_strndup(t, n);
     gpointer v = g_hash_table_lookup(m->text_index, k);
     if (v) {
         g_free(k);
-        return (uint16_t)(GPOINTER_TO_UINT(v) - 1);
+        return (int)GPOINTER_TO_UINT(v) - 1;
+    }
+    if (m->texts->len >= PTX_MAX_TEXTS) {
+        g_free(k);
+        return -1;
     }
     g_ptr_array_add(m->texts, k);
     g_hash_table_insert(m->text_index, k, GUINT_TO_POINTER(m->texts->len));
-    return (uint16_t)(m->texts->len - 1);
+    return (int)m->texts->len - 1;
 }
 
 static const struct { const char *name; PtxOp op; } base_ops[] = {
@@ -621,9 +626,9 @@ static int name_in(const char *const *names, size_t count, const char *w, size_t
 static bool ignorable(const char *w, size_t n)
 {
     static const char *const ok[] = {
-        "rn", "rz", "rm", "rp", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile",
+        "rn", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile",
         "relaxed", "acquire", "release", "acq_rel", "sc", "weak", "cta", "gpu", "sys",
-        "sync", "aligned", "full", "noftz", "L1::no_allocate", "L2::128B", "L2::64B",
+        "sync", "aligned", "full", "noftz", "gl", "L1::no_allocate", "L2::128B", "L2::64B",
         "L2::256B", "L1::evict_last", "L1::evict_first", "L1::evict_normal",
     };
     return name_in(ok, G_N_ELEMENTS(ok), w, n) >= 0;
@@ -704,7 +709,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             in.space = PTX_SPACE_CONST;
         } else if (n == 2 && (!memcmp(w, "v2", 2) || !memcmp(w, "v4", 2))) {
             in.vec = (uint8_t)(w[1] - '0');
-        } else if (n == 2 && !memcmp(w, "lo", 2)) {
+        } else if (n == 2 && !memcmp(w, "lo", 2) && in.op != PTX_OP_SETP) {
             in.mods |= PTX_M_LO;
         } else if (n == 2 && !memcmp(w, "hi", 2) && in.op != PTX_OP_SETP) {
             in.mods |= PTX_M_HI;
@@ -712,6 +717,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             in.mods |= PTX_M_WIDE;
         } else if (n == 2 && !memcmp(w, "to", 2)) {
             in.mods |= PTX_M_TO;
+        } else if (n == 2 && !memcmp(w, "rz", 2)) {
+            in.mods |= PTX_M_RZ;
+        } else if (n == 2 && !memcmp(w, "rm", 2)) {
+            in.mods |= PTX_M_RM;
+        } else if (n == 2 && !memcmp(w, "rp", 2)) {
+            in.mods |= PTX_M_RP;
         } else if (n == 3 && !memcmp(w, "sat", 3)) {
             in.mods |= PTX_M_SAT;
         } else if (n == 3 && !memcmp(w, "ftz", 3)) {
@@ -730,15 +741,16 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             in.mods |= PTX_M_UNI;
         } else if (n == 4 && !memcmp(w, "warp", 4) && in.op == PTX_OP_BAR) {
             in.op = PTX_OP_BAR_WARP;
-        } else if ((in.op == PTX_OP_BAR) && ((n == 3 && !memcmp(w, "arrive", 6)) ||
+        } else if ((in.op == PTX_OP_BAR) && ((n == 6 && !memcmp(w, "arrive", 6)) ||
                                              (n == 3 && !memcmp(w, "red", 3)))) {
             return perr(p, w, "bar.%.*s is not in the subset (bar.sync is)", (int)n, w);
         } else if (in.op == PTX_OP_SETP && !have_cmp &&
                    (k = name_in(cmp_names, G_N_ELEMENTS(cmp_names), w, n)) >= 0) {
             in.cmp = (uint8_t)k;
             have_cmp = true;
-        } else if (in.op == PTX_OP_SETP && have_cmp && n <= 3 &&
-                   (!memcmp(w, "and", n) || !memcmp(w, "or", n) || !memcmp(w, "xor", n))) {
+        } else if (in.op == PTX_OP_SETP && have_cmp &&
+                   ((n == 3 && !memcmp(w, "and", 3)) || (n == 2 && !memcmp(w, "or", 2)) ||
+                    (n == 3 && !memcmp(w, "xor", 3)))) {
             in.boolop = w[0] == 'a' ? PTX_BOOL_AND : w[0] == 'o' ? PTX_BOOL_OR : PTX_BOOL_XOR;
         } else if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && !have_sub &&
                    (k = name_in(atom_names, G_N_ELEMENTS(atom_names), w, n)) >= 0) {
@@ -763,7 +775,10 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     in.type = (uint8_t)types[0];
     in.type2 = (uint8_t)types[1];
     p->p = q;
-    in.text = intern_text(p->m, op_at, oplen);
+    int text = intern_text(p->m, op_at, oplen);
+    if (text < 0)
+        return perr(p, op_at, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+    in.text = (uint16_t)text;
     /* what each instruction needs */
     switch ((PtxOp)in.op) {
     case PTX_OP_SETP:
@@ -794,6 +809,22 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "'%.*s' needs a type (.u32, .f32, ...)", (int)oplen, op_at);
     if (in.op == PTX_OP_ACTIVEMASK && ntypes == 0)
         in.type = PTX_T_B32;
+    /* what is parsed but not computed is refused, never approximated */
+    if (in.mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
+        return perr(p, op_at, "'%.*s': rounding toward zero or an infinity (.rz, .rm, .rp) is not "
+                    "in archsim's PTX subset (.rn is; cvt's .rzi/.rmi/.rpi/.rni are)", (int)oplen,
+                    op_at);
+    bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64);
+    if ((in.mods & PTX_M_SAT) && int_t && in.op != PTX_OP_CVT &&
+        !(in.type == PTX_T_S32 && (in.op == PTX_OP_ADD || in.op == PTX_OP_SUB ||
+                                   (in.op == PTX_OP_MAD && (in.mods & PTX_M_HI)))))
+        return perr(p, op_at, "'%.*s': .sat on this integer instruction is not in archsim's PTX "
+                    "subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 and cvt.sat are)",
+                    (int)oplen, op_at);
+    if ((in.op == PTX_OP_ST || in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) &&
+        (in.space == PTX_SPACE_PARAM || in.space == PTX_SPACE_CONST))
+        return perr(p, op_at, "'%.*s': writing the %s space is not allowed", (int)oplen, op_at,
+                    in.space == PTX_SPACE_PARAM ? "parameter" : "constant");
     /* operands */
     uint32_t idx = en->e->insts->len;
     skip_ws(p);
@@ -880,6 +911,20 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     }
     if (in.op == PTX_OP_BRA && in.a[0].kind != PTX_A_LABEL)
         return perr(p, op_at, "bra needs a label");
+    /* destinations are registers (a vector of them for ld and mov), never negated */
+    bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
+                    in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_BAR ||
+                    in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR);
+    for (uint32_t d = 0; writes && d < (in.nargs > 1 && in.a[1].pair ? 2u : 1u); d++) {
+        const PtxArg *a = &in.a[d];
+        bool vec_ok = d == 0 && a->kind == PTX_A_VEC && (in.op == PTX_OP_LD || in.op == PTX_OP_MOV);
+        if ((a->kind != PTX_A_REG && !vec_ok) || a->neg)
+            return perr(p, op_at, "'%.*s': its destination must be a register", (int)oplen, op_at);
+    }
+    for (uint32_t d = 1; d < in.nargs; d++)
+        if (in.a[d].pair && d != 1)
+            return perr(p, op_at, "'%.*s': only the destination may be a pair (d|p)", (int)oplen,
+                        op_at);
     if (en->e->insts->len >= PTX_MAX_INSTS)
         return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
     g_array_append_val(en->e->insts, in);
@@ -1210,15 +1255,25 @@ static bool parse_entry(P *p, const char *kw)
     for (guint i = 0; i < e->insts->len; i++) {
         const PtxInst *in = &g_array_index(e->insts, PtxInst, i);
         if (in->op == PTX_OP_BRA && (uint64_t)in->a[0].imm >= e->insts->len) {
-            PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1,
-                          .text = intern_text(p->m, "ret", 3), .line = in->line, .col = 1 };
+            int t = intern_text(p->m, "ret", 3);
+            if (t < 0) {
+                perr(p, p->p, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+                goto out;
+            }
+            PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1, .text = (uint16_t)t,
+                          .line = in->line, .col = 1 };
             g_array_append_val(e->insts, r);
             break;
         }
     }
     if (e->insts->len == 0 || (g_array_index(e->insts, PtxInst, e->insts->len - 1).op != PTX_OP_RET &&
                                g_array_index(e->insts, PtxInst, e->insts->len - 1).op != PTX_OP_EXIT)) {
-        PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1, .text = intern_text(p->m, "ret", 3),
+        int t = intern_text(p->m, "ret", 3);
+        if (t < 0) {
+            perr(p, p->p, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+            goto out;
+        }
+        PtxInst r = { .op = PTX_OP_RET, .guard = -1, .vec = 1, .text = (uint16_t)t,
                       .line = p->line, .col = 1 };
         g_array_append_val(e->insts, r);
     }
@@ -1388,6 +1443,13 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
         if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
             s->offset = (goff + s->align - 1) / s->align * s->align;
             goff = s->offset + s->size;
+            if (goff > PTX_MAX_VARIABLES) {
+                g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: the .global "
+                            "and .const variables hold more than %" G_GUINT64_FORMAT " GiB "
+                            "(at %s), archsim's limit", path, PTX_MAX_VARIABLES >> 30, s->name);
+                ptx_module_free(m);
+                return NULL;
+            }
         }
     }
     /* per entry: the shared and local arrays its instructions name, in declaration order (as

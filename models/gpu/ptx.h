@@ -20,6 +20,8 @@
 #define PTX_MAX_REGS 1000000                   /* registers declared in one kernel */
 #define PTX_MAX_OPERANDS 8
 #define PTX_MAX_ARRAY ((uint64_t)1 << 30)      /* bytes of one .shared/.local/.global array */
+#define PTX_MAX_VARIABLES ((uint64_t)4 << 30)  /* bytes of all .global/.const variables */
+#define PTX_MAX_TEXTS 65535                    /* distinct opcode texts in one file */
 
 /* Operand and instruction types. */
 typedef enum {
@@ -57,6 +59,7 @@ enum {
     PTX_M_RNI = 1u << 7, PTX_M_RZI = 1u << 8, PTX_M_RMI = 1u << 9, PTX_M_RPI = 1u << 10,
     PTX_M_UNI = 1u << 11,                   /* bra.uni */
     PTX_M_CC = 1u << 12,
+    PTX_M_RZ = 1u << 13, PTX_M_RM = 1u << 14, PTX_M_RP = 1u << 15,    /* float rounding */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */
@@ -166,7 +169,7 @@ typedef struct {
 
 /* Parses path (at most PTX_MAX_BYTES). */
 PtxModule *ptx_parse_file(const char *path, GError **error);
-/* Parses text as if read from path (for tests and the fuzzer). */
+/* Parses text as if read from path (for tests and the fuzzer); text[len] must be a NUL. */
 PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **error);
 void ptx_module_free(PtxModule *m);
 /* The entry called name, or the only one when name is NULL (else NULL, with error set). */

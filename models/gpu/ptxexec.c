@@ -80,7 +80,12 @@ PtxBuffer *ptx_buffer_new(const char *name, PtxDtype dtype, uint64_t count)
     b->dtype = dtype;
     b->count = count;
     b->bytes = count * dtype_bytes[dtype];
-    b->data = g_malloc0(b->bytes ? b->bytes : 1);
+    b->data = g_try_malloc0(b->bytes ? b->bytes : 1);
+    if (!b->data) {
+        g_free(b->name);
+        g_free(b);
+        return NULL;
+    }
     return b;
 }
 
@@ -317,7 +322,7 @@ static inline void fetch(PtxRun *r, const PtxArg *a, uint32_t base, uint32_t exe
 
 static inline void set(PtxRun *r, int32_t reg, uint32_t tid, uint64_t v, PtxType t)
 {
-    if (reg < 0)
+    if (reg < 0 || (uint32_t)reg >= r->nregs)
         return;
     if (is_signed(t) && tbits(t) < 64)      /* a narrower signed value fills a wider register */
         v = (uint64_t)sext(v, tbits(t));
@@ -604,14 +609,18 @@ static uint64_t f2i(double d, PtxType t, uint32_t mods)
     uint32_t bits = tbits(t);
     if (isnan(d))
         return 0;
+    /* saturating, as the hardware; the limits compared exactly (2^63 - 1 is no double) */
     if (is_signed(t)) {
-        double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1) - 1;
-        d = d < lo ? lo : d > hi ? hi : d;              /* saturating, as the hardware */
+        double lim = ldexp(1.0, (int)bits - 1);
+        if (d >= lim)
+            return trunc_to((1ull << (bits - 1)) - 1, bits);
+        if (d < -lim)
+            return trunc_to(1ull << (bits - 1), bits);
         return trunc_to((uint64_t)(int64_t)d, bits);
     }
-    double hi = ldexp(1.0, (int)bits) - 1;
-    d = d < 0 ? 0 : d > hi ? hi : d;
-    return (uint64_t)d;
+    if (d >= ldexp(1.0, (int)bits))
+        return bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+    return d <= 0 ? 0 : (uint64_t)d;
 }
 
 static uint64_t do_cvt(const PtxInst *in, uint64_t v)
@@ -632,6 +641,8 @@ static uint64_t do_cvt(const PtxInst *in, uint64_t v)
     /* from an integer */
     uint32_t sb = tbits(st);
     if (is_float(dt)) {
+        if (dt == PTX_T_F32)        /* rounded once, to single precision */
+            return bits_f32(is_signed(st) ? (float)sext(v, sb) : (float)trunc_to(v, sb));
         double d = is_signed(st) ? (double)sext(v, sb) : (double)trunc_to(v, sb);
         return fbits(d, dt);
     }
@@ -653,11 +664,24 @@ static uint64_t do_cvt(const PtxInst *in, uint64_t v)
     return trunc_to(x, tbits(dt));
 }
 
+/* An f32's bits with a subnormal flushed to a zero of its sign (.ftz). */
+static inline uint64_t ftz32(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    return (u & 0x7f800000u) == 0 ? u & 0x80000000u : u;
+}
+
 /* Arithmetic of one lane: d = op(a, b, c) in type t. */
 static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
+    if (t == PTX_T_F32 && (in->mods & PTX_M_FTZ)) {      /* subnormals in and out are zero */
+        a = ftz32(a), b = ftz32(b), c = ftz32(c);
+        PtxInst plain = *in;
+        plain.mods &= ~PTX_M_FTZ;
+        return ftz32(alu(&plain, a, b, c));
+    }
     if (t == PTX_T_F32 && !(in->mods & PTX_M_SAT)) {     /* the common case, in single precision */
         float x = f32_of(a), y = f32_of(b);
         switch ((PtxOp)in->op) {
@@ -709,6 +733,10 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
         }
         return a + b;
     case PTX_OP_SUB:
+        if ((in->mods & PTX_M_SAT) && t == PTX_T_S32) {
+            int64_t d = sa - sb;
+            return trunc_to((uint64_t)(d > INT32_MAX ? INT32_MAX : d < INT32_MIN ? INT32_MIN : d), 32);
+        }
         return a - b;
     case PTX_OP_MUL:
     case PTX_OP_MAD: {
@@ -723,6 +751,10 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
                 return (uint64_t)((unsigned __int128)p >> 64) + addend;
             }
             uint64_t p = sg ? (uint64_t)(sa * sb) : ua * ub;
+            if ((in->mods & PTX_M_SAT) && t == PTX_T_S32) {    /* mad.hi.sat.s32 */
+                int64_t d = (sa * sb >> 32) + sext(addend, 32);
+                return trunc_to((uint64_t)(d > INT32_MAX ? INT32_MAX : d < INT32_MIN ? INT32_MIN : d), 32);
+            }
             return (p >> bits) + addend;
         }
         return a * b + addend;
@@ -776,19 +808,13 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
         return x;
     }
     case PTX_OP_BFE: {
+        /* bit i of d is a[pos + i] for i < len and pos + i <= msb, else the sign bit
+         * a[min(pos + len - 1, msb)] (0 for unsigned types and len 0): the ISA's pseudocode */
         uint32_t pos = (uint32_t)(b & 0xff), len = (uint32_t)(c & 0xff);
-        if (len == 0)
-            return 0;
-        uint64_t f = pos >= bits ? 0 : ua >> pos;
-        if (len < 64)
-            f &= (1ull << len) - 1;
-        if (sg && len < bits) {
-            /* sign bit of the field (or of the value when the field runs past its top) */
-            uint32_t top = MIN(pos + len - 1, bits - 1);
-            bool neg = (ua >> top) & 1;
-            if (neg && len < 64)
-                f |= ~((1ull << len) - 1);
-        }
+        uint32_t have = pos >= bits ? 0 : MIN(len, bits - pos);
+        uint64_t f = have ? (ua >> pos) & (have >= 64 ? UINT64_MAX : (1ull << have) - 1) : 0;
+        if (sg && len > 0 && (ua >> MIN(pos + len - 1, bits - 1) & 1) && have < 64)
+            f |= ~0ull << have;
         return f;
     }
     default:
@@ -956,7 +982,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             settle(w, exec);
             continue;
         case PTX_OP_BAR:
-            w->at_bar = true;
+            w->at_bar = exec != 0;      /* a guard false for every lane: no barrier */
             break;
         case PTX_OP_BAR_WARP:
         case PTX_OP_MEMBAR:
@@ -1303,6 +1329,13 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
         const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
         if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
             PtxBuffer *b = ptx_buffer_new(s->name, PTX_D_U8, s->size);
+            if (!b) {
+                g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: cannot "
+                            "allocate %" G_GUINT64_FORMAT " bytes for variable %s",
+                            l->m->path, s->size, s->name);
+                ptx_run_free(r);
+                return NULL;
+            }
             b->addr = at;
             at += (b->bytes + 255) / 256 * 256 + 256;
             g_ptr_array_add(r->own, b);

@@ -21,7 +21,8 @@
 #define PTX_GLOBAL_BASE 0x0000000200000000ull      /* the first buffer's device address */
 #define PTX_MAX_BUFFER ((uint64_t)4 << 30)          /* bytes of one buffer */
 #define PTX_MAX_DEVICE ((uint64_t)16 << 30)         /* bytes of all buffers */
-#define PTX_MAX_WARP_INSTS ((uint64_t)1 << 24)      /* executed by one block (64 B each held) */
+#define PTX_MAX_WARP_INSTS ((uint64_t)1 << 22)      /* executed by one block (64 B each held,
+                                                       plus up to 256 B of lane addresses) */
 
 typedef enum {
     PTX_D_F32, PTX_D_F64, PTX_D_F16, PTX_D_S32, PTX_D_U32, PTX_D_S64, PTX_D_U64, PTX_D_U8,
@@ -70,6 +71,7 @@ uint8_t ptx_unit_class(const PtxInst *in);
 /* Gives each buffer its device address, in order from PTX_GLOBAL_BASE (256-byte aligned, 256
  * bytes apart); returns the first address after them. */
 uint64_t ptx_place_buffers(GPtrArray *buffers);
+/* A zeroed buffer, or NULL when its memory cannot be had. */
 PtxBuffer *ptx_buffer_new(const char *name, PtxDtype dtype, uint64_t count);
 void ptx_buffer_free(PtxBuffer *b);
 const char *ptx_dtype_name(PtxDtype d);

@@ -99,12 +99,16 @@ static void put_value(PtxBuffer *b, uint64_t i, double v)
         memcpy(p, &h, 2);
         break;
     }
-    case PTX_D_S32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-    case PTX_D_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-    case PTX_D_S64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
-    case PTX_D_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
-    case PTX_D_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-    default: break;
+    default: {
+        /* integers: the value's low bits, as C's conversion of the whole number would give
+         * (iota past 255 in a u8 wraps, const:-1 in a u32 is 0xffffffff) */
+        double w = trunc(v);
+        uint64_t x = w >= 18446744073709551616.0 ? UINT64_MAX
+                   : w >= 0 ? (w >= 9223372036854775808.0 ? (uint64_t)w : (uint64_t)(int64_t)w)
+                   : w <= -9223372036854775808.0 ? (uint64_t)INT64_MIN : (uint64_t)(int64_t)w;
+        memcpy(p, &x, ptx_dtype_bytes(b->dtype));      /* little-endian host: the low bytes */
+        break;
+    }
     }
 }
 
@@ -437,7 +441,21 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
                  PTX_MAX_DEVICE >> 30);
             goto out;
         }
+        /* a name is an identifier: it names an output file NAME.bin in the run directory */
+        bool ident = g_ascii_isalpha(bk->scalar[0]) || bk->scalar[0] == '_';
+        for (const char *c = bk->scalar; *c; c++)
+            ident &= g_ascii_isalnum(*c) || *c == '_';
+        if (!ident || strlen(bk->scalar) > 64) {
+            lerr(error, bk, "buffer '%s': a name is letters, digits and '_' (not first), at most "
+                 "64 (it names the output file NAME.bin)", bk->scalar);
+            goto out;
+        }
         PtxBuffer *b = ptx_buffer_new(bk->scalar, d, count);
+        if (!b) {
+            lerr(error, bv, "buffer %s: cannot allocate %" G_GUINT64_FORMAT " bytes", bk->scalar,
+                 count * ptx_dtype_bytes(d));
+            goto out;
+        }
         g_ptr_array_add(s->buffers, b);
         if (!init_buffer(b, cfg_map_get(bv, "init"), dir, error))
             goto out;

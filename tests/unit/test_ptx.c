@@ -180,6 +180,17 @@ static void test_parse_errors(void)
         { "mov.u32 %r1, 0x11112222333344445;", "t.ptx:6:14: a hex number of more than 16 digits" },
         { ".maxnreg 32;", "t.ptx:6:1: directive .maxnreg is not in archsim's PTX subset inside an entry" },
         { "add.u32 %r1, %r2, 12ab;", "t.ptx:6:19: '12ab' is not a number" },
+        { "mov.u32 %tid.x, 5;", "t.ptx:6:1: 'mov.u32': its destination must be a register" },
+        { "add.rz.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'add.rz.f32': rounding toward zero or an "
+          "infinity (.rz, .rm, .rp) is not in archsim's PTX subset (.rn is; cvt's "
+          ".rzi/.rmi/.rpi/.rni are)" },
+        { "mul.lo.sat.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'mul.lo.sat.s32': .sat on this integer "
+          "instruction is not in archsim's PTX subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 "
+          "and cvt.sat are)" },
+        { "st.param.u32 [%rd1], %r1;", "t.ptx:6:1: 'st.param.u32': writing the parameter space "
+          "is not allowed" },
+        { "setp.lt.a.s32 %p1, %r1, %r2, %p2;", "t.ptx:6:8: 'setp.lt.a.s32': modifier .a is not "
+          "in archsim's PTX subset" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
@@ -578,6 +589,59 @@ static void test_faults(void)
     run_free(&R);
 }
 
+/* the ISA's corner cases: bfe's sign fill, saturating conversions at 2^63 and 2^64, an
+ * integer converted to f32 rounded once, saturating subtraction, .ftz, a guarded bar.sync that
+ * no lane takes */
+static void test_alu_corners(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<2>; .reg .b32 %r<12>; .reg .b64 %rd<12>; .reg .f64 %fd<3>; .reg .f32 %f<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, 0x80000000;\n"
+        "bfe.s32 %r2, %r1, 31, 4;\n"                    /* 0xffffffff */
+        "bfe.s32 %r3, %r1, 16, 32;\n"                   /* 0xffff8000 */
+        "bfe.u32 %r4, %r1, 28, 8;\n"                    /* 0x8 */
+        "mov.u32 %r5, 0x12345678;\n"
+        "bfe.s32 %r6, %r5, 4, 8;\n"                     /* 0x67 */
+        "mov.f64 %fd1, 0d43E0000000000000;\n"           /* 2^63 */
+        "cvt.rzi.s64.f64 %rd2, %fd1;\n"                 /* INT64_MAX */
+        "mov.f64 %fd2, 0d43F0000000000000;\n"           /* 2^64 */
+        "cvt.rzi.u64.f64 %rd3, %fd2;\n"                 /* UINT64_MAX */
+        "mov.u64 %rd4, 0x1000001000000001;\n"
+        "cvt.rn.f32.u64 %f1, %rd4;\n"                   /* 0x5d800001 */
+        "mov.b32 %r7, %f1;\n"
+        "mov.u32 %r8, 0x80000000;\n"
+        "sub.sat.s32 %r9, %r8, 1;\n"                    /* 0x80000000 */
+        "mov.b32 %f2, 0x00000001;\n"                    /* the smallest subnormal */
+        "add.ftz.f32 %f3, %f2, %f2;\n"                  /* 0 */
+        "mov.b32 %r10, %f3;\n"
+        "setp.ne.u32 %p1, %r1, %r1;\n"
+        "@%p1 bar.sync 0;\n"                            /* no lane: no barrier */
+        "st.global.u32 [%rd1], %r2; st.global.u32 [%rd1+4], %r3; st.global.u32 [%rd1+8], %r4;\n"
+        "st.global.u32 [%rd1+12], %r6; st.global.u64 [%rd1+16], %rd2; st.global.u64 [%rd1+24], %rd3;\n"
+        "st.global.u32 [%rd1+32], %r7; st.global.u32 [%rd1+36], %r9; st.global.u32 [%rd1+40], %r10;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 12);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    uint64_t s64, u64;
+    memcpy(&s64, o + 4, 8);
+    memcpy(&u64, o + 6, 8);
+    CU_ASSERT_EQUAL(o[0], 0xffffffffu);
+    CU_ASSERT_EQUAL(o[1], 0xffff8000u);
+    CU_ASSERT_EQUAL(o[2], 0x8u);
+    CU_ASSERT_EQUAL(o[3], 0x67u);
+    CU_ASSERT_EQUAL(s64, (uint64_t)INT64_MAX);
+    CU_ASSERT_EQUAL(u64, UINT64_MAX);
+    CU_ASSERT_EQUAL(o[8], 0x5d800001u);
+    CU_ASSERT_EQUAL(o[9], 0x80000000u);
+    CU_ASSERT_EQUAL(o[10], 0);
+    run_free(&R);
+}
+
 /* ---- the launch YAML ---- */
 
 static void test_launch_yaml(void)
@@ -601,6 +665,9 @@ static void test_launch_yaml(void)
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\noutputs: [y]\n",
           "@/l.yaml:5:11: outputs: 'y' is not a buffer of this launch" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  ../x: {dtype: u8, count: 1}\n"
+          "params: [1, 1, 1]\n", "@/l.yaml:5:3: buffer '../x': a name is letters, digits and '_' "
+          "(not first), at most 64 (it names the output file NAME.bin)" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\nthreads: 3\n",
           "@/l.yaml:5:1: unknown key 'threads' in a launch (kernel, entry, grid, block, shared, "
           "buffers, params, outputs, registers, block_order, launches)" },
@@ -665,6 +732,7 @@ int main(void)
         !CU_add_test(s, "barriers: with and without bar.sync", test_barriers) ||
         !CU_add_test(s, "shuffles and votes", test_shuffle_vote) ||
         !CU_add_test(s, "faults: out of bounds, endless loops", test_faults) ||
+        !CU_add_test(s, "the ISA's corner cases", test_alu_corners) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();

@@ -42,6 +42,12 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
         fuzz_check(in->text < m->texts->len, "opcode text index");
         fuzz_check(in->guard < (int32_t)e->regs->len, "guard register");
         fuzz_check(e->ipdom[i] <= n, "reconvergence point");
+        bool writes = !(in->op == PTX_OP_ST || in->op == PTX_OP_RED || in->op == PTX_OP_BRA ||
+                        in->op == PTX_OP_RET || in->op == PTX_OP_EXIT || in->op == PTX_OP_BAR ||
+                        in->op == PTX_OP_BAR_WARP || in->op == PTX_OP_MEMBAR);
+        if (writes)
+            fuzz_check(in->a[0].kind == PTX_A_REG || in->a[0].kind == PTX_A_VEC,
+                       "a destination that is not a register");
         for (uint32_t a = 0; a < in->nargs; a++) {
             const PtxArg *x = &in->a[a];
             if (x->kind == PTX_A_LABEL)
@@ -60,7 +66,9 @@ static void run_entry(const PtxModule *m, const PtxEntry *e)
     PtxLaunch l = { .m = m, .e = e, .grid = { 2, 1, 1 }, .block = { 64, 1, 1 },
                     .max_warp_insts = 20000 };
     l.buffers = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
-    g_ptr_array_add(l.buffers, ptx_buffer_new("buf", PTX_D_U8, 4096));
+    PtxBuffer *buf = ptx_buffer_new("buf", PTX_D_U8, 4096);
+    fuzz_check(buf != NULL, "4 KiB of buffer");
+    g_ptr_array_add(l.buffers, buf);
     ptx_place_buffers(l.buffers);
     l.params = g_malloc0(e->param_bytes + 8);
     uint64_t addr = ((PtxBuffer *)g_ptr_array_index(l.buffers, 0))->addr;
