@@ -3,13 +3,16 @@
  * (NVIDIA's occupancy rules, occupancy.h, with GPGPU-Sim's max_cta beside them). */
 #include "gpu.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "../../sim/cli/cli.h"
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 #include "../../sim/param.h"
+#include "ptxlaunch.h"
 #include "occupancy.h"
 #include "sasstrace.h"
 
@@ -437,8 +440,122 @@ out:
     return ret;
 }
 
+/* ---- archsim gpu plan ---- */
+
+static const CliHelp plan_help = {
+    .cmd = "gpu plan",
+    .usage = "archsim gpu plan LAUNCH.yaml DIR",
+    .summary = "Write a PTX launch's plan for a real GPU: its buffers' initial bytes and a text plan.",
+    .details =
+        "Reads LAUNCH.yaml with archsim's own reader and writes DIR/plan.txt (the PTX file, each\n"
+        "buffer with its size, the outputs, each launch with its grid, block, shared memory and\n"
+        "typed parameters) and DIR/NAME.init, each buffer's initial bytes, for\n"
+        "tools/gpu-device/gpurun.c, which runs the same launch on a GPU through the CUDA driver\n"
+        "API (tools/gpu-device-check.sh; docs/gpu-ptx.md). DIR must not exist.\n"
+        "\n"
+        "Exit status: 0 success, 64 bad command line, 65 bad PTX, 66 a missing file, 73 DIR exists,\n"
+        "74 a write failed, 78 bad launch YAML.\n",
+};
+
+static int plan_main(int argc, char **argv)
+{
+    GOptionEntry entries[] = { { NULL } };
+    if (!cli_parse(&plan_help, entries, &argc, &argv))
+        return ARCHSIM_EXIT_USAGE;
+    if (argc != 3)
+        return cli_usage_error("gpu plan", argc < 3 ? "expected LAUNCH.yaml and DIR"
+                                                    : "unexpected argument '%s'", argv[3]);
+    GError *e = NULL;
+    GpuLaunchSpec *s = gpu_launch_load(argv[1], &e);
+    if (!s)
+        return gpu_fail(e);
+    const char *dir = argv[2];
+    if (g_mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "archsim gpu plan: %s: %s\n", dir, errno == EEXIST ? "exists" : g_strerror(errno));
+        gpu_launch_free(s);
+        return ARCHSIM_EXIT_CANTCREAT;
+    }
+    int rc = 0;
+    GString *plan = g_string_new(NULL);
+    for (uint32_t i = 1; i < s->nl; i++)
+        if (s->l[i].m != s->l[0].m) {
+            fprintf(stderr, "archsim gpu plan: %s: the launches use more than one PTX file\n", argv[1]);
+            rc = ARCHSIM_EXIT_DATAERR;
+        }
+    char *ptx = g_canonicalize_filename(s->l[0].m->path, NULL);
+    g_string_append_printf(plan, "ptx %s\n", ptx);
+    g_free(ptx);
+    for (guint i = 0; rc == 0 && i < s->buffers->len; i++) {
+        const PtxBuffer *b = g_ptr_array_index(s->buffers, i);
+        char *f = g_strdup_printf("%s/%s.init", dir, b->name);
+        if (!g_file_set_contents(f, (const char *)b->data, (gssize)b->bytes, NULL)) {
+            fprintf(stderr, "archsim gpu plan: %s: cannot write\n", f);
+            rc = ARCHSIM_EXIT_IOERR;
+        }
+        char *abs = g_canonicalize_filename(f, NULL);
+        g_string_append_printf(plan, "buffer %s %" G_GUINT64_FORMAT " %s\n", b->name, b->bytes, abs);
+        g_free(abs);
+        g_free(f);
+    }
+    for (guint i = 0; i < s->outputs->len; i++)
+        g_string_append_printf(plan, "output %s\n", ((const PtxBuffer *)g_ptr_array_index(s->outputs, i))->name);
+    for (uint32_t k = 0; rc == 0 && k < s->nl; k++) {
+        const PtxLaunch *l = &s->l[k];
+        g_string_append_printf(plan, "launch %s %u %u %u %u %u %u %" G_GUINT64_FORMAT " %u\n",
+                               l->e->name, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                               l->block[1], l->block[2], l->dyn_shared, l->e->params->len);
+        for (guint i = 0; i < l->e->params->len; i++) {
+            const PtxSym *p = &g_array_index(l->m->syms, PtxSym, g_array_index(l->e->params, uint32_t, i));
+            const uint8_t *v = l->params + p->offset;
+            uint64_t u = 0;
+            memcpy(&u, v, MIN(p->size, 8u));
+            const PtxBuffer *buf = NULL;
+            for (guint j = 0; p->size == 8 && j < s->buffers->len; j++)
+                if (((const PtxBuffer *)g_ptr_array_index(s->buffers, j))->addr == u)
+                    buf = g_ptr_array_index(s->buffers, j);
+            PtxType t = (PtxType)p->type;
+            if (buf) {
+                g_string_append_printf(plan, "param buf %s\n", buf->name);
+            } else if (t == PTX_T_F32) {
+                float f;
+                memcpy(&f, v, 4);
+                g_string_append_printf(plan, "param f32 %.9g\n", (double)f);
+            } else if (t == PTX_T_F64) {
+                double d;
+                memcpy(&d, v, 8);
+                g_string_append_printf(plan, "param f64 %.17g\n", d);
+            } else if (p->size == 4 || p->size == 8) {
+                bool sg = t == PTX_T_S32 || t == PTX_T_S64;
+                if (sg)
+                    g_string_append_printf(plan, "param s%u %" G_GINT64_FORMAT "\n",
+                                           (unsigned)p->size * 8, p->size == 4 ? (int64_t)(int32_t)u : (int64_t)u);
+                else
+                    g_string_append_printf(plan, "param u%u %" G_GUINT64_FORMAT "\n",
+                                           (unsigned)p->size * 8, u);
+            } else {
+                fprintf(stderr, "archsim gpu plan: %s: parameter %s of %" G_GUINT64_FORMAT
+                        " bytes: gpurun passes 4- and 8-byte ones\n", argv[1], p->name, p->size);
+                rc = ARCHSIM_EXIT_DATAERR;
+                break;
+            }
+        }
+    }
+    if (rc == 0) {
+        char *f = g_strdup_printf("%s/plan.txt", dir);
+        if (!g_file_set_contents(f, plan->str, (gssize)plan->len, NULL)) {
+            fprintf(stderr, "archsim gpu plan: %s: cannot write\n", f);
+            rc = ARCHSIM_EXIT_IOERR;
+        }
+        g_free(f);
+    }
+    g_string_free(plan, TRUE);
+    gpu_launch_free(s);
+    return rc;
+}
+
 static const char gpu_usage[] =
     "Usage: archsim gpu run LAUNCH.yaml --machine CONFIG [-o DIR] [RUN OPTIONS]\n"
+    "       archsim gpu plan LAUNCH.yaml DIR\n"
     "       archsim gpu info TRACEDIR|kernelslist.g|KERNEL.traceg [--format text|csv]\n"
     "       archsim gpu occupancy --cc CC --threads N [--regs R] [--smem BYTES] [--carveout BYTES|P%]\n"
     "                             [--format text|csv]\n"
@@ -451,6 +568,7 @@ static const char gpu_usage[] =
     "Subcommands:\n"
     "  run        a PTX kernel launch (nvcc -ptx output, a launch YAML) run with real values\n"
     "             on a GPU config's SMs and memory side; outputs and stats in a run directory\n"
+    "  plan       a launch's buffers and typed parameters for a real GPU (tools/gpu-device)\n"
     "  info       per kernel of a trace: launch, CTAs, warps, warp and thread instructions,\n"
     "             the mix by functional unit\n"
     "  occupancy  resident blocks and warps per SM by the CUDA occupancy calculator's rules,\n"
@@ -475,5 +593,7 @@ int gpu_cli_main(int argc, char **argv)
         return info_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "occupancy") == 0)
         return occupancy_main(argc - 1, argv + 1);
-    return cli_usage_error("gpu", "unknown command '%s' (run, info, occupancy)", argv[1]);
+    if (strcmp(argv[1], "plan") == 0)
+        return plan_main(argc - 1, argv + 1);
+    return cli_usage_error("gpu", "unknown command '%s' (run, plan, info, occupancy)", argv[1]);
 }

@@ -163,6 +163,20 @@ gpurun again $W/matmul/tiled16/launch.yaml configs/gpu/a100.yaml
 check "the same launch twice: identical stats" \
     "grep -v host $T/again/stats.txt > $T/a1; grep -v host $T/matmul-tiled16/stats.txt > $T/a2; cmp -s $T/a1 $T/a2"
 
+# the real-GPU path without a GPU: the plan of a three-kernel launch, gpurun compiles
+"$A" gpu plan $W/attention/unfused/launch.yaml "$T/plan" > /dev/null 2>&1
+check "gpu plan: three launches, five buffers with their initial bytes" \
+    "[ \$(grep -c '^launch ' $T/plan/plan.txt) -eq 3 ] && [ \$(grep -c '^buffer ' $T/plan/plan.txt) -eq 5 ] && [ \$(stat -c %s $T/plan/S.init) -eq 262144 ] && [ \$(stat -c %s $T/plan/Q.init) -eq 65536 ]"
+check "gpu plan: typed parameters (buffers by name, 256 as u32, 0.125 as f32)" \
+    "grep -q '^param buf Q' $T/plan/plan.txt && grep -q '^param u32 256' $T/plan/plan.txt && grep -q '^param f32 0.125' $T/plan/plan.txt"
+"$A" gpu plan $W/saxpy/launch.yaml "$T/plan" > /dev/null 2>&1; rc=$?
+check "gpu plan into an existing folder: exit 73 ($rc)" "[ $rc -eq 73 ]"
+if command -v nvcc > /dev/null; then
+    cu=$(dirname "$(dirname "$(command -v nvcc)")")
+    check "tools/gpu-device/gpurun.c compiles against $cu" \
+        "cc -std=c11 -O2 -Wall -Werror -I$cu/include tools/gpu-device/gpurun.c -o $T/gpurun -L$cu/lib64/stubs -lcuda"
+fi
+
 # bad inputs
 printf 'kernel: nope.ptx\ngrid: [1]\nblock: [32]\n' > "$T/bad1.yaml"
 "$A" gpu run "$T/bad1.yaml" --machine configs/gpu/a100.yaml -q -o "$T/b1" > "$T/b1.log" 2>&1; rc=$?
