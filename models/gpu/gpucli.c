@@ -459,7 +459,7 @@ static const CliHelp plan_help = {
 
 static int plan_main(int argc, char **argv)
 {
-    GOptionEntry entries[] = { { NULL } };
+    GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
     if (!cli_parse(&plan_help, entries, &argc, &argv))
         return ARCHSIM_EXIT_USAGE;
     if (argc != 3)
