@@ -45,7 +45,7 @@ struct PtxRun {
     uint64_t executed;          /* warp instructions of this block */
     uint64_t max_insts;         /* ... at most */
     uint64_t clock;             /* %clock: warp instructions run so far */
-    uint8_t *unit;              /* per instruction: unit class */
+    SassInst *tmpl;             /* per instruction: its record but for the mask (make_template) */
     uint64_t *rmask;            /* per register: the bits its type holds (predicates: 1) */
     uint8_t *rpred;             /* per register: a predicate */
     PtxBuffer *last_buf;        /* the buffer the last global access hit */
@@ -484,15 +484,16 @@ static void add_reg(uint16_t *list, uint8_t *n, uint32_t max, int32_t reg)
     list[(*n)++] = sb_reg(reg);
 }
 
-static SassInst *record(PtxRun *r, PWarp *w, uint32_t idx, const PtxInst *in, uint32_t mask)
+/* What the SM sees of instruction idx whatever lanes run it: its pc, opcode, unit, line and
+ * registers (made once per run; record() adds the mask, exec_mem the memory fields). */
+static void make_template(uint32_t idx, const PtxInst *in, SassInst *out)
 {
     SassInst si;
     memset(&si, 0, sizeof si);
     si.pc = idx * 16;
-    si.mask = mask;
     si.src_line = in->line;
     si.op = in->text;
-    si.unit = r->unit[idx];
+    si.unit = ptx_unit_class(in);
     uint32_t nd = n_dst(in);
     for (uint32_t i = 0; i < in->nargs; i++) {
         const PtxArg *a = &in->a[i];
@@ -509,8 +510,15 @@ static SassInst *record(PtxRun *r, PWarp *w, uint32_t idx, const PtxInst *in, ui
             add_reg(si.src, &si.nsrc, SASS_MAX_SRC, a->reg);
     }
     add_reg(si.src, &si.nsrc, SASS_MAX_SRC, in->guard);
-    g_array_append_val(w->insts, si);
-    return &g_array_index(w->insts, SassInst, w->insts->len - 1);
+    *out = si;
+}
+
+static inline SassInst *record(PtxRun *r, PWarp *w, uint32_t idx, uint32_t mask)
+{
+    g_array_append_val(w->insts, r->tmpl[idx]);
+    SassInst *si = &g_array_index(w->insts, SassInst, w->insts->len - 1);
+    si->mask = mask;
+    return si;
 }
 
 /* ---- the SIMT stack ---- */
@@ -946,12 +954,13 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         uint32_t exec = active;
         if (in->guard >= 0) {
             uint32_t g = 0;
-            for (uint32_t lane = 0; lane < 32; lane++)
-                if ((active >> lane & 1) && (REG(r, in->guard, base + lane) != 0) != in->guard_neg)
-                    g |= 1u << lane;
+            const uint64_t *row = &REG(r, in->guard, base);
+            for (uint32_t l = active; l; l &= l - 1)
+                if ((row[__builtin_ctz(l)] != 0) != in->guard_neg)
+                    g |= l & -l;
             exec = g;
         }
-        SassInst *si = record(r, w, pc, in, exec);
+        SassInst *si = record(r, w, pc, exec);
         PtxType t = (PtxType)in->type;
         top->pc = pc + 1;           /* the default: on to the next instruction */
         switch ((PtxOp)in->op) {
@@ -1315,9 +1324,9 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
         r->rpred[i] = rt == PTX_T_PRED;
         r->rmask[i] = tbits(rt) >= 64 ? UINT64_MAX : (1ull << tbits(rt)) - 1;
     }
-    r->unit = g_new(uint8_t, e->insts->len);
+    r->tmpl = g_new(SassInst, MAX(e->insts->len, 1u));
     for (guint i = 0; i < e->insts->len; i++)
-        r->unit[i] = ptx_unit_class(&g_array_index(e->insts, PtxInst, i));
+        make_template(i, &g_array_index(e->insts, PtxInst, i), &r->tmpl[i]);
     /* device memory: the launch's buffers, then the module's variables */
     r->sorted = g_ptr_array_new();
     r->own = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
@@ -1396,7 +1405,7 @@ void ptx_run_free(PtxRun *r)
     g_free(r->local);
     g_free(r->sym_addr);
     g_free(r->order);
-    g_free(r->unit);
+    g_free(r->tmpl);
     g_free(r->rmask);
     g_free(r->rpred);
     g_ptr_array_free(r->sorted, TRUE);
