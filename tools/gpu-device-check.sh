@@ -23,7 +23,11 @@ if ! command -v nvidia-smi > /dev/null || ! nvidia-smi -L > /dev/null 2>&1; then
 fi
 NVCC=$(command -v nvcc || true)
 [ -n "$NVCC" ] || { echo "gpu-device-check.sh: needs the CUDA toolkit (nvcc) for cuda.h" >&2; exit 69; }
-CUDA=$(dirname "$(dirname "$NVCC")")
+CUDA=
+for d in "$(dirname "$(dirname "$(readlink -f "$NVCC")")")" /usr/local/cuda; do
+    if [ -f "$d/include/cuda.h" ]; then CUDA=$d; break; fi
+done
+[ -n "$CUDA" ] || { echo "gpu-device-check.sh: no cuda.h beside $NVCC or in /usr/local/cuda" >&2; exit 69; }
 mkdir -p "$OUT"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
