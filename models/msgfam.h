@@ -19,6 +19,7 @@ typedef enum {
     MSG_FAM_TEST,   /* tests/unit: a mock's own messages (over a noc: a NocRoute first) */
     MSG_FAM_NET,    /* models/noc/ni.c: an envelope carrying a memory message over a noc */
     MSG_FAM_GPU,    /* models/gpu/gpumsg.h: thread blocks between the block scheduler and SMs */
+    MSG_FAM_RDU,    /* models/rdu/rdu.h: kernel calls to the RDU chip, its tier transfers */
     MSG_FAM_COUNT
 } MsgFamilyId;
 

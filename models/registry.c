@@ -19,6 +19,8 @@
 #include "gpu/gpumsg.h"
 #include "gpu/sm.h"
 #include "litmus/litmus.h"
+#include "rdu/rdu.h"
+#include "rdu/rdusys.h"
 #include "mem/checker.h"
 #include "noc/noc.h"
 #include "noc/ni.h"
@@ -59,6 +61,9 @@ const ComponentClass *const archsim_component_classes[] = {
     &gpu_sm_class,
     &gpu_workload_class,
     &gpu_l2_class,
+    &rdu_workload_class,
+    &rdu_chip_class,
+    &rdu_mem_class,
     NULL,
 };
 
@@ -74,6 +79,7 @@ const MsgFamily *const archsim_msg_families[MSG_FAM_COUNT] = {
     [MSG_FAM_DIR] = &dir_msg_family,
     [MSG_FAM_NET] = &net_msg_family,
     [MSG_FAM_GPU] = &gpu_msg_family,
+    [MSG_FAM_RDU] = &rdu_msg_family,
 };
 const unsigned archsim_msg_family_count = MSG_FAM_COUNT;
 
@@ -95,6 +101,7 @@ const SystemClass *const archsim_system_classes[] = {
     &dirsmp_system,
     &tpu_system,
     &gpu_system,
+    &rdu_system,
     NULL,
 };
 
@@ -107,6 +114,8 @@ const CliCommand archsim_model_commands[] = {
       gpu_cli_main },
     { "litmus", "run herd7 X86 litmus tests under a memory model (sc, tso, pso, weak)",
       litmus_cli_main },
+    { "rdu", "dataflow RDU tools: map a graph onto a chip (rdu map), run it (rdu run)",
+      rdu_cli_main },
     { "tpu", "run a SCALE-Sim topology on the systolic-array (TPU) model; SCALE-Sim's reports",
       tpu_main },
     { "trace", "archsim traces: trace record/info/dump/gaps (see archsim trace --help)", atrace_cli_main },

@@ -460,8 +460,9 @@ static const CliHelp plan_help = {
 static int plan_main(int argc, char **argv)
 {
     GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!cli_parse(&plan_help, entries, &argc, &argv))
-        return ARCHSIM_EXIT_USAGE;
+    int prc = cli_parse(&plan_help, entries, &argc, &argv);
+    if (prc >= 0)
+        return prc;                 /* --help printed (0), or a bad option (64) */
     if (argc != 3)
         return cli_usage_error("gpu plan", argc < 3 ? "expected LAUNCH.yaml and DIR"
                                                     : "unexpected argument '%s'", argv[3]);

@@ -1115,40 +1115,68 @@ static const CliHelp gpu_run_help = {
         "directory exists, 74 I/O error, 78 bad configuration or launch YAML, 130 interrupted.\n",
 };
 
-/* `archsim gpu run LAUNCH --machine CONFIG [run options]`: `archsim run CONFIG --set
- * workload.launch=LAUNCH [run options]` */
-static int gpu_run_main(int argc, char **argv)
+static const CliHelp rdu_run_help = {
+    .cmd = "rdu run",
+    .usage = "archsim rdu run GRAPH.yaml --machine CONFIG [-o DIR] [RUN OPTIONS]",
+    .summary = "Run a dataflow graph on an RDU config: mapped onto its PCUs and PMUs, run as "
+               "metapipelined kernels cycle by cycle.",
+    .details =
+        "GRAPH.yaml holds the graph's tensors (shapes, dtypes, where they live), its nodes\n"
+        "(parallel patterns and tensor ops) and its loops (trips and controller: pipe,\n"
+        "sequential or stream; docs/rdu.md). The chip maps it (archsim rdu map prints the\n"
+        "mapping), then each kernel's stages run as event-driven units that hand tiles to each\n"
+        "other through N-buffered PMUs, wait when a buffer is full, and send their HBM and DDR\n"
+        "traffic to the tiers. The run directory gets the stats of `archsim run`: rdu.cycles,\n"
+        "rdu.kernel_calls, rdu.hbm_bytes and each stage's busy, starved and blocked cycles. It is\n"
+        "`archsim run CONFIG --set workload.graph=GRAPH.yaml`, and every option of `archsim run`\n"
+        "applies (-o, --set, --trace, -q, --force, ...).\n"
+        "\n"
+        "Examples:\n"
+        "  archsim rdu run workloads/dataflow/metapipe.yaml --machine configs/rdu/teach-4x4.yaml\n"
+        "  archsim rdu run workloads/dataflow/metapipe.yaml --machine configs/rdu/teach-4x4.yaml \\\n"
+        "      --trace pipe.txt -o runs/metapipe\n"
+        "\n"
+        "Exit status: 0 success, 3 a checker failed, 64 bad command line, 66 an input file is\n"
+        "missing, 73 the run directory exists, 74 I/O error, 78 bad configuration or graph\n"
+        "(file:line:col: problem), 130 interrupted.\n",
+};
+
+/* `archsim gpu run LAUNCH --machine CONFIG [run options]` is `archsim run CONFIG --set
+ * workload.launch=LAUNCH [run options]`; `archsim rdu run GRAPH ...` the same with
+ * workload.graph. */
+static int model_run_main(const CliHelp *help, const char *key, const char *input_name,
+                          const char *what, int argc, char **argv)
 {
-    const char *launch = NULL, *machine = NULL;
+    const char *input = NULL, *machine = NULL;
     GPtrArray *rest = g_ptr_array_new();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            cli_help_print(stdout, &gpu_run_help, NULL);
+            cli_help_print(stdout, help, NULL);
             g_ptr_array_free(rest, TRUE);
             return 0;
         }
         if (!strcmp(a, "--machine") || !strcmp(a, "-m")) {
             if (i + 1 >= argc) {
                 g_ptr_array_free(rest, TRUE);
-                return cli_usage_error("gpu run", "--machine needs a GPU config (configs/gpu/*.yaml)");
+                return cli_usage_error(help->cmd, "--machine needs %s", what);
             }
             machine = argv[++i];
         } else if (g_str_has_prefix(a, "--machine=")) {
             machine = a + strlen("--machine=");
         } else if (i == 1 && a[0] != '-') {
-            launch = a;                 /* LAUNCH.yaml comes first */
+            input = a;                  /* the launch or graph comes first */
         } else {
             g_ptr_array_add(rest, (gpointer)a);
         }
     }
-    if (!launch || !machine) {
+    if (!input || !machine) {
         g_ptr_array_free(rest, TRUE);
-        return cli_usage_error("gpu run", !launch ? "missing LAUNCH.yaml (the first argument)"
-                                                  : "--machine CONFIG is required (a GPU config, "
-                                                    "e.g. configs/gpu/a100.yaml)");
+        if (!input)
+            return cli_usage_error(help->cmd, "missing %s (the first argument)", input_name);
+        return cli_usage_error(help->cmd, "--machine CONFIG is required (%s)", what);
     }
-    char *set = g_strconcat("workload.launch=", launch, NULL);
+    char *set = g_strconcat("workload.", key, "=", input, NULL);
     GPtrArray *args = g_ptr_array_new();
     g_ptr_array_add(args, (gpointer)"run");
     g_ptr_array_add(args, (gpointer)machine);
@@ -1176,7 +1204,13 @@ static bool dispatch(const char *name, int argc, char **argv, int *rc)
             return true;
         }
     if (!strcmp(name, "gpu") && argc > 1 && !strcmp(argv[1], "run")) {
-        *rc = gpu_run_main(argc - 1, argv + 1);
+        *rc = model_run_main(&gpu_run_help, "launch", "LAUNCH.yaml", "a GPU config, e.g. configs/gpu/a100.yaml",
+                             argc - 1, argv + 1);
+        return true;
+    }
+    if (!strcmp(name, "rdu") && argc > 1 && !strcmp(argv[1], "run")) {
+        *rc = model_run_main(&rdu_run_help, "graph", "GRAPH.yaml", "an RDU config, e.g. configs/rdu/sn40l.yaml",
+                             argc - 1, argv + 1);
         return true;
     }
     for (const CliCommand *c = archsim_model_commands; c->name; c++)

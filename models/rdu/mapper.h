@@ -1,0 +1,103 @@
+/* mapper.h: from a dataflow graph to kernels on an RDU (docs/rdu.md, "The mapper"): each loop
+ * body entry a stage (consecutive element-wise ops fused into the stage before them, up to a
+ * PCU's pipeline stages; `fixed` nodes never fused), PCUs given to the slowest stages until
+ * the chip's are spent, buffers of b - a + 1 versions between stages a and b of a metapipeline
+ * in PMUs, loops tiled until their buffers fit, stages placed on the PCU grid in order, and the
+ * graph split into several kernels when it does not fit one chip. Follows Plasticine's unit
+ * model (Prabhakar et al., ISCA 2017) and Spatial's N-buffering (Koeplinger et al., PLDI 2018).
+ */
+#ifndef ARCHSIM_RDU_MAPPER_H
+#define ARCHSIM_RDU_MAPPER_H
+
+#include "graph.h"
+
+/* The chip as the mapper sees it (the rdu-chip component's parameters). Rates per cycle of the
+ * chip clock. */
+typedef struct {
+    uint32_t rows, cols;          /* the PCU grid; a PMU beside each PCU */
+    uint32_t lanes, stages;       /* SIMD lanes and pipeline stages of a PCU */
+    uint64_t macs[RDU_DTYPES];    /* MACs per cycle of one PCU, by dtype */
+    uint64_t pmu_bytes;           /* one PMU's scratchpad */
+    uint32_t hop_cycles;          /* one switch hop */
+    uint64_t link_bytes;          /* the vector network: bytes per cycle on one link */
+    double hbm_bpc, ddr_bpc;      /* tier bandwidth, bytes per chip cycle */
+    uint64_t hbm_bytes, ddr_bytes;/* tier capacities */
+} RduChipSpec;
+
+static inline uint32_t rdu_chip_units(const RduChipSpec *c) { return c->rows * c->cols; }
+
+typedef enum { RDU_DEP_CONTROL, RDU_DEP_DATA } RduDepKind;
+
+/* An edge between two stages of one loop: the consumer's iteration i needs the producer's
+ * iteration i (forward) or i - 1 (carried: a producer later in the body); the producer may run
+ * `depth` iterations ahead of the consumer's release of them (back-pressure). */
+typedef struct {
+    uint32_t from, to;            /* stage indices within the loop */
+    RduDepKind kind;
+    bool carried;
+    uint32_t depth;               /* buffer versions (1 for carried edges) */
+    uint64_t bytes;               /* per iteration (0: a control token) */
+    uint32_t pmus;                /* PMUs its buffer takes (bytes x depth) */
+    uint32_t hops;                /* switch hops from producer to consumer */
+    uint64_t xfer_cycles;         /* hops x hop_cycles + bytes / link_bytes */
+    char *tensor;                 /* its tensor's name (NULL: control) */
+} RduDep;
+
+typedef struct {
+    char *name;                   /* the node names, '+' between fused ones; or the loop's */
+    int child;                    /* a nested loop: its index in RduKernel.loops; -1: a leaf */
+    int nodes[8];                 /* graph nodes fused here (leaves) */
+    uint32_t nnodes;
+    bool fixed;
+    uint64_t work_cycles;         /* compute per iteration on one PCU */
+    uint32_t pcus;                /* PCUs given to it (leaves) */
+    uint64_t compute_cycles;      /* per iteration, with its PCUs, pipeline fill included */
+    uint64_t rd[4], wr[4];        /* bytes per iteration read from / written to each RduTier */
+    uint64_t flops;               /* per iteration (2 per MAC) */
+    uint32_t first_pcu;           /* placement: its first PCU in snake order */
+    uint64_t tile;                /* iterations one graph iteration became (tiling) */
+} RduStage;
+
+typedef struct {
+    char *name;
+    uint64_t trips;               /* after tiling */
+    RduCtrl ctrl;
+    RduStage *st;
+    uint32_t nst;
+    RduDep *dep;
+    uint32_t ndep;
+    int parent;                   /* loop index in the kernel, -1: the kernel's root */
+    uint64_t tile;                /* its trips = the graph's trips x tile */
+} RduMLoop;
+
+typedef struct {
+    RduMLoop *loops;              /* loops[0] is the root: trips 1, the top-level items */
+    uint32_t nloops;
+    uint32_t pcus, pmus;          /* used */
+    uint64_t sram_bytes;          /* buffers x depth + resident tensors */
+    double ii;                    /* predicted initiation interval of its busiest loop */
+    uint64_t predicted_cycles;    /* the metapipeline formula over its loops, memory-bound
+                                     stages at their tier bandwidth */
+} RduKernel;
+
+typedef struct {
+    RduKernel *k;
+    uint32_t nk;
+    GString *notes;               /* why it split, what was tiled (one line each) */
+    uint64_t sram_resident;       /* tier sram tensors */
+} RduProgram;
+
+/* Maps g onto the chip. Fails (ARCHSIM_EXIT_CONFIG, naming the graph position) only when one
+ * stage alone cannot fit the chip (a tensor bigger than the whole SRAM, more PMUs than there
+ * are); a graph too big for one kernel is split and says why in notes. */
+RduProgram *rdu_map(const RduGraph *g, const RduChipSpec *chip, GError **error);
+void rdu_program_free(RduProgram *p);
+/* `archsim rdu map`'s report: kernels, stages with their placement and PCUs, buffers with their
+ * depths and sizes, SRAM used, the predicted initiation interval. */
+void rdu_program_report(const RduProgram *p, const RduGraph *g, const RduChipSpec *chip,
+                        GString *out);
+/* A stage's time per iteration alone: its compute, or its tier traffic at the tier's
+ * bandwidth when that takes longer (what the metapipeline's slowest stage is measured in). */
+double rdu_stage_time(const RduStage *s, const RduChipSpec *chip);
+
+#endif

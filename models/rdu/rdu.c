@@ -1,0 +1,672 @@
+/* rdu.c: the RDU's components (rdu.h): the host that launches kernels (rdu-workload), the chip
+ * that maps a parallel-pattern graph onto its PCUs and PMUs and runs each kernel as a
+ * metapipeline (rdu-chip), and a memory tier (rdu-mem: HBM or DDR) that serves transfers in
+ * order at its bandwidth after its latency. Unit model: Plasticine (Prabhakar et al., ISCA 2017);
+ * SN40L figures: Prabhakar et al., arXiv 2405.07518 and Hot Chips 2024 (docs/rdu.md).
+ */
+#include "rdu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../sim/error.h"
+#include "graph.h"
+#include "metapipe.h"
+
+/* ---- rdu-workload: the host ---- */
+
+typedef struct {
+    char *graph;
+    uint64_t launch_latency;
+} WorkParams;
+
+typedef struct {
+    Component base;
+    WorkParams p;
+    Port *chip;
+    SimEvent launch_ev;
+    uint32_t next;
+    bool finished;
+    uint64_t kernels, launch_cycles, end_cycle;
+} RduWork;
+
+static const ParamSpec work_params[] = {
+    { .name = "graph", .type = PARAM_PATH, .flags = PARAM_F_REQUIRED,
+      .doc = "the dataflow graph to run (YAML: nodes, tensors, loops; docs/rdu.md)",
+      .offset = offsetof(WorkParams, graph) },
+    { .name = "launch_latency", .type = PARAM_CYCLES, .def = "0", .flags = PARAM_F_RANGE,
+      .max = 1e12, .doc = "the host's cost of one kernel call, before each kernel starts (not "
+      "in rdu.cycles; reported as launch_latency_cycles)",
+      .offset = offsetof(WorkParams, launch_latency) },
+    PARAM_END,
+};
+
+static const PortSpec work_ports[] = {
+    { .name = "chip", .role = PORT_REQUESTER, .required = true,
+      .doc = "to the chip's host port: kernel calls out, their ends back" },
+    PORT_END,
+};
+
+static const StatSpec work_stats[] = {
+    { "kernels", STAT_COUNTER, "count", "kernel calls made", offsetof(RduWork, kernels), NULL },
+    { "launch_latency_cycles", STAT_COUNTER, "cycle", "the host's launch cost, summed over "
+      "kernel calls", offsetof(RduWork, launch_cycles), NULL },
+    { "total_cycles", STAT_COUNTER, "cycle", "from the start to the last kernel's end, launch "
+      "costs included", offsetof(RduWork, end_cycle), NULL },
+    STAT_END,
+};
+
+static void work_launch(SimEvent *ev)
+{
+    RduWork *w = ev->ctx;
+    Component *c = &w->base;
+    Msg *m = sim_msg_alloc(c->sim);
+    m->cmd = MSG_RDU_KERNEL_LAUNCH;
+    rdu_msg(m)->kernel = w->next++;
+    w->kernels++;
+    sim_port_send(c, w->chip, m, 0);
+}
+
+static void work_call(RduWork *w)
+{
+    Component *c = &w->base;
+    w->launch_cycles += w->p.launch_latency;
+    Tick at = clock_edge_at_or_after(c->clk, c->eng->now) + w->p.launch_latency * c->clk->period;
+    sim_schedule(c->eng, &w->launch_ev, at, SIM_PRI_TICK);
+}
+
+static bool work_realize(Component *c, GError **error)
+{
+    (void)error;
+    RduWork *w = (RduWork *)c;
+    w->chip = sim_port(c, "chip", 0);
+    sim_event_init(&w->launch_ev, work_launch, w);
+    return true;
+}
+
+static void work_start(Component *c) { work_call((RduWork *)c); }
+
+static void work_recv(Component *c, Port *port, Msg *m)
+{
+    (void)port;
+    RduWork *w = (RduWork *)c;
+    g_assert(m->cmd == MSG_RDU_KERNEL_DONE);
+    bool last = rdu_msg(m)->last;
+    sim_msg_free(c->sim, m);
+    sim_progress(c->eng);
+    if (last) {
+        w->finished = true;
+        w->end_cycle = sim_component_cycle(c);
+    } else {
+        work_call(w);
+    }
+}
+
+static bool work_busy(const Component *c) { return !((const RduWork *)c)->finished; }
+
+static void work_dump(Component *c, GString *out)
+{
+    RduWork *w = (RduWork *)c;
+    g_string_append_printf(out, "  %" G_GUINT64_FORMAT " kernel calls made%s\n", w->kernels,
+                           w->finished ? ", all done" : "");
+}
+
+const ComponentClass rdu_workload_class = {
+    .name = "rdu-workload",
+    .doc = "the RDU's host: calls the kernels the chip mapped a dataflow graph into, one after "
+           "another, each after the launch latency",
+    .size = sizeof(RduWork),
+    .params_offset = offsetof(RduWork, p),
+    .params = work_params,
+    .ports = work_ports,
+    .stats = work_stats,
+    .realize = work_realize,
+    .start = work_start,
+    .recv = work_recv,
+    .dump = work_dump,
+    .busy = work_busy,
+};
+
+/* ---- rdu-mem: a memory tier ---- */
+
+typedef struct {
+    uint64_t bandwidth, latency, capacity;
+} MemParams;
+
+typedef struct {
+    Component base;
+    MemParams p;
+    Port *port;
+    Tick free_at;
+    uint64_t reads, writes, bytes_read, bytes_written, busy_ticks;
+} RduMem;
+
+static const ParamSpec mem_params[] = {
+    { .name = "bandwidth", .type = PARAM_BANDWIDTH, .def = "1600GB/s", .flags = PARAM_F_RANGE,
+      .min = 1e6, .max = 1e15, .doc = "bytes per second, reads and writes together",
+      .offset = offsetof(MemParams, bandwidth) },
+    { .name = "latency", .type = PARAM_TIME, .def = "100ns", .flags = PARAM_F_RANGE, .max = 1e9,
+      .doc = "from a transfer's start to its first byte", .offset = offsetof(MemParams, latency) },
+    { .name = "capacity", .type = PARAM_SIZE, .def = "64GiB", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1e18,
+      .doc = "what the graph's tensors in this tier may hold together",
+      .offset = offsetof(MemParams, capacity) },
+    PARAM_END,
+};
+
+static const PortSpec mem_ports[] = {
+    { .name = "port", .role = PORT_RESPONDER, .required = true,
+      .doc = "transfers from the chip's hbm or ddr port" },
+    PORT_END,
+};
+
+static double mem_util(const Component *c)
+{
+    const RduMem *m = (const RduMem *)c;
+    return stats_ratio((double)m->busy_ticks, (double)c->eng->now);
+}
+
+static double mem_gbps(const Component *c)
+{
+    const RduMem *m = (const RduMem *)c;
+    double s = (double)c->eng->now / (double)TICKS_PER_SECOND;
+    return s > 0 ? (double)(m->bytes_read + m->bytes_written) / s / 1e9 : 0;
+}
+
+static const StatSpec mem_stats[] = {
+    { "reads", STAT_COUNTER, "count", "read transfers", offsetof(RduMem, reads), NULL },
+    { "writes", STAT_COUNTER, "count", "write transfers", offsetof(RduMem, writes), NULL },
+    { "bytes_read", STAT_COUNTER, "byte", "bytes read", offsetof(RduMem, bytes_read), NULL },
+    { "bytes_written", STAT_COUNTER, "byte", "bytes written", offsetof(RduMem, bytes_written),
+      NULL },
+    { "utilization", STAT_FORMULA, "ratio", "time moving data / the run's time",
+      0, mem_util },
+    { "bandwidth_gbps", STAT_FORMULA, "GB/s", "(bytes_read + bytes_written) / the run's "
+      "time, in 10^9 B/s", 0, mem_gbps },
+    STAT_END,
+};
+
+static bool mem_realize(Component *c, GError **error)
+{
+    (void)error;
+    RduMem *m = (RduMem *)c;
+    m->port = sim_port(c, "port", 0);
+    return true;
+}
+
+/* Transfers are served one after another at the tier's bandwidth; each answer leaves when its
+ * last byte has moved, plus the latency. */
+static void mem_recv(Component *c, Port *port, Msg *msg)
+{
+    (void)port;
+    RduMem *m = (RduMem *)c;
+    g_assert(msg->cmd == MSG_RDU_MEM_REQ);
+    RduPayload *p = rdu_msg(msg);
+    Tick now = c->eng->now;
+    Tick start = MAX(now, m->free_at);
+    Tick dur = (Tick)ceil((double)p->bytes * (double)TICKS_PER_SECOND / (double)m->p.bandwidth);
+    m->free_at = start + dur;
+    m->busy_ticks += dur;
+    if (p->write) {
+        m->writes++;
+        m->bytes_written += p->bytes;
+    } else {
+        m->reads++;
+        m->bytes_read += p->bytes;
+    }
+    msg->cmd = MSG_RDU_MEM_RESP;
+    sim_port_send_ticks(c, m->port, msg, m->free_at - now + m->p.latency);
+}
+
+const ComponentClass rdu_mem_class = {
+    .name = "rdu-mem",
+    .doc = "a memory tier of the RDU (HBM or DDR): transfers served in order at its bandwidth "
+           "after its latency",
+    .size = sizeof(RduMem),
+    .params_offset = offsetof(RduMem, p),
+    .params = mem_params,
+    .ports = mem_ports,
+    .stats = mem_stats,
+    .realize = mem_realize,
+    .recv = mem_recv,
+};
+
+/* ---- rdu-chip ---- */
+
+typedef struct {
+    uint64_t rows, cols, lanes, stages, macs_bf16, macs_fp32, macs_int8, pmu_capacity;
+    uint64_t hop_latency, link_width;
+} ChipParams;
+
+typedef struct {
+    char *name;
+    uint64_t iterations, busy, starved, blocked, first, last;
+} StageRow;
+
+typedef struct {
+    Component base;
+    ChipParams p;
+    Port *host, *hbm, *ddr;
+    RduChipSpec spec;
+    RduGraph *g;
+    RduProgram *prog;
+    MpRun *run, *old;
+    uint32_t cur;
+    SimEvent start_ev;
+    GArray *rows;                /* StageRow, every kernel's stages */
+    uint32_t *row0;              /* first row of each kernel */
+    /* stats */
+    uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, flops, sram_bytes;
+    uint64_t pcus_used, pmus_used, predicted;
+} RduChip;
+
+static const ParamSpec chip_params[] = {
+    { .name = "rows", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1024, .doc = "rows of the PCU grid (a PMU beside each PCU)",
+      .offset = offsetof(ChipParams, rows) },
+    { .name = "cols", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1024, .doc = "columns of the PCU grid", .offset = offsetof(ChipParams, cols) },
+    { .name = "lanes", .type = PARAM_UINT, .def = "16", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1024, .doc = "SIMD lanes of a PCU", .offset = offsetof(ChipParams, lanes) },
+    { .name = "stages", .type = PARAM_UINT, .def = "6", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 64, .doc = "pipeline stages of a PCU (element-wise ops fused into one stage, at "
+      "most this many; also its fill latency in cycles)", .offset = offsetof(ChipParams, stages) },
+    { .name = "macs_bf16", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .max = 1e6,
+      .doc = "BF16 multiply-accumulates per cycle of one PCU (0: lanes x stages, the PCU as a "
+      "systolic array)", .offset = offsetof(ChipParams, macs_bf16) },
+    { .name = "macs_fp32", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .max = 1e6,
+      .doc = "FP32 MACs per cycle of one PCU (0: half the BF16 rate)",
+      .offset = offsetof(ChipParams, macs_fp32) },
+    { .name = "macs_int8", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .max = 1e6,
+      .doc = "INT8 MACs per cycle of one PCU (0: twice the BF16 rate)",
+      .offset = offsetof(ChipParams, macs_int8) },
+    { .name = "pmu_capacity", .type = PARAM_SIZE, .def = "256KiB", .flags = PARAM_F_RANGE,
+      .min = 64, .max = 1e12, .doc = "one PMU's scratchpad", .offset = offsetof(ChipParams, pmu_capacity) },
+    { .name = "hop_latency", .type = PARAM_CYCLES, .def = "1", .flags = PARAM_F_RANGE, .max = 1e6,
+      .doc = "one switch hop of the network", .offset = offsetof(ChipParams, hop_latency) },
+    { .name = "link_width", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE, .min = 1,
+      .max = 1e6, .doc = "bytes a vector link moves per cycle", .offset = offsetof(ChipParams, link_width) },
+    PARAM_END,
+};
+
+static const PortSpec chip_ports[] = {
+    { .name = "host", .role = PORT_RESPONDER, .required = true,
+      .doc = "from the host (rdu-workload): kernel calls" },
+    { .name = "hbm", .role = PORT_REQUESTER, .required = true, .doc = "to the HBM tier (rdu-mem)" },
+    { .name = "ddr", .role = PORT_REQUESTER, .required = true, .doc = "to the DDR tier (rdu-mem)" },
+    PORT_END,
+};
+
+static double chip_tflops(const Component *c)
+{
+    const RduChip *k = (const RduChip *)c;
+    double s = (double)k->cycles / (double)c->clk->freq_hz;
+    return s > 0 ? (double)k->flops / s / 1e12 : 0;
+}
+
+static double chip_peak(const Component *c)
+{
+    const RduChip *k = (const RduChip *)c;
+    return 2.0 * (double)k->spec.macs[RDU_BF16] * rdu_chip_units(&k->spec) *
+           (double)c->clk->freq_hz / 1e12;
+}
+
+static double chip_hbm_util(const Component *c)
+{
+    const RduChip *k = (const RduChip *)c;
+    return stats_ratio((double)k->hbm_bytes, (double)k->cycles * k->spec.hbm_bpc);
+}
+
+static const StatSpec chip_stats[] = {
+    { "cycles", STAT_COUNTER, "cycle", "cycles the chip ran kernels, from each kernel's start to "
+      "its last stage's end, summed (launch costs not included)", offsetof(RduChip, cycles), NULL },
+    { "kernel_calls", STAT_COUNTER, "count", "kernels run (the graph's splits, once each)",
+      offsetof(RduChip, kernel_calls), NULL },
+    { "hbm_bytes", STAT_COUNTER, "byte", "bytes read from and written to HBM",
+      offsetof(RduChip, hbm_bytes), NULL },
+    { "ddr_bytes", STAT_COUNTER, "byte", "bytes read from and written to DDR",
+      offsetof(RduChip, ddr_bytes), NULL },
+    { "net_bytes", STAT_COUNTER, "byte", "bytes moved between stages over the switch network "
+      "(on-chip buffers, never off chip)", offsetof(RduChip, net_bytes), NULL },
+    { "flops", STAT_COUNTER, "count", "floating-point operations (a MAC is 2)",
+      offsetof(RduChip, flops), NULL },
+    { "sram_bytes", STAT_COUNTER, "byte", "on-chip SRAM the largest kernel holds: buffers x "
+      "versions + resident tensors", offsetof(RduChip, sram_bytes), NULL },
+    { "pcus_used", STAT_COUNTER, "count", "PCUs of the largest kernel", offsetof(RduChip, pcus_used),
+      NULL },
+    { "pmus_used", STAT_COUNTER, "count", "PMUs of the largest kernel", offsetof(RduChip, pmus_used),
+      NULL },
+    { "predicted_cycles", STAT_COUNTER, "cycle", "the mapper's prediction of cycles (sum T + "
+      "(trips - 1) max T per pipelined loop, trips x sum T per sequential one)",
+      offsetof(RduChip, predicted), NULL },
+    { "achieved_tflops", STAT_FORMULA, "TFLOP/s", "flops / (cycles / clock) / 10^12", 0,
+      chip_tflops },
+    { "peak_tflops", STAT_FORMULA, "TFLOP/s", "2 x macs_bf16 x PCUs x clock / 10^12", 0,
+      chip_peak },
+    { "hbm_utilization", STAT_FORMULA, "ratio", "hbm_bytes / (cycles x HBM bytes per cycle)", 0,
+      chip_hbm_util },
+    STAT_END,
+};
+
+static uint64_t peer_u64(Component *c, Port *p, const char *key)
+{
+    uint64_t v = 0;
+    if (p && p->peer)
+        sim_component_param_u64(p->peer->owner, key, &v);
+    (void)c;
+    return v;
+}
+
+/* Bytes the tensors that live in a tier hold over the whole run (each tensor's shape times the
+ * trips of the loops around its producer or, for an input, its first reader). */
+static bool check_capacity(RduChip *k, const RduGraph *g, RduTier tier, uint64_t cap, GError **error)
+{
+    uint64_t total = 0;
+    int worst = -1;
+    for (uint32_t t = 0; t < g->ntensors; t++) {
+        const RduTensor *x = &g->tensors[t];
+        if (x->tier != tier)
+            continue;
+        int n = x->producer;
+        for (uint32_t v = 0; v < g->nnodes && n < 0; v++)
+            for (uint32_t i = 0; i < g->nodes[v].nin; i++)
+                if (g->nodes[v].in[i] == (int)t)
+                    n = (int)v;
+        uint64_t trips = 1;
+        for (int l = n >= 0 ? g->nodes[n].loop : -1; l >= 0; l = g->loops[l].parent)
+            trips = trips > UINT64_MAX / g->loops[l].trips ? UINT64_MAX : trips * g->loops[l].trips;
+        uint64_t b = rdu_tensor_bytes(x);
+        b = trips > UINT64_MAX / b ? UINT64_MAX : b * trips;
+        total = total > UINT64_MAX - b ? UINT64_MAX : total + b;
+        if (worst < 0 || b > rdu_tensor_bytes(&g->tensors[worst]))
+            worst = (int)t;
+    }
+    if (total <= cap)
+        return true;
+    const RduTensor *w = &g->tensors[worst];
+    char *need = sim_mem_format(total), *has = sim_mem_format(cap);
+    g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s:%d:%d: the tensors in %s "
+                "hold %s over the run (the largest: '%s'), more than %s.capacity %s",
+                g->file, w->line, w->col, rdu_tier_names[tier], need, w->name,
+                rdu_tier_names[tier], has);
+    g_free(need);
+    g_free(has);
+    (void)k;
+    return false;
+}
+
+static bool chip_realize(Component *c, GError **error)
+{
+    RduChip *k = (RduChip *)c;
+    k->host = sim_port(c, "host", 0);
+    k->hbm = sim_port(c, "hbm", 0);
+    k->ddr = sim_port(c, "ddr", 0);
+    RduChipSpec *s = &k->spec;
+    s->rows = (uint32_t)k->p.rows;
+    s->cols = (uint32_t)k->p.cols;
+    s->lanes = (uint32_t)k->p.lanes;
+    s->stages = (uint32_t)k->p.stages;
+    uint64_t bf = k->p.macs_bf16 ? k->p.macs_bf16 : k->p.lanes * k->p.stages;
+    s->macs[RDU_BF16] = bf;
+    s->macs[RDU_FP32] = k->p.macs_fp32 ? k->p.macs_fp32 : MAX(1, bf / 2);
+    s->macs[RDU_INT8] = k->p.macs_int8 ? k->p.macs_int8 : bf * 2;
+    s->pmu_bytes = k->p.pmu_capacity;
+    s->hop_cycles = (uint32_t)k->p.hop_latency;
+    s->link_bytes = k->p.link_width;
+    double hz = (double)c->clk->freq_hz;
+    s->hbm_bpc = (double)peer_u64(c, k->hbm, "bandwidth") / hz;
+    s->ddr_bpc = (double)peer_u64(c, k->ddr, "bandwidth") / hz;
+    s->hbm_bytes = peer_u64(c, k->hbm, "capacity");
+    s->ddr_bytes = peer_u64(c, k->ddr, "capacity");
+    if (s->hbm_bpc <= 0 || s->ddr_bpc <= 0)
+        return sim_component_reject(c, NULL, error, "the hbm and ddr ports must link to rdu-mem "
+                                    "tiers with a bandwidth");
+    const char *path = k->host && k->host->peer ?
+                       sim_component_param_str(k->host->peer->owner, "graph") : NULL;
+    if (!path)
+        return sim_component_reject(c, NULL, error, "no graph: set workload.graph (a dataflow "
+                                    "graph, workloads/dataflow/*.yaml)");
+    k->g = rdu_graph_load(path, error);
+    if (!k->g)
+        return false;
+    if (!check_capacity(k, k->g, RDU_TIER_HBM, s->hbm_bytes, error) ||
+        !check_capacity(k, k->g, RDU_TIER_DDR, s->ddr_bytes, error))
+        return false;
+    k->prog = rdu_map(k->g, s, error);
+    if (!k->prog)
+        return false;
+    k->rows = g_array_new(FALSE, TRUE, sizeof(StageRow));
+    k->row0 = g_new0(uint32_t, k->prog->nk + 1);
+    for (uint32_t i = 0; i < k->prog->nk; i++) {
+        const RduKernel *kk = &k->prog->k[i];
+        k->predicted += kk->predicted_cycles;
+        k->sram_bytes = MAX(k->sram_bytes, kk->sram_bytes);
+        k->pcus_used = MAX(k->pcus_used, kk->pcus);
+        k->pmus_used = MAX(k->pmus_used, kk->pmus);
+    }
+    return true;
+}
+
+static void chip_mem(void *ctx, MpStage *st, RduTier tier, bool write, uint64_t bytes)
+{
+    RduChip *k = ctx;
+    Component *c = &k->base;
+    Msg *m = sim_msg_alloc(c->sim);
+    m->cmd = MSG_RDU_MEM_REQ;
+    RduPayload *p = rdu_msg(m);
+    p->write = write;
+    p->bytes = bytes;
+    p->cookie = st;
+    if (tier == RDU_TIER_HBM)
+        k->hbm_bytes += bytes;
+    else
+        k->ddr_bytes += bytes;
+    sim_port_send(c, tier == RDU_TIER_HBM ? k->hbm : k->ddr, m, 0);
+}
+
+/* The kernel's stages' counters into the rows (kernel i's rows from row0[i]). */
+static void chip_collect(RduChip *k)
+{
+    uint32_t n = mp_stage_count(k->run);
+    for (uint32_t i = 0; i < n; i++) {
+        const MpStageStats *ss = mp_stage_stats(k->run, i);
+        StageRow *r = &g_array_index(k->rows, StageRow, k->row0[k->cur] + i);
+        r->iterations = ss->iterations;
+        r->busy = ss->busy;
+        r->starved = ss->starved;
+        r->blocked = ss->blocked;
+        r->first = ss->first;
+        r->last = ss->last;
+    }
+}
+
+static void chip_kernel_done(void *ctx)
+{
+    RduChip *k = ctx;
+    Component *c = &k->base;
+    k->cycles += clock_cycle(c->clk, mp_finished(k->run)) - clock_cycle(c->clk, mp_started(k->run));
+    const RduKernel *kk = &k->prog->k[k->cur];
+    for (uint32_t li = 0; li < kk->nloops; li++) {
+        /* bytes over the network: every data edge, once per iteration of its loop and of the
+         * loops around it */
+        uint64_t reps = 1;
+        for (int x = (int)li; x >= 0; x = kk->loops[x].parent)
+            reps *= kk->loops[x].trips;
+        const RduMLoop *L = &kk->loops[li];
+        for (uint32_t d = 0; d < L->ndep; d++)
+            k->net_bytes += (L->dep[d].bytes + L->tile - 1) / L->tile * reps;
+        for (uint32_t s = 0; s < L->nst; s++)
+            k->flops += L->st[s].child < 0 ? L->st[s].flops * reps : 0;
+    }
+    chip_collect(k);
+    Msg *m = sim_msg_alloc(c->sim);
+    m->cmd = MSG_RDU_KERNEL_DONE;
+    rdu_msg(m)->kernel = k->cur;
+    rdu_msg(m)->last = k->cur + 1 >= k->prog->nk;
+    sim_port_send(c, k->host, m, 0);
+    sim_progress(c->eng);
+    /* freed at the next launch or at the end: this call is inside the run's own stack */
+    k->old = k->run;
+    k->run = NULL;
+}
+
+static void chip_start_kernel(SimEvent *ev)
+{
+    RduChip *k = ev->ctx;
+    Component *c = &k->base;
+    mp_free(k->old);
+    k->old = NULL;
+    k->kernel_calls++;
+    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .ctx = k };
+    char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, k->cur)
+                                   : g_strdup(c->name);
+    k->run = mp_new(c->eng, c->clk->period, &k->prog->k[k->cur], &h,
+                    c->trace_track >= 0 ? c->sim->trace : NULL, prefix);
+    g_free(prefix);
+    mp_start(k->run);
+}
+
+static void chip_start(Component *c)
+{
+    RduChip *k = (RduChip *)c;
+    sim_event_init(&k->start_ev, chip_start_kernel, k);
+    /* every kernel's stage rows (and, with a dump open, their tracks) known before the run, in
+     * the runtime's own order */
+    for (uint32_t i = 0; i < k->prog->nk; i++) {
+        k->row0[i] = k->rows->len;
+        MpHooks h = { 0 };
+        char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, i) : g_strdup(c->name);
+        MpRun *r = mp_new(c->eng, c->clk->period, &k->prog->k[i], &h,
+                          c->trace_track >= 0 ? c->sim->trace : NULL, prefix);
+        for (uint32_t s = 0; s < mp_stage_count(r); s++) {
+            StageRow row = { 0 };
+            row.name = k->prog->nk > 1 ? g_strdup_printf("k%u.%s", i, mp_stage_stats(r, s)->name)
+                                       : g_strdup(mp_stage_stats(r, s)->name);
+            g_array_append_val(k->rows, row);
+        }
+        mp_free(r);
+        g_free(prefix);
+    }
+    k->row0[k->prog->nk] = k->rows->len;
+}
+
+static void chip_recv(Component *c, Port *port, Msg *m)
+{
+    (void)port;
+    RduChip *k = (RduChip *)c;
+    if (m->cmd == MSG_RDU_MEM_RESP) {
+        MpStage *st = rdu_msg(m)->cookie;
+        sim_msg_free(c->sim, m);
+        mp_mem_done(k->run, st);
+        return;
+    }
+    g_assert(m->cmd == MSG_RDU_KERNEL_LAUNCH);
+    k->cur = rdu_msg(m)->kernel;
+    g_assert(k->cur < k->prog->nk);
+    sim_msg_free(c->sim, m);
+    sim_schedule(c->eng, &k->start_ev, clock_edge_at_or_after(c->clk, c->eng->now), SIM_PRI_TICK);
+}
+
+static bool chip_busy(const Component *c) { return ((const RduChip *)c)->run != NULL; }
+
+static void chip_dump(Component *c, GString *out)
+{
+    RduChip *k = (RduChip *)c;
+    if (!k->run) {
+        g_string_append(out, "  no kernel running\n");
+        return;
+    }
+    g_string_append_printf(out, "  kernel %u of %u:\n", k->cur, k->prog->nk);
+    mp_dump(k->run, out);
+}
+
+/* rdu.stage.LOOP.STAGE.*: each leaf stage's iterations, busy/starved/blocked cycles and its
+ * utilization (busy / the kernel's cycles). */
+static void chip_extra_stats(const Component *c, StatSet *out)
+{
+    const RduChip *k = (const RduChip *)c;
+    if (!k->rows)
+        return;
+    for (guint i = 0; i < k->rows->len; i++) {
+        const StageRow *r = &g_array_index(k->rows, StageRow, i);
+        char *b = g_strdup_printf("%s.stage.%s", c->name, r->name);
+        char *n;
+#define ADD(suffix, val, unit, desc) \
+        n = g_strconcat(b, suffix, NULL); stats_add_u64(out, n, val, unit, desc); g_free(n)
+        ADD(".iterations", r->iterations, "count", "iterations the stage ran");
+        ADD(".busy", r->busy, "cycle", "cycles working");
+        ADD(".starved", r->starved, "cycle", "cycles idle with work left, waiting for an input "
+            "(a bubble)");
+        ADD(".blocked", r->blocked, "cycle", "cycles idle with its inputs ready, waiting for "
+            "room in an output buffer (back-pressure)");
+#undef ADD
+        n = g_strconcat(b, ".utilization", NULL);
+        stats_add_double(out, n, stats_ratio((double)r->busy, (double)k->cycles), "ratio",
+                         "busy / rdu.cycles");
+        g_free(n);
+        g_free(b);
+    }
+}
+
+static void chip_finalize(Component *c)
+{
+    RduChip *k = (RduChip *)c;
+    mp_free(k->run);
+    mp_free(k->old);
+    if (k->rows) {
+        for (guint i = 0; i < k->rows->len; i++)
+            g_free(g_array_index(k->rows, StageRow, i).name);
+        g_array_free(k->rows, TRUE);
+    }
+    g_free(k->row0);
+    rdu_program_free(k->prog);
+    rdu_graph_free(k->g);
+}
+
+void rdu_chip_report(Component *c, GString *out)
+{
+    RduChip *k = (RduChip *)c;
+    rdu_program_report(k->prog, k->g, &k->spec, out);
+}
+
+static bool chip_check_link(Component *c, Port *mine, Port *theirs, GError **error)
+{
+    const char *pn = c->cls->ports[mine->spec].name;
+    const ComponentClass *want = !strcmp(pn, "host") ? &rdu_workload_class : &rdu_mem_class;
+    if (theirs->owner->cls != want) {
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: links to %s, a "
+                    "%s; it must link to an %s", c->name, pn, theirs->owner->name,
+                    theirs->owner->cls->name, want->name);
+        return false;
+    }
+    return true;
+}
+
+const ComponentClass rdu_chip_class = {
+    .name = "rdu-chip",
+    .doc = "a reconfigurable dataflow chip: a grid of PCUs and PMUs on a switch network; maps a "
+           "parallel-pattern graph and runs it as metapipelined kernels",
+    .size = sizeof(RduChip),
+    .params_offset = offsetof(RduChip, p),
+    .params = chip_params,
+    .ports = chip_ports,
+    .stats = chip_stats,
+    .realize = chip_realize,
+    .start = chip_start,
+    .recv = chip_recv,
+    .dump = chip_dump,
+    .busy = chip_busy,
+    .finalize = chip_finalize,
+    .extra_stats = chip_extra_stats,
+    .check_link = chip_check_link,
+};
+
+static const char *const rdu_cmd_names[RDU_CMDS] = {
+    [RDU_KERNEL_LAUNCH] = "kernel_launch", [RDU_KERNEL_DONE] = "kernel_done",
+    [RDU_MEM_REQ] = "mem_req", [RDU_MEM_RESP] = "mem_resp",
+};
+const MsgFamily rdu_msg_family = {
+    .name = "rdu", .id = MSG_FAM_RDU, .payload = sizeof(RduPayload),
+    .cmds = rdu_cmd_names, .ncmds = RDU_CMDS,
+};
