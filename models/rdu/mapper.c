@@ -313,10 +313,11 @@ static void kernel_totals(const RduGraph *g, RduKernel *k, const RduChipSpec *c,
 /* Stage time per iteration alone (mapper.h). */
 double rdu_stage_time(const RduStage *s, const RduChipSpec *c)
 {
-    double mem = 0;
-    double hbm = (double)(s->rd[RDU_TIER_HBM] + s->wr[RDU_TIER_HBM]) / c->hbm_bpc;
-    double ddr = (double)(s->rd[RDU_TIER_DDR] + s->wr[RDU_TIER_DDR]) / c->ddr_bpc;
-    mem = MAX(hbm, ddr);
+    uint64_t hb = s->rd[RDU_TIER_HBM] + s->wr[RDU_TIER_HBM];
+    uint64_t db = s->rd[RDU_TIER_DDR] + s->wr[RDU_TIER_DDR];
+    double hbm = hb ? (double)hb / c->hbm_bpc + (double)c->hbm_lat : 0;
+    double ddr = db ? (double)db / c->ddr_bpc + (double)c->ddr_lat : 0;
+    double mem = MAX(hbm, ddr);
     return MAX((double)s->compute_cycles, mem);
 }
 

@@ -22,6 +22,7 @@ typedef struct {
     uint64_t link_bytes;          /* the vector network: bytes per cycle on one link */
     double hbm_bpc, ddr_bpc;      /* tier bandwidth, bytes per chip cycle */
     uint64_t hbm_bytes, ddr_bytes;/* tier capacities */
+    uint64_t hbm_lat, ddr_lat;    /* tier latency, chip cycles */
 } RduChipSpec;
 
 static inline uint32_t rdu_chip_units(const RduChipSpec *c) { return c->rows * c->cols; }
@@ -97,7 +98,9 @@ void rdu_program_free(RduProgram *p);
 void rdu_program_report(const RduProgram *p, const RduGraph *g, const RduChipSpec *chip,
                         GString *out);
 /* A stage's time per iteration alone: its compute, or its tier traffic at the tier's
- * bandwidth when that takes longer (what the metapipeline's slowest stage is measured in). */
+ * bandwidth after the tier's latency when that takes longer (a stage issues its transfers as
+ * it starts and ends when they have landed; what the metapipeline's slowest stage is measured
+ * in). */
 double rdu_stage_time(const RduStage *s, const RduChipSpec *chip);
 
 #endif

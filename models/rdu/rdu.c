@@ -417,6 +417,9 @@ static bool chip_realize(Component *c, GError **error)
     double hz = (double)c->clk->freq_hz;
     s->hbm_bpc = (double)peer_u64(c, k->hbm, "bandwidth") / hz;
     s->ddr_bpc = (double)peer_u64(c, k->ddr, "bandwidth") / hz;
+    /* latencies in chip cycles, rounded up */
+    s->hbm_lat = (uint64_t)ceil((double)peer_u64(c, k->hbm, "latency") * hz / 1e12);
+    s->ddr_lat = (uint64_t)ceil((double)peer_u64(c, k->ddr, "latency") * hz / 1e12);
     s->hbm_bytes = peer_u64(c, k->hbm, "capacity");
     s->ddr_bytes = peer_u64(c, k->ddr, "capacity");
     if (s->hbm_bpc <= 0 || s->ddr_bpc <= 0)
@@ -427,6 +430,8 @@ static bool chip_realize(Component *c, GError **error)
     if (!path)
         return sim_component_reject(c, NULL, error, "no graph: set workload.graph (a dataflow "
                                     "graph, workloads/dataflow/*.yaml)");
+    /* the graph's own errors name their file, line and column: no prefix from the config */
+    c->placed = true;
     k->g = rdu_graph_load(path, error);
     if (!k->g)
         return false;
@@ -436,6 +441,7 @@ static bool chip_realize(Component *c, GError **error)
     k->prog = rdu_map(k->g, s, error);
     if (!k->prog)
         return false;
+    c->placed = false;
     k->rows = g_array_new(FALSE, TRUE, sizeof(StageRow));
     k->row0 = g_new0(uint32_t, k->prog->nk + 1);
     for (uint32_t i = 0; i < k->prog->nk; i++) {

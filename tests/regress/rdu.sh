@@ -1,0 +1,97 @@
+#!/bin/sh
+# regress/rdu.sh BUILD: the dataflow RDU (issue 22; docs/rdu.md) through its commands:
+#  - the lecture's metapipeline, 100/150/80 cycles x 16 trips: rdu.cycles 2,580 pipelined and
+#    5,280 sequential, by `archsim rdu run` and by `archsim run CONFIG --set workload.graph=`
+#  - a graph too big for the teaching chip splits into kernels, says why, and runs them all
+#  - the SN40L config on the feed-forward block: memory-bound on HBM, within 10 % of the
+#    mapper's prediction; the same run twice gives the same stats
+#  - the per-cycle view in text, Perfetto and VCD
+#  - bad graphs and command lines: exit codes and file:line:col messages, no run directory left
+# Prints "rdu: N passed, N failed".
+set -u
+B=${1:-build}
+A=./archsim
+[ -x "$A" ] || A=$B/archsim
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+check() {  # name cond
+    if sh -c "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+stat() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+W=workloads/dataflow
+TEACH=configs/rdu/teach-4x4.yaml
+
+"$A" rdu run $W/metapipe.yaml --machine $TEACH -q -o "$T/pipe" > /dev/null 2>&1
+"$A" run $TEACH --set workload.graph=$W/metapipe-seq.yaml -q -o "$T/seq" > /dev/null 2>&1
+p=$(stat rdu.cycles "$T/pipe/stats.txt"); s=$(stat rdu.cycles "$T/seq/stats.txt")
+check "metapipeline 100/150/80 x 16: $p cycles pipelined (2580), $s sequential (5280)" \
+    "[ '$p' = 2580 ] && [ '$s' = 5280 ]"
+check "the mapper predicts both exactly" \
+    "[ \$(awk '\$1 == \"rdu.predicted_cycles\" { print \$2 }' $T/pipe/stats.txt) = 2580 ] &&
+     [ \$(awk '\$1 == \"rdu.predicted_cycles\" { print \$2 }' $T/seq/stats.txt) = 5280 ]"
+check "stage stats: compute busy 16 x 150, store starved while compute works" \
+    "[ \$(awk '\$1 == \"rdu.stage.outer.compute.busy\" { print \$2 }' $T/pipe/stats.txt) = 2400 ] &&
+     [ \$(awk '\$1 == \"rdu.stage.outer.store.starved\" { print \$2 }' $T/pipe/stats.txt) -gt 0 ]"
+
+"$A" rdu map $W/metapipe.yaml --machine $TEACH > "$T/map1.txt" 2>&1; rc=$?
+check "rdu map: stages, places and the predicted II ($rc)" \
+    "[ $rc -eq 0 ] && grep -q 'stage 1: compute  1 PCU at (0,1)  150 cycles/iter' $T/map1.txt &&
+     grep -q 'loop outer: 16 trips, pipe; predicted II 150 cycles, 2580 cycles in all' $T/map1.txt"
+
+"$A" rdu map $W/big-pipeline.yaml --machine $TEACH > "$T/map2.txt" 2>&1
+check "a graph too big for the chip: 2 kernels, and why" \
+    "grep -q ': 2 kernels' $T/map2.txt && grep -q \"loop 'pipe24' does not fit one kernel (24 PCUs\" $T/map2.txt"
+check "the buffer between stages 0 and 4 of the second kernel holds 5 versions (b - a + 1)" \
+    "grep -q 'buffer s16 -> s20 (t16): 4096 B x 5 versions' $T/map2.txt"
+"$A" rdu run $W/big-pipeline.yaml --machine $TEACH -q -o "$T/big" > /dev/null 2>&1
+check "both kernels run; the tile between them goes through HBM (8 trips x 4 KiB each way)" \
+    "[ \$(awk '\$1 == \"rdu.kernel_calls\" { print \$2 }' $T/big/stats.txt) = 2 ] &&
+     [ \$(awk '\$1 == \"rdu.hbm_bytes\" { print \$2 }' $T/big/stats.txt) = 65536 ]"
+
+"$A" rdu run $W/mlp.yaml --machine configs/rdu/sn40l.yaml -q -o "$T/mlp" > /dev/null 2>&1
+"$A" rdu run $W/mlp.yaml --machine configs/rdu/sn40l.yaml -q -o "$T/mlp2" > /dev/null 2>&1
+c=$(stat rdu.cycles "$T/mlp/stats.txt"); pr=$(stat rdu.predicted_cycles "$T/mlp/stats.txt")
+u=$(stat rdu.hbm_utilization "$T/mlp/stats.txt")
+check "SN40L feed-forward block: HBM-bound (utilization $u >= 0.9), $c cycles within 10 % of the prediction $pr" \
+    "awk 'BEGIN { exit !($u >= 0.9 && $c <= 1.1 * $pr && $c >= 0.9 * $pr) }'"
+check "the same run twice: identical stats.json" \
+    "grep -v host_ $T/mlp/stats.json > $T/a.json; grep -v host_ $T/mlp2/stats.json > $T/b.json; cmp -s $T/a.json $T/b.json"
+check "launch costs stay out of rdu.cycles: sim.cycles = rdu.cycles + 5 us at 1.6 GHz (+ links)" \
+    "awk 'BEGIN { exit !($(stat sim.cycles "$T/mlp/stats.txt") - $c >= 8000 && $(stat sim.cycles "$T/mlp/stats.txt") - $c <= 8004) }'"
+
+for f in txt json vcd; do
+    "$A" rdu run $W/metapipe.yaml --machine $TEACH -q -o "$T/d-$f" --trace "$T/d.$f" > /dev/null 2>&1
+done
+check "text dump: which stage runs which iteration, with its buffer's versions" \
+    "grep -q 'rdu.outer.compute: run iter=15 held=1 dur=150' $T/d.txt && [ \$(grep -c ': run iter=' $T/d.txt) -eq 48 ]"
+check "Perfetto dump: one track per stage" \
+    "python3 -c 'import json,sys; d=json.load(open(\"$T/d.json\")); n={e[\"args\"][\"name\"] for e in d[\"traceEvents\"] if e.get(\"ph\")==\"M\" and e.get(\"name\")==\"thread_name\"}; sys.exit(not {\"rdu.outer.load\",\"rdu.outer.compute\",\"rdu.outer.store\"} <= n)'"
+check "VCD dump: the stages' wires" "grep -q 'compute' $T/d.vcd && grep -q '^#' $T/d.vcd"
+
+# bad inputs
+printf 'graph:\n  nodes:\n    a: {op: mapp}\n' > "$T/bad1.yaml"
+"$A" rdu run "$T/bad1.yaml" --machine $TEACH -q -o "$T/b1" > "$T/b1.log" 2>&1; rc=$?
+check "an unknown op: exit 78 at its line and column, with a hint ($rc)" \
+    "[ $rc -eq 78 ] && grep -q 'bad1.yaml:3:13: op: unknown .mapp.; did you mean .map.' $T/b1.log && [ ! -e $T/b1 ]"
+printf 'graph:\n  tensors:\n    x: {shape: [8, 4], dtype: bf16, tier: hbm}\n    y: {shape: [8, 5], dtype: bf16}\n  nodes:\n    a: {op: softmax, in: x, out: y}\n' > "$T/bad2.yaml"
+"$A" rdu map "$T/bad2.yaml" --machine $TEACH > "$T/b2.log" 2>&1; rc=$?
+check "a shape mismatch: exit 78 at the node's out ($rc)" \
+    "[ $rc -eq 78 ] && grep -q 'bad2.yaml:6:34: node .a.: shape mismatch: softmax keeps its input' $T/b2.log"
+"$A" rdu run "$T/nope.yaml" --machine $TEACH -q -o "$T/b3" > "$T/b3.log" 2>&1; rc=$?
+check "a missing graph: exit 66 ($rc)" "[ $rc -eq 66 ] && [ ! -e $T/b3 ]"
+"$A" rdu run $W/metapipe.yaml -q > "$T/b4.log" 2>&1; rc=$?
+check "rdu run without --machine: exit 64 ($rc)" "[ $rc -eq 64 ] && grep -q 'machine CONFIG is required' $T/b4.log"
+"$A" rdu map $W/metapipe.yaml --machine configs/gpu/a100.yaml > "$T/b5.log" 2>&1; rc=$?
+check "rdu map on a GPU config: exit 78, not an RDU config ($rc)" "[ $rc -eq 78 ] && grep -q 'not an RDU config' $T/b5.log"
+"$A" rdu frob > "$T/b6.log" 2>&1; rc=$?
+check "an unknown rdu subcommand: exit 64 ($rc)" "[ $rc -eq 64 ]"
+printf 'graph:\n  tensors:\n    w: {shape: [1000000, 1000000], dtype: fp32, tier: hbm}\n    o: {shape: [1000000, 1000000], dtype: fp32, tier: ddr}\n  nodes:\n    a: {op: map, in: w, out: o}\n' > "$T/bad7.yaml"
+"$A" rdu map "$T/bad7.yaml" --machine $TEACH > "$T/b7.log" 2>&1; rc=$?
+check "tensors larger than HBM: exit 78 naming the tensor and hbm.capacity ($rc)" \
+    "[ $rc -eq 78 ] && grep -q \"bad7.yaml:3:5: the tensors in hbm hold 3.6 TiB over the run (the largest: 'w'), more than hbm.capacity 16.0 GiB\" $T/b7.log"
+"$A" gpu plan --help > /dev/null 2>&1; rc=$?
+check "gpu plan --help: exit 0 ($rc)" "[ $rc -eq 0 ]"
+
+echo "rdu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
