@@ -265,7 +265,7 @@ I_DATA    = $(DESTDIR)$(PREFIX)/share/archsim
 I_LIB     = $(DESTDIR)$(PREFIX)/lib/archsim
 I_MAN     = $(DESTDIR)$(PREFIX)/share/man/man1
 I_COMPL   = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-DATA_DIRS := configs traces/samples tests/gpu/traces workloads/gpu tests/tpu/shipped tests/tpu/scalesim/configs \
+DATA_DIRS := configs traces/samples tests/gpu/traces workloads/gpu workloads/dataflow tests/tpu/shipped tests/tpu/scalesim/configs \
              tests/tpu/scalesim/topologies tests/litmus/herd tests/litmus/rare
 DATA_FILES = $(wildcard tests/litmus/*.litmus tests/litmus/*.csv)
 install: all $(TRACER_RT)
