@@ -26,7 +26,6 @@ typedef struct {
     const int8_t *member;        /* per node: 1 in this kernel, 0 elsewhere */
     const int8_t *later;         /* per node: 1 if it runs in a later kernel (its inputs made
                                     here are written to HBM) */
-    RduKernel *k;
     GArray *loops;               /* RduMLoop, growing */
 } KBuild;
 
@@ -68,10 +67,8 @@ static uint64_t node_work(const RduGraph *g, const RduChipSpec *c, const RduNode
         return passes * ceil_div(e, L) + lg2(L);
     }
     case RDU_OP_GEMM: {
-        const RduTensor *b = &g->tensors[n->in[1]];
         uint64_t K = in0->dim[in0->rank - 1];
-        uint64_t macs = rdu_tensor_elems(out) * K;
-        (void)b;
+        uint64_t macs = rdu_tensor_elems(out) * K;      /* M N K, batches included */
         *flops = 2 * macs;
         uint64_t rate = c->macs[in0->dtype] ? c->macs[in0->dtype] : 1;
         return ceil_div(macs, rate);
@@ -528,7 +525,7 @@ static bool build_kernel(const RduGraph *g, const RduChipSpec *c, const KSpec *k
 {
     int8_t *member = g_new0(int8_t, g->nnodes);
     spec_members(g, ks, member);
-    KBuild b = { .g = g, .chip = c, .member = member, .later = later, .k = k,
+    KBuild b = { .g = g, .chip = c, .member = member, .later = later,
                  .loops = g_array_new(FALSE, TRUE, sizeof(RduMLoop)) };
     memset(k, 0, sizeof *k);
     if (ks->part_loop >= 0) {

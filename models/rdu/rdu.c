@@ -349,18 +349,18 @@ static const StatSpec chip_stats[] = {
     STAT_END,
 };
 
-static uint64_t peer_u64(Component *c, Port *p, const char *key)
+/* A numeric parameter of the component at the other end of p (a tier's bandwidth). */
+static uint64_t peer_u64(Port *p, const char *key)
 {
     uint64_t v = 0;
     if (p && p->peer)
         sim_component_param_u64(p->peer->owner, key, &v);
-    (void)c;
     return v;
 }
 
 /* Bytes the tensors that live in a tier hold over the whole run (each tensor's shape times the
  * trips of the loops around its producer or, for an input, its first reader). */
-static bool check_capacity(RduChip *k, const RduGraph *g, RduTier tier, uint64_t cap, GError **error)
+static bool check_capacity(const RduGraph *g, RduTier tier, uint64_t cap, GError **error)
 {
     uint64_t total = 0;
     int worst = -1;
@@ -392,7 +392,6 @@ static bool check_capacity(RduChip *k, const RduGraph *g, RduTier tier, uint64_t
                 rdu_tier_names[tier], has);
     g_free(need);
     g_free(has);
-    (void)k;
     return false;
 }
 
@@ -415,13 +414,13 @@ static bool chip_realize(Component *c, GError **error)
     s->hop_cycles = (uint32_t)k->p.hop_latency;
     s->link_bytes = k->p.link_width;
     double hz = (double)c->clk->freq_hz;
-    s->hbm_bpc = (double)peer_u64(c, k->hbm, "bandwidth") / hz;
-    s->ddr_bpc = (double)peer_u64(c, k->ddr, "bandwidth") / hz;
+    s->hbm_bpc = (double)peer_u64(k->hbm, "bandwidth") / hz;
+    s->ddr_bpc = (double)peer_u64(k->ddr, "bandwidth") / hz;
     /* latencies in chip cycles, rounded up */
-    s->hbm_lat = (uint64_t)ceil((double)peer_u64(c, k->hbm, "latency") * hz / 1e12);
-    s->ddr_lat = (uint64_t)ceil((double)peer_u64(c, k->ddr, "latency") * hz / 1e12);
-    s->hbm_bytes = peer_u64(c, k->hbm, "capacity");
-    s->ddr_bytes = peer_u64(c, k->ddr, "capacity");
+    s->hbm_lat = (uint64_t)ceil((double)peer_u64(k->hbm, "latency") * hz / 1e12);
+    s->ddr_lat = (uint64_t)ceil((double)peer_u64(k->ddr, "latency") * hz / 1e12);
+    s->hbm_bytes = peer_u64(k->hbm, "capacity");
+    s->ddr_bytes = peer_u64(k->ddr, "capacity");
     if (s->hbm_bpc <= 0 || s->ddr_bpc <= 0)
         return sim_component_reject(c, NULL, error, "the hbm and ddr ports must link to rdu-mem "
                                     "tiers with a bandwidth");
@@ -435,8 +434,8 @@ static bool chip_realize(Component *c, GError **error)
     k->g = rdu_graph_load(path, error);
     if (!k->g)
         return false;
-    if (!check_capacity(k, k->g, RDU_TIER_HBM, s->hbm_bytes, error) ||
-        !check_capacity(k, k->g, RDU_TIER_DDR, s->ddr_bytes, error))
+    if (!check_capacity(k->g, RDU_TIER_HBM, s->hbm_bytes, error) ||
+        !check_capacity(k->g, RDU_TIER_DDR, s->ddr_bytes, error))
         return false;
     k->prog = rdu_map(k->g, s, error);
     if (!k->prog)

@@ -16,6 +16,7 @@
 #include "../../models/dir/dirmsg.h"
 #include "../../models/gpu/gpumsg.h"
 #include "../../models/mem/memmsg.h"
+#include "../../models/rdu/rdu.h"
 #include "../../models/mem/oracle.h"
 #include "../../models/msgfam.h"
 #include "../../models/sync/syncmsg.h"
@@ -68,13 +69,14 @@ static void test_cmd_ids(void)
         }
         CU_ASSERT_PTR_NULL(registry_msg_cmd_name(MSG_CMD(f, fam->ncmds)));
     }
-    CU_ASSERT_EQUAL(families, 7);     /* mem, htm, bus, sync, dir, net, gpu; the test family is ours */
+    CU_ASSERT_EQUAL(families, 8);     /* mem, htm, bus, sync, dir, net, gpu, rdu; the test family is ours */
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_NONE]);
     CU_ASSERT_PTR_NULL(archsim_msg_families[MSG_FAM_TEST]);
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_READ_RESP), "read_resp");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_BUS_DATA), "data");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_TX_BEGIN), "tx_begin");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_GPU_CTA_LAUNCH), "cta_launch");
+    CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_RDU_KERNEL_LAUNCH), "kernel_launch");
     CU_ASSERT_STRING_EQUAL(MSG_NAME(MSG_CMD(200, 0)), "?");
     g_hash_table_unref(names);
 }
