@@ -346,8 +346,14 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
         }
     }
     /* the stages share each tier: an iteration cannot start faster than the tier moves what
-     * all of them ask of it */
+     * all of them ask of it; nor faster than a link moves one hand-off's tile */
     mx = MAX(mx, MAX(hbm, ddr));
+    for (uint32_t i = 0; i < L->ndep; i++) {
+        uint64_t per = (L->dep[i].bytes + L->tile - 1) / L->tile;
+        mx = MAX(mx, (double)((per + c->link_bytes - 1) / c->link_bytes));
+        if (!L->dep[i].carried)
+            sum += (double)L->dep[i].xfer_cycles;      /* the first tile crosses each hand-off */
+    }
     if (ii)
         *ii = L->ctrl == RDU_CTRL_SEQUENTIAL ? sum : mx;
     if (L->ctrl == RDU_CTRL_SEQUENTIAL)
@@ -404,14 +410,6 @@ static void balance(RduKernel *k, const RduChipSpec *c)
     set_compute(k, c);
 }
 
-/* Snake order on the grid: the slot's row and column. */
-static void slot_xy(const RduChipSpec *c, uint32_t slot, uint32_t *r, uint32_t *col)
-{
-    *r = slot / c->cols;
-    uint32_t x = slot % c->cols;
-    *col = (*r % 2 == 0) ? x : c->cols - 1 - x;
-}
-
 static uint32_t first_leaf_pcu(const RduKernel *k, uint32_t li, uint32_t s, bool last)
 {
     const RduStage *st = &k->loops[li].st[s];
@@ -443,9 +441,11 @@ static void place(RduKernel *k, const RduChipSpec *c)
         for (uint32_t i = 0; i < L->ndep; i++) {
             RduDep *d = &L->dep[i];
             uint32_t a = first_leaf_pcu(k, li, d->from, true), z = first_leaf_pcu(k, li, d->to, false);
+            d->src_pcu = a;
+            d->dst_pcu = z;
             uint32_t ra, ca, rz, cz;
-            slot_xy(c, a, &ra, &ca);
-            slot_xy(c, z, &rz, &cz);
+            rdu_slot_xy(c, a, &ra, &ca);
+            rdu_slot_xy(c, z, &rz, &cz);
             d->hops = (ra > rz ? ra - rz : rz - ra) + (ca > cz ? ca - cz : cz - ca) + 1;
             uint64_t per = ceil_div(d->bytes, L->tile);
             d->xfer_cycles = per ? d->hops * (uint64_t)c->hop_cycles + ceil_div(per, c->link_bytes) : 0;
@@ -762,7 +762,7 @@ static void report_loop(const RduKernel *k, uint32_t li, const RduChipSpec *c, i
             continue;
         }
         uint32_t r0, c0;
-        slot_xy(c, st->first_pcu, &r0, &c0);
+        rdu_slot_xy(c, st->first_pcu, &r0, &c0);
         g_string_append_printf(out, "%*s  stage %u: %s  %u PCU%s at (%u,%u)  %" G_GUINT64_FORMAT
                                " cycles/iter", indent, "", s, st->name, st->pcus,
                                st->pcus == 1 ? "" : "s", r0, c0, st->compute_cycles);

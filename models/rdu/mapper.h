@@ -26,6 +26,14 @@ typedef struct {
 } RduChipSpec;
 
 static inline uint32_t rdu_chip_units(const RduChipSpec *c) { return c->rows * c->cols; }
+/* Where PCU slot `slot` sits: stages take slots along a snake through the grid (row 0 left to
+ * right, row 1 right to left, ...). */
+static inline void rdu_slot_xy(const RduChipSpec *c, uint32_t slot, uint32_t *row, uint32_t *col)
+{
+    *row = slot / c->cols;
+    uint32_t x = slot % c->cols;
+    *col = (*row % 2 == 0) ? x : c->cols - 1 - x;
+}
 
 typedef enum { RDU_DEP_CONTROL, RDU_DEP_DATA } RduDepKind;
 
@@ -40,6 +48,7 @@ typedef struct {
     uint64_t bytes;               /* per iteration (0: a control token) */
     uint32_t pmus;                /* PMUs its buffer takes (bytes x depth) */
     uint32_t hops;                /* switch hops from producer to consumer */
+    uint32_t src_pcu, dst_pcu;    /* the producer's last PCU, the consumer's first (slots) */
     uint64_t xfer_cycles;         /* hops x hop_cycles + bytes / link_bytes */
     char *tensor;                 /* its tensor's name (NULL: control) */
 } RduDep;

@@ -1,5 +1,5 @@
 /* metapipe.c: the metapipeline runtime (metapipe.h). Every change of a stage (start, finish,
- * publish) re-tries only the stages it can unblock: its consumers, its producers and itself, so
+ * hand-off) re-tries only the stages it can unblock: its consumers, its producers and itself, so
  * an event costs the stage's edges, not the loop's size.
  */
 #include "metapipe.h"
@@ -19,23 +19,33 @@ struct MpStage {
     MpLoop *child;
     uint32_t *in, nin;               /* dep indices of its loop where it is the consumer */
     uint32_t *out, nout;             /* ... the producer */
-    uint64_t started, finished, published;
+    uint64_t started, finished;
     bool busy, compute_done;
     uint32_t mem_pending;
     Tick start_tick;
-    SimEvent done_ev, pub_ev;
-    Tick *pubq;                      /* publish ticks of finished iterations, in order */
-    uint32_t pq_head, pq_len, pq_cap;
-    uint64_t pub_delay;              /* cycles: its slowest outgoing transfer */
+    SimEvent done_ev;
     int track;
     WaitKind wait;
     Tick wait_since;
     int stat;                        /* index in MpRun.stats, -1 for a nested loop */
 };
 
+/* One edge between two stages at run time: the producer's finished iterations travel to the
+ * consumer (a control token at once, a tile after its transfer over the network). */
+typedef struct {
+    MpLoop *loop;
+    const RduDep *sp;
+    uint64_t arrived;                /* iterations the consumer may read */
+    Tick *q;                         /* arrival ticks of those in flight, in order */
+    uint32_t head, len, cap;
+    Tick last;                       /* the latest arrival queued (arrivals stay in order) */
+    SimEvent ev;
+} MpDep;
+
 struct MpLoop {
     const RduMLoop *sp;
     MpStage *st;
+    MpDep *dep;
     MpStage *owner;                  /* the stage it is the iteration of (NULL: the root) */
     bool active;
 };
@@ -62,11 +72,16 @@ static void loop_reset(MpLoop *L)
 {
     for (uint32_t i = 0; i < L->sp->nst; i++) {
         MpStage *s = &L->st[i];
-        s->started = s->finished = s->published = 0;
-        /* hand-offs still in flight at the end of the last run went to no one */
-        if (sim_event_scheduled(&s->pub_ev))
-            sim_deschedule(s->run->eng, &s->pub_ev);
-        s->pq_head = s->pq_len = 0;
+        s->started = s->finished = 0;
+    }
+    /* hand-offs still in flight at the end of the last run went to no one */
+    for (uint32_t j = 0; j < L->sp->ndep; j++) {
+        MpDep *d = &L->dep[j];
+        if (sim_event_scheduled(&d->ev))
+            sim_deschedule(L->st[0].run->eng, &d->ev);
+        d->arrived = 0;
+        d->head = d->len = 0;
+        d->last = 0;
     }
 }
 
@@ -175,27 +190,59 @@ static void stage_start(MpStage *s)
             try_stage(&s->loop->st[s->loop->sp->dep[s->in[j]].from]);
 }
 
-static void publish_one(MpStage *s)
+static void dep_arrive(MpDep *d)
 {
-    s->published++;
-    MpLoop *L = s->loop;
-    for (uint32_t j = 0; j < s->nout; j++)
-        try_stage(&L->st[L->sp->dep[s->out[j]].to]);
-    if (L->sp->ctrl == RDU_CTRL_SEQUENTIAL && s->ix == L->sp->nst - 1)
-        try_stage(&L->st[0]);
-    loop_check_done(L);
+    d->arrived++;
+    MpLoop *L = d->loop;
+    try_stage(&L->st[d->sp->to]);
 }
 
-static void pub_event(SimEvent *ev)
+static void dep_event(SimEvent *ev)
 {
-    MpStage *s = ev->ctx;
+    MpDep *d = ev->ctx;
+    MpRun *r = d->loop->st[0].run;
+    g_assert(d->len > 0);
+    d->head = (d->head + 1) % d->cap;
+    d->len--;
+    if (d->len)
+        sim_schedule(r->eng, &d->ev, d->q[d->head], SIM_PRI_TICK);
+    dep_arrive(d);
+}
+
+/* Stage s finished an iteration: each edge out of it carries it to its consumer, a control
+ * token at once, a tile when the network has moved it. */
+static void send_outputs(MpStage *s)
+{
     MpRun *r = s->run;
-    g_assert(s->pq_len > 0);
-    s->pq_head = (s->pq_head + 1) % s->pq_cap;
-    s->pq_len--;
-    if (s->pq_len)
-        sim_schedule(r->eng, &s->pub_ev, s->pubq[s->pq_head], SIM_PRI_TICK);
-    publish_one(s);
+    MpLoop *L = s->loop;
+    Tick now = r->eng->now;
+    for (uint32_t j = 0; j < s->nout; j++) {
+        MpDep *d = &L->dep[s->out[j]];
+        const RduDep *sp = d->sp;
+        uint64_t bytes = (sp->bytes + L->sp->tile - 1) / L->sp->tile;
+        if (sp->xfer_cycles == 0 && bytes == 0) {
+            dep_arrive(d);
+            continue;
+        }
+        Tick at = r->h.net ? r->h.net(r->h.ctx, sp, bytes) : now + sp->xfer_cycles * r->period;
+        at = MAX(at, MAX(d->last, now));
+        d->last = at;
+        if (d->len == d->cap) {
+            uint32_t nc = d->cap ? d->cap * 2 : 4;
+            Tick *q = g_new(Tick, nc);
+            for (uint32_t i = 0; i < d->len; i++)
+                q[i] = d->q[(d->head + i) % d->cap];
+            g_free(d->q);
+            d->q = q;
+            d->head = 0;
+            d->cap = nc;
+        }
+        d->q[(d->head + d->len) % d->cap] = at;
+        if (d->len++ == 0)
+            sim_schedule(r->eng, &d->ev, at, SIM_PRI_TICK);
+    }
+    if (L->sp->ctrl == RDU_CTRL_SEQUENTIAL && s->ix == L->sp->nst - 1)
+        try_stage(&L->st[0]);
 }
 
 static void stage_finish_iteration(MpStage *s)
@@ -217,23 +264,7 @@ static void stage_finish_iteration(MpStage *s)
             trace_hold(r->td, s->track, UINT64_MAX);
         }
     }
-    if (s->pub_delay == 0) {
-        publish_one(s);
-    } else {
-        if (s->pq_len == s->pq_cap) {
-            uint32_t nc = s->pq_cap ? s->pq_cap * 2 : 4;
-            Tick *q = g_new(Tick, nc);
-            for (uint32_t i = 0; i < s->pq_len; i++)
-                q[i] = s->pubq[(s->pq_head + i) % s->pq_cap];
-            g_free(s->pubq);
-            s->pubq = q;
-            s->pq_head = 0;
-            s->pq_cap = nc;
-        }
-        s->pubq[(s->pq_head + s->pq_len) % s->pq_cap] = now + s->pub_delay * r->period;
-        if (s->pq_len++ == 0)
-            sim_schedule(r->eng, &s->pub_ev, now + s->pub_delay * r->period, SIM_PRI_TICK);
-    }
+    send_outputs(s);
     /* its own next iteration; producers whose buffer it released (pipe, sequential) */
     try_stage(s);
     if (s->loop->sp->ctrl != RDU_CTRL_STREAM)
@@ -280,16 +311,15 @@ static void try_stage(MpStage *s)
     Tick now = s->run->eng->now;
     const RduMLoop *sp = L->sp;
     for (uint32_t j = 0; j < s->nin; j++) {
-        const RduDep *d = &sp->dep[s->in[j]];
-        const MpStage *p = &L->st[d->from];
-        bool ok = d->carried ? (i == 0 || p->published >= i) : p->published > i;
+        const MpDep *d = &L->dep[s->in[j]];
+        bool ok = d->sp->carried ? (i == 0 || d->arrived >= i) : d->arrived > i;
         if (!ok) {
             wait_open(s, W_STARVED, now);
             return;
         }
     }
     if (sp->ctrl == RDU_CTRL_SEQUENTIAL && s->ix == 0 && i > 0 &&
-        L->st[sp->nst - 1].published < i) {
+        L->st[sp->nst - 1].finished < i) {
         wait_open(s, W_STARVED, now);
         return;
     }
@@ -314,6 +344,12 @@ static void build_loop_rt(MpRun *r, uint32_t li, MpStage *owner, const char *pre
     L->sp = sp;
     L->owner = owner;
     L->st = g_new0(MpStage, sp->nst ? sp->nst : 1);
+    L->dep = g_new0(MpDep, sp->ndep ? sp->ndep : 1);
+    for (uint32_t j = 0; j < sp->ndep; j++) {
+        L->dep[j].loop = L;
+        L->dep[j].sp = &sp->dep[j];
+        sim_event_init(&L->dep[j].ev, dep_event, &L->dep[j]);
+    }
     for (uint32_t i = 0; i < sp->nst; i++) {
         MpStage *s = &L->st[i];
         s->run = r;
@@ -323,14 +359,11 @@ static void build_loop_rt(MpRun *r, uint32_t li, MpStage *owner, const char *pre
         s->track = -1;
         s->stat = -1;
         sim_event_init(&s->done_ev, done_event, s);
-        sim_event_init(&s->pub_ev, pub_event, s);
         for (uint32_t j = 0; j < sp->ndep; j++) {
             if (sp->dep[j].to == i)
                 s->nin++;
-            if (sp->dep[j].from == i) {
+            if (sp->dep[j].from == i)
                 s->nout++;
-                s->pub_delay = MAX(s->pub_delay, sp->dep[j].xfer_cycles);
-            }
         }
         s->in = g_new(uint32_t, s->nin + 1);
         s->out = g_new(uint32_t, s->nout + 1);
@@ -424,13 +457,16 @@ void mp_free(MpRun *r)
             MpStage *s = &L->st[i];
             if (sim_event_scheduled(&s->done_ev))
                 sim_deschedule(r->eng, &s->done_ev);
-            if (sim_event_scheduled(&s->pub_ev))
-                sim_deschedule(r->eng, &s->pub_ev);
             g_free(s->in);
             g_free(s->out);
-            g_free(s->pubq);
+        }
+        for (uint32_t j = 0; j < L->sp->ndep; j++) {
+            if (sim_event_scheduled(&L->dep[j].ev))
+                sim_deschedule(r->eng, &L->dep[j].ev);
+            g_free(L->dep[j].q);
         }
         g_free(L->st);
+        g_free(L->dep);
     }
     for (uint32_t i = 0; i < r->nstats; i++)
         g_free((char *)r->stats[i].name);

@@ -22,8 +22,12 @@ typedef struct {
     /* a transfer of `bytes` to or from tier (RDU_TIER_HBM or _DDR) for stage st: the owner
      * calls mp_mem_done(run, st) when it completes */
     void (*mem)(void *ctx, MpStage *st, RduTier tier, bool write, uint64_t bytes);
-    /* the kernel's last stage has finished and published its last iteration */
+    /* the kernel's every stage has finished its last iteration */
     void (*done)(void *ctx);
+    /* a tile of `bytes` handed over edge d now: the tick it arrives (the owner models the
+     * network: hops, link width, links busy with other tiles). NULL: the edge's xfer_cycles
+     * after now, every hand-off on its own. */
+    Tick (*net)(void *ctx, const RduDep *d, uint64_t bytes);
     void *ctx;
 } MpHooks;
 

@@ -254,10 +254,12 @@ typedef struct {
     MpRun *run, *old;
     uint32_t cur;
     SimEvent start_ev;
+    Tick *link_free;             /* per mesh link (slot x 4 directions) and PMU port (x 5):
+                                    when it is free */
     GArray *rows;                /* StageRow, every kernel's stages */
     uint32_t *row0;              /* first row of each kernel */
     /* stats */
-    uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, flops, sram_bytes;
+    uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, net_wait, flops, sram_bytes;
     uint64_t pcus_used, pmus_used, predicted;
 } RduChip;
 
@@ -329,6 +331,8 @@ static const StatSpec chip_stats[] = {
       offsetof(RduChip, ddr_bytes), NULL },
     { "net_bytes", STAT_COUNTER, "byte", "bytes moved between stages over the switch network "
       "(on-chip buffers, never off chip)", offsetof(RduChip, net_bytes), NULL },
+    { "net_wait_cycles", STAT_COUNTER, "cycle", "cycles hand-offs waited for a link or PMU port "
+      "busy with another tile, summed", offsetof(RduChip, net_wait), NULL },
     { "flops", STAT_COUNTER, "count", "floating-point operations (a MAC is 2)",
       offsetof(RduChip, flops), NULL },
     { "sram_bytes", STAT_COUNTER, "byte", "on-chip SRAM the largest kernel holds: buffers x "
@@ -441,6 +445,7 @@ static bool chip_realize(Component *c, GError **error)
     if (!k->prog)
         return false;
     c->placed = false;
+    k->link_free = g_new0(Tick, (size_t)rdu_chip_units(s) * 5);
     k->rows = g_array_new(FALSE, TRUE, sizeof(StageRow));
     k->row0 = g_new0(uint32_t, k->prog->nk + 1);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
@@ -470,6 +475,44 @@ static void chip_mem(void *ctx, MpStage *st, RduTier tier, bool write, uint64_t 
     sim_port_send(c, tier == RDU_TIER_HBM ? k->hbm : k->ddr, m, 0);
 }
 
+/* A tile over the switch network: dimension-ordered (XY) routing from the producer's PCU to the
+ * consumer's, then into the PMU beside it. Each link, and the PMU's write port, moves link_width
+ * bytes a cycle and carries one tile at a time: a tile starts when every link of its path is
+ * free, holds them for bytes / link_width cycles, and its head crosses each hop in hop_latency
+ * (cut-through). */
+static Tick chip_net(void *ctx, const RduDep *d, uint64_t bytes)
+{
+    RduChip *k = ctx;
+    Component *c = &k->base;
+    const RduChipSpec *s = &k->spec;
+    Tick now = c->eng->now, per = c->clk->period;
+    uint32_t r0, c0, r1, c1;
+    rdu_slot_xy(s, d->src_pcu, &r0, &c0);
+    rdu_slot_xy(s, d->dst_pcu, &r1, &c1);
+    uint32_t path[2048 + 1], n = 0;
+    uint32_t r = r0, x = c0;
+    while (x != c1 && n < 2048) {               /* east (0) or west (1) along the row */
+        uint32_t dir = x < c1 ? 0 : 1;
+        path[n++] = (r * s->cols + x) * 5 + dir;
+        x = x < c1 ? x + 1 : x - 1;
+    }
+    while (r != r1 && n < 2048) {               /* south (2) or north (3) along the column */
+        uint32_t dir = r < r1 ? 2 : 3;
+        path[n++] = (r * s->cols + x) * 5 + dir;
+        r = r < r1 ? r + 1 : r - 1;
+    }
+    path[n++] = (r1 * s->cols + c1) * 5 + 4;    /* the PMU's write port */
+    Tick start = now;
+    for (uint32_t i = 0; i < n; i++)
+        start = MAX(start, k->link_free[path[i]]);
+    Tick ser = (bytes + s->link_bytes - 1) / s->link_bytes * per;
+    for (uint32_t i = 0; i < n; i++)
+        k->link_free[path[i]] = start + ser;
+    k->net_wait += (start - now) / per;
+    k->net_bytes += bytes;
+    return start + (Tick)d->hops * s->hop_cycles * per + ser;
+}
+
 /* The kernel's stages' counters into the rows (kernel i's rows from row0[i]). */
 static void chip_collect(RduChip *k)
 {
@@ -493,14 +536,10 @@ static void chip_kernel_done(void *ctx)
     k->cycles += clock_cycle(c->clk, mp_finished(k->run)) - clock_cycle(c->clk, mp_started(k->run));
     const RduKernel *kk = &k->prog->k[k->cur];
     for (uint32_t li = 0; li < kk->nloops; li++) {
-        /* bytes over the network: every data edge, once per iteration of its loop and of the
-         * loops around it */
         uint64_t reps = 1;
         for (int x = (int)li; x >= 0; x = kk->loops[x].parent)
             reps *= kk->loops[x].trips;
         const RduMLoop *L = &kk->loops[li];
-        for (uint32_t d = 0; d < L->ndep; d++)
-            k->net_bytes += (L->dep[d].bytes + L->tile - 1) / L->tile * reps;
         for (uint32_t s = 0; s < L->nst; s++)
             k->flops += L->st[s].child < 0 ? L->st[s].flops * reps : 0;
     }
@@ -523,7 +562,7 @@ static void chip_start_kernel(SimEvent *ev)
     mp_free(k->old);
     k->old = NULL;
     k->kernel_calls++;
-    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .ctx = k };
+    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .ctx = k };
     char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, k->cur)
                                    : g_strdup(c->name);
     k->run = mp_new(c->eng, c->clk->period, &k->prog->k[k->cur], &h,
@@ -625,6 +664,7 @@ static void chip_finalize(Component *c)
         g_array_free(k->rows, TRUE);
     }
     g_free(k->row0);
+    g_free(k->link_free);
     rdu_program_free(k->prog);
     rdu_graph_free(k->g);
 }

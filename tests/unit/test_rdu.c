@@ -504,6 +504,27 @@ static void test_system_runs(void)
     CU_ASSERT(v[0][0] > 0 && v[0][4] > 0);
 }
 
+/* One 64 KiB tile a trip between two 10-cycle stages: the link (64 B a cycle) moves one tile in
+ * 1,024 cycles and carries one at a time, so the network sets the pace; the mapper predicts it
+ * exactly: 10 + (2 hops + 1,024) + 10 + 15 x 1,024. */
+static void test_network_bound(void)
+{
+    SystemRun *r = build("graph:\n  tensors:\n    t: {shape: [16384], dtype: fp32}\n"
+                         "  nodes:\n    a: {op: fixed, cycles: 10, out: t}\n"
+                         "    b: {op: fixed, cycles: 10, in: t}\n"
+                         "  loops:\n    - {name: l, trips: 16, body: [a, b]}\n", "net.yaml");
+    GError *e = NULL;
+    CU_ASSERT_FATAL(system_run(r, &e));
+    uint64_t want = 10 + 2 + 1024 + 10 + 15 * 1024;
+    CU_ASSERT_EQUAL(stat_u(r, "rdu.cycles"), want);
+    CU_ASSERT_EQUAL(stat_u(r, "rdu.predicted_cycles"), want);
+    CU_ASSERT_EQUAL(stat_u(r, "rdu.net_bytes"), 16 * 65536);
+    CU_ASSERT(stat_u(r, "rdu.net_wait_cycles") > 0);
+    /* a: blocked by its two buffer versions while the link drains */
+    CU_ASSERT(stat_u(r, "rdu.stage.l.a.blocked") > 10 * 1024);
+    system_free(r);
+}
+
 int main(void)
 {
     tdir = tmpdir_new("test_rdu.XXXXXX");
@@ -517,7 +538,8 @@ int main(void)
         !CU_add_test(s, "controllers: pipe, stream, sequential, nested, carried", test_controllers) ||
         !CU_add_test(s, "back-pressure: a full buffer stops its producer", test_backpressure) ||
         !CU_add_test(s, "memory: a shared tier sets the pace", test_memory_bound) ||
-        !CU_add_test(s, "system: whole runs, the same stats twice", test_system_runs)) {
+        !CU_add_test(s, "system: whole runs, the same stats twice", test_system_runs) ||
+        !CU_add_test(s, "network: one link's tiles set the pace", test_network_bound)) {
         CU_cleanup_registry();
         return CU_get_error();
     }
