@@ -50,6 +50,8 @@
 #  11. the PTX path: every workload of workloads/gpu (each launch.yaml) on configs/gpu/a100.yaml,
 #      run with real values and timed on the SMs and memory side; warp instructions (the runs'
 #      gpu.warp_insts) per CPU second of all the runs, three passes, the median; >= 1 M/s.
+#  12. the RDU: a 64-stage metapipeline (fixed stages, 512-byte tiles between neighbours) over
+#      20,000 trips on configs/rdu/sn40l.yaml: stage iterations per CPU second (no target yet).
 set -eu
 B=${1:-build}
 mkdir -p "$B/bench"
@@ -343,6 +345,29 @@ row(f"GPU PTX path, {len(launches)} workloads of workloads/gpu on a100 ({insts:,
     f"{insts / t / 1e6:.2f} M warp-insts/s", ">= 1 M warp-insts/s", insts / t >= 1e6,
     f"{insts / tb / 1e6:.2f} M warp-insts/s" if tb else "",
     statistics.median([a / b for a, b in zip(passes, passes_base)]) if tb else None)
+
+# 12. the RDU: a 64-stage metapipeline of fixed stages with 512-byte tiles between neighbours,
+# 20,000 trips, on configs/rdu/sn40l.yaml (an older BENCH_BASE without `rdu run` is left out)
+stages, trips = 64, 20000
+g = ["graph:", "  tensors:"] + [f"    t{i}: {{shape: [256], dtype: bf16}}" for i in range(stages - 1)]
+g += ["  nodes:"] + [f"    s{i}: {{op: fixed, cycles: {20 + (i * 7) % 50}"
+                     + (f", in: t{i - 1}" if i else "") + (f", out: t{i}" if i < stages - 1 else "")
+                     + "}" for i in range(stages)]
+g += ["  loops:", f"    - {{name: l, trips: {trips}, controller: pipe, body: ["
+      + ", ".join(f"s{i}" for i in range(stages)) + "]}"]
+with open(f"{B}/bench/rdu-pipeline.yaml", "w") as f:
+    f.write("\n".join(g) + "\n")
+base_rdu = bool(BASE) and subprocess.run([BASE, "rdu", "--help"], capture_output=True).returncode == 0
+def rdu_cmd(a):
+    return [a, "rdu", "run", f"{B}/bench/rdu-pipeline.yaml", "--machine", "configs/rdu/sn40l.yaml",
+            "-q", "--force", "-o", f"{B}/bench/rdu-run"]
+iters = stages * trips
+if base_rdu:
+    t, tb, rt = both(rdu_cmd)
+else:
+    t, tb, rt = median(rdu_cmd(NEW)), None, None
+row(f"RDU metapipeline, {stages} stages x {trips:,} trips on sn40l", f"{iters / t / 1e6:.2f} M stage-iterations/s",
+    "none set (issue 22)", None, f"{iters / tb / 1e6:.2f} M stage-iterations/s" if tb else "", rt)
 
 print()
 w = max(len(r[0]) for r in rows)
