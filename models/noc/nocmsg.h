@@ -33,7 +33,8 @@ typedef struct {
 
 /* The families whose payloads start with a NocRoute (those a noc may carry). */
 #define NOC_ROUTED_FAMS (MSG_FAM_BIT(MSG_FAM_DIR) | MSG_FAM_BIT(MSG_FAM_TEST) | \
-                         MSG_FAM_BIT(MSG_FAM_NET) | MSG_FAM_BIT(MSG_FAM_GPU))
+                         MSG_FAM_BIT(MSG_FAM_NET) | MSG_FAM_BIT(MSG_FAM_GPU) | \
+                         MSG_FAM_BIT(MSG_FAM_RDU))
 
 static inline NocRoute *noc_routing(Msg *m)
 {

@@ -350,7 +350,8 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
     mx = MAX(mx, MAX(hbm, ddr));
     for (uint32_t i = 0; i < L->ndep; i++) {
         uint64_t per = (L->dep[i].bytes + L->tile - 1) / L->tile;
-        mx = MAX(mx, (double)((per + c->link_bytes - 1) / c->link_bytes));
+        if (per)
+            mx = MAX(mx, (double)ceil_div(c->header_bytes + per, c->link_bytes));
         if (!L->dep[i].carried)
             sum += (double)L->dep[i].xfer_cycles;      /* the first tile crosses each hand-off */
     }
@@ -446,9 +447,12 @@ static void place(RduKernel *k, const RduChipSpec *c)
             uint32_t ra, ca, rz, cz;
             rdu_slot_xy(c, a, &ra, &ca);
             rdu_slot_xy(c, z, &rz, &cz);
-            d->hops = (ra > rz ? ra - rz : rz - ra) + (ca > cz ? ca - cz : cz - ca) + 1;
+            d->hops = (ra > rz ? ra - rz : rz - ra) + (ca > cz ? ca - cz : cz - ca);
             uint64_t per = ceil_div(d->bytes, L->tile);
-            d->xfer_cycles = per ? d->hops * (uint64_t)c->hop_cycles + ceil_div(per, c->link_bytes) : 0;
+            /* one cycle into the router (the injection channel), the hops (or the turn at the
+             * router itself), the flits once (cut-through) */
+            d->xfer_cycles = per ? 1 + (d->hops ? d->hops * (uint64_t)c->hop_cycles : c->turn_cycles) +
+                                   ceil_div(c->header_bytes + per, c->link_bytes) : 0;
         }
     }
 }

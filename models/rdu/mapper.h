@@ -18,8 +18,10 @@ typedef struct {
     uint32_t lanes, stages;       /* SIMD lanes and pipeline stages of a PCU */
     uint64_t macs[RDU_DTYPES];    /* MACs per cycle of one PCU, by dtype */
     uint64_t pmu_bytes;           /* one PMU's scratchpad */
-    uint32_t hop_cycles;          /* one switch hop */
-    uint64_t link_bytes;          /* the vector network: bytes per cycle on one link */
+    uint32_t hop_cycles;          /* the network: one hop (router pipeline + link) */
+    uint32_t turn_cycles;         /* ... a tile to its own router (the router pipeline) */
+    uint64_t link_bytes;          /* ... bytes per cycle on one link */
+    uint64_t header_bytes;        /* ... added to every tile */
     double hbm_bpc, ddr_bpc;      /* tier bandwidth, bytes per chip cycle */
     uint64_t hbm_bytes, ddr_bytes;/* tier capacities */
     uint64_t hbm_lat, ddr_lat;    /* tier latency, chip cycles */
@@ -27,7 +29,7 @@ typedef struct {
 
 static inline uint32_t rdu_chip_units(const RduChipSpec *c) { return c->rows * c->cols; }
 /* Where PCU slot `slot` sits: stages take slots along a snake through the grid (row 0 left to
- * right, row 1 right to left, ...). */
+ * right, row 1 right to left, ...). Its network endpoint is row x cols + col. */
 static inline void rdu_slot_xy(const RduChipSpec *c, uint32_t slot, uint32_t *row, uint32_t *col)
 {
     *row = slot / c->cols;
@@ -47,9 +49,10 @@ typedef struct {
     uint32_t depth;               /* buffer versions (1 for carried edges) */
     uint64_t bytes;               /* per iteration (0: a control token) */
     uint32_t pmus;                /* PMUs its buffer takes (bytes x depth) */
-    uint32_t hops;                /* switch hops from producer to consumer */
+    uint32_t hops;                /* router-to-router hops from producer to consumer (XY) */
     uint32_t src_pcu, dst_pcu;    /* the producer's last PCU, the consumer's first (slots) */
-    uint64_t xfer_cycles;         /* hops x hop_cycles + bytes / link_bytes */
+    uint64_t xfer_cycles;         /* unloaded: 1 (into the router) + hops x hop_cycles
+                                     (turn_cycles for 0 hops) + (header + bytes) / link_bytes */
     char *tensor;                 /* its tensor's name (NULL: control) */
 } RduDep;
 

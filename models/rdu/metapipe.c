@@ -39,6 +39,7 @@ typedef struct {
     Tick *q;                         /* arrival ticks of those in flight, in order */
     uint32_t head, len, cap;
     Tick last;                       /* the latest arrival queued (arrivals stay in order) */
+    uint32_t gen;                    /* runs of its loop so far: tiles of an old run are dropped */
     SimEvent ev;
 } MpDep;
 
@@ -82,6 +83,7 @@ static void loop_reset(MpLoop *L)
         d->arrived = 0;
         d->head = d->len = 0;
         d->last = 0;
+        d->gen++;
     }
 }
 
@@ -224,8 +226,11 @@ static void send_outputs(MpStage *s)
             dep_arrive(d);
             continue;
         }
-        Tick at = r->h.net ? r->h.net(r->h.ctx, sp, bytes) : now + sp->xfer_cycles * r->period;
-        at = MAX(at, MAX(d->last, now));
+        if (r->h.net) {
+            r->h.net(r->h.ctx, d, d->gen, sp, bytes);
+            continue;
+        }
+        Tick at = MAX(now + sp->xfer_cycles * r->period, d->last);
         d->last = at;
         if (d->len == d->cap) {
             uint32_t nc = d->cap ? d->cap * 2 : 4;
@@ -284,6 +289,14 @@ static void done_event(SimEvent *ev)
     MpStage *s = ev->ctx;
     s->compute_done = true;
     leaf_maybe_done(s);
+}
+
+void mp_tile_arrived(MpRun *r, void *tile, uint32_t gen)
+{
+    MpDep *d = tile;
+    g_assert(d->loop->st[0].run == r);
+    if (d->gen == gen)
+        dep_arrive(d);
 }
 
 void mp_mem_done(MpRun *r, MpStage *s)

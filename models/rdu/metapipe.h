@@ -24,10 +24,10 @@ typedef struct {
     void (*mem)(void *ctx, MpStage *st, RduTier tier, bool write, uint64_t bytes);
     /* the kernel's every stage has finished its last iteration */
     void (*done)(void *ctx);
-    /* a tile of `bytes` handed over edge d now: the tick it arrives (the owner models the
-     * network: hops, link width, links busy with other tiles). NULL: the edge's xfer_cycles
-     * after now, every hand-off on its own. */
-    Tick (*net)(void *ctx, const RduDep *d, uint64_t bytes);
+    /* a tile of `bytes` handed over edge d now: the owner sends it across its network and
+     * calls mp_tile_arrived(run, tile, gen) when it lands. NULL: it lands the edge's
+     * xfer_cycles after now, every hand-off on its own. */
+    void (*net)(void *ctx, void *tile, uint32_t gen, const RduDep *d, uint64_t bytes);
     void *ctx;
 } MpHooks;
 
@@ -49,6 +49,9 @@ void mp_free(MpRun *r);
 /* Starts the kernel now (the current tick must be a chip clock edge). */
 void mp_start(MpRun *r);
 void mp_mem_done(MpRun *r, MpStage *st);
+/* A tile sent through hooks.net has landed; one of a loop run that has ended (gen differs) is
+ * dropped. */
+void mp_tile_arrived(MpRun *r, void *tile, uint32_t gen);
 bool mp_done(const MpRun *r);
 /* The leaf stages' counters (valid until mp_free). */
 uint32_t mp_stage_count(const MpRun *r);

@@ -235,8 +235,7 @@ const ComponentClass rdu_mem_class = {
 /* ---- rdu-chip ---- */
 
 typedef struct {
-    uint64_t rows, cols, lanes, stages, macs_bf16, macs_fp32, macs_int8, pmu_capacity;
-    uint64_t hop_latency, link_width;
+    uint64_t lanes, stages, macs_bf16, macs_fp32, macs_int8, pmu_capacity;
 } ChipParams;
 
 typedef struct {
@@ -254,21 +253,16 @@ typedef struct {
     MpRun *run, *old;
     uint32_t cur;
     SimEvent start_ev;
-    Tick *link_free;             /* per mesh link (slot x 4 directions) and PMU port (x 5):
-                                    when it is free */
+    Port **net;                  /* net[e]: the link to the noc's endpoint e */
+    uint32_t run_seq;            /* kernel runs so far: a tile carries its run's number */
     GArray *rows;                /* StageRow, every kernel's stages */
     uint32_t *row0;              /* first row of each kernel */
     /* stats */
-    uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, net_wait, flops, sram_bytes;
+    uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, flops, sram_bytes;
     uint64_t pcus_used, pmus_used, predicted;
 } RduChip;
 
 static const ParamSpec chip_params[] = {
-    { .name = "rows", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1024, .doc = "rows of the PCU grid (a PMU beside each PCU)",
-      .offset = offsetof(ChipParams, rows) },
-    { .name = "cols", .type = PARAM_UINT, .def = "4", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1024, .doc = "columns of the PCU grid", .offset = offsetof(ChipParams, cols) },
     { .name = "lanes", .type = PARAM_UINT, .def = "16", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1024, .doc = "SIMD lanes of a PCU", .offset = offsetof(ChipParams, lanes) },
     { .name = "stages", .type = PARAM_UINT, .def = "6", .flags = PARAM_F_RANGE, .min = 1,
@@ -285,16 +279,15 @@ static const ParamSpec chip_params[] = {
       .offset = offsetof(ChipParams, macs_int8) },
     { .name = "pmu_capacity", .type = PARAM_SIZE, .def = "256KiB", .flags = PARAM_F_RANGE,
       .min = 64, .max = 1e12, .doc = "one PMU's scratchpad", .offset = offsetof(ChipParams, pmu_capacity) },
-    { .name = "hop_latency", .type = PARAM_CYCLES, .def = "1", .flags = PARAM_F_RANGE, .max = 1e6,
-      .doc = "one switch hop of the network", .offset = offsetof(ChipParams, hop_latency) },
-    { .name = "link_width", .type = PARAM_SIZE, .def = "64B", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1e6, .doc = "bytes a vector link moves per cycle", .offset = offsetof(ChipParams, link_width) },
     PARAM_END,
 };
 
 static const PortSpec chip_ports[] = {
     { .name = "host", .role = PORT_RESPONDER, .required = true,
       .doc = "from the host (rdu-workload): kernel calls" },
+    { .name = "net", .role = PORT_REQUESTER, .vector = true, .required = true,
+      .doc = "net[e] to the switch network's endpoint e (a noc mesh, endpoint = row x cols + "
+             "col of a PCU and its PMU): tiles between stages" },
     { .name = "hbm", .role = PORT_REQUESTER, .required = true, .doc = "to the HBM tier (rdu-mem)" },
     { .name = "ddr", .role = PORT_REQUESTER, .required = true, .doc = "to the DDR tier (rdu-mem)" },
     PORT_END,
@@ -331,8 +324,6 @@ static const StatSpec chip_stats[] = {
       offsetof(RduChip, ddr_bytes), NULL },
     { "net_bytes", STAT_COUNTER, "byte", "bytes moved between stages over the switch network "
       "(on-chip buffers, never off chip)", offsetof(RduChip, net_bytes), NULL },
-    { "net_wait_cycles", STAT_COUNTER, "cycle", "cycles hand-offs waited for a link or PMU port "
-      "busy with another tile, summed", offsetof(RduChip, net_wait), NULL },
     { "flops", STAT_COUNTER, "count", "floating-point operations (a MAC is 2)",
       offsetof(RduChip, flops), NULL },
     { "sram_bytes", STAT_COUNTER, "byte", "on-chip SRAM the largest kernel holds: buffers x "
@@ -406,8 +397,36 @@ static bool chip_realize(Component *c, GError **error)
     k->hbm = sim_port(c, "hbm", 0);
     k->ddr = sim_port(c, "ddr", 0);
     RduChipSpec *s = &k->spec;
-    s->rows = (uint32_t)k->p.rows;
-    s->cols = (uint32_t)k->p.cols;
+    /* the grid is the network's: a mesh of nodes routers, width columns */
+    Port *n0 = sim_port(c, "net", 0);
+    Component *noc = n0 && n0->peer ? n0->peer->owner : NULL;
+    uint64_t nodes = 0, width = 0, rd = 1, ll = 1, lw = 16, hdr = 0;
+    if (noc) {
+        sim_component_param_u64(noc, "nodes", &nodes);
+        sim_component_param_u64(noc, "width", &width);
+        sim_component_param_u64(noc, "router_delay", &rd);
+        sim_component_param_u64(noc, "link_latency", &ll);
+        sim_component_param_u64(noc, "link_width", &lw);
+        sim_component_param_u64(noc, "header", &hdr);
+    }
+    if (!noc || nodes == 0 || width == 0 || nodes % width != 0)
+        return sim_component_reject(c, NULL, error, "the net ports must link to a noc mesh of "
+                                    "rows x cols routers (system.rows, system.cols)");
+    s->rows = (uint32_t)(nodes / width);
+    s->cols = (uint32_t)width;
+    uint32_t links = 0;
+    while (sim_port(c, "net", (int)links))
+        links++;
+    if (links != rdu_chip_units(s))
+        return sim_component_reject(c, NULL, error, "net is linked %u times; the grid has %u "
+                                    "endpoints", links, rdu_chip_units(s));
+    k->net = g_new0(Port *, links);
+    for (uint32_t i = 0; i < links; i++)
+        k->net[i] = sim_port(c, "net", (int)i);
+    s->hop_cycles = (uint32_t)(rd + ll);
+    s->turn_cycles = (uint32_t)rd;
+    s->link_bytes = lw;
+    s->header_bytes = hdr;
     s->lanes = (uint32_t)k->p.lanes;
     s->stages = (uint32_t)k->p.stages;
     uint64_t bf = k->p.macs_bf16 ? k->p.macs_bf16 : k->p.lanes * k->p.stages;
@@ -415,8 +434,6 @@ static bool chip_realize(Component *c, GError **error)
     s->macs[RDU_FP32] = k->p.macs_fp32 ? k->p.macs_fp32 : MAX(1, bf / 2);
     s->macs[RDU_INT8] = k->p.macs_int8 ? k->p.macs_int8 : bf * 2;
     s->pmu_bytes = k->p.pmu_capacity;
-    s->hop_cycles = (uint32_t)k->p.hop_latency;
-    s->link_bytes = k->p.link_width;
     double hz = (double)c->clk->freq_hz;
     s->hbm_bpc = (double)peer_u64(k->hbm, "bandwidth") / hz;
     s->ddr_bpc = (double)peer_u64(k->ddr, "bandwidth") / hz;
@@ -445,7 +462,6 @@ static bool chip_realize(Component *c, GError **error)
     if (!k->prog)
         return false;
     c->placed = false;
-    k->link_free = g_new0(Tick, (size_t)rdu_chip_units(s) * 5);
     k->rows = g_array_new(FALSE, TRUE, sizeof(StageRow));
     k->row0 = g_new0(uint32_t, k->prog->nk + 1);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
@@ -475,42 +491,26 @@ static void chip_mem(void *ctx, MpStage *st, RduTier tier, bool write, uint64_t 
     sim_port_send(c, tier == RDU_TIER_HBM ? k->hbm : k->ddr, m, 0);
 }
 
-/* A tile over the switch network: dimension-ordered (XY) routing from the producer's PCU to the
- * consumer's, then into the PMU beside it. Each link, and the PMU's write port, moves link_width
- * bytes a cycle and carries one tile at a time: a tile starts when every link of its path is
- * free, holds them for bytes / link_width cycles, and its head crosses each hop in hop_latency
- * (cut-through). */
-static Tick chip_net(void *ctx, const RduDep *d, uint64_t bytes)
+/* A tile over the switch network: a message from the producer's endpoint (its PCU's router) to
+ * the consumer's, carrying the tile's bytes; the noc routes it (XY), holds each link for its
+ * flits and queues it behind others. */
+static void chip_net(void *ctx, void *tile, uint32_t gen, const RduDep *d, uint64_t bytes)
 {
     RduChip *k = ctx;
     Component *c = &k->base;
-    const RduChipSpec *s = &k->spec;
-    Tick now = c->eng->now, per = c->clk->period;
-    uint32_t r0, c0, r1, c1;
-    rdu_slot_xy(s, d->src_pcu, &r0, &c0);
-    rdu_slot_xy(s, d->dst_pcu, &r1, &c1);
-    uint32_t path[2048 + 1], n = 0;
-    uint32_t r = r0, x = c0;
-    while (x != c1 && n < 2048) {               /* east (0) or west (1) along the row */
-        uint32_t dir = x < c1 ? 0 : 1;
-        path[n++] = (r * s->cols + x) * 5 + dir;
-        x = x < c1 ? x + 1 : x - 1;
-    }
-    while (r != r1 && n < 2048) {               /* south (2) or north (3) along the column */
-        uint32_t dir = r < r1 ? 2 : 3;
-        path[n++] = (r * s->cols + x) * 5 + dir;
-        r = r < r1 ? r + 1 : r - 1;
-    }
-    path[n++] = (r1 * s->cols + c1) * 5 + 4;    /* the PMU's write port */
-    Tick start = now;
-    for (uint32_t i = 0; i < n; i++)
-        start = MAX(start, k->link_free[path[i]]);
-    Tick ser = (bytes + s->link_bytes - 1) / s->link_bytes * per;
-    for (uint32_t i = 0; i < n; i++)
-        k->link_free[path[i]] = start + ser;
-    k->net_wait += (start - now) / per;
+    Msg *m = sim_msg_alloc(c->sim);
+    m->cmd = MSG_RDU_TILE;
+    m->size = (uint32_t)MIN(bytes, (uint64_t)UINT32_MAX);
+    RduPayload *p = rdu_msg(m);
+    p->kernel = k->run_seq;
+    p->cookie = tile;
+    p->gen = gen;
+    uint32_t r, col;
+    rdu_slot_xy(&k->spec, d->dst_pcu, &r, &col);
+    noc_msg_route(m, r * k->spec.cols + col, NOC_VNET_REQUEST);
+    rdu_slot_xy(&k->spec, d->src_pcu, &r, &col);
     k->net_bytes += bytes;
-    return start + (Tick)d->hops * s->hop_cycles * per + ser;
+    sim_port_send(c, k->net[r * k->spec.cols + col], m, 0);
 }
 
 /* The kernel's stages' counters into the rows (kernel i's rows from row0[i]). */
@@ -562,6 +562,7 @@ static void chip_start_kernel(SimEvent *ev)
     mp_free(k->old);
     k->old = NULL;
     k->kernel_calls++;
+    k->run_seq++;
     MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .ctx = k };
     char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, k->cur)
                                    : g_strdup(c->name);
@@ -599,6 +600,14 @@ static void chip_recv(Component *c, Port *port, Msg *m)
 {
     (void)port;
     RduChip *k = (RduChip *)c;
+    if (m->cmd == MSG_RDU_TILE) {
+        RduPayload *p = rdu_msg(m);
+        /* a tile of a run that has ended (a carried hand-off after the last trip) is dropped */
+        if (k->run && p->kernel == k->run_seq)
+            mp_tile_arrived(k->run, p->cookie, p->gen);
+        sim_msg_free(c->sim, m);
+        return;
+    }
     if (m->cmd == MSG_RDU_MEM_RESP) {
         MpStage *st = rdu_msg(m)->cookie;
         sim_msg_free(c->sim, m);
@@ -664,7 +673,7 @@ static void chip_finalize(Component *c)
         g_array_free(k->rows, TRUE);
     }
     g_free(k->row0);
-    g_free(k->link_free);
+    g_free(k->net);
     rdu_program_free(k->prog);
     rdu_graph_free(k->g);
 }
@@ -678,11 +687,12 @@ void rdu_chip_report(Component *c, GString *out)
 static bool chip_check_link(Component *c, Port *mine, Port *theirs, GError **error)
 {
     const char *pn = c->cls->ports[mine->spec].name;
-    const ComponentClass *want = !strcmp(pn, "host") ? &rdu_workload_class : &rdu_mem_class;
-    if (theirs->owner->cls != want) {
+    const char *want = !strcmp(pn, "host") ? "rdu-workload" : !strcmp(pn, "net") ? "noc"
+                                                                                : "rdu-mem";
+    if (strcmp(theirs->owner->cls->name, want) != 0) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s.%s: links to %s, a "
-                    "%s; it must link to an %s", c->name, pn, theirs->owner->name,
-                    theirs->owner->cls->name, want->name);
+                    "%s; it must link to a %s", c->name, pn, theirs->owner->name,
+                    theirs->owner->cls->name, want);
         return false;
     }
     return true;
