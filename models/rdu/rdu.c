@@ -719,7 +719,7 @@ const ComponentClass rdu_chip_class = {
 
 static const char *const rdu_cmd_names[RDU_CMDS] = {
     [RDU_KERNEL_LAUNCH] = "kernel_launch", [RDU_KERNEL_DONE] = "kernel_done",
-    [RDU_MEM_REQ] = "mem_req", [RDU_MEM_RESP] = "mem_resp",
+    [RDU_MEM_REQ] = "mem_req", [RDU_MEM_RESP] = "mem_resp", [RDU_TILE] = "tile",
 };
 const MsgFamily rdu_msg_family = {
     .name = "rdu", .id = MSG_FAM_RDU, .payload = sizeof(RduPayload),
