@@ -20,6 +20,7 @@ const char *const rdu_op_names[RDU_OP_COUNT] = {
     [RDU_OP_GEMM] = "gemm", [RDU_OP_SOFTMAX] = "softmax", [RDU_OP_RMSNORM] = "rmsnorm",
     [RDU_OP_LAYERNORM] = "layernorm", [RDU_OP_ROPE] = "rope", [RDU_OP_SILU] = "silu",
     [RDU_OP_KV_READ] = "kv_read", [RDU_OP_KV_WRITE] = "kv_write", [RDU_OP_GATHER] = "gather",
+    [RDU_OP_RESHAPE] = "reshape",
 };
 const char *const rdu_dtype_names[RDU_DTYPES] = { [RDU_BF16] = "bf16", [RDU_FP32] = "fp32",
                                                   [RDU_INT8] = "int8" };
@@ -255,8 +256,8 @@ static bool parse_node(Build *b, const CfgNode *k, const CfgNode *v, GError **er
     const CfgNode *op = cfg_map_get(v, "op");
     if (!op)
         return gerr(error, k, "node '%s': missing op (one of fixed, map, zip, reduce, fold, scan, "
-                    "gemm, softmax, rmsnorm, layernorm, rope, silu, kv_read, kv_write, gather)",
-                    k->scalar);
+                    "gemm, softmax, rmsnorm, layernorm, rope, silu, kv_read, kv_write, gather, "
+                    "reshape)", k->scalar);
     int e;
     if (!scalar_enum(op, rdu_op_names, RDU_OP_COUNT, &e, "op", error))
         return false;
@@ -424,6 +425,10 @@ static bool check_node(Build *b, uint32_t ni, GError **error)
             MISMATCH("gemm multiplies [.., M, K] by [K, N] into [.., M, N]");
         break;
     }
+    case RDU_OP_RESHAPE:
+        if (rdu_tensor_elems(in0) != rdu_tensor_elems(out))
+            MISMATCH("reshape keeps the number of elements");
+        break;
     case RDU_OP_GATHER: {
         /* rows of table [R, ...] at indices [...]: out is indices' shape + the row's shape */
         bool fit = out->rank == in1->rank + in0->rank - 1;

@@ -30,6 +30,7 @@ typedef enum {
     RDU_OP_KV_READ,     /* reads its output from a memory tier (the KV cache) */
     RDU_OP_KV_WRITE,    /* writes its input to a memory tier */
     RDU_OP_GATHER,      /* rows of a table (input 0) at indices (input 1) */
+    RDU_OP_RESHAPE,     /* the same elements in another shape: a view, no work */
     RDU_OP_COUNT
 } RduOp;
 

@@ -13,9 +13,11 @@
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
+/* Ops that fuse into the stage before them: element-wise ones, and reshape (a view). */
 static bool is_elementwise(RduOp op)
 {
-    return op == RDU_OP_MAP || op == RDU_OP_ZIP || op == RDU_OP_SILU || op == RDU_OP_ROPE;
+    return op == RDU_OP_MAP || op == RDU_OP_ZIP || op == RDU_OP_SILU || op == RDU_OP_ROPE ||
+           op == RDU_OP_RESHAPE;
 }
 
 /* What the kernel being built holds: a node is in it, or it is in another kernel (its tensors
@@ -73,6 +75,8 @@ static uint64_t node_work(const RduGraph *g, const RduChipSpec *c, const RduNode
         uint64_t rate = c->macs[in0->dtype] ? c->macs[in0->dtype] : 1;
         return ceil_div(macs, rate);
     }
+    case RDU_OP_RESHAPE:
+        return 0;                               /* a view: the next reader addresses it anew */
     case RDU_OP_KV_READ: case RDU_OP_GATHER:
         return ceil_div(rdu_tensor_elems(out), L);
     case RDU_OP_KV_WRITE:

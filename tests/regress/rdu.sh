@@ -4,7 +4,8 @@
 #    5,280 sequential, by `archsim rdu run` and by `archsim run CONFIG --set workload.graph=`
 #  - a graph too big for the teaching chip splits into kernels, says why, and runs them all
 #  - the SN40L config on the feed-forward block: memory-bound on HBM, within 10 % of the
-#    mapper's prediction; the same run twice gives the same stats
+#    mapper's prediction; the same run twice gives the same stats; the 32-layer decoder as one
+#    kernel call with every byte of its HBM traffic accounted for
 #  - the per-cycle view in text, Perfetto and VCD
 #  - bad graphs and command lines: exit codes and file:line:col messages, no run directory left
 # Prints "rdu: N passed, N failed".
@@ -59,6 +60,17 @@ check "the same run twice: identical stats.json" \
     "grep -v host_ $T/mlp/stats.json > $T/a.json; grep -v host_ $T/mlp2/stats.json > $T/b.json; cmp -s $T/a.json $T/b.json"
 check "launch costs stay out of rdu.cycles: sim.cycles = rdu.cycles + 5 us at 1.6 GHz (+ links)" \
     "awk 'BEGIN { exit !($(stat sim.cycles "$T/mlp/stats.txt") - $c >= 8000 && $(stat sim.cycles "$T/mlp/stats.txt") - $c <= 8004) }'"
+
+# the decoder: one kernel call for 32 layers; per layer its weights (wq 32 MiB, wkv 16 MiB,
+# wo 32 MiB, the SwiGLU's 3 x 112 MiB, two 8 KiB norms), its K and V (8 MiB each, read) and
+# the new K/V row (4 KiB, written) cross HBM
+"$A" rdu run $W/decoder.yaml --machine configs/rdu/sn40l.yaml -q -o "$T/dec" > /dev/null 2>&1
+check "decoder: 1 kernel call for 32 layers, 32 x 453,005,312 bytes of HBM traffic" \
+    "[ \$(awk '\$1 == \"rdu.kernel_calls\" { print \$2 }' $T/dec/stats.txt) = 1 ] &&
+     [ \$(awk '\$1 == \"rdu.hbm_bytes\" { print \$2 }' $T/dec/stats.txt) = \$((32 * (33554432 + 16777216 + 33554432 + 3 * 117440512 + 2 * 8192 + 2 * 8388608 + 4096))) ]"
+check "decoder: the mapper fuses rope and the head reshape into q_proj, the residual adds into o_proj and down" \
+    "'$A' rdu map $W/decoder.yaml --machine configs/rdu/sn40l.yaml | grep -q 'q_proj+rope_q+heads' &&
+     '$A' rdu map $W/decoder.yaml --machine configs/rdu/sn40l.yaml | grep -q 'down+resid2'"
 
 for f in txt json vcd; do
     "$A" rdu run $W/metapipe.yaml --machine $TEACH -q -o "$T/d-$f" --trace "$T/d.$f" > /dev/null 2>&1

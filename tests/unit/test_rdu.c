@@ -88,6 +88,9 @@ static void test_parse_errors(void)
           "g.yaml:3:5: tensor 'x' is read but no node makes it; hint: give it a tier" },
         { "graph:\n  tensors:\n    x: {shape: [0], dtype: bf16}\n  nodes:\n    a: {op: fixed, cycles: 1}\n",
           "g.yaml:3:17: shape: expected a whole number from 1" },
+        { "graph:\n  tensors:\n    x: {shape: [4, 8], dtype: bf16, tier: hbm}\n"
+          "    y: {shape: [2, 15], dtype: bf16}\n  nodes:\n    r: {op: reshape, in: x, out: y}\n",
+          "g.yaml:6:34: node 'r': shape mismatch: reshape keeps the number of elements" },
         { "graph:\n  nodes:\n    a: {op: fixed, cycles: 1}\n  loops:\n    - {name: l, trips: 0, body: [a]}\n",
           "g.yaml:5:24: trips: expected a whole number from 1" },
     };
