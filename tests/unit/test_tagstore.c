@@ -166,6 +166,47 @@ static void test_plru(void) { against_reference(P_PLRU, 16, 8, 5); against_refer
 static void test_srrip(void) { against_reference(P_SRRIP, 16, 8, 7); against_reference(P_SRRIP, 8, 16, 8); }
 
 /* A hand-worked tree-PLRU sequence on 4 ways: fills 0..3, a hit on 0, then the victims. */
+/* The LRU stack (cgsim's layout) against a plain list per set, for every associativity from 1
+ * to 17 (8 and 16 take the vector path), random blocks that hit at every depth, and a block past
+ * 32 bits half way (the store widens): the same miss answers and the same tags in the same
+ * order. */
+static void test_lru_stack(void)
+{
+    GRand *r = g_rand_new_with_seed(42);
+    for (uint32_t assoc = 1; assoc <= 17; assoc++) {
+        const uint64_t sets = 4;
+        TagStack t;
+        CU_ASSERT_FATAL(tag_stack_init(&t, sets, assoc));
+        uint64_t *ref = g_new0(uint64_t, sets * assoc);    /* zeroed, as the store starts */
+        for (int i = 0; i < 20000; i++) {
+            /* a small pool of blocks per set: hits at every depth, and misses */
+            uint64_t block = (uint64_t)g_rand_int_range(r, 0, (gint32)(sets * (assoc + 3)));
+            if (i == 10000)
+                block = (1ull << 33) + 1;
+            if (i > 10000 && g_rand_int_range(r, 0, 4) == 0)
+                block += 1ull << 33;
+            uint64_t *set = ref + (block & (sets - 1)) * assoc;
+            uint32_t pos = assoc - 1;
+            bool miss = true;
+            for (uint32_t w = 0; w < assoc; w++)
+                if (set[w] == block) {
+                    pos = w;
+                    miss = false;
+                    break;
+                }
+            memmove(set + 1, set, pos * sizeof *set);
+            set[0] = block;
+            CU_ASSERT_EQUAL_FATAL(tag_stack_miss(&t, block), miss);
+        }
+        for (uint64_t k = 0; k < sets * assoc; k++)
+            CU_ASSERT_EQUAL_FATAL(t.tags ? t.tags[k] : t.tags32[k], ref[k]);
+        CU_ASSERT_PTR_NOT_NULL(t.tags);                    /* it did widen */
+        tag_stack_free(&t);
+        g_free(ref);
+    }
+    g_rand_free(r);
+}
+
 static void test_plru_by_hand(void)
 {
     TagGeom g = { .sets = 1, .assoc = 4, .line = 64, .sectors = 1, .interleave = 1,
@@ -365,6 +406,7 @@ int main(void)
     CU_add_test(s, "tree-PLRU against a reference", test_plru);
     CU_add_test(s, "SRRIP against a reference", test_srrip);
     CU_add_test(s, "tree-PLRU by hand", test_plru_by_hand);
+    CU_add_test(s, "LRU stack (cachegrind's layout) against a reference, 1 to 17 ways", test_lru_stack);
     CU_add_test(s, "random: one seed, one sequence", test_random_reproducible);
     CU_add_test(s, "geometry errors", test_geometry_errors);
     CU_add_test(s, "sector masks and fills", test_sectors);
