@@ -107,6 +107,8 @@ static void node_traffic(KBuild *b, RduStage *s, const RduNode *n)
             bytes = rdu_tensor_bytes(&g->tensors[n->out]);
         if (t->tier == RDU_TIER_HBM || t->tier == RDU_TIER_DDR)
             s->rd[t->tier] += bytes;
+        else if (t->tier == RDU_TIER_SRAM)
+            s->sram_rd += bytes;
         else if (t->tier == RDU_TIER_CHIP && t->producer >= 0 && !b->member[t->producer])
             s->rd[RDU_TIER_HBM] += bytes;               /* made by an earlier kernel */
     }
@@ -322,15 +324,52 @@ double rdu_stage_time(const RduStage *s, const RduChipSpec *c)
     return MAX((double)s->compute_cycles, mem);
 }
 
+/* A leaf stage's compute alone, per iteration: its work over its PCUs plus the pipeline fill. */
+static uint64_t pure_compute(const RduStage *st, const RduChipSpec *c)
+{
+    uint64_t w = ceil_div(st->work_cycles, st->tile);
+    return st->fixed ? w : ceil_div(w, st->pcus) + c->stages;
+}
+
+/* Cycles to read a stage's on-chip inputs out of the PMUs that hold them: each buffer (or
+ * resident tensor) spread over its PMUs, every bank of each delivering 4 bytes a cycle; the
+ * slowest input binds. fixed stages read nothing they compute on. */
+static void set_pmu_cycles(RduKernel *k, const RduChipSpec *c)
+{
+    uint64_t per_pmu = (uint64_t)c->pmu_banks * 4;
+    for (uint32_t li = 0; li < k->nloops; li++) {
+        RduMLoop *L = &k->loops[li];
+        for (uint32_t s = 0; s < L->nst; s++) {
+            RduStage *st = &L->st[s];
+            st->pmu_cycles = 0;
+            if (st->child >= 0 || st->fixed || per_pmu == 0)
+                continue;
+            if (st->sram_rd) {                  /* read whole at every iteration */
+                uint64_t p = MAX(1, ceil_div(st->sram_rd, c->pmu_bytes));
+                st->pmu_cycles = ceil_div(st->sram_rd, p * per_pmu);
+            }
+            for (uint32_t i = 0; i < L->ndep; i++) {
+                const RduDep *d = &L->dep[i];
+                if (d->to != s || d->kind != RDU_DEP_DATA || d->pmus == 0)
+                    continue;
+                uint64_t b = ceil_div(d->bytes, L->tile);
+                /* the PMUs hold depth versions: one version's share of them serves a read */
+                uint64_t p = MAX(1, d->pmus / MAX(1, d->depth));
+                st->pmu_cycles = MAX(st->pmu_cycles, ceil_div(b, p * per_pmu));
+            }
+        }
+    }
+}
+
 static void set_compute(RduKernel *k, const RduChipSpec *c)
 {
+    set_pmu_cycles(k, c);
     for (uint32_t li = 0; li < k->nloops; li++)
         for (uint32_t s = 0; s < k->loops[li].nst; s++) {
             RduStage *st = &k->loops[li].st[s];
             if (st->child >= 0)
                 continue;
-            uint64_t w = ceil_div(st->work_cycles, st->tile);
-            st->compute_cycles = st->fixed ? w : ceil_div(w, st->pcus) + c->stages;
+            st->compute_cycles = MAX(pure_compute(st, c), st->pmu_cycles);
         }
 }
 
@@ -401,6 +440,8 @@ static void balance(RduKernel *k, const RduChipSpec *c)
                 double mem = rdu_stage_time(st, c);
                 if ((double)st->compute_cycles < mem)
                     continue;                       /* bound by its tier, not its compute */
+                if (pure_compute(st, c) <= st->pmu_cycles)
+                    continue;                       /* bound by its PMUs' banks */
                 double cost = (double)st->compute_cycles * w;
                 if (cost > best) {
                     best = cost;
@@ -776,6 +817,8 @@ static void report_loop(const RduKernel *k, uint32_t li, const RduChipSpec *c, i
                                st->pcus == 1 ? "" : "s", r0, c0, st->compute_cycles);
         uint64_t hb = st->rd[RDU_TIER_HBM] + st->wr[RDU_TIER_HBM];
         uint64_t db = st->rd[RDU_TIER_DDR] + st->wr[RDU_TIER_DDR];
+        if (st->pmu_cycles && st->pmu_cycles >= pure_compute(st, c))
+            g_string_append_printf(out, " (its PMU reads: %" G_GUINT64_FORMAT ")", st->pmu_cycles);
         if (hb)
             g_string_append_printf(out, ", HBM %" G_GUINT64_FORMAT " B/iter (%.0f cycles)", hb,
                                    (double)hb / c->hbm_bpc);

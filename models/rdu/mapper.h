@@ -18,6 +18,7 @@ typedef struct {
     uint32_t lanes, stages;       /* SIMD lanes and pipeline stages of a PCU */
     uint64_t macs[RDU_DTYPES];    /* MACs per cycle of one PCU, by dtype */
     uint64_t pmu_bytes;           /* one PMU's scratchpad */
+    uint32_t pmu_banks;           /* its banks, each a 4-byte word a cycle */
     uint32_t hop_cycles;          /* the network: one hop (router pipeline + link) */
     uint32_t turn_cycles;         /* ... a tile to its own router (the router pipeline) */
     uint64_t link_bytes;          /* ... bytes per cycle on one link */
@@ -64,7 +65,11 @@ typedef struct {
     bool fixed;
     uint64_t work_cycles;         /* compute per iteration on one PCU */
     uint32_t pcus;                /* PCUs given to it (leaves) */
-    uint64_t compute_cycles;      /* per iteration, with its PCUs, pipeline fill included */
+    uint64_t compute_cycles;      /* per iteration, with its PCUs, pipeline fill included, at
+                                     least pmu_cycles */
+    uint64_t pmu_cycles;          /* per iteration, reading its on-chip inputs out of their
+                                     PMUs' banks (4 bytes a bank a cycle) */
+    uint64_t sram_rd;             /* bytes per iteration of resident (tier sram) inputs */
     uint64_t rd[4], wr[4];        /* bytes per iteration read from / written to each RduTier */
     uint64_t flops;               /* per iteration (2 per MAC) */
     uint32_t first_pcu;           /* placement: its first PCU in snake order */

@@ -235,7 +235,7 @@ const ComponentClass rdu_mem_class = {
 /* ---- rdu-chip ---- */
 
 typedef struct {
-    uint64_t lanes, stages, macs_bf16, macs_fp32, macs_int8, pmu_capacity;
+    uint64_t lanes, stages, macs_bf16, macs_fp32, macs_int8, pmu_capacity, pmu_banks;
 } ChipParams;
 
 typedef struct {
@@ -279,6 +279,10 @@ static const ParamSpec chip_params[] = {
       .offset = offsetof(ChipParams, macs_int8) },
     { .name = "pmu_capacity", .type = PARAM_SIZE, .def = "256KiB", .flags = PARAM_F_RANGE,
       .min = 64, .max = 1e12, .doc = "one PMU's scratchpad", .offset = offsetof(ChipParams, pmu_capacity) },
+    { .name = "pmu_banks", .type = PARAM_UINT, .def = "0", .flags = PARAM_F_RANGE, .max = 1024,
+      .doc = "banks of a PMU, each reading a 4-byte word a cycle: a stage reads its on-chip "
+      "inputs no faster (0: one per lane, Plasticine's rule)",
+      .offset = offsetof(ChipParams, pmu_banks) },
     PARAM_END,
 };
 
@@ -434,6 +438,7 @@ static bool chip_realize(Component *c, GError **error)
     s->macs[RDU_FP32] = k->p.macs_fp32 ? k->p.macs_fp32 : MAX(1, bf / 2);
     s->macs[RDU_INT8] = k->p.macs_int8 ? k->p.macs_int8 : bf * 2;
     s->pmu_bytes = k->p.pmu_capacity;
+    s->pmu_banks = (uint32_t)(k->p.pmu_banks ? k->p.pmu_banks : k->p.lanes);
     double hz = (double)c->clk->freq_hz;
     s->hbm_bpc = (double)peer_u64(k->hbm, "bandwidth") / hz;
     s->ddr_bpc = (double)peer_u64(k->ddr, "bandwidth") / hz;

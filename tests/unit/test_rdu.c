@@ -33,7 +33,7 @@ static RduChipSpec chip(uint32_t rows, uint32_t cols)
 {
     RduChipSpec c = { .rows = rows, .cols = cols, .lanes = 16, .stages = 6,
                       .macs = { [RDU_BF16] = 96, [RDU_FP32] = 48, [RDU_INT8] = 192 },
-                      .pmu_bytes = 256 * 1024, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64,
+                      .pmu_bytes = 256 * 1024, .pmu_banks = 16, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64,
                       .hbm_bpc = 100, .ddr_bpc = 25, .hbm_bytes = 1ull << 34,
                       .ddr_bytes = 1ull << 36 };
     return c;
@@ -261,6 +261,22 @@ static void test_mapper_fuse_tile_split(void)
     rdu_program_free(p);
     rdu_graph_free(g);
     g_string_free(y, TRUE);
+
+    /* a 64 KiB tile read out of one PMU of 16 banks (64 bytes a cycle): 1,024 cycles however
+     * many PCUs the map has; it gets two (1,030 cycles on one, 518 on two) and no more */
+    g = parse("graph:\n  tensors:\n    t: {shape: [16384], dtype: fp32}\n"
+              "    o: {shape: [16384], dtype: fp32, tier: hbm}\n"
+              "  nodes:\n    a: {op: fixed, cycles: 10, out: t}\n    b: {op: map, in: t, out: o}\n"
+              "  loops:\n    - {name: l, trips: 4, body: [a, b]}\n", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    p = rdu_map(g, &c, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    L = loop_named(&p->k[0], "l");
+    CU_ASSERT_EQUAL(L->st[1].pmu_cycles, 1024);
+    CU_ASSERT_EQUAL(L->st[1].compute_cycles, 1024);
+    CU_ASSERT_EQUAL(L->st[1].pcus, 2);
+    rdu_program_free(p);
+    rdu_graph_free(g);
 
     /* one stage bigger than the whole chip: an error at the node */
     g = parse("graph:\n  tensors:\n    w: {shape: [16777216], dtype: fp32, tier: sram}\n"

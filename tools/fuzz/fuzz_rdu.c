@@ -160,10 +160,10 @@ static void fuzz_one(const char *input)
     fuzz_check(g->ntop >= 1, input, "an accepted graph with nothing at the top level");
     RduChipSpec chips[2] = {
         { .rows = 4, .cols = 4, .lanes = 16, .stages = 6, .macs = { 96, 48, 192 },
-          .pmu_bytes = 256 * 1024, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64, .hbm_bpc = 100,
+          .pmu_bytes = 256 * 1024, .pmu_banks = 16, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64, .hbm_bpc = 100,
           .ddr_bpc = 25, .hbm_bytes = 1ull << 34, .ddr_bytes = 1ull << 36 },
         { .rows = 26, .cols = 40, .lanes = 32, .stages = 6, .macs = { 192, 96, 384 },
-          .pmu_bytes = 500000, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64, .hbm_bpc = 1000,
+          .pmu_bytes = 500000, .pmu_banks = 32, .hop_cycles = 2, .turn_cycles = 1, .link_bytes = 64, .hbm_bpc = 1000,
           .ddr_bpc = 62.5, .hbm_bytes = 64ull << 30, .ddr_bytes = 1536ull << 30 },
     };
     for (int i = 0; i < 2; i++) {
