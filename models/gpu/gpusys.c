@@ -72,21 +72,12 @@ static bool gpu_expand(const void *params, const CfgNode *root, CfgNode *graph, 
     return true;
 }
 
-static bool sys_set_u64(const CfgNode *root, Component *c, const char *section, const char *key,
-                        uint64_t v, GError **error)
-{
-    char *t = g_strdup_printf("%" G_GUINT64_FORMAT, v);
-    bool ok = smp_sys_set(root, c, "gpu", section, key, t, error);
-    g_free(t);
-    return ok;
-}
-
 static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     const GpuSysParams *p = params;
     Component *xbar = sim_component_find(sim, "xbar");
     if (!smp_sys_set(root, xbar, "gpu", "xbar", "topology", "crossbar", error) ||
-        !sys_set_u64(root, xbar, "xbar", "nodes", p->sms + p->l2_slices, error))
+        !smp_sys_set_u64(root, xbar, "gpu", "xbar", "nodes", p->sms + p->l2_slices, error))
         return false;
     uint64_t vnets = 0;
     sim_component_param_u64(xbar, "vnets", &vnets);
@@ -102,9 +93,10 @@ static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError 
         Component *l2 = sim_component_find(sim, n);
         g_free(n);
         g_assert(l2);
-        if (!sys_set_u64(root, l2, "l2", "slice", i, error) ||
-            !sys_set_u64(root, l2, "l2", "slices", p->l2_slices, error) ||
-            !sys_set_u64(root, l2, "l2", "subpartitions", p->l2_slices / p->channels, error))
+        if (!smp_sys_set_u64(root, l2, "gpu", "l2", "slice", i, error) ||
+            !smp_sys_set_u64(root, l2, "gpu", "l2", "slices", p->l2_slices, error) ||
+            !smp_sys_set_u64(root, l2, "gpu", "l2", "subpartitions", p->l2_slices / p->channels,
+                             error))
             return false;
         if (i == 0)
             hash = gpu_l2_hash_name(l2);       /* the slices' own setting, however it was set */
@@ -114,8 +106,8 @@ static bool gpu_build(Sim *sim, const void *params, const CfgNode *root, GError 
         Component *sm = sim_component_find(sim, n);
         g_free(n);
         g_assert(sm);
-        if (!sys_set_u64(root, sm, "sm", "l2_slices", p->l2_slices, error) ||
-            !sys_set_u64(root, sm, "sm", "l2_base", p->sms, error) ||
+        if (!smp_sys_set_u64(root, sm, "gpu", "sm", "l2_slices", p->l2_slices, error) ||
+            !smp_sys_set_u64(root, sm, "gpu", "sm", "l2_base", p->sms, error) ||
             !smp_sys_set(root, sm, "gpu", "sm", "l2_hash", hash, error))
             return false;
     }

@@ -5,8 +5,6 @@
  * tiers (hbm and ddr, class rdu-mem). The config's `workload:` section names the dataflow graph
  * (`--set workload.graph=FILE`); `rdu:`, `net:`, `hbm:` and `ddr:` configure the chip, the
  * network and the tiers (docs/rdu.md). */
-#include <stdio.h>
-
 #include "../../sim/error.h"
 #include "../../sim/registry.h"
 #include "../system/smp.h"
@@ -61,22 +59,13 @@ static bool rdu_expand(const void *params, const CfgNode *root, CfgNode *graph, 
     return true;
 }
 
-static bool sys_set_u64(const CfgNode *root, Component *c, const char *key, uint64_t v,
-                        GError **error)
-{
-    char *t = g_strdup_printf("%" G_GUINT64_FORMAT, v);
-    bool ok = smp_sys_set(root, c, "rdu", "net", key, t, error);
-    g_free(t);
-    return ok;
-}
-
 static bool rdu_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     const RduSysParams *p = params;
     Component *net = sim_component_find(sim, "net");
     return smp_sys_set(root, net, "rdu", "net", "topology", "mesh", error) &&
-           sys_set_u64(root, net, "nodes", p->rows * p->cols, error) &&
-           sys_set_u64(root, net, "width", p->cols, error);
+           smp_sys_set_u64(root, net, "rdu", "net", "nodes", p->rows * p->cols, error) &&
+           smp_sys_set_u64(root, net, "rdu", "net", "width", p->cols, error);
 }
 
 const SystemClass rdu_system = {

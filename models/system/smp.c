@@ -125,6 +125,15 @@ bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char 
     return sim_component_set_param(c, key, value, error);
 }
 
+bool smp_sys_set_u64(const CfgNode *root, Component *c, const char *sys, const char *section,
+                     const char *key, uint64_t value, GError **error)
+{
+    char *t = g_strdup_printf("%" G_GUINT64_FORMAT, value);
+    bool ok = smp_sys_set(root, c, sys, section, key, t, error);
+    g_free(t);
+    return ok;
+}
+
 static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError **error)
 {
     const SmpParams *p = params;

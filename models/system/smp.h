@@ -17,6 +17,9 @@ void smp_stats(Sim *sim, StatSet *set);
 uint64_t smp_stat_u(const StatSet *set, const char *name);
 bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char *section,
                  const char *key, const char *value, GError **error);
+/* The same for a whole number (a count or an index the system derives). */
+bool smp_sys_set_u64(const CfgNode *root, Component *c, const char *sys, const char *section,
+                     const char *key, uint64_t value, GError **error);
 
 /* core.line > l1d.line: the error (blaming the key the config sets) for every system. */
 bool smp_reject_line(Component *core, Component *l1, uint64_t cl, uint64_t ll, GError **error);
