@@ -135,6 +135,63 @@ static void test_good_lines(void)
 
 /* valgrind's "==PID==" (and "--PID--", "**PID**") lines and blank lines are skipped; a last line
  * without '\n', CRLF endings and trailing blanks are accepted. */
+/* The reader's short path for " K XXXXXXXX,D" against its general one: 3,000 random lines of
+ * that shape, each byte of the kind and the address drawn from the characters around the valid
+ * ranges ('/', ':', '@', 'G', '`', 'g', a byte above 0x7f, ...), read once as written and once with
+ * a blank before the '\n' (which the short path never takes): the same references, or the same
+ * error at the same line. */
+static void test_short_path_differential(void)
+{
+    static const char alphabet[] = "0123456789abcdefABCDEF/:@G`g \x80\xff,LSMI";
+    GRand *rnd = g_rand_new_with_seed(7);
+    int mismatches = 0;
+    for (int i = 0; i < 3000; i++) {
+        char line[32];
+        bool valid_kind = g_rand_int_range(rnd, 0, 8) != 0;
+        if (valid_kind) {
+            static const char *const kinds[] = { "I  ", " L ", " S ", " M " };
+            memcpy(line, kinds[g_rand_int_range(rnd, 0, 4)], 3);
+        } else {
+            for (int j = 0; j < 3; j++)
+                line[j] = alphabet[g_rand_int_range(rnd, 0, (gint32)sizeof alphabet - 1)];
+        }
+        for (int j = 3; j < 11; j++) {
+            bool clean = g_rand_int_range(rnd, 0, 12) != 0;
+            line[j] = clean ? "0123456789abcdefABCDEF"[g_rand_int_range(rnd, 0, 22)]
+                            : alphabet[g_rand_int_range(rnd, 0, (gint32)sizeof alphabet - 1)];
+        }
+        line[11] = ',';
+        line[12] = (char)('1' + g_rand_int_range(rnd, 0, 9));
+        line[13] = '\n';
+        char padded[32];
+        memcpy(padded, line, 13);
+        padded[13] = ' ';
+        padded[14] = '\n';
+        char *pa = tl_write("short.txt", line, 14);
+        char *pb = tl_write("long.txt", padded, 15);
+        TlResult a = tl_read(pa, 0, 16), b = tl_read(pb, 0, 16);
+        bool same = a.refs->len == b.refs->len && (a.error == NULL) == (b.error == NULL);
+        for (guint k = 0; same && k < a.refs->len; k++)
+            same = tl_ref(&a, k).addr == tl_ref(&b, k).addr &&
+                   tl_ref(&a, k).size == tl_ref(&b, k).size &&
+                   tl_ref(&a, k).kind == tl_ref(&b, k).kind;
+        if (same && a.error) {
+            /* the same message but for the file name */
+            const char *ma = strchr(a.error->message, ':'), *mb = strchr(b.error->message, ':');
+            same = ma && mb && strcmp(ma, mb) == 0;
+        }
+        if (!same && mismatches++ < 5)
+            fprintf(stderr, "\n  line '%.13s': %s / %s\n", line,
+                    a.error ? a.error->message : "ok", b.error ? b.error->message : "ok");
+        tl_free(&a);
+        tl_free(&b);
+        g_free(pa);
+        g_free(pb);
+    }
+    CU_ASSERT_EQUAL(mismatches, 0);
+    g_rand_free(rnd);
+}
+
 static void test_skipped_lines(void)
 {
     char *path = tl_write_str("skip.txt",
@@ -671,7 +728,9 @@ int main(void)
         !CU_add_test(s, "matmul sample", test_sample) ||
         !CU_add_test(s, "fuzz corpus", test_fuzz_corpus) ||
         !CU_add_test(s, "fuzz: truncated gzip, small buffer", test_fuzz_trunc_small_buffer) ||
-        !CU_add_test(s, "fuzz: eight digits past the buffer", test_fuzz_hex8_past_buffer)) {
+        !CU_add_test(s, "fuzz: eight digits past the buffer", test_fuzz_hex8_past_buffer) ||
+        !CU_add_test(s, "the short path for the common line against the general one",
+                     test_short_path_differential)) {
         CU_cleanup_registry();
         return 1;
     }
