@@ -378,9 +378,11 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
 {
     const RduMLoop *L = &k->loops[li];
     double sum = 0, mx = 0, hbm = 0, ddr = 0;
+    double *ts = g_new(double, L->nst ? L->nst : 1);
     for (uint32_t s = 0; s < L->nst; s++) {
         const RduStage *st = &L->st[s];
         double t = st->child >= 0 ? loop_time(k, (uint32_t)st->child, c, NULL) : rdu_stage_time(st, c);
+        ts[s] = t;
         sum += t;
         mx = MAX(mx, t);
         if (st->child < 0) {
@@ -398,6 +400,31 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
         if (!L->dep[i].carried)
             sum += (double)L->dep[i].xfer_cycles;      /* the first tile crosses each hand-off */
     }
+    /* A carried edge from stage p back to an earlier stage q: q's iteration i + 1 waits for p's
+     * iteration i, which waits through the forward edges for q's iteration i, so an iteration
+     * cannot start faster than that cycle goes round (the recurrence bound of modulo
+     * scheduling, RecMII: Rau, MICRO 1994): the longest forward path from q to p, stage times
+     * and hand-offs, plus the carried hand-off. */
+    double *dist = g_new(double, L->nst ? L->nst : 1);
+    for (uint32_t i = 0; i < L->ndep; i++) {
+        const RduDep *cd = &L->dep[i];
+        if (!cd->carried)
+            continue;
+        uint32_t q = cd->to, p = cd->from;
+        for (uint32_t s = q; s <= p; s++)
+            dist[s] = s == q ? ts[q] : -1;
+        for (uint32_t s = q + 1; s <= p; s++)
+            for (uint32_t j = 0; j < L->ndep; j++) {
+                const RduDep *d = &L->dep[j];
+                if (d->carried || d->to != s || d->from < q || dist[d->from] < 0)
+                    continue;
+                dist[s] = MAX(dist[s], dist[d->from] + (double)d->xfer_cycles + ts[s]);
+            }
+        if (dist[p] >= 0)
+            mx = MAX(mx, dist[p] + (double)cd->xfer_cycles);
+    }
+    g_free(dist);
+    g_free(ts);
     if (ii)
         *ii = L->ctrl == RDU_CTRL_SEQUENTIAL ? sum : mx;
     if (L->ctrl == RDU_CTRL_SEQUENTIAL)

@@ -68,6 +68,9 @@ check "launch costs stay out of rdu.cycles: sim.cycles = rdu.cycles + 5 us at 1.
 check "decoder: 1 kernel call for 32 layers, 32 x 453,005,312 bytes of HBM traffic" \
     "[ \$(awk '\$1 == \"rdu.kernel_calls\" { print \$2 }' $T/dec/stats.txt) = 1 ] &&
      [ \$(awk '\$1 == \"rdu.hbm_bytes\" { print \$2 }' $T/dec/stats.txt) = \$((32 * (33554432 + 16777216 + 33554432 + 3 * 117440512 + 2 * 8192 + 2 * 8388608 + 4096))) ]"
+dc=$(stat rdu.cycles "$T/dec/stats.txt"); dp=$(stat rdu.predicted_cycles "$T/dec/stats.txt")
+check "decoder: the prediction, carried chain included, within 1 % ($dp predicted, $dc simulated)" \
+    "awk 'BEGIN { exit !($dp <= 1.01 * $dc && $dp >= 0.99 * $dc) }'"
 check "decoder: the mapper fuses rope and the head reshape into q_proj, the residual adds into o_proj and down" \
     "'$A' rdu map $W/decoder.yaml --machine configs/rdu/sn40l.yaml | grep -q 'q_proj+rope_q+heads' &&
      '$A' rdu map $W/decoder.yaml --machine configs/rdu/sn40l.yaml | grep -q 'down+resid2'"

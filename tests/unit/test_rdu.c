@@ -440,6 +440,18 @@ static void test_controllers(void)
     if (got != 4 * 60 + 3 * 6)
         fprintf(stderr, "carried: %" G_GUINT64_FORMAT " cycles\n", got);
     CU_ASSERT_EQUAL(got, 4 * 60 + 3 * 6);
+    /* the mapper sees the recurrence: an iteration every 60 + 6 cycles, not every 30 */
+    GError *e = NULL;
+    RduGraph *g = parse("graph:\n  tensors:\n    x: {shape: [16], dtype: fp32}\n"
+                        "  nodes:\n    a: {op: fixed, cycles: 10, in: x}\n"
+                        "    b: {op: fixed, cycles: 20}\n    c: {op: fixed, cycles: 30, out: x}\n"
+                        "  loops:\n    - {name: l, trips: 4, body: [a, b, c]}\n", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    RduProgram *p = rdu_map(g, &c, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(p->k[0].predicted_cycles, 4 * 60 + 3 * 6);
+    rdu_program_free(p);
+    rdu_graph_free(g);
 }
 
 static void test_backpressure(void)
