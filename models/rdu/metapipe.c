@@ -161,12 +161,8 @@ static void stage_start(MpStage *s)
     s->compute_done = false;
     s->start_tick = now;
     s->started++;
-    if (s->stat >= 0) {
-        MpStageStats *ss = &r->stats[s->stat];
-        if (ss->iterations == 0 && ss->busy == 0)
-            ss->first = cyc(r, now);
+    if (s->stat >= 0)
         trace_hold(r->td, s->track, cyc(r, now));
-    }
     if (s->child) {
         loop_reset(s->child);
         s->child->active = true;
@@ -261,7 +257,6 @@ static void stage_finish_iteration(MpStage *s)
         MpStageStats *ss = &r->stats[s->stat];
         ss->iterations++;
         ss->busy += cyc(r, now) - cyc(r, s->start_tick);
-        ss->last = cyc(r, now);
         if (s->track >= 0) {
             const TraceArg a[] = { TARG_U("iter", s->finished - 1), TARG_U("held", held(s)) };
             trace_emit(r->td, s->track, cyc(r, s->start_tick), "run",

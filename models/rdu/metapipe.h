@@ -38,7 +38,6 @@ typedef struct {
     uint64_t busy;             /* cycles working */
     uint64_t starved;          /* cycles idle with work left, an input not yet published */
     uint64_t blocked;          /* cycles idle with its inputs ready, an output buffer full */
-    uint64_t first, last;      /* cycle of its first start and last finish */
 } MpStageStats;
 
 /* A run of kernel k on eng; `period` ticks per chip cycle. Stage tracks are registered in td

@@ -239,24 +239,18 @@ typedef struct {
 } ChipParams;
 
 typedef struct {
-    char *name;
-    uint64_t iterations, busy, starved, blocked, first, last;
-} StageRow;
-
-typedef struct {
     Component base;
     ChipParams p;
     Port *host, *hbm, *ddr;
     RduChipSpec spec;
     RduGraph *g;
     RduProgram *prog;
-    MpRun *run, *old;
+    MpRun **runs;                /* one per kernel, built at start (stage tracks registered) */
+    MpRun *run;                  /* the one running, or NULL */
     uint32_t cur;
     SimEvent start_ev;
     Port **net;                  /* net[e]: the link to the noc's endpoint e */
     uint32_t run_seq;            /* kernel runs so far: a tile carries its run's number */
-    GArray *rows;                /* StageRow, every kernel's stages */
-    uint32_t *row0;              /* first row of each kernel */
     /* stats */
     uint64_t cycles, kernel_calls, hbm_bytes, ddr_bytes, net_bytes, flops, sram_bytes;
     uint64_t pcus_used, pmus_used, predicted;
@@ -467,8 +461,6 @@ static bool chip_realize(Component *c, GError **error)
     if (!k->prog)
         return false;
     c->placed = false;
-    k->rows = g_array_new(FALSE, TRUE, sizeof(StageRow));
-    k->row0 = g_new0(uint32_t, k->prog->nk + 1);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
         const RduKernel *kk = &k->prog->k[i];
         k->predicted += kk->predicted_cycles;
@@ -518,22 +510,6 @@ static void chip_net(void *ctx, void *tile, uint32_t gen, const RduDep *d, uint6
     sim_port_send(c, k->net[r * k->spec.cols + col], m, 0);
 }
 
-/* The kernel's stages' counters into the rows (kernel i's rows from row0[i]). */
-static void chip_collect(RduChip *k)
-{
-    uint32_t n = mp_stage_count(k->run);
-    for (uint32_t i = 0; i < n; i++) {
-        const MpStageStats *ss = mp_stage_stats(k->run, i);
-        StageRow *r = &g_array_index(k->rows, StageRow, k->row0[k->cur] + i);
-        r->iterations = ss->iterations;
-        r->busy = ss->busy;
-        r->starved = ss->starved;
-        r->blocked = ss->blocked;
-        r->first = ss->first;
-        r->last = ss->last;
-    }
-}
-
 static void chip_kernel_done(void *ctx)
 {
     RduChip *k = ctx;
@@ -548,57 +524,38 @@ static void chip_kernel_done(void *ctx)
         for (uint32_t s = 0; s < L->nst; s++)
             k->flops += L->st[s].child < 0 ? L->st[s].flops * reps : 0;
     }
-    chip_collect(k);
     Msg *m = sim_msg_alloc(c->sim);
     m->cmd = MSG_RDU_KERNEL_DONE;
     rdu_msg(m)->kernel = k->cur;
     rdu_msg(m)->last = k->cur + 1 >= k->prog->nk;
     sim_port_send(c, k->host, m, 0);
     sim_progress(c->eng);
-    /* freed at the next launch or at the end: this call is inside the run's own stack */
-    k->old = k->run;
-    k->run = NULL;
+    k->run = NULL;          /* kept in runs[] for its stage stats */
 }
 
 static void chip_start_kernel(SimEvent *ev)
 {
     RduChip *k = ev->ctx;
-    Component *c = &k->base;
-    mp_free(k->old);
-    k->old = NULL;
     k->kernel_calls++;
     k->run_seq++;
-    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .ctx = k };
-    char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, k->cur)
-                                   : g_strdup(c->name);
-    k->run = mp_new(c->eng, c->clk->period, &k->prog->k[k->cur], &h,
-                    c->trace_track >= 0 ? c->sim->trace : NULL, prefix);
-    g_free(prefix);
+    k->run = k->runs[k->cur];
     mp_start(k->run);
 }
 
+/* Every kernel's run is built before the first starts, so that with a dump open its stages'
+ * tracks are registered before any event; each runs once (the host calls each kernel once). */
 static void chip_start(Component *c)
 {
     RduChip *k = (RduChip *)c;
     sim_event_init(&k->start_ev, chip_start_kernel, k);
-    /* every kernel's stage rows (and, with a dump open, their tracks) known before the run, in
-     * the runtime's own order */
+    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .ctx = k };
+    k->runs = g_new0(MpRun *, k->prog->nk);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
-        k->row0[i] = k->rows->len;
-        MpHooks h = { 0 };
         char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, i) : g_strdup(c->name);
-        MpRun *r = mp_new(c->eng, c->clk->period, &k->prog->k[i], &h,
-                          c->trace_track >= 0 ? c->sim->trace : NULL, prefix);
-        for (uint32_t s = 0; s < mp_stage_count(r); s++) {
-            StageRow row = { 0 };
-            row.name = k->prog->nk > 1 ? g_strdup_printf("k%u.%s", i, mp_stage_stats(r, s)->name)
-                                       : g_strdup(mp_stage_stats(r, s)->name);
-            g_array_append_val(k->rows, row);
-        }
-        mp_free(r);
+        k->runs[i] = mp_new(c->eng, c->clk->period, &k->prog->k[i], &h,
+                            c->trace_track >= 0 ? c->sim->trace : NULL, prefix);
         g_free(prefix);
     }
-    k->row0[k->prog->nk] = k->rows->len;
 }
 
 static void chip_recv(Component *c, Port *port, Msg *m)
@@ -644,40 +601,37 @@ static void chip_dump(Component *c, GString *out)
 static void chip_extra_stats(const Component *c, StatSet *out)
 {
     const RduChip *k = (const RduChip *)c;
-    if (!k->rows)
+    if (!k->runs)
         return;
-    for (guint i = 0; i < k->rows->len; i++) {
-        const StageRow *r = &g_array_index(k->rows, StageRow, i);
-        char *b = g_strdup_printf("%s.stage.%s", c->name, r->name);
-        char *n;
+    for (uint32_t ki = 0; ki < k->prog->nk; ki++)
+        for (uint32_t i = 0; i < mp_stage_count(k->runs[ki]); i++) {
+            const MpStageStats *r = mp_stage_stats(k->runs[ki], i);
+            char *b = k->prog->nk > 1 ? g_strdup_printf("%s.stage.k%u.%s", c->name, ki, r->name)
+                                      : g_strdup_printf("%s.stage.%s", c->name, r->name);
+            char *n;
 #define ADD(suffix, val, unit, desc) \
-        n = g_strconcat(b, suffix, NULL); stats_add_u64(out, n, val, unit, desc); g_free(n)
-        ADD(".iterations", r->iterations, "count", "iterations the stage ran");
-        ADD(".busy", r->busy, "cycle", "cycles working");
-        ADD(".starved", r->starved, "cycle", "cycles idle with work left, waiting for an input "
-            "(a bubble)");
-        ADD(".blocked", r->blocked, "cycle", "cycles idle with its inputs ready, waiting for "
-            "room in an output buffer (back-pressure)");
+            n = g_strconcat(b, suffix, NULL); stats_add_u64(out, n, val, unit, desc); g_free(n)
+            ADD(".iterations", r->iterations, "count", "iterations the stage ran");
+            ADD(".busy", r->busy, "cycle", "cycles working");
+            ADD(".starved", r->starved, "cycle", "cycles idle with work left, waiting for an "
+                "input (a bubble)");
+            ADD(".blocked", r->blocked, "cycle", "cycles idle with its inputs ready, waiting for "
+                "room in an output buffer (back-pressure)");
 #undef ADD
-        n = g_strconcat(b, ".utilization", NULL);
-        stats_add_double(out, n, stats_ratio((double)r->busy, (double)k->cycles), "ratio",
-                         "busy / rdu.cycles");
-        g_free(n);
-        g_free(b);
-    }
+            n = g_strconcat(b, ".utilization", NULL);
+            stats_add_double(out, n, stats_ratio((double)r->busy, (double)k->cycles), "ratio",
+                             "busy / rdu.cycles");
+            g_free(n);
+            g_free(b);
+        }
 }
 
 static void chip_finalize(Component *c)
 {
     RduChip *k = (RduChip *)c;
-    mp_free(k->run);
-    mp_free(k->old);
-    if (k->rows) {
-        for (guint i = 0; i < k->rows->len; i++)
-            g_free(g_array_index(k->rows, StageRow, i).name);
-        g_array_free(k->rows, TRUE);
-    }
-    g_free(k->row0);
+    for (uint32_t i = 0; k->runs && i < k->prog->nk; i++)
+        mp_free(k->runs[i]);
+    g_free(k->runs);
     g_free(k->net);
     rdu_program_free(k->prog);
     rdu_graph_free(k->g);
