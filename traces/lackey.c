@@ -26,8 +26,11 @@
 
 /* 4 MiB: big enough that the per-refill cost (a memmove of one partial line and one read call)
  * vanishes, small enough to stay in L2/L3 while it is parsed. */
-#define LACKEY_BUF_DEFAULT ((size_t)4 << 20)
+#define LACKEY_BUF_DEFAULT ((size_t)256 << 10)
 #define LACKEY_BUF_MAX ((size_t)1 << 30)      /* inflate takes an unsigned int count */
+/* Bytes after the buffer that a 16-byte load at the start of its last 14-byte line may read
+ * (lackey_line14): allocated and zeroed, never parsed. */
+#define LACKEY_SLACK 16
 #define LACKEY_ZBUF ((size_t)128 << 10)       /* compressed bytes read at a time (gzip files) */
 /* Lackey caps its own data events at 512 bytes; anything far beyond is not a lackey trace, and a
  * bound keeps the simulators' "addr + size - 1" arithmetic meaningful. */
@@ -254,7 +257,7 @@ LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError 
     r->fd = fd;
     r->path = g_strdup(path);
     r->cap = buffer_size;
-    r->buf = g_malloc(buffer_size + 1);
+    r->buf = g_malloc0(buffer_size + 1 + LACKEY_SLACK);
     r->zerr = Z_OK;
     r->zin = g_malloc(LACKEY_ZBUF);
     /* The first bytes decide: gzip magic, or plain text handed on as it is. */
@@ -453,6 +456,48 @@ static inline bool lackey_hex8(const char *p, uint64_t *v)
 #endif
 }
 
+#if defined(__SSE2__)
+/* The line lackey writes for nearly every access below 2^32, " K XXXXXXXX,D\n" (K one of L, S,
+ * M) or "I  XXXXXXXX,D\n", with a one-digit size of 1 to 9, checked and read from one 16-byte
+ * load (the two bytes after the line are loaded, never looked at: the buffer has LACKEY_SLACK
+ * bytes after its end). True with the reference in *ref when p holds exactly that; every such
+ * line passes every check of the general path (hex digits, ',', the size, no wrap below 2^32,
+ * the end of the line), and any other line is left to it. */
+static inline __attribute__((always_inline)) bool lackey_line14(const char *p, MemRef *ref)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* p[2] == ' ', p[11] == ',', p[13] == '\n' (the template's zero bytes are not looked at) */
+    const __m128i tmpl = _mm_setr_epi8(0, 0, ' ', 0, 0, 0, 0, 0, 0, 0, 0, ',', 0, '\n', 0, 0);
+    uint32_t fixed = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, tmpl));
+    __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
+    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+    __m128i let = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
+                                _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lower));
+    uint32_t hex = (uint32_t)_mm_movemask_epi8(_mm_or_si128(dig, let));
+    uint32_t size = (uint32_t)(unsigned char)p[12] - '0';
+    unsigned k;
+    if (p[0] == ' ')
+        k = lackey_kind_of[(unsigned char)p[1]];
+    else
+        k = p[0] == 'I' && p[1] == ' ' ? MEMREF_IFETCH + 1 : 0;
+    if ((fixed & 0x2804) != 0x2804 || (hex & 0x07f8) != 0x07f8 || size - 1 >= 9 || k == 0)
+        return false;
+    /* bytes 3..10: each digit's value ('a'..'f' and 'A'..'F' have 1..6 in their low nibble),
+     * moved to bytes 0..7, then paired into 16-bit lanes (first << 4 | second) and packed */
+    __m128i nib = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
+                               _mm_and_si128(let, _mm_set1_epi8(9)));
+    nib = _mm_srli_si128(nib, 3);
+    __m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00ff)), 4),
+                                _mm_srli_epi16(nib, 8));
+    uint32_t b = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(pair, pair));
+    ref->addr = __builtin_bswap32(b);                  /* the first pair is the top byte */
+    ref->size = size;
+    ref->kind = k - 1;
+    return true;
+}
+#endif
+
 size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
 {
     g_return_val_if_fail(r != NULL, 0);
@@ -482,11 +527,16 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
         start = p;
         uint32_t kind;
         unsigned k;
-        /* The line lackey writes for nearly every access below 2^32, " K XXXXXXXX,D\n" (or
-         * "I  XXXXXXXX,D\n") with a one-digit size, checked and read in one go; any other
-         * line takes the general path below, which gives every error its column. The checks
-         * here imply everything the general path checks (eight hex digits and ',', a size of
-         * 1 to 9, no wrap below 2^32, the end of the line). */
+        /* The line lackey writes for nearly every access below 2^32 (lackey_line14), read in
+         * one go; any other line takes the general path below, which gives every error its
+         * column. */
+#if defined(__SSE2__)
+        if (G_LIKELY(lim - p >= 14 && lackey_line14(p, &out[got]))) {
+            got++;
+            p += 14;
+            continue;
+        }
+#else
         if (G_LIKELY(lim - p >= 14 && p[11] == ',' && p[13] == '\n' &&
                      (unsigned char)(p[12] - '1') < 9)) {
             if (p[0] == 'I' && p[1] == ' ' && p[2] == ' ')
@@ -504,6 +554,7 @@ size_t lackey_read(LackeyReader *r, MemRef *out, size_t n, GError **error)
                 continue;
             }
         }
+#endif
         /* Every line in [p, lim) ends with '\n', and each test below fails on '\n', so the
          * look-ahead never leaves the line. */
         if (p[0] == 'I' && p[1] == ' ' && p[2] == ' ') {

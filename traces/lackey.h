@@ -23,7 +23,7 @@ typedef struct LackeyReader LackeyReader;
 
 LackeyReader *lackey_open(const char *path, GError **error);
 
-/* Like lackey_open with a read buffer of buffer_size bytes (lackey_open uses 4 MiB). A line
+/* Like lackey_open with a read buffer of buffer_size bytes (lackey_open uses 256 KiB). A line
  * longer than the buffer is an error, so this is for tests and fuzzing, where a tiny buffer
  * exercises every refill boundary. */
 LackeyReader *lackey_open_buffered(const char *path, size_t buffer_size, GError **error);

@@ -167,21 +167,18 @@ void cgsim_free(CgSim *s)
     g_free(s);
 }
 
-static inline __attribute__((always_inline)) bool cg_set_is_miss(CgCache *c, uint64_t block)
-{
-    return tag_stack_miss(&c->st, block);
-}
-
 /* One access of size bytes (1 <= size <= the smallest line size). A reference that straddles two
- * lines updates both, but is one access that misses if either line missed. */
-static inline __attribute__((always_inline)) bool cg_ref_is_miss(CgCache *c, uint64_t addr, uint32_t size)
+ * lines updates both, but is one access that misses if either line missed. A: the cache's
+ * associativity where the caller specializes for it, else 0 (tag_stack_miss_a). */
+static inline __attribute__((always_inline)) bool cg_ref_is_miss(CgCache *c, uint64_t addr,
+                                                                 uint32_t size, uint32_t A)
 {
     uint64_t b1 = addr >> c->line_bits;
     uint64_t b2 = (addr + size - 1) >> c->line_bits;
     if (G_LIKELY(b1 == b2))
-        return cg_set_is_miss(c, b1);
-    bool m1 = cg_set_is_miss(c, b1);
-    bool m2 = cg_set_is_miss(c, b2);
+        return tag_stack_miss_a(&c->st, b1, A);
+    bool m1 = tag_stack_miss_a(&c->st, b1, A);
+    bool m2 = tag_stack_miss_a(&c->st, b2, A);
     return m1 || m2;
 }
 
@@ -199,9 +196,9 @@ static inline void cg_access_one(CgSim *s, const MemRef *ref)
         size = 1;       /* MemRef promises >= 1; keep the line arithmetic sane regardless */
     CgCache *l1 = kind == MEMREF_IFETCH ? &s->i1 : &s->d1;
     s->acc[kind]++;
-    if (cg_ref_is_miss(l1, ref->addr, size)) {
+    if (cg_ref_is_miss(l1, ref->addr, size, 0)) {
         s->miss1[kind]++;
-        if (cg_ref_is_miss(&s->ll, ref->addr, size))
+        if (cg_ref_is_miss(&s->ll, ref->addr, size, 0))
             s->missll[kind]++;
     }
 }
@@ -212,8 +209,11 @@ void cgsim_access(CgSim *s, const MemRef *ref)
 }
 
 /* The same over many references, with the caches' geometry and the counts in locals: the
- * compiler keeps them in registers (through s, every count written could alias a field). */
-void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
+ * compiler keeps them in registers (through s, every count written could alias a field).
+ * L1A and LLA: the L1s' and the LL's associativity when the caller specializes for them (the
+ * loop then indexes sets by shifts and picks the vector path at compile time), else 0. */
+static inline __attribute__((always_inline)) void cg_batch(CgSim *s, const MemRef *refs, size_t n,
+                                                           uint32_t L1A, uint32_t LLA)
 {
     CgCache l1[2] = { s->i1, s->d1 }, ll = s->ll;
     uint64_t acc[4], miss1[4], missll[4];
@@ -224,15 +224,13 @@ void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint32_t size = refs[i].size, kind = refs[i].kind;
         g_assert(kind <= MEMREF_MODIFY);
-        if (G_UNLIKELY(size > max_size))
-            size = max_size;
-        if (G_UNLIKELY(size == 0))
-            size = 1;
+        if (G_UNLIKELY(size - 1 >= max_size))          /* 0, or above the smallest line */
+            size = size == 0 ? 1 : max_size;
         uint64_t addr = refs[i].addr;
         acc[kind]++;
-        if (cg_ref_is_miss(&l1[kind != MEMREF_IFETCH], addr, size)) {
+        if (cg_ref_is_miss(&l1[kind != MEMREF_IFETCH], addr, size, L1A)) {
             miss1[kind]++;
-            if (cg_ref_is_miss(&ll, addr, size))
+            if (cg_ref_is_miss(&ll, addr, size, LLA))
                 missll[kind]++;
         }
     }
@@ -242,6 +240,15 @@ void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
     memcpy(s->acc, acc, sizeof acc);
     memcpy(s->miss1, miss1, sizeof miss1);
     memcpy(s->missll, missll, sizeof missll);
+}
+
+void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)
+{
+    /* cachegrind's default shape (8-way I1 and D1, 16-way LL) gets a loop of its own */
+    if (s->i1.st.assoc == 8 && s->d1.st.assoc == 8 && s->ll.st.assoc == 16)
+        cg_batch(s, refs, n, 8, 16);
+    else
+        cg_batch(s, refs, n, 0, 0);
 }
 
 CgCounts cgsim_counts(const CgSim *s)

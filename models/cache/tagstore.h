@@ -318,24 +318,34 @@ static inline __attribute__((always_inline)) bool tag_stack_miss4n(uint32_t *set
 }
 #endif
 
-static inline __attribute__((always_inline)) bool tag_stack_miss(TagStack *t, uint64_t block)
+/* tag_stack_miss with the associativity `A` known where it is inlined (A == t->assoc), or 0 for
+ * t->assoc: a caller that specializes its loop for a common shape (cgsim's 8-way L1s and 16-way
+ * LL) then indexes sets by shifts and picks the vector path at compile time. */
+static inline __attribute__((always_inline)) bool tag_stack_miss_a(TagStack *t, uint64_t block,
+                                                                   uint32_t A)
 {
+    uint32_t assoc = A ? A : t->assoc;
     if (G_LIKELY(t->tags32 != NULL)) {
         if (G_LIKELY(block <= UINT32_MAX)) {
             uint32_t b32 = (uint32_t)block;
-            uint32_t *set = t->tags32 + (block & t->set_mask) * t->assoc;
+            uint32_t *set = t->tags32 + (block & t->set_mask) * assoc;
 #if defined(__SSE2__)
-            if (t->assoc == 8)
+            if (assoc == 8)
                 return tag_stack_miss4n(set, b32, 2);
-            if (t->assoc == 16)
+            if (assoc == 16)
                 return tag_stack_miss4n(set, b32, 4);
 #endif
-            TAG_STACK_IS_MISS(uint32_t, set, t->assoc, b32);
+            TAG_STACK_IS_MISS(uint32_t, set, assoc, b32);
         }
         tag_stack_widen(t);
     }
-    uint64_t *set = t->tags + (block & t->set_mask) * t->assoc;
-    TAG_STACK_IS_MISS(uint64_t, set, t->assoc, block);
+    uint64_t *set = t->tags + (block & t->set_mask) * assoc;
+    TAG_STACK_IS_MISS(uint64_t, set, assoc, block);
+}
+
+static inline __attribute__((always_inline)) bool tag_stack_miss(TagStack *t, uint64_t block)
+{
+    return tag_stack_miss_a(t, block, 0);
 }
 
 #endif

@@ -136,8 +136,8 @@ static void test_good_lines(void)
 /* valgrind's "==PID==" (and "--PID--", "**PID**") lines and blank lines are skipped; a last line
  * without '\n', CRLF endings and trailing blanks are accepted. */
 /* The reader's short path for " K XXXXXXXX,D" against its general one: 3,000 random lines of
- * that shape, each byte of the kind and the address drawn from the characters around the valid
- * ranges ('/', ':', '@', 'G', '`', 'g', a byte above 0x7f, ...), read once as written and once with
+ * that shape, each byte of the kind, the address, the ',' and the size drawn from the characters
+ * around the valid ranges ('/', ':', '@', 'G', '`', 'g', a byte above 0x7f, ...), read once as written and once with
  * a blank before the '\n' (which the short path never takes): the same references, or the same
  * error at the same line; and a line read is the value strtoull gives its digits. */
 static void test_short_path_differential(void)
@@ -163,6 +163,10 @@ static void test_short_path_differential(void)
         line[11] = ',';
         line[12] = (char)('1' + g_rand_int_range(rnd, 0, 9));
         line[13] = '\n';
+        if (g_rand_int_range(rnd, 0, 10) == 0)          /* the separator and the size too */
+            line[11] = alphabet[g_rand_int_range(rnd, 0, (gint32)sizeof alphabet - 1)];
+        if (g_rand_int_range(rnd, 0, 10) == 0)
+            line[12] = "0:/a \x80"[g_rand_int_range(rnd, 0, 6)];
         char padded[32];
         memcpy(padded, line, 13);
         padded[13] = ' ';
