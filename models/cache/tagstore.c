@@ -77,6 +77,9 @@ void tag_init(TagStore *ts, const TagGeom *g, Component *owner)
     ts->line_shift = (uint32_t)__builtin_ctz(g->line);
     ts->sector_shift = ts->line_shift - (uint32_t)__builtin_ctz(g->sectors);
     ts->set_mask = g->sets - 1;
+    g_assert(g->interleave >= 1);
+    ts->il_pow2 = (g->interleave & (g->interleave - 1)) == 0;
+    ts->il_shift = (uint32_t)__builtin_ctzll(g->interleave);
     ts->page_shift = page_shift(g);
     ts->page_mask = (1ull << ts->page_shift) - 1;
     ts->set_words = set_words(g);

@@ -53,6 +53,8 @@ typedef struct {
     uint32_t ways;          /* ways in use (<= assoc; victims and fills among these) */
     uint32_t line_shift, sector_shift;
     uint64_t set_mask;
+    uint32_t il_shift;      /* log2 interleave when it is a power of two (il_pow2) */
+    bool il_pow2;
     uint64_t **pages;
     uint64_t npages, set_words;
     uint64_t page_mask;
@@ -90,7 +92,12 @@ void tag_set_ways(TagStore *ts, uint32_t ways);
 
 static inline uint64_t tag_set_index(const TagStore *ts, uint64_t block)
 {
-    return (ts->g.interleave == 1 ? block : block / ts->g.interleave) & ts->set_mask;
+    /* a shift for 1, 2, 4... banks; written as a branch the compiler keeps, since block / 1
+     * == block let it fold `interleave == 1 ? block : block / interleave` into a division on
+     * every lookup */
+    if (G_LIKELY(ts->il_pow2))
+        return (block >> ts->il_shift) & ts->set_mask;
+    return (block / ts->g.interleave) & ts->set_mask;
 }
 
 static inline TagSet tag_set_in_page(const TagStore *ts, uint64_t *pg, uint64_t set)
