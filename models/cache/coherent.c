@@ -235,6 +235,17 @@ static inline Frame *frame_find(Coh *k, uint64_t block)
     return w < 0 ? NULL : &k->frames[set * k->p.assoc + (uint32_t)w];
 }
 
+/* frame_find that also hands back the frame's set and way (for a hit performed at once). */
+static inline Frame *frame_find_way(Coh *k, uint64_t block, TagSet *s, uint32_t *way)
+{
+    uint64_t set;
+    int w = tag_find_in(&k->ts, block >> k->line_shift, s, &set);
+    if (w < 0)
+        return NULL;
+    *way = (uint32_t)w;
+    return &k->frames[set * k->p.assoc + (uint32_t)w];
+}
+
 /* The tag store's set of frame f (whose block is set) and f's way in it. */
 static inline uint32_t frame_way(Coh *k, const Frame *f, TagSet *s)
 {
@@ -551,11 +562,10 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 }
 
 /* Performs the core's op on the line: a load reads the value, a store writes it. */
-static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
+/* perform for frame f, which is way w of set *s */
+static inline void perform_at(Coh *k, Frame *f, TagSet *s, uint32_t w, Msg *m, uint64_t delay)
 {
-    TagSet s;
-    uint32_t w = frame_way(k, f, &s);
-    tag_touch(&k->ts, &s, w);
+    tag_touch(&k->ts, s, w);
     if (G_UNLIKELY(m->flags & MSG_F_TX)) {
         htm_perform(k, f, m, delay);
         return;
@@ -563,6 +573,13 @@ static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
     coh_perform(&k->base, k->cpu, frame_data(k, f), f->block, m, delay, coh_id(k),
                 k->proto->states[f->state].name, &k->at,
                 k->proto->states[f->state].perm != PERM_NONE);
+}
+
+static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
+{
+    TagSet s;
+    uint32_t w = frame_way(k, f, &s);
+    perform_at(k, f, &s, w, m, delay);
 }
 
 /* Fires Load/Store for the op at the head of the frame; returns true if it completed (HIT). */
@@ -878,7 +895,9 @@ static void coh_recv(Component *c, Port *port, Msg *m)
         if (G_LIKELY(!k->wait_head)) {
             /* a hit that changes nothing but the data: what try_access and fire_core_event
              * would do for it, without their other cases */
-            Frame *f = frame_find(k, mem_msg(m)->addr & ~(k->p.line - 1));
+            TagSet ts;
+            uint32_t way = 0;
+            Frame *f = frame_find_way(k, mem_msg(m)->addr & ~(k->p.line - 1), &ts, &way);
             if (f && !f->head && k->pure_hit[f->state * 2 + store]) {
                 int ev = store ? EV_STORE : EV_LOAD;
                 k->trans[f->state * EV_COUNT + ev]++;
@@ -889,7 +908,7 @@ static void coh_recv(Component *c, Port *port, Msg *m)
                     k->load_hits++;
                 if (k->p.classify)
                     coh_class_touch(&k->mc, f->block);
-                perform(k, f, m, k->p.hit_latency);
+                perform_at(k, f, &ts, way, m, k->p.hit_latency);
                 return;
             }
         }
