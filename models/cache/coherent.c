@@ -561,8 +561,8 @@ static void htm_perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
     sim_port_send(&k->base, k->cpu, m, delay);
 }
 
-/* Performs the core's op on the line: a load reads the value, a store writes it. */
-/* perform for frame f, which is way w of set *s */
+/* Performs the core's op on the line of frame f, way w of set *s: a load reads the value, a
+ * store writes it. */
 static inline void perform_at(Coh *k, Frame *f, TagSet *s, uint32_t w, Msg *m, uint64_t delay)
 {
     tag_touch(&k->ts, s, w);
@@ -575,6 +575,7 @@ static inline void perform_at(Coh *k, Frame *f, TagSet *s, uint32_t w, Msg *m, u
                 k->proto->states[f->state].perm != PERM_NONE);
 }
 
+/* The same for a frame whose set and way are not at hand. */
 static void perform(Coh *k, Frame *f, Msg *m, uint64_t delay)
 {
     TagSet s;

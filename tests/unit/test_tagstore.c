@@ -225,6 +225,34 @@ static void test_plru_by_hand(void)
     tag_free(&ts);
 }
 
+/* One of N interleaved banks indexes its sets by block / N: a shift for 1, 2, 4... banks, a
+ * division for the others; both against the plain formula on random blocks, and a block found
+ * after its fill in every such bank. */
+static void test_interleave_index(void)
+{
+    static const uint64_t banks[] = { 1, 2, 3, 4, 5, 6, 8, 12, 64, 80, 4096 };
+    GRand *r = g_rand_new_with_seed(18);
+    for (size_t i = 0; i < G_N_ELEMENTS(banks); i++) {
+        TagGeom g = { .sets = 64, .assoc = 4, .line = 64, .sectors = 1,
+                      .interleave = banks[i], .repl = 0 };
+        TagStore ts;
+        tag_init(&ts, &g, NULL);
+        int bad = 0;
+        for (int k = 0; k < 2000; k++) {
+            uint64_t block = ((uint64_t)g_rand_int(r) << 32 | g_rand_int(r)) >> (k % 40);
+            bad += tag_set_index(&ts, block) != (block / banks[i]) % 64;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        uint64_t e;
+        for (uint64_t b = 0; b < 256; b++)
+            ts_access(&ts, b * banks[i] + 7 % banks[i], &e, NULL);
+        TagSet set;
+        CU_ASSERT(tag_find(&ts, 255 * banks[i] + 7 % banks[i], &set) >= 0);
+        tag_free(&ts);
+    }
+    g_rand_free(r);
+}
+
 /* random: the victim comes from the caller's generator, so one seed gives one sequence */
 static void test_random_reproducible(void)
 {
@@ -406,6 +434,7 @@ int main(void)
     CU_add_test(s, "tree-PLRU against a reference", test_plru);
     CU_add_test(s, "SRRIP against a reference", test_srrip);
     CU_add_test(s, "tree-PLRU by hand", test_plru_by_hand);
+    CU_add_test(s, "set index of one of N interleaved banks", test_interleave_index);
     CU_add_test(s, "LRU stack (cachegrind's layout) against a reference, 1 to 17 ways", test_lru_stack);
     CU_add_test(s, "random: one seed, one sequence", test_random_reproducible);
     CU_add_test(s, "geometry errors", test_geometry_errors);
