@@ -411,6 +411,36 @@ static inline uint64_t lackey_bytes_between(uint64_t x, uint64_t m, uint64_t n)
     uint64_t low = x & (LK_ONES * 127);
     return ((LK_ONES * (127 + n) - low) & ~x & (low + LK_ONES * (127 - m))) & LK_HIGH;
 }
+#if defined(__SSE2__)
+/* Each byte of x that is a hex digit: the mask of its bytes in *hex, and of those that are
+ * letters ('a'..'f', 'A'..'F') in *let; each byte range is one pair of compares. */
+static inline __attribute__((always_inline)) void lackey_hex_classes(__m128i x, __m128i *hex,
+                                                                     __m128i *let)
+{
+    __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
+    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+    *let = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
+                         _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lower));
+    *hex = _mm_or_si128(dig, *let);
+}
+
+/* The value of the eight hex digits that start `shift` bytes into x (let: their letter mask,
+ * lackey_hex_classes): each byte's digit value ('a'..'f' and 'A'..'F' have 1..6 in their low
+ * nibble), moved down to bytes 0..7, paired into 16-bit lanes (first << 4 | second) and packed
+ * by the vector unit; the first pair is then the top byte. */
+#define LACKEY_HEX_VALUE8(x, let, shift)                                                    \
+    __builtin_bswap32((uint32_t)_mm_cvtsi128_si32(lackey_pack_pairs(_mm_srli_si128(           \
+        _mm_add_epi8(_mm_and_si128((x), _mm_set1_epi8(0x0f)),                                \
+                     _mm_and_si128((let), _mm_set1_epi8(9))), (shift)))))
+static inline __attribute__((always_inline)) __m128i lackey_pack_pairs(__m128i nib)
+{
+    __m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00ff)), 4),
+                                _mm_srli_epi16(nib, 8));
+    return _mm_packus_epi16(pair, pair);
+}
+#endif
+
 static inline bool lackey_hex8(const char *p, uint64_t *v)
 {
 #if defined(__SSE2__)
@@ -418,22 +448,11 @@ static inline bool lackey_hex8(const char *p, uint64_t *v)
      * nibbles are paired and packed by the vector unit. */
     if (p[8] != ',')
         return false;
-    __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)p);
-    __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
-    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-                                _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
-    __m128i let = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
-                                _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lower));
-    if ((_mm_movemask_epi8(_mm_or_si128(dig, let)) & 0xff) != 0xff)
+    __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)p), hex, let;
+    lackey_hex_classes(x, &hex, &let);
+    if ((_mm_movemask_epi8(hex) & 0xff) != 0xff)
         return false;
-    /* each byte: its digit's value ('a'..'f' and 'A'..'F' have 1..6 in their low nibble) */
-    __m128i nib = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
-                               _mm_and_si128(let, _mm_set1_epi8(9)));
-    /* 16-bit lanes hold two digits, the first in the low byte: first << 4 | second */
-    __m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00ff)), 4),
-                                _mm_srli_epi16(nib, 8));
-    uint32_t b = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(pair, pair));
-    *v = __builtin_bswap32(b);                         /* the first pair is the top byte */
+    *v = LACKEY_HEX_VALUE8(x, let, 0);
     return true;
 #elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (p[8] != ',')
@@ -469,12 +488,9 @@ static inline __attribute__((always_inline)) bool lackey_line14(const char *p, M
     /* p[2] == ' ', p[11] == ',', p[13] == '\n' (the template's zero bytes are not looked at) */
     const __m128i tmpl = _mm_setr_epi8(0, 0, ' ', 0, 0, 0, 0, 0, 0, 0, 0, ',', 0, '\n', 0, 0);
     uint32_t fixed = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, tmpl));
-    __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
-    __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-                                _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
-    __m128i let = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
-                                _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), lower));
-    uint32_t hex = (uint32_t)_mm_movemask_epi8(_mm_or_si128(dig, let));
+    __m128i hexv, let;
+    lackey_hex_classes(x, &hexv, &let);
+    uint32_t hex = (uint32_t)_mm_movemask_epi8(hexv);
     uint32_t size = (uint32_t)(unsigned char)p[12] - '0';
     unsigned k;
     if (p[0] == ' ')
@@ -483,15 +499,7 @@ static inline __attribute__((always_inline)) bool lackey_line14(const char *p, M
         k = p[0] == 'I' && p[1] == ' ' ? MEMREF_IFETCH + 1 : 0;
     if ((fixed & 0x2804) != 0x2804 || (hex & 0x07f8) != 0x07f8 || size - 1 >= 9 || k == 0)
         return false;
-    /* bytes 3..10: each digit's value ('a'..'f' and 'A'..'F' have 1..6 in their low nibble),
-     * moved to bytes 0..7, then paired into 16-bit lanes (first << 4 | second) and packed */
-    __m128i nib = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)),
-                               _mm_and_si128(let, _mm_set1_epi8(9)));
-    nib = _mm_srli_si128(nib, 3);
-    __m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00ff)), 4),
-                                _mm_srli_epi16(nib, 8));
-    uint32_t b = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(pair, pair));
-    ref->addr = __builtin_bswap32(b);                  /* the first pair is the top byte */
+    ref->addr = LACKEY_HEX_VALUE8(x, let, 3);         /* the digits are bytes 3..10 */
     ref->size = size;
     ref->kind = k - 1;
     return true;
