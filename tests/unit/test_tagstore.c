@@ -160,6 +160,41 @@ static void against_reference(int pol, uint32_t sets, uint32_t assoc, uint64_t s
     g_free(ref);
 }
 
+/* The fill's way: the first way whose valid sector mask is 0 (masks of any bits: 0x80 and 0x01
+ * are both valid), else an eviction; for 1..20 ways, so both the eight-at-a-time scan and the
+ * ways after it are met. */
+static void test_victim_first_invalid(void)
+{
+    SimRng r;
+    sim_rng_seed(&r, 11, "victim");
+    int bad = 0;
+    for (uint32_t assoc = 1; assoc <= 20; assoc++) {
+        TagGeom g = { .sets = 4, .assoc = assoc, .line = 64, .sectors = 8, .interleave = 1,
+                      .repl = P_LRU };
+        CU_ASSERT_TRUE_FATAL(tag_geom_check(&g, NULL));
+        TagStore ts;
+        tag_init(&ts, &g, NULL);
+        for (int trial = 0; trial < 400; trial++) {
+            TagSet s = tag_set_touch(&ts, (uint64_t)trial);
+            uint32_t want = assoc;
+            for (uint32_t w = 0; w < assoc; w++) {
+                uint64_t pick = sim_rng_below(&r, 4);
+                s.valid[w] = pick == 0 ? 0 : pick == 1 ? 0x80 : pick == 2 ? 0x01
+                                                              : (uint8_t)(1 + sim_rng_below(&r, 255));
+                s.dirty[w] = (uint8_t)sim_rng_below(&r, 256);   /* bytes beside valid: ignored */
+                if (s.valid[w] == 0 && want == assoc)
+                    want = w;
+            }
+            bool evict;
+            uint32_t v = tag_victim(&ts, &s, NULL, &evict);
+            if (want < assoc ? (evict || v != want) : (!evict || v >= assoc))
+                bad++;
+        }
+        tag_free(&ts);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void test_lru(void) { against_reference(P_LRU, 16, 8, 1); against_reference(P_LRU, 1, 5, 2); }
 static void test_fifo(void) { against_reference(P_FIFO, 16, 8, 3); against_reference(P_FIFO, 4, 3, 4); }
 static void test_plru(void) { against_reference(P_PLRU, 16, 8, 5); against_reference(P_PLRU, 2, 64, 6); }
@@ -429,6 +464,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     CU_pSuite s = CU_add_suite("tagstore", NULL, NULL);
+    CU_add_test(s, "the fill takes the first way with no valid sector", test_victim_first_invalid);
     CU_add_test(s, "lru against a reference", test_lru);
     CU_add_test(s, "fifo against a reference", test_fifo);
     CU_add_test(s, "tree-PLRU against a reference", test_plru);
