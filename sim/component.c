@@ -626,7 +626,9 @@ bool sim_realize_all(Sim *sim, GError **error)
 
 void sim_component_wake(Component *c)
 {
-    Tick edge = clock_edge_at_or_after(c->clk, c->eng->now);
+    Tick now = c->eng->now, edge = clock_div_now(c->clk, now) * c->clk->period;
+    if (edge != now)
+        edge += c->clk->period;                /* the first edge at or after now */
     if (sim_event_scheduled(&c->tick_ev)) {
         if (c->tick_ev.when <= edge)
             return;
@@ -638,7 +640,7 @@ void sim_component_wake(Component *c)
 void sim_component_wake_in(Component *c, uint64_t cycles)
 {
     /* counted from the start of the current cycle, so "1" is always the next edge */
-    Tick when = clock_cycle(c->clk, c->eng->now) * c->clk->period + cycles * c->clk->period;
+    Tick when = clock_div_now(c->clk, c->eng->now) * c->clk->period + cycles * c->clk->period;
     if (when <= c->eng->now)
         when = clock_edge_at_or_after(c->clk, c->eng->now + 1);
     if (sim_event_scheduled(&c->tick_ev)) {

@@ -39,6 +39,7 @@ void clock_domain_set_period(ClockDomain *cd, Tick period)
 {
     g_assert(period > 0);
     cd->period = period;
+    cd->memo_t = cd->memo_q = 0;                              /* 0 / period == 0 */
     unsigned l = 63u - (unsigned)__builtin_clzll(period);      /* floor(log2 period) */
     cd->div_shift = (uint8_t)l;
     cd->div_add = 0;

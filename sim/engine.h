@@ -77,6 +77,10 @@ typedef struct {
     uint64_t div_magic; /* t / period == (mulhi(t, magic) [+ add step]) >> shift; 0: t >> shift */
     uint8_t div_shift;
     uint8_t div_add;    /* the 65-bit case: add ((t - hi) >> 1) before the shift */
+    /* clock_div_now's memo: the last `now` divided and its quotient (one event asks its clock
+     * about the same `now` several times: its cycle, each send's edge) */
+    Tick memo_t;
+    uint64_t memo_q;
 } ClockDomain;
 
 void clock_domain_init(ClockDomain *cd, const char *name, uint64_t freq_hz);
@@ -90,6 +94,18 @@ static inline uint64_t clock_div(const ClockDomain *cd, Tick t)
     if (cd->div_add)
         hi += (t - hi) >> 1;
     return hi >> cd->div_shift;
+}
+/* clock_div of the engine's current time, remembered per domain (a cache, not part of the
+ * domain's value: no ClockDomain is defined const, and a run is one thread). Durations and
+ * other times go through clock_div, so they never push `now` out of the memo. */
+static inline uint64_t clock_div_now(const ClockDomain *cd, Tick now)
+{
+    if (G_LIKELY(now == cd->memo_t))
+        return cd->memo_q;
+    uint64_t q = clock_div(cd, now);
+    ((ClockDomain *)cd)->memo_t = now;
+    ((ClockDomain *)cd)->memo_q = q;
+    return q;
 }
 static inline uint64_t clock_cycle(const ClockDomain *cd, Tick t) { return clock_div(cd, t); }
 /* The start of the cycle that t falls in. */

@@ -118,11 +118,21 @@ static void test_clock_division(void)
             uint64_t t = j < 8 ? (uint64_t)j : j < 16 ? ~0ull - (uint64_t)j : j < 20 ? d * (uint64_t)j - (j & 1)
                                                                                  : y >> (j % 60);
             bad += clock_cycle(&cd, t) != t / d;
+            /* the memo of the current time: asked twice, then about an earlier time */
+            bad += clock_div_now(&cd, t) != t / d || clock_div_now(&cd, t) != t / d;
+            bad += clock_div_now(&cd, t / 2) != t / 2 / d;
             if (d < (1ull << 40) && t < (1ull << 62))
                 bad += clock_edge_at_or_after(&cd, t) != (t + d - 1) / d * d;
         }
     }
     CU_ASSERT_EQUAL(bad, 0);
+    /* a new period forgets the memo: the same time divided by the new period */
+    ClockDomain cd;
+    clock_domain_set_period(&cd, 333);
+    CU_ASSERT_EQUAL(clock_div_now(&cd, 1000000), 1000000 / 333);
+    clock_domain_set_period(&cd, 500);
+    CU_ASSERT_EQUAL(clock_div_now(&cd, 1000000), 1000000 / 500);
+    CU_ASSERT_EQUAL(clock_div_now(&cd, 0), 0);
 }
 
 /* A self-rescheduling event that never bumps progress: the watchdog must fire. */
