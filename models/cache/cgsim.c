@@ -182,34 +182,12 @@ static inline __attribute__((always_inline)) bool cg_ref_is_miss(CgCache *c, uin
     return m1 || m2;
 }
 
-/* I1 or D1 first; LL only on an L1 miss, with the same address and size. LL is never told about
- * L1 evictions (no back-invalidation, no write-backs), as in cachegrind. Counts go by MemRefKind
- * (cgsim_counts folds M into the reads: a load and a store of one address by one instruction is
- * one read; a store is simulated exactly like a read: write-allocate, no dirty state). */
-static inline void cg_access_one(CgSim *s, const MemRef *ref)
-{
-    uint32_t size = ref->size, kind = ref->kind;
-    g_assert(kind <= MEMREF_MODIFY);
-    if (G_UNLIKELY(size > s->max_size))
-        size = s->max_size;
-    if (G_UNLIKELY(size == 0))
-        size = 1;       /* MemRef promises >= 1; keep the line arithmetic sane regardless */
-    CgCache *l1 = kind == MEMREF_IFETCH ? &s->i1 : &s->d1;
-    s->acc[kind]++;
-    if (cg_ref_is_miss(l1, ref->addr, size, 0)) {
-        s->miss1[kind]++;
-        if (cg_ref_is_miss(&s->ll, ref->addr, size, 0))
-            s->missll[kind]++;
-    }
-}
-
-void cgsim_access(CgSim *s, const MemRef *ref)
-{
-    cg_access_one(s, ref);
-}
-
-/* The same over many references, with the caches' geometry and the counts in locals: the
- * compiler keeps them in registers (through s, every count written could alias a field).
+/* References in order: I1 or D1 first; LL only on an L1 miss, with the same address and size.
+ * LL is never told about L1 evictions (no back-invalidation, no write-backs), as in cachegrind.
+ * Counts go by MemRefKind (cgsim_counts folds M into the reads: a load and a store of one address
+ * by one instruction is one read; a store is simulated exactly like a read: write-allocate, no
+ * dirty state). The caches' geometry and the counts are in locals: the compiler keeps them in
+ * registers (through s, every count written could alias a field).
  * L1A and LLA: the L1s' and the LL's associativity when the caller specializes for them (the
  * loop then indexes sets by shifts and picks the vector path at compile time), else 0. */
 static inline __attribute__((always_inline)) void cg_batch(CgSim *s, const MemRef *refs, size_t n,
@@ -240,6 +218,11 @@ static inline __attribute__((always_inline)) void cg_batch(CgSim *s, const MemRe
     memcpy(s->acc, acc, sizeof acc);
     memcpy(s->miss1, miss1, sizeof miss1);
     memcpy(s->missll, missll, sizeof missll);
+}
+
+void cgsim_access(CgSim *s, const MemRef *ref)
+{
+    cg_batch(s, ref, 1, 0, 0);
 }
 
 void cgsim_access_batch(CgSim *s, const MemRef *refs, size_t n)

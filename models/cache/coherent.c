@@ -26,7 +26,6 @@
  * among the ways in a stable state with no op waiting.
  */
 #include "coherent.h"
-#include "../mem/bytes.h"
 #include "../mem/linkcheck.h"
 #include "../mem/memmsg.h"
 
@@ -862,6 +861,22 @@ static bool sf_exact(const Coh *k)
     return true;
 }
 
+/* The counts of a core's hit that changes nothing but the data (what try_access and
+ * fire_core_event would count for it); the access itself (loads, stores) is counted by the
+ * caller. */
+static inline void count_pure_hit(Coh *k, const Frame *f, bool store)
+{
+    int ev = store ? EV_STORE : EV_LOAD;
+    k->trans[f->state * EV_COUNT + ev]++;
+    k->events[ev]++;
+    if (store)
+        k->store_hits++;
+    else
+        k->load_hits++;
+    if (k->p.classify)
+        coh_class_touch(&k->mc, f->block);
+}
+
 static G_GNUC_NO_INLINE void coh_recv_other(Component *c, Port *port, Msg *m);
 
 /* A core's plain load or store (no transaction, atomic, reservation or watch) that hits with
@@ -882,29 +897,17 @@ static void coh_recv(Component *c, Port *port, Msg *m)
         uint32_t way = 0;
         Frame *f = frame_find_way(k, block, &ts, &way);
         if (f && !f->head && k->pure_hit[f->state * 2 + store]) {
-            int ev = store ? EV_STORE : EV_LOAD;
             if (store)
-                k->stores++, k->store_hits++;
+                k->stores++;
             else
-                k->loads++, k->load_hits++;
-            k->trans[f->state * EV_COUNT + ev]++;
-            k->events[ev]++;
-            if (k->p.classify)
-                coh_class_touch(&k->mc, f->block);
+                k->loads++;
+            count_pure_hit(k, f, store);
             if (G_UNLIKELY(n > 8 || mem_oracle(c->sim) != NULL)) {
                 perform_at(k, f, &ts, way, m, k->p.hit_latency);
                 return;
             }
-            /* coh_perform's plain load or store, without the reference memory (checks off) */
             tag_touch(&k->ts, &ts, way);
-            uint8_t *d = frame_data(k, f) + (mem_msg(m)->addr - block);
-            if (store) {
-                mem_store_le(d, mem_msg(m)->value, n);
-                m->cmd = MSG_WRITE_RESP;
-            } else {
-                mem_msg(m)->value = mem_load_le(d, n);
-                m->cmd = MSG_READ_RESP;
-            }
+            coh_plain_access(frame_data(k, f) + (mem_msg(m)->addr - block), m, n);
             sim_port_send(c, k->cpu, m, k->p.hit_latency);
             return;
         }
@@ -951,15 +954,7 @@ static G_GNUC_NO_INLINE void coh_recv_other(Component *c, Port *port, Msg *m)
             uint32_t way = 0;
             Frame *f = frame_find_way(k, mem_msg(m)->addr & ~(k->p.line - 1), &ts, &way);
             if (f && !f->head && k->pure_hit[f->state * 2 + store]) {
-                int ev = store ? EV_STORE : EV_LOAD;
-                k->trans[f->state * EV_COUNT + ev]++;
-                k->events[ev]++;
-                if (store)
-                    k->store_hits++;
-                else
-                    k->load_hits++;
-                if (k->p.classify)
-                    coh_class_touch(&k->mc, f->block);
+                count_pure_hit(k, f, store);
                 perform_at(k, f, &ts, way, m, k->p.hit_latency);
                 return;
             }

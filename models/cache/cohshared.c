@@ -143,8 +143,8 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
 {
     uint8_t *d = line + (mem_msg(m)->addr - block);
     uint32_t n = m->size ? m->size : 1;
-    /* a plain load or store is one word-wide access (the last two cases); the reference memory
-     * only when checks are on (mem_oracle is NULL otherwise) */
+    /* a plain load or store is one word-wide access: coh_plain_access with checks off
+     * (mem_oracle NULL), else the last two cases, which also tell the reference memory */
     Oracle *o = mem_oracle(c->sim);
     if (G_UNLIKELY(m->flags & MSG_F_SC)) {
         g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
@@ -165,6 +165,8 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
     } else if (G_UNLIKELY(m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW))) {
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
+    } else if (G_LIKELY(o == NULL && n <= 8 && !(m->flags & MSG_F_LL))) {
+        coh_plain_access(d, m, n);
     } else if (m->cmd == MSG_WRITE_REQ) {
         if (G_LIKELY(n <= 8))
             mem_store_le(d, mem_msg(m)->value, n);

@@ -10,10 +10,25 @@
 #include <glib.h>
 
 #include "../../sim/component.h"
+#include "../mem/bytes.h"
 #include "../mem/memmsg.h"
 #include "../mem/oracle.h"
 
 /* ---- op FIFO (no allocation: the Msg's next_free field links it) ------------------------- */
+/* A plain load or store of n <= 8 bytes at d (the line's copy of the address) when checks are
+ * off (no reference memory): the word written, or read into the message, and the message turned
+ * into its answer. coh_perform's common case, and the coherent L1's fast hit. */
+static inline void coh_plain_access(uint8_t *d, Msg *m, uint32_t n)
+{
+    if (m->cmd == MSG_WRITE_REQ) {
+        mem_store_le(d, mem_msg(m)->value, n);
+        m->cmd = MSG_WRITE_RESP;
+    } else {
+        mem_msg(m)->value = mem_load_le(d, n);
+        m->cmd = MSG_READ_RESP;
+    }
+}
+
 static inline void coh_op_push(Msg **head, Msg **tail, Msg *m)
 {
     m->next_free = NULL;
