@@ -47,6 +47,21 @@ for src in tools/fuzz/fuzz_*.c; do
         failn=$((failn + 1))
     fi
 done
+# Every dictionary must read in both fuzzers: "..." entries (a name= before one is allowed) with
+# no escapes but \xNN, \\ and \" (libFuzzer refuses the whole file over any other, such as \n,
+# and then fuzzes nothing; AFL++ drops the entry).
+for dict in tools/fuzz/*.dict; do
+    [ -f "$dict" ] || continue
+    bad=$(grep -nvE '^[[:space:]]*(#.*)?$|^([A-Za-z0-9_]+=)?"([^"\\]|\\x[0-9A-Fa-f]{2}|\\\\|\\")*"[[:space:]]*$' "$dict")
+    if [ -n "$bad" ]; then
+        echo "FAIL $dict: entries neither fuzzer reads as written (escapes: \\xNN, \\\\, \\\" only):"
+        echo "$bad" | sed 's/^/    /'
+        failn=$((failn + 1))
+    else
+        echo "PASS $dict: every entry reads in AFL++ and libFuzzer"
+        pass=$((pass + 1))
+    fi
+done
 for dir in tests/fuzz/*/; do
     [ -d "$dir" ] || continue
     name=$(basename "$dir")

@@ -106,7 +106,16 @@ fuzz_one() {
         "$bin" -max_total_time="$SECS" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
             ${dict:+-dict="$dict"} -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$dir/seeds" \
             > "$dir/fuzz.log" 2>&1
+        rc=$?
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/fuzz.log" | tail -1)
+        # it prints its final stats after a run that went its time or stopped at a finding;
+        # without them (a dictionary it cannot read, a bad flag) it never fuzzed
+        if [ -z "$execs" ]; then
+            echo "fuzz $name: libFuzzer did not start (exit $rc); see $dir/fuzz.log:"
+            tail -5 "$dir/fuzz.log"
+            echo 1 > "$dir/status"
+            return 1
+        fi
         paths=$(find "$dir/corpus" -type f | wc -l)
         crashes=$(find "$dir/artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' \) | wc -l)
         hangs=$(find "$dir/artifacts" -type f \( -name 'timeout-*' -o -name 'slow-unit-*' \) | wc -l)
