@@ -347,13 +347,21 @@ static const char *param_scan_number(const char *s, bool quantity, ParamNum *num
     return p;
 }
 
-/* mant / 10^frac * mult as an exact whole number of base units. */
+/* mant / 10^frac * mult as an exact whole number of base units. frac has no bound of its own:
+ * the zeros right after the point ("0.000...01") cost mant nothing. */
 static bool param_scale(const ParamNum *num, uint64_t mult, uint64_t *out, bool *whole)
 {
     __extension__ typedef unsigned __int128 ParamU128;
     ParamU128 prod = (ParamU128)num->mant * mult, div = 1;
+    if (num->frac > 38) {
+        /* 10^frac > 2^128 > prod (both factors are below 2^64): less than one base unit, a
+         * whole number only when it is 0 (10^frac itself would not fit: 10^128 is 0 mod 2^128) */
+        *whole = prod == 0;
+        *out = 0;
+        return true;
+    }
     for (unsigned i = 0; i < num->frac; i++)
-        div *= 10;  /* frac <= 20, so 10^frac < 2^67 */
+        div *= 10;  /* frac <= 38, so 10^frac < 2^127 */
     *whole = prod % div == 0;
     prod /= div;
     if (prod > UINT64_MAX)

@@ -198,6 +198,22 @@ static void test_sizes(void)
                                         "decimal with a unit");
     EXPECT_PROBLEM(PARAM_SIZE, "", "no value given (expected a size)");
     EXPECT_PROBLEM(PARAM_SIZE, "1.KiB", "'1.KiB': unknown size unit '.KiB'; did you mean 'KiB'?");
+    /* zeros after the point cost the mantissa nothing, so their count has no bound of its own:
+     * 10^frac wrapped past 2^128 (to 0 from 128 digits on: a division by zero, found by the
+     * config fuzzer) and gave wrong answers from 39 */
+    char zeros[200];
+    for (int n = 30; n <= 140; n += 1) {
+        char text[220], want[300];
+        memset(zeros, '0', (size_t)n);
+        zeros[n] = '\0';
+        g_snprintf(text, sizeof text, "0.%s1KiB", zeros);
+        g_snprintf(want, sizeof want, "'%s': not a whole number of bytes", text);
+        EXPECT_PROBLEM(PARAM_SIZE, text, want);
+        g_snprintf(text, sizeof text, "0.%s KiB", zeros);
+        EXPECT_U64(PARAM_SIZE, text, 0);
+        g_snprintf(text, sizeof text, "2.%s", zeros);
+        EXPECT_U64(PARAM_SIZE, text, 2);
+    }
 }
 
 static void test_frequencies(void)
