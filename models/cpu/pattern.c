@@ -40,6 +40,8 @@ typedef struct {
     PatParams p;
     Port *dc;
     uint64_t word_idx;       /* issued % words, kept as a counter */
+    uint64_t own_base;       /* private: base + index * words * spacing, this core's words */
+    uint64_t value_tag;      /* (index + 1) << 48: the top of every value it writes */
     uint64_t store_below;    /* private: a draw below this (of 10^6) is a store */
     uint64_t issued, done_ops, cycle_done;
     bool waiting, rmw_store, finished;
@@ -96,13 +98,15 @@ static const StatSpec pat_stats[] = {
     STAT_END,
 };
 
-static void pat_send(PatCore *k, bool store, uint64_t addr, uint64_t delay)
+/* reuse: the answer just received, sent again as the next request (NULL: a new message) */
+static inline __attribute__((always_inline)) void pat_send(PatCore *k, Msg *reuse, bool store,
+                                                           uint64_t addr, uint64_t delay)
 {
-    Msg *m = sim_msg_alloc(k->base.sim);
+    Msg *m = reuse ? sim_msg_reuse(reuse) : sim_msg_alloc(k->base.sim);
     m->cmd = store ? MSG_WRITE_REQ : MSG_READ_REQ;
     mem_msg(m)->addr = addr;
     m->size = (uint32_t)k->p.word;
-    mem_msg(m)->value = ((uint64_t)(k->base.index + 1) << 48) | (k->issued & 0xffffffffffffull);
+    mem_msg(m)->value = k->value_tag | (k->issued & 0xffffffffffffull);
     m->issued = k->base.eng->now;
     if (store)
         k->stores++;
@@ -113,12 +117,16 @@ static void pat_send(PatCore *k, bool store, uint64_t addr, uint64_t delay)
 }
 
 /* Issues the next op `delay` cycles from now (the compute gap), or finishes. Sending with a
- * delay instead of sleeping and ticking saves one event per operation. */
-static void pat_next(Component *c, uint64_t delay)
+ * delay instead of sleeping and ticking saves one event per operation. reuse: as pat_send's
+ * (freed here when the core has finished). */
+static inline __attribute__((always_inline)) void pat_next(Component *c, Msg *reuse,
+                                                           uint64_t delay)
 {
     PatCore *k = (PatCore *)c;
     if (k->issued == k->p.ops) {
         k->finished = true;
+        if (reuse)
+            sim_msg_free(c->sim, reuse);
         return;
     }
     int me = c->index < 0 ? 0 : c->index;
@@ -129,7 +137,7 @@ static void pat_next(Component *c, uint64_t delay)
     bool store = false, rmw = false;
     switch (k->p.pattern) {
     case PAT_PRIVATE:
-        addr = base + (uint64_t)me * k->p.words * k->p.spacing + w * k->p.spacing;
+        addr = k->own_base + w * k->p.spacing;
         store = sim_rng_below(&c->rng, 1000000) < k->store_below;
         break;
     case PAT_SHARED_RO:
@@ -155,14 +163,14 @@ static void pat_next(Component *c, uint64_t delay)
     k->issued++;
     k->rmw_store = rmw;
     k->rmw_addr = addr;
-    pat_send(k, store, addr, delay);
+    pat_send(k, reuse, store, addr, delay);
 }
 
 static uint64_t pat_tick(Component *c)
 {
     PatCore *k = (PatCore *)c;
     if (!k->waiting && !k->finished)
-        pat_next(c, 0);
+        pat_next(c, NULL, 0);
     return 0;
 }
 
@@ -173,18 +181,17 @@ static void pat_recv(Component *c, Port *port, Msg *m)
     SIM_TRACE(c, m->cmd == MSG_WRITE_RESP ? "store" : "load", 0, TARG_X("addr", mem_msg(m)->addr),
               TARG_X("value", mem_msg(m)->value), TARG_S("cache", k->dc->peer->owner->name));
     sim_hist_add(&k->lat, clock_cycle(c->clk, c->eng->now - m->issued));
-    sim_msg_free(c->sim, m);
     sim_progress(c->eng);
     if (k->rmw_store) {                     /* the store half of a read-modify-write */
         k->rmw_store = false;
-        pat_send(k, true, k->rmw_addr, 0);
+        pat_send(k, m, true, k->rmw_addr, 0);
         return;
     }
     k->waiting = false;
     k->done_ops++;
     sim_count_refs(&k->base, 1);
     k->cycle_done = sim_component_cycle(c) + 1;
-    pat_next(c, k->p.gap);
+    pat_next(c, m, k->p.gap);
 }
 
 static bool pat_realize(Component *c, GError **error)
@@ -196,6 +203,9 @@ static bool pat_realize(Component *c, GError **error)
         return false;
     }
     k->store_below = (uint64_t)(k->p.write_ratio * 1000000);
+    uint64_t me = c->index < 0 ? 0 : (uint64_t)c->index;
+    k->own_base = k->p.base + me * k->p.words * k->p.spacing;
+    k->value_tag = (uint64_t)(c->index + 1) << 48;
     if (k->p.base % k->p.word || k->p.spacing % k->p.word) {
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
                     "base and spacing must be multiples of word (%" G_GUINT64_FORMAT " B)",

@@ -120,6 +120,43 @@ static void test_payload_zeroed_and_typed(void)
     sim_destroy(&sim);
 }
 
+/* sim_msg_reuse gives what sim_msg_free and then sim_msg_alloc give: the same message, every
+ * byte as a fresh one's, the free list as it was. */
+static void test_msg_reuse(void)
+{
+    Sim sim;
+    sim_init(&sim, 1, 1000000000ull);
+    Msg *other = sim_msg_alloc(&sim), *m = sim_msg_alloc(&sim);
+    unsigned char bytes[2][sizeof(Msg)];
+    for (int round = 0; round < 2; round++) {
+        /* a message as a receiver holds it: every byte written, not scheduled, owning no data */
+        memset(m, 0xa5, sizeof *m);
+        m->ev.link.next = m->ev.link.prev = NULL;
+        m->flags = MSG_F_RMW;
+        Msg *head = sim.free_msgs, *r;
+        if (round == 0) {
+            sim_msg_free(&sim, m);
+            r = sim_msg_alloc(&sim);
+        } else {
+            r = sim_msg_reuse(m);
+        }
+        CU_ASSERT_PTR_EQUAL(r, m);
+        CU_ASSERT_PTR_EQUAL(sim.free_msgs, head);
+        memcpy(bytes[round], r, sizeof *r);
+    }
+    CU_ASSERT_EQUAL(memcmp(bytes[0], bytes[1], sizeof(Msg)), 0);
+    static const unsigned char zero[MSG_PAYLOAD_BYTES];
+    CU_ASSERT_EQUAL(memcmp(m->payload, zero, sizeof zero), 0);
+    CU_ASSERT_EQUAL(m->cmd, 0);
+    CU_ASSERT_EQUAL(m->flags, 0);
+    CU_ASSERT_PTR_EQUAL(m->ev.fn, sim_msg_deliver);
+    CU_ASSERT_PTR_EQUAL(m->ev.ctx, m);
+    CU_ASSERT_EQUAL(m->ev.heap_idx, -1);
+    sim_msg_free(&sim, other);
+    sim_msg_free(&sim, m);
+    sim_destroy(&sim);
+}
+
 /* With ARCHSIM_MSG_CHECK, reading a message through another family's accessor is a bug that
  * stops the run (g_error), while the right accessor, or any before cmd is set, passes. */
 static void test_family_check(void)
@@ -223,6 +260,7 @@ int main(void)
     CU_add_test(s, "header and payload sizes", test_msg_size);
     CU_add_test(s, "command ids per family, names from the registry", test_cmd_ids);
     CU_add_test(s, "payloads: zeroed from the pool, typed fields", test_payload_zeroed_and_typed);
+    CU_add_test(s, "a received message reused: as freed and allocated again", test_msg_reuse);
     CU_add_test(s, "payload accessors check the family (ARCHSIM_MSG_CHECK)", test_family_check);
     CU_add_test(s, "Sim.ext: the memory family's shared state", test_ext_slots);
     CU_add_test(s, "the source of a message", test_msg_src);
