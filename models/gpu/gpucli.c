@@ -53,14 +53,17 @@ static const CliHelp occ_help = {
     "Exit status: 0 success, 64 bad command line.",
 };
 
+/* "8.6" (a major of one or two digits, a point, one minor digit) or "86", as in sm_86; nothing
+ * else (sscanf's %u took signs, blanks and values past 2^32, so 429496737.6 read as 8.0). */
 static bool parse_cc(const char *s, uint32_t *cc)
 {
-    unsigned a, b;
-    char tail;
-    if (sscanf(s, "%u.%u%c", &a, &b, &tail) == 2 && b < 10)
-        *cc = a * 10 + b;
-    else if (sscanf(s, "%u%c", &a, &tail) == 1 && a >= 10 && a < 100)
-        *cc = a;            /* 80, as in sm_80 */
+    unsigned major = 0, n = 0;
+    for (; g_ascii_isdigit(s[n]) && n < 3; n++)
+        major = major * 10 + (unsigned)(s[n] - '0');
+    if (n >= 1 && n <= 2 && s[n] == '.' && g_ascii_isdigit(s[n + 1]) && s[n + 2] == '\0')
+        *cc = major * 10 + (unsigned)(s[n + 1] - '0');
+    else if (n == 2 && s[n] == '\0')
+        *cc = major;
     else
         return false;
     return gpu_cc_limits(*cc) != NULL;
