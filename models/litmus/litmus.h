@@ -6,7 +6,8 @@
  *                (models/cpu/memmodel.h), on an abstract machine with atomic memory
  *   simrun.c     random mode: the test on the simulated coherent multiprocessor (smp: mmcore
  *                cores with store buffers, coherent L1s, bus), N runs with seeded random timing
- *   cli.c        `archsim litmus`: herd7-like output, manifests, verdicts
+ *   manifest.c   `--manifest`: a CSV of expected verdicts per test and model
+ *   cli.c        `archsim litmus`: herd7-like output, verdicts
  *
  * A thread's program (models/cpu/litprog.h) is a list of micro-ops over per-thread registers
  * (EAX ... as indices into LitThread.regs) and shared locations (indices into LitTest.locs).
@@ -126,6 +127,25 @@ bool litmus_simulate(const LitTest *t, const LitSimOptions *o, LitHist *out, GEr
  * litmus_simulate stops before its next run with ARCHSIM_EXIT_INTERRUPTED and removes the
  * dump it was writing instead of keeping a part of it. */
 extern volatile sig_atomic_t litmus_stop_requested;
+
+/* manifest.c: a CSV of expected verdicts (docs/litmus.md, "Manifests"), read for one model. */
+typedef struct {
+    char *test, *file, *cond;       /* cond "" when the manifest has no condition column */
+    bool allowed;                   /* the model's column: allowed (true) or forbidden */
+    int line;                       /* of the row in the file, 1-based */
+} LitRow;
+
+typedef struct {
+    char *path;
+    GArray *rows;                   /* LitRow, in file order */
+} LitManifest;
+
+/* NULL with error (LITMUS_ERROR, 65 "path:line:col: problem", 66 unreadable) on a file that is
+ * not a manifest with a column for model, or is over 16 MiB. */
+LitManifest *litmus_manifest_load(const char *path, const MemModel *model, GError **error);
+/* The row for a test: by its file's basename first, else by its name; NULL if none. */
+const LitRow *litmus_manifest_find(const LitManifest *m, const LitTest *t);
+void litmus_manifest_free(LitManifest *m);
 
 /* cli.c */
 int litmus_cli_main(int argc, char **argv);

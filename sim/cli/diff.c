@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "../error.h"
+#include "../input.h"
 #include "../json.h"
 #include "../jsonread.h"
 #include "../param.h"
@@ -41,7 +42,8 @@ static const CliHelp diff_help = {
         "\n"
         "Exit status: 0 identical (for the compared stats), 1 some differ or exist on one side\n"
         "only, 64 bad command line, 65 a stats.json or run.json that does not parse\n"
-        "(FILE:LINE:COL), 66 a run directory or file that is missing or unreadable.\n",
+        "(FILE:LINE:COL) or is over 256 MiB, 66 a run directory or file that is missing or\n"
+        "unreadable.\n",
 };
 
 typedef struct {
@@ -90,26 +92,23 @@ static void diff_side_clear(DiffSide *s)
     g_ptr_array_free(s->files, TRUE);
 }
 
+/* stats.json and run.json are archsim's own files, a few MiB at most; a larger one is refused (65)
+ * before it is read */
+#define DIFF_MAX_BYTES ((uint64_t)256 << 20)
+
 /* Reads one JSON file into the side: its numbers become PREFIX + NAME. */
 static bool diff_load_json(DiffSide *s, const char *path, const char *prefix, size_t base_at,
                            bool numbers_only, GError **error)
 {
-    char *text = NULL;
-    gsize len = 0;
-    GError *e = NULL;
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: not a regular file",
-                    path);
+    /* a regular file (no FIFO or device), read whole only below the limit */
+    GString *text = g_string_new(NULL);
+    if (!sim_read_regular(path, DIFF_MAX_BYTES, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_DATAERR, text,
+                          error)) {
+        g_string_free(text, TRUE);
         return false;
     }
-    if (!g_file_get_contents(path, &text, &len, &e)) {
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: cannot read: %s", path,
-                    e->message);
-        g_error_free(e);
-        return false;
-    }
-    GPtrArray *nums = json_read_numbers(path, text, len, numbers_only, error);
-    g_free(text);
+    GPtrArray *nums = json_read_numbers(path, text->str, text->len, numbers_only, error);
+    g_string_free(text, TRUE);
     if (!nums)
         return false;
     g_ptr_array_add(s->files, nums);

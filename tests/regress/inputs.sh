@@ -3,7 +3,7 @@
 # archsim traces, workload directories' T<i>.trace, kernel files, litmus tests and manifests,
 # SCALE-Sim .cfg and topology files) refuses a FIFO, a device and a directory at once with
 # exit 65 or 66 and a message naming the path, instead of hanging, reading forever or filling
-# memory (issue 15 item 3: before, a FIFO blocked open() in ten of these and /dev/zero was
+# memory; and a regular file past its reader's limit likewise (issue 15 item 3: before, a FIFO blocked open() in ten of these and /dev/zero was
 # read until memory ran out or without end).
 B=${1:-build}
 A=$B/archsim
@@ -51,5 +51,26 @@ for p in "$T/fifo" /dev/zero "$T/dir"; do
     check "workload T1.trace $p" "$T/wl/T1.trace" run configs/false_sharing/replay.yaml \
         --set workload.trace="$T/wl" -q -o "$T/o"
 done
+# a regular file past its reader's limit is refused from its size, before it is read whole
+# (sparse files: they take no disk)
+big() {  # label exit size name args... (@F@ in args is the file)
+    label=$1; code=$2; size=$3; name=$4; shift 4
+    f="$T/$name"; rm -f "$f"; truncate -s "$size" "$f"
+    for a in "$@"; do shift; [ "$a" = @F@ ] && a=$f; set -- "$@" "$a"; done
+    timeout "$TMO" "$A" "$@" > /dev/null 2> "$T/err" < /dev/null
+    rc=$?
+    if [ $rc -eq "$code" ] && grep -qF -- "$f: larger than the limit" "$T/err"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); echo "FAIL $label over its limit: exit $rc: $(head -c 300 "$T/err" | head -1)"
+    fi
+    rm -f "$f"
+}
+big "config" 78 5M big.yaml validate @F@
+printf 'kernel: big.ptx\ngrid: [1, 1, 1]\nblock: [32, 1, 1]\nparams: []\n' > "$T/launch.yaml"
+big "PTX" 65 65M big.ptx gpu run "$T/launch.yaml" --machine configs/gpu/a100.yaml -q -o "$T/o"
+big "litmus --manifest" 65 17M big.csv litmus -q --manifest @F@ tests/litmus/CoWR.litmus
+big "diff stats.json" 65 257M big.json diff @F@ tests/regress/golden/default.stats.json
+big "diff run B" 65 257M big2.json diff tests/regress/golden/default.stats.json @F@
 echo "inputs: $pass passed, $fail failed"
 [ $fail -eq 0 ]
