@@ -4,8 +4,8 @@
  * stateParser.mly): header `X86 NAME`, info lines, the `{ }` initial state, the thread table
  * (`P0 | P1 ;` then rows of `|`-separated cells ending in `;`), then `locations [..]` and the
  * final condition. Every problem is a LITMUS_ERROR with code ARCHSIM_EXIT_DATAERR and the message
- * `file:line:col: problem`; nothing here may crash on bad input (tests/unit/test_litmus.c fuzzes
- * it).
+ * `file:line:col: problem`; nothing here may crash on bad input (tests/unit/test_litmus.c mutates
+ * the herd files; `make fuzz FUZZ=litmus` fuzzes it with tools/fuzz/fuzz_litmus.c).
  *
  * Instructions that are not one micro-op are split with a hidden per-thread register "%t"
  * (never observable): `INC [x]` without LOCK is LOAD %t,[x]; ALU %t+=1; STORE [x],%t (not

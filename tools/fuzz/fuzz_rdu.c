@@ -19,6 +19,9 @@
 #include "../../models/rdu/metapipe.h"
 #include "../../sim/error.h"
 
+#define FUZZ_NAME "fuzz_rdu"
+#include "fuzz.h"
+
 #ifdef __AFL_FUZZ_TESTCASE_LEN
 __AFL_FUZZ_INIT();
 #endif
@@ -26,38 +29,12 @@ __AFL_FUZZ_INIT();
 /* events a run may take before it is skipped (a fraction of a second) */
 #define FUZZ_MAX_EVENTS 200000ull
 
-static void fuzz_check(bool ok, const char *input, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_rdu: %s: invariant broken: %s\n", input, what);
-        abort();
-    }
-}
-
-/* "PATH:LINE:COL: " at the start of msg */
-static bool fuzz_has_position(const char *msg, const char *path)
-{
-    size_t n = strlen(path);
-    if (strncmp(msg, path, n) != 0 || msg[n] != ':')
-        return false;
-    const char *p = msg + n + 1;
-    for (int part = 0; part < 2; part++) {
-        int digits = 0;
-        for (; g_ascii_isdigit(*p); p++)
-            digits++;
-        if (digits == 0 || *p != ':')
-            return false;
-        p++;
-    }
-    return *p == ' ';
-}
-
 static void fuzz_error(const char *input, GError *e, const char *path)
 {
     fuzz_check(e != NULL, input, "refused without an error");
     fuzz_check(e->domain == ARCHSIM_CONFIG_ERROR && e->code == ARCHSIM_EXIT_CONFIG, input,
                "error of the wrong domain or code (78)");
-    fuzz_check(fuzz_has_position(e->message, path), input,
+    fuzz_check(fuzz_has_position(e->message, path, 0), input,
                "error does not start with FILE:LINE:COL: ");
     g_error_free(e);
 }
@@ -149,7 +126,7 @@ static void fuzz_one(const char *input)
                 fprintf(stderr, "fuzz_rdu: cannot read %s\n", input);
                 exit(2);
             }
-            fuzz_check(fuzz_has_position(e->message, input), input,
+            fuzz_check(fuzz_has_position(e->message, input, 0), input,
                        "a missing include without its position");
             g_error_free(e);
             return;
