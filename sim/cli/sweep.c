@@ -382,6 +382,28 @@ bool sweep_check(Sweep *s, const CfgNode *root, GError **error)
             ok = false;
         }
     }
+    /* the points are the product of the grid axes' lengths and the zip group's: bounded before
+     * anything is sized from it (the product could wrap a 32-bit count: 2048 x 2048 x 1024 made
+     * a sweep of 0 points) */
+    uint64_t points = 1;
+    GString *product = g_string_new(NULL);
+    for (guint i = 0; i < grid->len && ok; i++) {
+        const SweepAxis *a = g_ptr_array_index(grid, i);
+        points = points > SWEEP_MAX_POINTS ? points : points * a->values->len;
+        g_string_append_printf(product, "%s%u", product->len ? " x " : "", a->values->len);
+    }
+    if (ok && zip->len > 0) {
+        const SweepAxis *a = g_ptr_array_index(zip, 0);
+        points = points > SWEEP_MAX_POINTS ? points : points * a->values->len;
+        g_string_append_printf(product, "%s%u (--zip)", product->len ? " x " : "", a->values->len);
+    }
+    if (ok && points > SWEEP_MAX_POINTS) {
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "archsim sweep: %s points, more than a sweep may have (at most %u); "
+                    "split it into several sweeps", product->str, SWEEP_MAX_POINTS);
+        ok = false;
+    }
+    g_string_free(product, TRUE);
     g_ptr_array_free(grid, TRUE);
     g_ptr_array_free(zip, TRUE);
     if (!ok || root == NULL)

@@ -24,6 +24,9 @@
 #include "../config.h"
 #include "sweep_exec.h"
 
+/* The most points a sweep may have: each is a run of its own (a process, a directory, a row) */
+#define SWEEP_MAX_POINTS 1000000u
+
 /* The default --stats globs (docs/sweeps.md). */
 #define SWEEP_DEFAULT_STATS "sim.cycles,*.ipc,*.amat,*.miss_rate,bus.transactions,bus.utilization"
 

@@ -180,6 +180,48 @@ static void test_check_errors(void)
                                    "l1d.size has 3 values, l1d.assoc has 2");
     expect_check_error(NULL, NULL,
                        "archsim sweep: nothing to sweep; give --grid, --zip or a sweep: block");
+    /* the number of points is bounded before it is used: 2048 x 2048 x 1024 is 2^32 points,
+     * which a 32-bit count wrapped to a sweep of none (exit 0, an empty sweep.csv) */
+    GString *v2048 = g_string_new(NULL), *v1024 = g_string_new(NULL);
+    for (int i = 1; i <= 2048; i++) {
+        g_string_append_printf(v2048, "%s%d", i > 1 ? "," : "", i);
+        if (i <= 1024)
+            g_string_append_printf(v1024, "%s%d", i > 1 ? "," : "", i);
+    }
+    char *ga = g_strconcat("core.ops=", v2048->str, NULL);
+    char *gb = g_strconcat("core.words=", v2048->str, NULL);
+    char *gc = g_strconcat("system.cores=", v1024->str, NULL);
+    const char *wrap[] = { ga, gb, gc, NULL };
+    expect_check_error(wrap, NULL, "archsim sweep: 2048 x 2048 x 1024 points, more than a sweep "
+                                   "may have (at most 1000000); split it into several sweeps");
+    const char *zip_wrap[] = { gb, gc, NULL };
+    const char *zip_big[] = { ga, NULL };
+    expect_check_error(zip_wrap, zip_big, "archsim sweep: 2048 x 1024 x 2048 (--zip) points, more "
+                       "than a sweep may have (at most 1000000); split it into several sweeps");
+    /* at the limit itself: 1000 x 1000 points are a sweep */
+    GString *v1000 = g_string_new(NULL);
+    for (int i = 1; i <= 1000; i++)
+        g_string_append_printf(v1000, "%s%d", i > 1 ? "," : "", i);
+    char *ka = g_strconcat("core.ops=", v1000->str, NULL);
+    char *kb = g_strconcat("core.words=", v1000->str, NULL);
+    Sweep *s = sweep_new();
+    GError *e = NULL;
+    SweepAxis *a = sweep_axis_parse("--grid", ka, &e);
+    CU_ASSERT_TRUE(a && sweep_add_axis(s, a, true, &e));
+    a = sweep_axis_parse("--grid", kb, &e);
+    CU_ASSERT_TRUE(a && sweep_add_axis(s, a, true, &e));
+    CU_ASSERT_TRUE(sweep_check(s, NULL, &e));
+    CU_ASSERT_EQUAL(sweep_n_points(s), 1000000);
+    g_clear_error(&e);
+    sweep_free(s);
+    g_free(ka);
+    g_free(kb);
+    g_string_free(v1000, TRUE);
+    g_free(ga);
+    g_free(gb);
+    g_free(gc);
+    g_string_free(v2048, TRUE);
+    g_string_free(v1024, TRUE);
 }
 
 static void test_yaml_block(void)
