@@ -4,7 +4,9 @@
  * 16-byte buffers that put a refill boundary inside almost every line, and abort()s (a crash to
  * AFL) if the readers disagree or break an invariant: sizes 1..4096, known kinds, errors in the
  * trace domain with codes 65/66 and messages that start with the path. Every reference also goes
- * through cgsim, so odd addresses and sizes reach its straddle arithmetic.
+ * through cgsim, so odd addresses and sizes reach its straddle arithmetic, and then through cgsim
+ * under five more geometries, one reference at a time and in batches, each against a plain
+ * move-to-front model of cachegrind's rules written here (cgsim.h): all nine counters equal.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +117,114 @@ static void fuzz_free(FuzzResult *r)
     g_clear_error(&r->error);
 }
 
+/* ---- cachegrind's rules, plainly (cgsim.h; valgrind's cg_sim.c): the differential oracle ---- */
+
+/* One level: each set's block numbers most recently used first; every way starts as block 0
+ * (cachegrind's cold tags), so block 0 hits cold in set 0. */
+typedef struct {
+    uint64_t *tags;
+    uint64_t sets;
+    uint32_t assoc, line_bits;
+} RefLevel;
+
+static RefLevel ref_level(const CgGeom *g)
+{
+    RefLevel c = { .assoc = g->assoc, .sets = g->size / ((uint64_t)g->assoc * g->line) };
+    while ((1u << c.line_bits) < g->line)
+        c.line_bits++;
+    c.tags = g_new0(uint64_t, c.sets * c.assoc);
+    return c;
+}
+
+static bool ref_block_miss(RefLevel *c, uint64_t block)
+{
+    uint64_t *set = c->tags + (block & (c->sets - 1)) * c->assoc;
+    uint32_t i = 0;
+    while (i < c->assoc && set[i] != block)
+        i++;
+    bool miss = i == c->assoc;
+    if (miss)
+        i = c->assoc - 1;                   /* the least recently used way goes */
+    memmove(set + 1, set, i * sizeof *set);
+    set[0] = block;
+    return miss;
+}
+
+/* One access: both lines when it straddles two, a miss if either misses. */
+static bool ref_access(RefLevel *c, uint64_t addr, uint32_t size)
+{
+    uint64_t b1 = addr >> c->line_bits, b2 = (addr + size - 1) >> c->line_bits;
+    bool m = ref_block_miss(c, b1);
+    if (b2 != b1)
+        m = ref_block_miss(c, b2) || m;
+    return m;
+}
+
+/* The nine counters of refs under geometry g[0..2] (I1, D1, LL), in summary-line order. */
+static void ref_counts(const CgGeom g[3], const GArray *refs, uint64_t out[9])
+{
+    RefLevel i1 = ref_level(&g[0]), d1 = ref_level(&g[1]), ll = ref_level(&g[2]);
+    uint32_t min_line = MIN(MIN(g[0].line, g[1].line), g[2].line);
+    memset(out, 0, 9 * sizeof *out);
+    for (guint i = 0; i < refs->len; i++) {
+        const MemRef *r = &g_array_index(refs, MemRef, i);
+        uint32_t size = MIN(r->size, min_line);      /* cachegrind's clamp */
+        int k = r->kind == MEMREF_IFETCH ? 0 : r->kind == MEMREF_STORE ? 6 : 3;   /* M: a read */
+        out[k]++;
+        if (ref_access(k == 0 ? &i1 : &d1, r->addr, size)) {
+            out[k + 1]++;
+            if (ref_access(&ll, r->addr, size))
+                out[k + 2]++;
+        }
+    }
+    g_free(i1.tags);
+    g_free(d1.tags);
+    g_free(ll.tags);
+}
+
+/* cgsim under each geometry, fed one reference at a time and in batches of 1..61, against the
+ * plain model: cold block 0, straddles, the size clamp with mixed line sizes, associativities
+ * that are not powers of two, one-set caches, and block numbers past 32 bits (the tag store
+ * widens) all reached by the fuzzer's addresses and sizes. */
+static void fuzz_differential(const GArray *refs)
+{
+    static const CgGeom geoms[][3] = {
+        { { 256, 1, 16 }, { 256, 2, 16 }, { 1024, 4, 32 } },
+        { { 768, 3, 16 }, { 3072, 12, 64 }, { 6144, 6, 128 } },      /* assoc 3, 12, 6 */
+        { { 512, 8, 64 }, { 1024, 16, 64 }, { 4096, 64, 64 } },      /* one set each */
+        { { 2048, 2, 128 }, { 512, 1, 32 }, { 8192, 2, 16 } },       /* LL line smallest */
+        { { 32768, 8, 64 }, { 32768, 8, 64 }, { 1048576, 16, 64 } }, /* cachegrind's default */
+    };
+    for (size_t gi = 0; gi < G_N_ELEMENTS(geoms); gi++) {
+        uint64_t want[9];
+        ref_counts(geoms[gi], refs, want);
+        for (int batched = 0; batched < 2; batched++) {
+            GError *e = NULL;
+            CgSim *sim = cgsim_new(&geoms[gi][0], &geoms[gi][1], &geoms[gi][2], &e);
+            fuzz_check(sim != NULL, "cgsim_new refused a geometry cachegrind takes");
+            const MemRef *all = (const MemRef *)(const void *)refs->data;
+            for (guint i = 0, chunk = 1; i < refs->len; i += chunk, chunk = chunk % 61 + 1) {
+                guint n = MIN(chunk, refs->len - i);
+                if (batched)
+                    cgsim_access_batch(sim, all + i, n);
+                else
+                    for (guint j = 0; j < n; j++)
+                        cgsim_access(sim, all + i + j);
+            }
+            CgCounts c = cgsim_counts(sim);
+            uint64_t got[9] = { c.ir, c.i1mr, c.ilmr, c.dr, c.d1mr, c.dlmr, c.dw, c.d1mw, c.dlmw };
+            for (int k = 0; k < 9; k++)
+                if (got[k] != want[k]) {
+                    fprintf(stderr, "fuzz_lackey: geometry %zu, %s: counter %d is %" G_GUINT64_FORMAT
+                            ", the plain model says %" G_GUINT64_FORMAT "\n", gi,
+                            batched ? "batches" : "one by one", k, got[k], want[k]);
+                    fuzz_check(false, "cgsim differs from cachegrind's rules");
+                }
+            cgsim_free(sim);
+        }
+    }
+}
+
 /* One input: the three readings and cgsim; every failed oracle abort()s. */
 static void fuzz_one(const char *path)
 {
@@ -135,6 +245,7 @@ static void fuzz_one(const char *path)
     fuzz_check(c.ir + c.dr + c.dw == big.refs->len, "cgsim lost references");
     fuzz_check(c.i1mr <= c.ir && c.ilmr <= c.i1mr && c.d1mr <= c.dr && c.dlmr <= c.d1mr &&
                c.d1mw <= c.dw && c.dlmw <= c.d1mw, "miss counts inconsistent");
+    fuzz_differential(big.refs);
     fuzz_free(&big);
     fuzz_free(&mid);
     fuzz_free(&tiny);
