@@ -108,7 +108,16 @@ typedef struct {
     int nops_seen;               /* ops counted by pass 1 */
     bool allow_acq;              /* `acquisitions` may appear (.expect) */
     uint64_t acq;
+    int nest;                    /* parentheses open around the cursor (KP_MAX_NEST) */
 } Kp;
+
+/* Bounds on what a program's text may ask for: the expression parser recurses once per '(' (a
+ * line of a million of them overflowed the stack); the data is laid out from `base` and must
+ * end in the address space; every word a declaration's `= VALUE` sets becomes a store run
+ * before the program starts (a huge initialized array exhausted memory). */
+#define KP_MAX_NEST 64
+#define KP_MAX_DATA_END (UINT64_C(1) << 60)
+#define KP_MAX_INIT_WORDS (UINT64_C(1) << 20)
 
 static const char *kp_file(const Kp *P, uint16_t src)
 {
@@ -247,8 +256,13 @@ static bool kp_factor(Kp *P, int64_t *out)
     kp_ws(P);
     const char *at = P->p;
     if (*P->p == '(') {
+        if (P->nest >= KP_MAX_NEST)
+            return kp_fail(P, at, "parentheses nest deeper than %d", KP_MAX_NEST);
         P->p++;
-        return kp_expr(P, out) && kp_char(P, ')', "to close '('");
+        P->nest++;
+        bool ok = kp_expr(P, out) && kp_char(P, ')', "to close '('");
+        P->nest--;
+        return ok;
     }
     if (kp_ident_start(*P->p)) {
         char *name = kp_ident(P);
@@ -285,11 +299,12 @@ static bool kp_term(Kp *P, int64_t *out)
         kp_ws(P);
         if (*P->p != '*')
             return true;
-        P->p++;
+        const char *op = P->p++;
         int64_t r;
         if (!kp_factor(P, &r))
             return false;
-        *out = (int64_t)((uint64_t)*out * (uint64_t)r);
+        if (__builtin_mul_overflow(*out, r, out))
+            return kp_fail(P, op, "the product is out of the 64-bit signed range");
     }
 }
 
@@ -302,12 +317,13 @@ static bool kp_expr(Kp *P, int64_t *out)
         char c = *P->p;
         if (c != '+' && c != '-')
             return true;
-        P->p++;
+        const char *op = P->p++;
         int64_t r;
         if (!kp_term(P, &r))
             return false;
-        *out = c == '+' ? (int64_t)((uint64_t)*out + (uint64_t)r)
-                        : (int64_t)((uint64_t)*out - (uint64_t)r);
+        if (c == '+' ? __builtin_add_overflow(*out, r, out) : __builtin_sub_overflow(*out, r, out))
+            return kp_fail(P, op, "the %s is out of the 64-bit signed range",
+                           c == '+' ? "sum" : "difference");
     }
 }
 
@@ -834,8 +850,11 @@ static bool kp_pass2_line(Kp *P)
 
 /* ---- the whole program ---------------------------------------------------------------------- */
 
-static void kp_layout(Kp *P, uint64_t base)
+/* Lays the symbols out from base; false (at the declaration) when the data would end past
+ * KP_MAX_DATA_END or the declarations' `= VALUE` would set more than KP_MAX_INIT_WORDS words. */
+static bool kp_layout(Kp *P, uint64_t base)
 {
+    g_assert(base <= KP_MAX_DATA_END);
     uint64_t at = base, line = P->line_size;
     for (guint i = 0; i < P->symv->len; i++) {
         KernelSym *s = &g_array_index(P->symv, KernelSym, i);
@@ -847,12 +866,30 @@ static void kp_layout(Kp *P, uint64_t base)
             s->stride = (s->elem + line - 1) & ~(line - 1);
         }
         s->addr = at;
+        /* at <= KP_MAX_DATA_END here, so the room left cannot wrap */
+        if (s->count > (KP_MAX_DATA_END - at) / s->stride)
+            return kp_fail_pos(P, s->src, s->line, s->col, "'%s': %" G_GUINT64_FORMAT " elements "
+                               "of %" G_GUINT64_FORMAT " B from 0x%" G_GINT64_MODIFIER "x end past "
+                               "the simulated address space (2^60 B)", s->name, s->count,
+                               s->stride, at);
         at += s->count * s->stride;
     }
     P->k->bytes = at - base;
     /* `= VALUE` in declarations: every word of every element */
     GArray *decl = P->k->inits;
-    P->k->inits = g_array_new(FALSE, FALSE, sizeof(KernelInit));
+    uint64_t words = 0;
+    for (guint i = 0; i < decl->len; i++) {
+        const KernelInit *in = &g_array_index(decl, KernelInit, i);
+        const KernelSym *s = &g_array_index(P->symv, KernelSym, in->addr);
+        words += s->count * (s->elem / 8);      /* each term below 2^57: the sum cannot wrap */
+        if (words > KP_MAX_INIT_WORDS)
+            return kp_fail_pos(P, s->src, s->line, s->col, "'%s': '= VALUE' would set %"
+                               G_GUINT64_FORMAT " words, and a program's declarations may set "
+                               "at most %" G_GUINT64_FORMAT " (memory starts at 0: an array "
+                               "read before it is written needs no '= 0')", s->name,
+                               s->count * (s->elem / 8), KP_MAX_INIT_WORDS);
+    }
+    P->k->inits = g_array_sized_new(FALSE, FALSE, sizeof(KernelInit), (guint)words);
     for (guint i = 0; i < decl->len; i++) {
         KernelInit in = g_array_index(decl, KernelInit, i);
         const KernelSym *s = &g_array_index(P->symv, KernelSym, in.addr);
@@ -863,6 +900,7 @@ static void kp_layout(Kp *P, uint64_t base)
             }
     }
     g_array_free(decl, TRUE);
+    return true;
 }
 
 static bool kp_is_branch(int kind)
@@ -973,7 +1011,7 @@ Kernel *kernel_parse(const KernelSource *srcs, int nsrcs, const int64_t env[KN_C
     if (ok && P.nops_seen == 0)
         ok = kp_fail_pos(&P, 0, 1, 1, "the program has no operations");
     if (ok) {
-        kp_layout(&P, base);
+        ok = kp_layout(&P, base);
         for (int s = 0; ok && s < nall; s++) {
             P.src = (uint16_t)s;
             ok = kp_each_line(&P, s < nsrcs ? srcs[s].text : harness, kp_pass2_line);

@@ -160,6 +160,26 @@ static const BadCase bad_cases[] = {
     { "  jmp end\nend:\n",
       "p:1:7: label 'end' marks the end of the program: no operation follows it" },
     { ".array a[0]\n  halt\n", "p:1:10: an array needs at least one element (the count is 0)" },
+    /* bounds on what the text may ask for (found by tools/fuzz/fuzz_kernel.c): before, the
+     * first overflowed the stack, the second ran out of memory, the others wrapped silently */
+    { ".array a[((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))"
+      ")))))))))))))))))))))))))))))))))))))))))))))))))))))))))]\n  halt\n",
+      "p:1:74: parentheses nest deeper than 64" },
+    { ".array a[1000000000000] = 5\n  halt\n",
+      "p:1:8: 'a': '= VALUE' would set 1000000000000 words, and a program's declarations may set "
+      "at most 1048576 (memory starts at 0: an array read before it is written needs no '= 0')" },
+    { ".array a[1048576] bytes 16 = 1\n  halt\n",
+      "p:1:8: 'a': '= VALUE' would set 2097152 words, and a program's declarations may set at "
+      "most 1048576 (memory starts at 0: an array read before it is written needs no '= 0')" },
+    { ".array a[1000000000000000000]\n  halt\n",
+      "p:1:8: 'a': 1000000000000000000 elements of 64 B from 0x1000 end past the simulated "
+      "address space (2^60 B)" },
+    { ".array a[4611686018427387904 * 2]\n  halt\n",
+      "p:1:30: the product is out of the 64-bit signed range" },
+    { ".var x = 9223372036854775807 + 1\n  halt\n",
+      "p:1:30: the sum is out of the 64-bit signed range" },
+    { ".var x = 0 - 9223372036854775807 - 2\n  halt\n",
+      "p:1:34: the difference is out of the 64-bit signed range" },
 };
 
 static void test_parse_errors(void)
