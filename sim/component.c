@@ -640,7 +640,18 @@ void sim_component_wake(Component *c)
 void sim_component_wake_in(Component *c, uint64_t cycles)
 {
     /* counted from the start of the current cycle, so "1" is always the next edge */
-    Tick when = clock_div_now(c->clk, c->eng->now) * c->clk->period + cycles * c->clk->period;
+    uint64_t cycle = clock_div_now(c->clk, c->eng->now);
+    Tick when, span;
+    if (G_UNLIKELY(__builtin_mul_overflow(cycles, c->clk->period, &span) ||
+                   __builtin_add_overflow(cycle * c->clk->period, span, &when))) {
+        /* a wait its input asked for (a scripted cycle, a program's delay) that no tick can
+         * hold: it wrapped to an early wake-up before */
+        sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_DATAERR,
+                                     "cycle %" G_GUINT64_FORMAT ": %s: a wait of %" G_GUINT64_FORMAT
+                                     " cycles ends past the last tick the simulation can hold "
+                                     "(2^64 ps, about 213 days)", cycle, c->name, cycles));
+        return;
+    }
     if (when <= c->eng->now)
         when = clock_edge_at_or_after(c->clk, c->eng->now + 1);
     if (sim_event_scheduled(&c->tick_ev)) {

@@ -334,6 +334,14 @@ static void watchdog_fire(SimEvent *ev)
 {
     Engine *eng = ev->ctx;
     if (eng->progress == eng->watchdog_seen) {
+        if (eng->pending > eng->passive && eng->now < eng->quiet_until) {
+            /* a component is quiet on purpose until then (sim_quiet_until) */
+            Tick q = eng->quiet_until;
+            sim_schedule(eng, ev, q > TICK_MAX - eng->watchdog_period ? TICK_MAX
+                                                                       : q + eng->watchdog_period,
+                         SIM_PRI_WATCHDOG);
+            return;
+        }
         /* Nothing retired in a whole period: with events still pending this is a livelock or a
          * lost message; with only the watchdog left, run() ends by itself below. */
         if (eng->pending > eng->passive) {

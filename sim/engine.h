@@ -162,6 +162,7 @@ struct Engine {
     uint64_t progress;
     Tick watchdog_period;       /* 0 = off */
     uint64_t watchdog_seen;
+    Tick quiet_until;           /* sim_quiet_until: no check of a period that ends before it */
     SimEvent watchdog_ev;
     SimWatchdogFn on_deadlock;
     void *on_deadlock_ctx;
@@ -225,6 +226,16 @@ static inline Tick sim_tick_mul(uint64_t a, uint64_t b)
 /* Watchdog: every `period` ticks, if the progress counter has not moved while events are still
  * pending, calls on_deadlock (which dumps state) and stops the run with eng->deadlocked set. */
 void sim_watchdog_arm(Engine *eng, Tick period, SimWatchdogFn on_deadlock, void *ctx);
+/* A component that does nothing on purpose until tick t, with nothing in flight (a scripted
+ * access at a later cycle, a recorded compute gap), says so: a watchdog check that falls before
+ * t is put off to a whole period after it, so the quiet is not called a deadlock. For waits that
+ * finite input sets only: a program that can loop (kernel `delay`) must not call it, or a loop of
+ * delays would never be caught. */
+static inline void sim_quiet_until(Engine *eng, Tick t)
+{
+    if (t > eng->quiet_until)
+        eng->quiet_until = t;
+}
 
 /* Runs until only SIM_PRI_STATS events are left, sim_stop() is called, or the next event is
  * past `limit`. Returns the number of events executed (SIM_PRI_STATS ones excepted). */

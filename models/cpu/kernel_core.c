@@ -891,7 +891,10 @@ static uint64_t kc_run(KCore *k)
             int64_t d = kv(k, &op->v[0]), j = op->nvals > 1 ? kv(k, &op->v[1]) : 0;
             uint64_t cyc = (d > 0 ? (uint64_t)d : 0) +
                            (j > 0 ? sim_rng_below(&k->base.rng, (uint64_t)j + 1) : 0);
-            acc += cyc;
+            if (__builtin_add_overflow(acc, cyc, &acc)) {    /* it wrapped to a short wait */
+                kc_fail(k, ARCHSIM_EXIT_DATAERR, k->pc, "delays add up past 2^64 cycles");
+                return 0;
+            }
             k->delay_cycles += cyc;
             k->ops++;
             k->pc++;

@@ -222,8 +222,11 @@ static uint64_t script_tick(Component *c)
         return 0;
     const ScriptItem *op = &k->ops[k->next];
     uint64_t now = sim_component_cycle(c);
-    if (now < op->cycle)
-        return op->cycle - now;               /* sleep until the item's cycle */
+    if (now < op->cycle) {
+        /* sleep until the item's cycle; the script is finite, so the watchdog may wait too */
+        sim_quiet_until(c->eng, sim_tick_mul(op->cycle, c->clk->period));
+        return op->cycle - now;
+    }
     Msg *m = sim_msg_alloc(c->sim);
     m->cmd = op->store ? MSG_WRITE_REQ : MSG_READ_REQ;
     mem_msg(m)->addr = op->addr;

@@ -504,6 +504,10 @@ static int tc_take(TCore *k, AtRecord *out, uint64_t *cycles)
         k->gap_held = true;
         k->gap_until = now + gap;
         *cycles = gap;
+        /* a recorded gap is the trace's: finite, taken once (a transaction's replay can repeat,
+         * so it does not count), so the watchdog may wait it out however long it is */
+        if (!k->tx_from_buf)
+            sim_quiet_until(k->base.eng, sim_tick_mul(k->gap_until, k->base.clk->period));
         return TAKE_GAP;
     }
     tc_reached(k, out);

@@ -199,6 +199,65 @@ static void test_watchdog_quiet_with_progress(void)
     sim_engine_destroy(&eng);
 }
 
+/* A sleeper that works at tick 0, then once more at `at` (past the watchdog's period), and
+ * declares that quiet with sim_quiet_until or not. */
+typedef struct {
+    SimEvent ev;
+    Engine *eng;
+    Tick at;
+    bool declare;
+    int runs;
+} Sleeper;
+
+static void sleeper(SimEvent *ev)
+{
+    Sleeper *z = ev->ctx;
+    if (z->runs++ == 0) {
+        if (z->declare)
+            sim_quiet_until(z->eng, z->at);
+        sim_schedule(z->eng, ev, z->at, SIM_PRI_TICK);
+    } else {
+        sim_progress(z->eng);
+    }
+}
+
+/* A quiet the input sets is not a deadlock; the same quiet undeclared is (the watchdog cannot
+ * tell it from a lost message); a livelock is caught even while another component is quiet,
+ * a period after the quiet ends. */
+static void test_watchdog_quiet_until(void)
+{
+    for (int declare = 0; declare < 2; declare++) {
+        Engine eng;
+        sim_engine_init(&eng);
+        Sleeper z = { .eng = &eng, .at = 5000, .declare = declare };
+        sim_event_init(&z.ev, sleeper, &z);
+        sim_schedule(&eng, &z.ev, 0, SIM_PRI_TICK);
+        Spinner none = { .eng = &eng };          /* only its count of on_dead calls */
+        sim_watchdog_arm(&eng, 1000, on_dead, &none);
+        sim_run(&eng, TICK_MAX);
+        CU_ASSERT_EQUAL(eng.deadlocked, !declare);
+        CU_ASSERT_EQUAL(none.fired, declare ? 0 : 1);
+        CU_ASSERT_EQUAL(z.runs, declare ? 2 : 1);
+        /* declared: the last work at 5000, then the watchdog's own check a period on */
+        CU_ASSERT_EQUAL(eng.last_work, declare ? 5000 : 0);
+        CU_ASSERT_EQUAL(eng.now, declare ? 6000 : 1000);
+        sim_engine_destroy(&eng);
+    }
+    Engine eng;
+    sim_engine_init(&eng);
+    Sleeper z = { .eng = &eng, .at = 5000, .declare = true };
+    Spinner s = { .eng = &eng };
+    sim_event_init(&z.ev, sleeper, &z);
+    sim_event_init(&s.ev, spin, &s);
+    sim_schedule(&eng, &z.ev, 0, SIM_PRI_TICK);
+    sim_schedule(&eng, &s.ev, 0, SIM_PRI_TICK);
+    sim_watchdog_arm(&eng, 1000, on_dead, &s);
+    sim_run(&eng, TICK_MAX);
+    CU_ASSERT_TRUE(eng.deadlocked);                /* the spinner: its last check after 5000 */
+    CU_ASSERT_EQUAL(eng.now, 7000);
+    sim_engine_destroy(&eng);
+}
+
 /* PHOLD-style soup: same seed, same order; ticks never go backwards. */
 typedef struct {
     SimEvent ev;
@@ -414,6 +473,7 @@ int main(void)
     CU_add_test(s, "clock division by reciprocal", test_clock_division);
     CU_add_test(s, "watchdog fires without progress", test_watchdog);
     CU_add_test(s, "watchdog quiet with progress", test_watchdog_quiet_with_progress);
+    CU_add_test(s, "watchdog waits out a declared quiet", test_watchdog_quiet_until);
     CU_add_test(s, "determinism of an event soup", test_determinism);
     CU_add_test(s, "queue order against a sorted reference", test_queue_against_reference);
     CU_add_test(s, "per-component rng", test_rng);
