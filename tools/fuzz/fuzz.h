@@ -44,4 +44,19 @@ static inline bool fuzz_has_position(const char *msg, const char *path, long max
     return *p == ' ';
 }
 
+#ifdef ARCHSIM_SYSTEM_H
+/* A counter of a run's stats, UINT64_MAX when it has none (for harnesses that build machines:
+ * they include sim/system.h first). */
+static inline uint64_t fuzz_stat(SystemRun *run, const char *name)
+{
+    StatSet s;
+    stats_init(&s);
+    system_collect_stats(run, &s);
+    const StatEntry *e = stats_find(&s, name);
+    uint64_t v = e != NULL && e->is_int ? e->u : UINT64_MAX;
+    stats_clear(&s);
+    return v;
+}
+#endif
+
 #endif

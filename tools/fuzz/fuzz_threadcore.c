@@ -36,6 +36,9 @@
 #include "../../sim/system.h"
 #include "../../traces/atrace.h"
 
+#define FUZZ_NAME "fuzz_threadcore"
+#include "fuzz.h"
+
 #define FUZZ_THREADS 4
 #define FUZZ_MAX_BYTES 8192
 /* sim.watchdog below. A record whose gap x cpi reaches it computes that long without completing
@@ -61,14 +64,6 @@ static const char fuzz_config[] =
     "  mode: split\n"
     "workload:\n"
     "  trace: '%s'\n";
-
-static void fuzz_check(bool ok, const char *path, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_threadcore: %s: invariant broken: %s\n", path, what);
-        abort();
-    }
-}
 
 static void fuzz_put_u32(uint8_t *p, uint32_t v)
 {
@@ -132,17 +127,6 @@ static void fuzz_read(const char *path, FuzzThread *t)
         }
     }
     at_reader_close(r);
-}
-
-static uint64_t fuzz_stat(SystemRun *run, const char *name)
-{
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(run, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e != NULL && e->is_int ? e->u : UINT64_MAX;
-    stats_clear(&s);
-    return v;
 }
 
 static void fuzz_rmtree(const char *dir)
