@@ -914,6 +914,17 @@ void system_collect_stats(SystemRun *run, StatSet *set)
     sim_stats_view_end(sim);
 }
 
+uint64_t system_stat_u64(SystemRun *run, const char *name)
+{
+    StatSet s;
+    stats_init(&s);
+    system_collect_stats(run, &s);
+    const StatEntry *e = stats_find(&s, name);
+    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
+    stats_clear(&s);
+    return v;
+}
+
 void system_emit_resolved(SystemRun *run, GString *out)
 {
     g_string_append(out, "sim:\n");

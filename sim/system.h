@@ -77,6 +77,9 @@ bool system_check_part(const CfgNode *root, GString *summary, GError **error);
 bool system_run(SystemRun *run, GError **error);
 /* sim.* stats then every component's stats (those frozen at the ROI end if it was reached). */
 void system_collect_stats(SystemRun *run, StatSet *set);
+/* One of those stats by name, for tests and harnesses: an integer as it is, a formula rounded;
+ * UINT64_MAX when the run has no such stat. Collects them all: not for a loop. */
+uint64_t system_stat_u64(SystemRun *run, const char *name);
 /* After a successful run: the last, partial epoch line of stats.jsonl (if epochs are on). */
 void system_finish_epochs(SystemRun *run);
 /* The warm-up was asked for and never reached (the stats then describe the whole run). */

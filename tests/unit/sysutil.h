@@ -6,17 +6,11 @@
 
 #include "../../sim/system.h"
 
-/* One statistic of a finished run, by name: integers as they are, formulas rounded;
- * UINT64_MAX when the run has no such statistic. */
+/* One statistic of a finished run, by name (system_stat_u64): integers as they are, formulas
+ * rounded; UINT64_MAX when the run has no such statistic. */
 static inline uint64_t stat_u(SystemRun *r, const char *name)
 {
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(r, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e ? (e->is_int ? e->u : (uint64_t)(e->d + 0.5)) : UINT64_MAX;
-    stats_clear(&s);
-    return v;
+    return system_stat_u64(r, name);
 }
 
 /* Threads of a recorded trace directory: how many of T0.trace, T1.trace, ... exist. */

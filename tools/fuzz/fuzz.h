@@ -1,5 +1,6 @@
-/* fuzz.h: helpers the oracles of several harnesses share (tools/fuzz/README.md). A harness
- * defines FUZZ_NAME, its own name for messages ("fuzz_litmus"), before it includes this. */
+/* fuzz.h: helpers the oracles of several harnesses share (tools/fuzz/README.md; a run's stat is
+ * system_stat_u64 of sim/system.h). A harness defines FUZZ_NAME, its own name for messages
+ * ("fuzz_litmus"), before it includes this. */
 #ifndef ARCHSIM_FUZZ_H
 #define ARCHSIM_FUZZ_H
 
@@ -43,20 +44,5 @@ static inline bool fuzz_has_position(const char *msg, const char *path, long max
     }
     return *p == ' ';
 }
-
-#ifdef ARCHSIM_SYSTEM_H
-/* A counter of a run's stats, UINT64_MAX when it has none (for harnesses that build machines:
- * they include sim/system.h first). */
-static inline uint64_t fuzz_stat(SystemRun *run, const char *name)
-{
-    StatSet s;
-    stats_init(&s);
-    system_collect_stats(run, &s);
-    const StatEntry *e = stats_find(&s, name);
-    uint64_t v = e != NULL && e->is_int ? e->u : UINT64_MAX;
-    stats_clear(&s);
-    return v;
-}
-#endif
 
 #endif

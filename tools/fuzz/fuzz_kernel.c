@@ -229,15 +229,15 @@ static void fuzz_one(const char *input)
         }
         g_error_free(e);
     } else if (!run->truncated) {
-        uint64_t cycles = fuzz_stat(run, "sim.cycles"), events = fuzz_stat(run, "sim.events");
-        uint64_t misses = fuzz_stat(run, "l1d0.misses");
+        uint64_t cycles = system_stat_u64(run, "sim.cycles"), events = system_stat_u64(run, "sim.events");
+        uint64_t misses = system_stat_u64(run, "l1d0.misses");
         GError *e2 = NULL;
         bool ended2 = false;
         SystemRun *again = fuzz_run(yaml, &ended2, &e2);
         fuzz_check(ended2 && !again->truncated, input, "the same run again did not end");
-        fuzz_check(fuzz_stat(again, "sim.cycles") == cycles &&
-                   fuzz_stat(again, "sim.events") == events &&
-                   fuzz_stat(again, "l1d0.misses") == misses, input,
+        fuzz_check(system_stat_u64(again, "sim.cycles") == cycles &&
+                   system_stat_u64(again, "sim.events") == events &&
+                   system_stat_u64(again, "l1d0.misses") == misses, input,
                    "the same config and seed gave other counts");
         system_free(again);
     }

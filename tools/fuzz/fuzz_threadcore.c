@@ -210,7 +210,7 @@ static void fuzz_one(const char *input, const char *dir)
         for (int i = 0; ran && i < n; i++) {
             char name[32];
             g_snprintf(name, sizeof name, "core%d.cycles", i);
-            fprintf(stderr, ", %s %" G_GUINT64_FORMAT, name, fuzz_stat(run, name));
+            fprintf(stderr, ", %s %" G_GUINT64_FORMAT, name, system_stat_u64(run, name));
         }
         fprintf(stderr, "%s\n", ran && run->truncated ? " (max_cycles)" : "");
     }
@@ -246,7 +246,7 @@ static void fuzz_one(const char *input, const char *dir)
         for (int i = 0; i < n; i++) {
             char name[32];
             g_snprintf(name, sizeof name, "core%d.records", i);
-            uint64_t got = fuzz_stat(run, name);
+            uint64_t got = system_stat_u64(run, name);
             if (got != th[i].records)
                 fprintf(stderr, "fuzz_threadcore: %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                         " records\n", name, got, th[i].records);
