@@ -1071,7 +1071,7 @@ static bool cfg_plain_ok(const char *s)
     return true;
 }
 
-static void cfg_emit_quoted(GString *out, const char *s)
+void cfg_emit_quoted(GString *out, const char *s)
 {
     g_string_append_c(out, '"');
     for (const char *p = s; *p != '\0';) {

@@ -79,4 +79,8 @@ void cfg_set_error_va(GError **error, GQuark domain, int code, const CfgNode *no
 /* Writes a node as YAML (block style, keys in order) into out at the given indent. */
 void cfg_node_emit_yaml(const CfgNode *node, GString *out, int indent);
 
+/* Appends s as one YAML double-quoted scalar that reads back as exactly s: quotes, backslashes,
+ * line breaks, tabs and every character YAML may not hold raw are escaped (\n, \xNN, \uNNNN). */
+void cfg_emit_quoted(GString *out, const char *s);
+
 #endif

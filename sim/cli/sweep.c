@@ -237,18 +237,15 @@ static void yaml_error(GError **error, const CfgNode *at, const char *fmt, ...)
     va_end(ap);
 }
 
-/* a value as --set takes it: quoted YAML scalars stay quoted, so they stay strings */
+/* a value as --set takes it: quoted YAML scalars stay quoted, so they stay strings, and every
+ * character in them is escaped as YAML needs (a raw line break in a double-quoted scalar would
+ * fold to a space: the point would run another value than its row shows) */
 static char *set_arg(const CfgNode *n)
 {
     if (!n->quoted)
         return g_strdup(n->scalar);
-    GString *o = g_string_new("\"");
-    for (const char *p = n->scalar; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_c(o, '\\');
-        g_string_append_c(o, *p);
-    }
-    g_string_append_c(o, '"');
+    GString *o = g_string_new(NULL);
+    cfg_emit_quoted(o, n->scalar);
     return g_string_free(o, FALSE);
 }
 
@@ -261,6 +258,12 @@ static bool yaml_lists(Sweep *s, const CfgNode *map, const char *name, GError **
     for (guint i = 0; i < map->keys->len; i++) {
         const CfgNode *k = g_ptr_array_index(map->keys, i);
         const CfgNode *v = g_ptr_array_index(map->items, i);
+        if (strchr(k->scalar, '=')) {
+            /* the point's --set KEY=VALUE would split at it and set another key */
+            yaml_error(error, k, "sweep.%s: '%s': a key to sweep cannot hold '='", name,
+                       k->scalar);
+            return false;
+        }
         SweepAxis *a = axis_new(k->scalar, !strcmp(name, "zip"));
         GPtrArray *items = v->items;
         if (v->kind == CFG_SCALAR) {
@@ -403,6 +406,20 @@ bool sweep_check(Sweep *s, const CfgNode *root, GError **error)
                     "split it into several sweeps", product->str, SWEEP_MAX_POINTS);
         ok = false;
     }
+    /* per-point seeds base + i must stay seeds `archsim run --seed` takes (at most 2^63 - 1),
+     * unless a swept seed gives each point its own */
+    bool seed_swept = false;
+    for (guint i = 0; i < s->axes->len; i++)
+        seed_swept |= is_seed_key(((const SweepAxis *)g_ptr_array_index(s->axes, i))->key);
+    if (ok && s->seeds == SWEEP_SEEDS_PER_POINT && !seed_swept &&
+        s->base_seed > (uint64_t)G_MAXINT64 - (points - 1)) {
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "archsim sweep: --seeds per-point: the last of %" G_GUINT64_FORMAT " points "
+                    "would run with seed %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT ", past the "
+                    "largest seed (%" G_GINT64_FORMAT ")", points, s->base_seed, points - 1,
+                    G_MAXINT64);
+        ok = false;
+    }
     g_string_free(product, TRUE);
     g_ptr_array_free(grid, TRUE);
     g_ptr_array_free(zip, TRUE);
@@ -426,6 +443,19 @@ bool sweep_check(Sweep *s, const CfgNode *root, GError **error)
     }
     cfg_node_free(copy);
     return ok;
+}
+
+GError *sweep_block_error(const CfgNode *block, const char *text)
+{
+    if (g_str_has_prefix(text, "archsim sweep: "))
+        text += strlen("archsim sweep: ");
+    if (g_str_has_prefix(text, "--zip lists") || g_str_has_prefix(text, "--seeds per-point"))
+        text += strlen("--");           /* the block's zip: or seeds:, not the option */
+    char *where = cfg_node_where(block);
+    GError *e = g_error_new(ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: sweep: %s", where,
+                            text);
+    g_free(where);
+    return e;
 }
 
 /* ---- points ------------------------------------------------------------------------------- */
@@ -1162,7 +1192,15 @@ static char *point_label(const Sweep *s, guint i)
         const SweepAxis *a = g_ptr_array_index(s->axes, k);
         if (is_seed_key(a->key))
             continue;            /* the seed is shown on its own */
-        g_string_append_printf(o, "%s%s=%s", o->len ? " " : "", a->key, sweep_point_value(s, i, k));
+        const char *v = sweep_point_value(s, i, k);
+        g_string_append_printf(o, "%s%s=", o->len ? " " : "", a->key);
+        bool raw = true;            /* one line per point: a value with control characters quoted */
+        for (const char *p = v; *p && raw; p++)
+            raw = (unsigned char)*p >= 0x20 && *p != 0x7f;
+        if (raw)
+            g_string_append(o, v);
+        else
+            cfg_emit_quoted(o, v);
     }
     return g_string_free(o, FALSE);
 }
@@ -1435,10 +1473,11 @@ int sweep_main(int argc, char **argv)
         rc = sweep_fail(e);
         goto out;
     }
-    const CfgNode *block = cfg_map_get(root, "sweep");
+    CfgNode *block = cfg_node_copy(cfg_map_get(root, "sweep"));   /* NULL if none */
     bool has_block = block != NULL;
     if (block) {
         if (!sweep_add_yaml(s, block, &e)) {
+            cfg_node_free(block);
             rc = sweep_fail(e);
             goto out;
         }
@@ -1448,6 +1487,7 @@ int sweep_main(int argc, char **argv)
         for (char **g = pass ? zips : grids; g && *g; g++) {
             SweepAxis *a = sweep_axis_parse(pass ? "--zip" : "--grid", *g, &e);
             if (!a || !sweep_add_axis(s, a, true, &e)) {
+                cfg_node_free(block);
                 rc = sweep_fail(e);
                 goto out;
             }
@@ -1473,9 +1513,18 @@ int sweep_main(int argc, char **argv)
     }
     if (ok && !seed_text)
         ok = config_seed(with_sets, &s->base_seed, &e);
-    if (ok)
-        ok = sweep_check(s, with_sets, &e);
+    if (ok && !sweep_check(s, with_sets, &e)) {
+        ok = false;
+        /* a sweep the block alone made (no --grid, --zip, --seed or --seeds): its error is the
+         * block's, at its place, as `archsim validate` reports it */
+        if (block && !grids && !zips && !seed_text && !seeds_text) {
+            GError *at = sweep_block_error(block, e->message);
+            g_error_free(e);
+            e = at;
+        }
+    }
     cfg_node_free(with_sets);
+    cfg_node_free(block);
     if (!ok) {
         rc = sweep_fail(e);
         goto out;

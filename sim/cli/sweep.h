@@ -104,8 +104,15 @@ bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error);
 
 /* Puts the zip lists last and checks that they have one length:
  *   archsim sweep: --zip lists differ in length: K1 has 3 values, K2 has 2
- * and that each key is a path --set accepts (checked on a copy of root when root != NULL). */
+ * that the points are at most SWEEP_MAX_POINTS, that per-point seeds (base + i) stay at most
+ * 2^63 - 1, and that each key is a path --set accepts (checked on a copy of root when root !=
+ * NULL). */
 bool sweep_check(Sweep *s, const CfgNode *root, GError **error);
+
+/* sweep_check's error (text) as the sweep: block's own, for a sweep the block alone made:
+ * "archsim sweep: --zip lists differ..." becomes "FILE:LINE:COL: sweep: zip lists differ..."
+ * (likewise "seeds per-point"), ARCHSIM_CONFIG_ERROR / ARCHSIM_EXIT_CONFIG (78). */
+GError *sweep_block_error(const CfgNode *block, const char *text);
 
 guint sweep_n_points(const Sweep *s);
 /* The value index of each axis for point i (zip lists share one index); idx has axes->len. */

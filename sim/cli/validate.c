@@ -15,21 +15,6 @@ static bool is_seed_key(const char *key)
     return strcmp(key, "seed") == 0 || strcmp(key, "sim.seed") == 0;
 }
 
-/* A config error at node n ("WHERE: text"); for messages raised away from the tree (sweep_check
- * speaks for the command line) the "archsim sweep: " prefix is dropped. */
-static GError *error_at(const CfgNode *n, const char *text)
-{
-    if (g_str_has_prefix(text, "archsim sweep: "))
-        text += strlen("archsim sweep: ");
-    if (g_str_has_prefix(text, "--zip lists"))
-        text += strlen("--");           /* the block's zip:, not the option */
-    char *where = cfg_node_where(n);
-    GError *e = g_error_new(ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: sweep: %s", where,
-                            text);
-    g_free(where);
-    return e;
-}
-
 /* The node of the sweep: block that holds value idx of axis a. */
 static const CfgNode *axis_value_node(const CfgNode *block, const SweepAxis *a, guint idx)
 {
@@ -129,7 +114,7 @@ static bool validate_sweep(CfgNode *root, char *const *sets, GString *summary, G
         return ok;
     }
     if (ok && !sweep_check(s, root, &e)) {
-        GError *at = error_at(block, e->message);
+        GError *at = sweep_block_error(block, e->message);
         g_error_free(e);
         e = at;
         ok = false;

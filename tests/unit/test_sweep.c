@@ -217,6 +217,23 @@ static void test_check_errors(void)
     g_free(ka);
     g_free(kb);
     g_string_free(v1000, TRUE);
+    /* per-point seeds stay seeds `archsim run --seed` takes: base + 2 past 2^63 - 1 is refused,
+     * base + 1 at it is not, and a swept seed needs no room */
+    for (int k = 0; k < 3; k++) {
+        s = sweep_new();
+        s->seeds = SWEEP_SEEDS_PER_POINT;
+        s->base_seed = (uint64_t)G_MAXINT64 - (k == 1 ? 2 : 1);
+        a = sweep_axis_parse("--grid", k == 2 ? "seed=1,2,3" : "system.cores=1,2,3", &e);
+        CU_ASSERT_TRUE(a && sweep_add_axis(s, a, true, &e));
+        bool ok = sweep_check(s, NULL, &e);
+        CU_ASSERT_EQUAL(ok, k != 0);
+        if (k == 0)
+            CU_ASSERT_TRUE(e && !strcmp(e->message, "archsim sweep: --seeds per-point: the last of "
+                                        "3 points would run with seed 9223372036854775806 + 2, "
+                                        "past the largest seed (9223372036854775807)"));
+        g_clear_error(&e);
+        sweep_free(s);
+    }
     g_free(ga);
     g_free(gb);
     g_free(gc);
@@ -279,6 +296,9 @@ static void test_yaml_block(void)
         { "sweep: {grid: {a: [[1]]}}\n", "b.yaml:1:20: sweep.grid.a: expected a list of values" },
         { "sweep: {grid: {seed: [1, x]}}\n",
           "b.yaml:1:22: seed: 'x' is not a non-negative integer" },
+        /* the point's --set KEY=VALUE would split at the '=' and set l1d.size to "4KiB=1" */
+        { "sweep: {grid: {\"l1d.size=4KiB\": [1]}}\n",
+          "b.yaml:1:16: sweep.grid: 'l1d.size=4KiB': a key to sweep cannot hold '='" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         CfgNode *r = cfg_load_string("b.yaml", bad[i].yaml, NULL, &e);
@@ -294,6 +314,34 @@ static void test_yaml_block(void)
         sweep_free(s);
         cfg_node_free(r);
     }
+    cfg_node_free(root);
+
+    /* a quoted value reaches the point as it is written, whatever it holds: a raw line break
+     * in the double-quoted --set value folded to a space ("a\nb" ran as "a b") */
+    root = cfg_load_string("q.yaml",
+        "sweep: {grid: {core.name: [\"a\\nb\", \"c\\td\\\\e\", \"f\\x01\\\"g\", '']}}\n",
+        NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    s = sweep_new();
+    CU_ASSERT_TRUE_FATAL(sweep_add_yaml(s, cfg_map_get(root, "sweep"), &e));
+    cfg_map_remove(root, "sweep");
+    CU_ASSERT_TRUE_FATAL(sweep_check(s, root, &e));
+    s->dir = g_strdup("out");
+    s->config = g_strdup("q.yaml");
+    const char *want[] = { "a\nb", "c\td\\e", "f\x01\"g", "" };
+    CU_ASSERT_EQUAL_FATAL(sweep_n_points(s), 4);
+    for (guint i = 0; i < 4; i++) {
+        CU_ASSERT_STRING_EQUAL(sweep_point_value(s, i, 0), want[i]);
+        argv = sweep_point_argv(s, i);
+        guint n = g_strv_length(argv);
+        CfgNode *c = cfg_node_copy(root);
+        CU_ASSERT_TRUE(cfg_apply_set(c, argv[n - 1], &e));
+        const CfgNode *v = cfg_map_get(cfg_map_get(c, "core"), "name");
+        CU_ASSERT_TRUE(v && v->quoted && !strcmp(v->scalar, want[i]));
+        cfg_node_free(c);
+        g_strfreev(argv);
+    }
+    sweep_free(s);
     cfg_node_free(root);
 }
 
