@@ -250,6 +250,11 @@ typedef struct {
     size_t len;            /* --set: length of the value text */
     int code;              /* error code for problems found in this text */
     int max_depth;         /* nesting allowed */
+    /* files: where the text ends (0-based line and column, as libyaml counts them) when its
+     * last line has no line break; libyaml then puts its end-of-input mark at the start of a
+     * line past the text, which positions are clamped back to (cfg_parse sets these) */
+    bool open_end;
+    size_t end_line0, end_col0;
 } CfgSource;
 
 /* One open map or sequence while events stream in. */
@@ -260,15 +265,28 @@ typedef struct {
     char *path;         /* dotted path of this container, "" at the top, for messages */
 } CfgFrame;
 
+/* A mark on the line libyaml adds after a text whose last line has no line break: the text's
+ * end instead (an error at the end of "a: {d" is at 1:6, not at 2:1, a line the file lacks). */
+static void cfg_src_clamp(const CfgSource *src, size_t *line0, size_t *col0)
+{
+    if (src->set_text == NULL && src->open_end && *line0 > src->end_line0) {
+        *line0 = src->end_line0;
+        *col0 = src->end_col0;
+    }
+}
+
 static int cfg_src_line(const CfgSource *src, size_t line0)
 {
     if (src->set_text != NULL)
         return 0;
+    size_t col0 = 0;
+    cfg_src_clamp(src, &line0, &col0);
     return line0 >= INT_MAX ? INT_MAX : (int)line0 + 1;
 }
 
 static int cfg_src_col(const CfgSource *src, size_t line0, size_t col0)
 {
+    cfg_src_clamp(src, &line0, &col0);
     /* A --set value is one line; libyaml puts its end-of-input mark at the start of a next line,
      * which in the assignment means just past the value. */
     if (src->set_text != NULL && line0 > 0)
@@ -419,8 +437,32 @@ static bool cfg_attach(GError **error, const CfgSource *src, GPtrArray *frames, 
 
 /* Parses one YAML document into a tree. Returns NULL with *error set on failure, or NULL with no
  * error for a stream without any document (the caller decides what empty means). */
-static CfgNode *cfg_parse(const CfgSource *src, const char *text, size_t len, GError **error)
+static CfgNode *cfg_parse(const CfgSource *src_in, const char *text, size_t len, GError **error)
 {
+    /* where the text ends, counted as libyaml counts (breaks: LF, CR, CR LF, NEL, LS, PS;
+     * columns: characters) */
+    CfgSource end = *src_in;
+    const CfgSource *src = &end;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\r' || c == '\n') {
+            i += c == '\r' && i + 1 < len && text[i + 1] == '\n';
+            end.end_line0++;
+            end.end_col0 = 0;
+        } else if (c == 0xC2 && i + 1 < len && (unsigned char)text[i + 1] == 0x85) {
+            i++;
+            end.end_line0++;
+            end.end_col0 = 0;
+        } else if (c == 0xE2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+                   ((unsigned char)text[i + 2] == 0xA8 || (unsigned char)text[i + 2] == 0xA9)) {
+            i += 2;
+            end.end_line0++;
+            end.end_col0 = 0;
+        } else if ((c & 0xC0) != 0x80) {
+            end.end_col0++;
+        }
+    }
+    end.open_end = end.end_col0 > 0;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         g_error("config: out of memory initializing libyaml");

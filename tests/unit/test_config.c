@@ -204,6 +204,16 @@ static void test_syntax_errors(void)
     EXPECT_LOAD_ERROR("a: 'open\n", ARCHSIM_EXIT_CONFIG,
                       "t.yaml:2:1: found unexpected end of stream (while scanning a quoted "
                       "scalar)");
+    /* At the end of a text whose last line has no line break, libyaml's mark is on a line past
+     * it: the error is at the text's end instead (it said 2:1, 2:1 and 3:1 for these) */
+    EXPECT_LOAD_ERROR("a: {d", ARCHSIM_EXIT_CONFIG,
+                      "t.yaml:1:6: did not find expected ',' or '}' (while parsing a flow "
+                      "mapping)");
+    EXPECT_LOAD_ERROR("x: \xc3\xa9{\r\nb: [1", ARCHSIM_EXIT_CONFIG,
+                      "t.yaml:2:6: did not find expected ',' or ']' (while parsing a flow "
+                      "sequence)");
+    EXPECT_LOAD_ERROR("a: 1\nb: 2\nc", ARCHSIM_EXIT_CONFIG,
+                      "t.yaml:3:2: could not find expected ':' (while scanning a simple key)");
     /* Reader errors have only a byte offset; line and column are counted from the text. */
     EXPECT_LOAD_ERROR("x: 1\na: \xff\n", ARCHSIM_EXIT_CONFIG,
                       "t.yaml:2:4: invalid leading UTF-8 octet (#xFF)");
