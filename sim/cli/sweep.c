@@ -318,7 +318,7 @@ bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error)
             if (!yaml_lists(s, v, k->scalar, error))
                 return false;
         } else if (!strcmp(k->scalar, "stats")) {
-            GPtrArray *g = g_ptr_array_new();
+            GPtrArray *g = g_ptr_array_new_with_free_func(g_free);   /* the globs, on error too */
             if (v->kind == CFG_SCALAR) {
                 char **parts = g_strsplit(v->scalar, ",", -1);
                 for (char **p = parts; *p; p++)
@@ -414,7 +414,7 @@ bool sweep_check(Sweep *s, const CfgNode *root, GError **error)
     if (ok && s->seeds == SWEEP_SEEDS_PER_POINT && !seed_swept &&
         s->base_seed > (uint64_t)G_MAXINT64 - (points - 1)) {
         g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
-                    "archsim sweep: --seeds per-point: the last of %" G_GUINT64_FORMAT " points "
+                    "archsim sweep: per-point seeds: the last of %" G_GUINT64_FORMAT " points "
                     "would run with seed %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT ", past the "
                     "largest seed (%" G_GINT64_FORMAT ")", points, s->base_seed, points - 1,
                     G_MAXINT64);
@@ -449,8 +449,8 @@ GError *sweep_block_error(const CfgNode *block, const char *text)
 {
     if (g_str_has_prefix(text, "archsim sweep: "))
         text += strlen("archsim sweep: ");
-    if (g_str_has_prefix(text, "--zip lists") || g_str_has_prefix(text, "--seeds per-point"))
-        text += strlen("--");           /* the block's zip: or seeds:, not the option */
+    if (g_str_has_prefix(text, "--zip lists"))
+        text += strlen("--");           /* the block's zip:, not the option */
     char *where = cfg_node_where(block);
     GError *e = g_error_new(ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: sweep: %s", where,
                             text);
@@ -1152,7 +1152,7 @@ static void absolutize_paths(CfgNode *n)
         absolutize_paths(g_ptr_array_index(n->items, i));
 }
 
-static bool config_seed(const CfgNode *root, uint64_t *seed, GError **error)
+bool sweep_config_seed(const CfgNode *root, uint64_t *seed, GError **error)
 {
     const CfgNode *sim = cfg_map_get(root, "sim");
     const CfgNode *v = sim ? cfg_map_get(sim, "seed") : NULL;
@@ -1160,7 +1160,9 @@ static bool config_seed(const CfgNode *root, uint64_t *seed, GError **error)
         return true;
     if (v->kind != CFG_SCALAR || !parse_seed(v->scalar, seed)) {
         char *where = cfg_node_where(v);
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+        /* a value from --set is the command line's error (64), as every --set error is */
+        g_set_error(error, ARCHSIM_CONFIG_ERROR,
+                    v->set_text != NULL ? ARCHSIM_EXIT_USAGE : ARCHSIM_EXIT_CONFIG,
                     "%s: sim.seed: expected a non-negative integer", where);
         g_free(where);
         return false;
@@ -1194,13 +1196,14 @@ static char *point_label(const Sweep *s, guint i)
             continue;            /* the seed is shown on its own */
         const char *v = sweep_point_value(s, i, k);
         g_string_append_printf(o, "%s%s=", o->len ? " " : "", a->key);
-        bool raw = true;            /* one line per point: a value with control characters quoted */
-        for (const char *p = v; *p && raw; p++)
-            raw = (unsigned char)*p >= 0x20 && *p != 0x7f;
-        if (raw)
+        /* one line per point, unambiguous: a value that holds a quote, a backslash or a
+         * character YAML would escape (line breaks, controls) is shown double-quoted */
+        gsize at = o->len;
+        cfg_emit_quoted(o, v);
+        if (o->len - at == strlen(v) + 2) {
+            g_string_truncate(o, at);
             g_string_append(o, v);
-        else
-            cfg_emit_quoted(o, v);
+        }
     }
     return g_string_free(o, FALSE);
 }
@@ -1512,12 +1515,13 @@ int sweep_main(int argc, char **argv)
             g_ptr_array_add(s->sets, g_strdup(*p));
     }
     if (ok && !seed_text)
-        ok = config_seed(with_sets, &s->base_seed, &e);
+        ok = sweep_config_seed(with_sets, &s->base_seed, &e);
     if (ok && !sweep_check(s, with_sets, &e)) {
         ok = false;
-        /* a sweep the block alone made (no --grid, --zip, --seed or --seeds): its error is the
-         * block's, at its place, as `archsim validate` reports it */
-        if (block && !grids && !zips && !seed_text && !seeds_text) {
+        /* a sweep the block alone made (axes of its own; no --grid, --zip, --set, --seed or
+         * --seeds): its error is the block's, at its place, as `archsim validate` reports it */
+        if (block && s->axes->len > 0 && !grids && !zips && !sets && !seed_text &&
+            !seeds_text) {
             GError *at = sweep_block_error(block, e->message);
             g_error_free(e);
             e = at;

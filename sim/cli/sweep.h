@@ -110,9 +110,13 @@ bool sweep_add_yaml(Sweep *s, const CfgNode *block, GError **error);
 bool sweep_check(Sweep *s, const CfgNode *root, GError **error);
 
 /* sweep_check's error (text) as the sweep: block's own, for a sweep the block alone made:
- * "archsim sweep: --zip lists differ..." becomes "FILE:LINE:COL: sweep: zip lists differ..."
- * (likewise "seeds per-point"), ARCHSIM_CONFIG_ERROR / ARCHSIM_EXIT_CONFIG (78). */
+ * "archsim sweep: --zip lists differ..." becomes "FILE:LINE:COL: sweep: zip lists differ...",
+ * ARCHSIM_CONFIG_ERROR / ARCHSIM_EXIT_CONFIG (78). */
 GError *sweep_block_error(const CfgNode *block, const char *text);
+
+/* The config's sim.seed into *seed (left as it is when there is none); a bad one is a config
+ * error at its place (78). The base seed of a sweep without --seed. */
+bool sweep_config_seed(const CfgNode *root, uint64_t *seed, GError **error);
 
 guint sweep_n_points(const Sweep *s);
 /* The value index of each axis for point i (zip lists share one index); idx has axes->len. */

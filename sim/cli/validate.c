@@ -113,6 +113,8 @@ static bool validate_sweep(CfgNode *root, char *const *sets, GString *summary, G
         cfg_node_free(block);
         return ok;
     }
+    if (ok)     /* the base seed, as `archsim sweep` takes it without --seed */
+        ok = sweep_config_seed(root, &s->base_seed, &e);
     if (ok && !sweep_check(s, root, &e)) {
         GError *at = sweep_block_error(block, e->message);
         g_error_free(e);

@@ -228,7 +228,7 @@ static void test_check_errors(void)
         bool ok = sweep_check(s, NULL, &e);
         CU_ASSERT_EQUAL(ok, k != 0);
         if (k == 0)
-            CU_ASSERT_TRUE(e && !strcmp(e->message, "archsim sweep: --seeds per-point: the last of "
+            CU_ASSERT_TRUE(e && !strcmp(e->message, "archsim sweep: per-point seeds: the last of "
                                         "3 points would run with seed 9223372036854775806 + 2, "
                                         "past the largest seed (9223372036854775807)"));
         g_clear_error(&e);

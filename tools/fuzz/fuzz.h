@@ -12,6 +12,24 @@
 
 #ifndef FUZZ_NAME
 #error "define FUZZ_NAME before including fuzz.h"
+/* The lines of a YAML text as libyaml counts them (LF, CR, CR LF, NEL, LS and PS each end one),
+ * counting one past the last break: the max_line of fuzz_has_position for a YAML input. */
+static inline long fuzz_yaml_lines(const char *text, size_t len)
+{
+    long lines = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n' || (c == '\r' && (i + 1 >= len || text[i + 1] != '\n')))
+            lines++;
+        else if (c == 0xC2 && i + 1 < len && (unsigned char)text[i + 1] == 0x85)
+            lines++;
+        else if (c == 0xE2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+                 ((unsigned char)text[i + 2] == 0xA8 || (unsigned char)text[i + 2] == 0xA9))
+            lines++;
+    }
+    return lines;
+}
+
 #endif
 
 /* An oracle: abort() (the fuzzer's crash) naming the input and what broke. */
@@ -43,6 +61,24 @@ static inline bool fuzz_has_position(const char *msg, const char *path, long max
         p++;
     }
     return *p == ' ';
+}
+
+/* The lines of a YAML text as libyaml counts them (LF, CR, CR LF, NEL, LS and PS each end one),
+ * counting one past the last break: the max_line of fuzz_has_position for a YAML input. */
+static inline long fuzz_yaml_lines(const char *text, size_t len)
+{
+    long lines = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n' || (c == '\r' && (i + 1 >= len || text[i + 1] != '\n')))
+            lines++;
+        else if (c == 0xC2 && i + 1 < len && (unsigned char)text[i + 1] == 0x85)
+            lines++;
+        else if (c == 0xE2 && i + 2 < len && (unsigned char)text[i + 1] == 0x80 &&
+                 ((unsigned char)text[i + 2] == 0xA8 || (unsigned char)text[i + 2] == 0xA9))
+            lines++;
+    }
+    return lines;
 }
 
 #endif

@@ -9,9 +9,11 @@
  * the fixed --sets, sweep_check) without running anything; abort() when an oracle fails:
  *  - a refused block has ARCHSIM_CONFIG_ERROR, 78 and "fuzz.yaml:LINE:COL: " inside the text; a
  *    refused --grid/--zip/check has ARCHSIM_CLI_ERROR (or --set's config error), 64, and starts
- *    with "archsim sweep: " (or "--set");
+ *    with "archsim sweep: " (or "--set"); a refusal for no axes, zip lists of two lengths, too
+ *    many points or per-point seeds past 2^63 - 1 is so, counted here (the base seed is the
+ *    config's sim.seed unless a --seed item gives one, as sweep_main takes it);
  *  - an accepted sweep has at most SWEEP_MAX_POINTS points, exactly the product of its grid
- *    lists' lengths and the zip group's (counted here in 64 bits);
+ *    lists' lengths and the zip group's (counted here in 128 bits);
  *  - point i's value indices are its mixed-radix digits, the last axis fastest (the zip lists
  *    sharing one digit), for the first, the last and sampled points; sweep_point_value is the
  *    list's value at that index; the seed follows the --seeds rule or the swept seed and is one
@@ -92,7 +94,8 @@ static bool csv_record(const char **pp, GPtrArray *fields)
 static void check_error(const GError *e, const char *input, const char *label, long lines)
 {
     fuzz_check(e != NULL, input, "refused without an error");
-    if (e->domain == ARCHSIM_CONFIG_ERROR && e->code == ARCHSIM_EXIT_CONFIG) {
+    if (e->domain == ARCHSIM_CONFIG_ERROR && e->code == ARCHSIM_EXIT_CONFIG &&
+        !g_str_has_prefix(e->message, "--set")) {
         if (!fuzz_has_position(e->message, "fuzz.yaml", lines))
             fprintf(stderr, FUZZ_NAME ": %s: %s\n", input, e->message);
         fuzz_check(fuzz_has_position(e->message, "fuzz.yaml", lines), input,
@@ -129,14 +132,15 @@ static void check_point(const Sweep *s, guint i, const char *input)
     for (guint k = na; k-- > 0;) {
         const SweepAxis *a = g_ptr_array_index(s->axes, k);
         fuzz_check(idx[k] < a->values->len, input, "a value index past its list");
-        if (a->zip) {
-            fuzz_check(idx[k] == zdigit, input, "zip lists not advanced together");
-            continue;
+        guint digit = zdigit;
+        if (!a->zip) {
+            digit = rest % a->values->len;
+            rest /= a->values->len;
         }
-        fuzz_check(idx[k] == rest % a->values->len, input, "a point's digit is not its index's");
-        rest /= a->values->len;
-        fuzz_check(!strcmp(sweep_point_value(s, i, k), g_ptr_array_index(a->values, idx[k])),
-                   input, "sweep_point_value is not the list's value");
+        fuzz_check(idx[k] == digit, input, a->zip ? "zip lists not advanced together"
+                                                   : "a point's digit is not its index's");
+        fuzz_check(!strcmp(sweep_point_value(s, i, k), g_ptr_array_index(a->values, digit)),
+                   input, "a point's value is not its list's at its digit");
     }
     fuzz_check(rest == 0, input, "a point index past the sweep");
     /* the seed: a swept seed, else the rule */
@@ -266,6 +270,44 @@ static void check_csv(const Sweep *s, guint n, const char *input)
     g_free(r.message);
 }
 
+/* The points the axes make (128 bits, no bound), whatever their order; 0 when zip lists differ. */
+static unsigned __int128 points_of(const Sweep *s)
+{
+    unsigned __int128 n = 1;
+    guint zip = 0;
+    for (guint k = 0; k < s->axes->len; k++) {
+        const SweepAxis *a = g_ptr_array_index(s->axes, k);
+        if (!a->zip)
+            n *= a->values->len;
+        else if (zip && zip != a->values->len)
+            return 0;
+        else
+            zip = a->values->len;
+    }
+    return zip ? n * zip : n;
+}
+
+/* A refusal by sweep_check is justified: what its message says holds of the sweep. */
+static void check_refusal(const Sweep *s, const char *msg, const char *input)
+{
+    bool seed_swept = false;
+    for (guint k = 0; k < s->axes->len; k++) {
+        const SweepAxis *a = g_ptr_array_index(s->axes, k);
+        seed_swept |= !strcmp(a->key, "seed") || !strcmp(a->key, "sim.seed");
+    }
+    unsigned __int128 n = points_of(s);
+    if (strstr(msg, "nothing to sweep"))
+        fuzz_check(s->axes->len == 0, input, "refused as empty with axes to sweep");
+    else if (strstr(msg, "lists differ in length"))
+        fuzz_check(n == 0, input, "refused for zip lists of one length");
+    else if (strstr(msg, "more than a sweep may have"))
+        fuzz_check(n > SWEEP_MAX_POINTS, input, "refused as too large at most 1,000,000 points");
+    else if (strstr(msg, "per-point seeds"))
+        fuzz_check(s->seeds == SWEEP_SEEDS_PER_POINT && !seed_swept && n >= 1 &&
+                   (unsigned __int128)s->base_seed + n - 1 > (unsigned __int128)G_MAXINT64, input,
+                   "refused for per-point seeds that all fit");
+}
+
 static void fuzz_one(const char *input)
 {
     char *text = NULL;
@@ -274,10 +316,8 @@ static void fuzz_one(const char *input)
         fprintf(stderr, FUZZ_NAME ": cannot read %s\n", input);
         exit(2);
     }
-    long lines = 1;             /* YAML's lines: LF, CR and CR LF each end one */
     size_t ylen = strlen(text);
-    for (size_t i = 0; i < ylen; i++)
-        lines += text[i] == '\n' || (text[i] == '\r' && text[i + 1] != '\n');
+    long lines = fuzz_yaml_lines(text, ylen);
     GError *e = NULL;
     CfgNode *root = cfg_load_string("fuzz.yaml", text, NULL, &e);
     if (!root) {
@@ -303,7 +343,7 @@ static void fuzz_one(const char *input)
         cfg_map_remove(root, "sweep");
     }
     CfgNode *with_sets = cfg_node_copy(root);
-    bool per_point = false;
+    bool per_point = false, seed_given = false;
     /* the command line: grids before zips, as sweep_main reads them */
     for (int pass = 0; pass < 3 && ok; pass++) {
         for (size_t at = ylen + 1; at < len && ok; at += strlen(text + at) + 1) {
@@ -315,8 +355,10 @@ static void fuzz_one(const char *input)
             }
             if (kind == 'b') {      /* --seed N, as sweep_main reads it */
                 guint64 v;
-                if (pass == 0 && g_ascii_string_to_unsigned(item + 1, 10, 0, G_MAXINT64, &v, NULL))
+                if (pass == 0 && g_ascii_string_to_unsigned(item + 1, 10, 0, G_MAXINT64, &v, NULL)) {
                     s->base_seed = v;
+                    seed_given = true;
+                }
                 continue;
             }
             if ((pass == 0 && kind != 'g') || (pass == 1 && kind != 'z') ||
@@ -338,10 +380,17 @@ static void fuzz_one(const char *input)
     }
     if (per_point)
         s->seeds = SWEEP_SEEDS_PER_POINT;
+    if (ok && !seed_given) {        /* the base seed from sim.seed, as sweep_main takes it */
+        ok = sweep_config_seed(with_sets, &s->base_seed, &e);
+        if (!ok)
+            check_error(e, input, "sim.seed", lines);
+    }
     if (ok) {
         ok = sweep_check(s, with_sets, &e);
-        if (!ok)
+        if (!ok) {
             check_error(e, input, "sweep_check", lines);
+            check_refusal(s, e->message, input);
+        }
     }
     if (ok) {
         /* the product, counted here without a bound on the way */
