@@ -6,6 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "../../sim/config.h"
 #include "../../sim/error.h"
@@ -168,7 +171,14 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
         } else if (ok) {
             memcpy(b->data, text->str, b->bytes);
         } else {
-            lerr(error, n, "init: %s", e->message);
+            /* a regular file of another size: say so, not "larger than the limit" */
+            GStatBuf st;
+            if (g_stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != b->bytes)
+                lerr(error, n, "init: %s holds %" G_GUINT64_FORMAT " bytes; %s is %"
+                     G_GUINT64_FORMAT " x %s = %" G_GUINT64_FORMAT " bytes", path,
+                     (uint64_t)st.st_size, b->name, b->count, ptx_dtype_name(b->dtype), b->bytes);
+            else
+                lerr(error, n, "init: %s", e->message);
             g_error_free(e);
         }
         g_string_free(text, TRUE);
@@ -351,7 +361,9 @@ static bool parse_launch(GpuLaunchSpec *s, const CfgNode *n, const CfgNode *dflt
                         "got '%s'", sym->name, ptx_type_name(t), pv->scalar);
         uint64_t v = neg ? (uint64_t)sv : uv;
         uint32_t bytes = (uint32_t)MIN(sym->size, 8u);
-        if (bytes < 8 && !neg && v >> (bytes * 8))
+        /* a number fits its parameter as unsigned or as two's complement (nvcc declares a C
+         * int parameter .u32, so -1 is a u32's 0xffffffff, but -2^40 fits no 4-byte parameter) */
+        if (bytes < 8 && (neg ? sv < -(1ll << (bytes * 8 - 1)) : (v >> (bytes * 8)) != 0))
             return lerr(error, pv, "params: %s (%u bytes) cannot hold %s", sym->name, bytes,
                         pv->scalar);
         memcpy(dst, &v, bytes);

@@ -663,6 +663,14 @@ static void test_launch_yaml(void)
           "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED or file:PATH" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
+        /* a file:PATH of another size, larger (it said "larger than the limit of 4 bytes") */
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 1, init: file:d.bin}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: @/d.bin holds 7 bytes; x is 1 x f32 = 4 bytes" },
+        /* below a 4-byte two's complement: was taken, its low 32 bits passed */
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [-2147483649, 1, 1]\n",
+          "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold -2147483649" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [-99999999999, 1, 1]\n",
+          "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold -99999999999" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\noutputs: [y]\n",
           "@/l.yaml:5:11: outputs: 'y' is not a buffer of this launch" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  ../x: {dtype: u8, count: 1}\n"
@@ -673,6 +681,9 @@ static void test_launch_yaml(void)
           "buffers, params, outputs, registers, block_order, launches)" },
     };
     (void)cases;
+    char *dbin = g_build_filename(tdir, "d.bin", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(dbin, "1234567", 7, NULL));
+    g_free(dbin);
     /* params are named after the PTX: rename them in the expectation */
     char *yaml = g_build_filename(tdir, "l.yaml", NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -698,7 +709,11 @@ static void test_launch_yaml(void)
             continue;
         }
         CU_ASSERT_PTR_NULL(s);
-        char *want = g_strconcat(tdir, cases[i].msg + 1, NULL);
+        GString *wa = g_string_new(cases[i].msg);       /* every "@/" is the test's folder */
+        char *dir_slash = g_strconcat(tdir, "/", NULL);
+        g_string_replace(wa, "@/", dir_slash, 0);
+        g_free(dir_slash);
+        char *want = g_string_free(wa, FALSE);
         char *want2 = g_strdup(want);
         if (e && strstr(want, "k_n")) {     /* the parameter is named n in this PTX */
             g_free(want2);
