@@ -37,12 +37,14 @@ static bool scalar_u64(const CfgNode *n, uint64_t max, uint64_t *v, const char *
     return true;
 }
 
-/* [x, y, z] with 1 to 3 entries, each >= 1 */
-static bool dim3(const CfgNode *n, uint32_t d[3], uint64_t max, const char *what, GError **error)
+/* [x, y, z] with 1 to 3 entries, each >= 1; launch is the map that should hold it (a missing
+ * one is an error at the launch's place) */
+static bool dim3(const CfgNode *launch, const CfgNode *n, uint32_t d[3], uint64_t max,
+                 const char *what, GError **error)
 {
     d[0] = d[1] = d[2] = 1;
     if (!n)
-        return lerr(error, n, "%s: missing", what);
+        return lerr(error, launch, "%s: missing", what);
     if (n->kind == CFG_SCALAR) {
         uint64_t v;
         if (!scalar_u64(n, max, &v, what, error))
@@ -297,8 +299,8 @@ static bool parse_launch(GpuLaunchSpec *s, const CfgNode *n, const CfgNode *dflt
         g_error_free(e);
         return false;
     }
-    if (!dim3(cfg_map_get(n, "grid"), l->grid, INT32_MAX, "grid", error) ||
-        !dim3(cfg_map_get(n, "block"), l->block, 1024, "block", error))
+    if (!dim3(n, cfg_map_get(n, "grid"), l->grid, INT32_MAX, "grid", error) ||
+        !dim3(n, cfg_map_get(n, "block"), l->block, 1024, "block", error))
         return false;
     if ((uint64_t)l->block[0] * l->block[1] * l->block[2] > 1024)
         return lerr(error, cfg_map_get(n, "block"), "block: %u x %u x %u threads; CUDA allows at "
@@ -444,8 +446,12 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
             goto out;
         }
         uint64_t count;
-        if (!scalar_u64(cfg_map_get(bv, "count"), PTX_MAX_BUFFER / ptx_dtype_bytes(d), &count,
-                        "count", error))
+        const CfgNode *cn = cfg_map_get(bv, "count");
+        if (!cn) {
+            lerr(error, bv, "buffer %s: count: missing", bk->scalar);
+            goto out;
+        }
+        if (!scalar_u64(cn, PTX_MAX_BUFFER / ptx_dtype_bytes(d), &count, "count", error))
             goto out;
         total += count * ptx_dtype_bytes(d);
         if (total > PTX_MAX_DEVICE) {

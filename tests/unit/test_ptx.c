@@ -663,6 +663,10 @@ static void test_launch_yaml(void)
           "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED or file:PATH" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
+        /* a missing grid or count at the place that lacks it (they said "?: grid: missing") */
+        { "kernel: k.ptx\nblock: [32]\nparams: [1, 1, 1]\n", "@/l.yaml:1:1: grid: missing" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32}\nparams: [1, 1, x]\n",
+          "@/l.yaml:5:6: buffer x: count: missing" },
         /* a file:PATH of another size, larger (it said "larger than the limit of 4 bytes") */
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 1, init: file:d.bin}\n"
           "params: [1, 1, x]\n", "@/l.yaml:5:35: init: @/d.bin holds 7 bytes; x is 1 x f32 = 4 bytes" },
