@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../sim/config.h"
 #include "../../sim/error.h"
 #include "../../traces/atrace.h"
 #include "../../traces/atrace_record.h"
@@ -107,28 +108,93 @@ static bool cgp_stream(CgSim *s, AtReader *r, uint64_t *refs, GError **error)
     return true;
 }
 
+/* The thread files of a recording, as `archsim run` checks them before a replay
+ * (docs/tracing.md): T0.trace .. T<n-1>.trace without a gap (a missing one is 66), and as many
+ * as its manifest's thread_count when it has a manifest (65). *n: the count. */
+static bool cgp_check_dir(const char *dir, uint32_t *n, GError **error)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    uint32_t files = 0;
+    uint64_t highest = 0;
+    for (const char *name; d && (name = g_dir_read_name(d)) != NULL;)
+        if (atrace_is_thread_file(name)) {
+            files++;
+            highest = MAX(highest, g_ascii_strtoull(name + 1, NULL, 10));
+        }
+    if (d)
+        g_dir_close(d);
+    for (uint32_t tid = 0; tid <= files; tid++) {
+        char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
+        bool there = g_file_test(path, G_FILE_TEST_EXISTS);
+        g_free(path);
+        if (there)
+            continue;
+        if (tid == 0)
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: no T0.trace: "
+                        "not a recording (archsim trace record -o DIR -- PROGRAM)", dir);
+        else if (tid < files || highest >= files)
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: no T%u.trace, "
+                        "but T%" G_GUINT64_FORMAT ".trace is there: a recording's threads are "
+                        "T0.trace, T1.trace, ... without a gap", dir, tid, highest);
+        else
+            break;
+        return false;
+    }
+    *n = files;
+    char *mpath = g_build_filename(dir, "manifest.yaml", NULL);
+    bool ok = true;
+    if (g_file_test(mpath, G_FILE_TEST_EXISTS)) {
+        GError *e = NULL;
+        CfgNode *root = cfg_load_file(mpath, NULL, &e);
+        const CfgNode *tc = root ? cfg_map_get(root, "thread_count") : NULL;
+        guint64 count = 0;
+        if (!root) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, e->code == ARCHSIM_EXIT_NOINPUT ?
+                        ARCHSIM_EXIT_NOINPUT : ARCHSIM_EXIT_DATAERR, "%s", e->message);
+            g_error_free(e);
+            ok = false;
+        } else if (!tc || tc->kind != CFG_SCALAR ||
+                   !g_ascii_string_to_unsigned(tc->scalar, 10, 0, UINT32_MAX, &count, NULL) ||
+                   count != files) {
+            char *where = cfg_node_where(tc ? tc : root);
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: thread_count %s%s, "
+                        "but %s holds %u thread file%s", where, tc ? "is " : "missing",
+                        tc && tc->kind == CFG_SCALAR ? tc->scalar : "", dir, files,
+                        files == 1 ? "" : "s");
+            g_free(where);
+            ok = false;
+        }
+        cfg_node_free(root);
+    }
+    g_free(mpath);
+    return ok;
+}
+
 bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **error)
 {
     *refs = 0;
-    for (uint32_t tid = 0;; tid++) {
+    uint32_t n = 0;
+    if (!cgp_check_dir(dir, &n, error))
+        return false;
+    for (uint32_t tid = 0; tid < n; tid++) {
         char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
-        if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-            g_free(path);
-            if (tid == 0) {
-                g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: no T0.trace: "
-                            "not a recording (archsim trace record -o DIR -- PROGRAM)", dir);
-                return false;
-            }
-            return true;
-        }
         AtReader *r = at_reader_open(path, error);
-        bool ok = r != NULL && cgp_stream(s, r, refs, error);
+        bool ok = r != NULL;
+        if (ok && at_reader_header(r)->tid != tid) {
+            /* byte 28: the header's tid field (traces/FORMAT.md 2) */
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: byte 28: header "
+                        "says tid %u, but the file name says thread %u", path,
+                        at_reader_header(r)->tid, tid);
+            ok = false;
+        }
+        ok = ok && cgp_stream(s, r, refs, error);
         if (r)
             at_reader_close(r);
         g_free(path);
         if (!ok)
             return false;
     }
+    return true;
 }
 
 /* Removes the scratch directory and what the runtime wrote into it. */
