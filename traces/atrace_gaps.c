@@ -385,8 +385,12 @@ static bool ag_same_call(const AtRecord *prev, const AtRecord *r)
             (prev->kind == AT_COND_WAIT && r->kind == AT_LOCK_ACQ));
 }
 
-static bool ag_rewrite(const char *path, GHashTable *sites, AtGapsSummary *sum, GError **error)
+/* Writes path's records with their gaps into a new temporary file beside it, *tmp_out (the
+ * caller renames it into place once every thread's file is written, or removes it). */
+static bool ag_rewrite(const char *path, GHashTable *sites, AtGapsSummary *sum, char **tmp_out,
+                       GError **error)
 {
+    *tmp_out = NULL;
     AtReader *r = at_reader_open(path, error);
     if (r == NULL)
         return false;
@@ -461,15 +465,13 @@ static bool ag_rewrite(const char *path, GHashTable *sites, AtGapsSummary *sum, 
                     g_strerror(errno));
         ok = false;
     }
-    if (ok && g_rename(tmp, path) != 0) {
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR, "cannot rename %s to %s: %s",
-                    tmp, path, g_strerror(errno));
-        ok = false;
-    }
-    if (!ok)
+    if (!ok) {
         g_unlink(tmp);
-    g_free(tmp);
-    return ok;
+        g_free(tmp);
+        return false;
+    }
+    *tmp_out = tmp;
+    return true;
 }
 
 static uint64_t ag_size(const char *dir, unsigned tid)
@@ -569,15 +571,43 @@ bool atrace_gaps_run(const char *dir, const char *binary, bool force, AtGapsSumm
     ok = ok && sites != NULL;
     if (ok)
         out->sites = g_hash_table_size(sites);
+    /* every thread's new file first, beside its trace; only when all are written (and the
+     * binary is the recorded one) are they renamed into place, so a failure leaves the
+     * recording as it was */
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *tmps = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; ok && i < tids->len; i++) {
         char name[32];
         g_snprintf(name, sizeof name, "T%u.trace", g_array_index(tids, unsigned, i));
-        char *p = g_build_filename(dir, name, NULL);
-        ok = ag_rewrite(p, sites, out, error);
-        g_free(p);
+        char *p = g_build_filename(dir, name, NULL), *tmp = NULL;
+        ok = ag_rewrite(p, sites, out, &tmp, error);
+        g_ptr_array_add(paths, p);
+        g_ptr_array_add(tmps, tmp);
         if (ok)
             out->threads++;
     }
+    if (ok && out->records > 0 && out->unknown == out->records) {
+        /* not one record at a hook call of this binary: not the program that was recorded */
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                    "%s: none of its %" PRIu64 " records is at a hook call of %s: not the "
+                    "program that was recorded (the manifest's argv names it)", dir,
+                    out->records, binary);
+        ok = false;
+    }
+    for (guint i = 0; i < tmps->len; i++) {
+        const char *tmp = g_ptr_array_index(tmps, i), *p = g_ptr_array_index(paths, i);
+        if (tmp == NULL)
+            continue;
+        if (ok && g_rename(tmp, p) != 0) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR,
+                        "cannot rename %s to %s: %s", tmp, p, g_strerror(errno));
+            ok = false;
+        }
+        if (!ok)
+            g_unlink(tmp);
+    }
+    g_ptr_array_free(paths, TRUE);
+    g_ptr_array_free(tmps, TRUE);
     ok = ok && ag_manifest(dir, binary, error);
     if (sites != NULL)
         g_hash_table_destroy(sites);

@@ -4,9 +4,11 @@
  * Builds a tiny kernel (one loop: b[i] = 3 * a[i] + b[i], three hook records per iteration) with
  * tools/archsim-cc, records it (ARCHSIM_TRACE_OUT), runs atrace_gaps_run, and checks: every
  * record has a gap; the header says has-gaps and not gaps-exact; every other field is unchanged;
- * a second run without force is refused (65) and one with force is accepted; the estimated
- * instructions per loop iteration are within GAPS_TOLERANCE of the real count, the instructions
- * of the same loop in an uninstrumented build (gcc, same flags), counted in its objdump.
+ * a second run without force is refused (65) and one with force is accepted; a failure (a
+ * later thread's file cut short, another program as --binary) leaves every file as it was; the
+ * estimated instructions per loop iteration are within GAPS_TOLERANCE of the real count, the
+ * instructions of the same loop in an uninstrumented build (gcc, same flags), counted in its
+ * objdump.
  * Run from the repo root; needs gcc with -fsanitize=thread and objdump (binutils).
  */
 #include <CUnit/Basic.h>
@@ -283,13 +285,100 @@ static void test_refuse_and_force(void)
     CU_ASSERT_EQUAL(atrace_cli_main(6, a4), ARCHSIM_EXIT_OK);
 }
 
+/* Copies the regular files of directory from into a new directory to. */
+static void gd_copy_dir(const char *from, const char *to)
+{
+    g_mkdir(to, 0700);
+    GDir *d = g_dir_open(from, 0, NULL);
+    for (const char *n; d != NULL && (n = g_dir_read_name(d)) != NULL;) {
+        char *a = g_build_filename(from, n, NULL), *b = g_build_filename(to, n, NULL);
+        char *text = NULL;
+        gsize len = 0;
+        if (g_file_get_contents(a, &text, &len, NULL))
+            g_file_set_contents(b, text, (gssize)len, NULL);
+        g_free(text);
+        g_free(a);
+        g_free(b);
+    }
+    if (d != NULL)
+        g_dir_close(d);
+}
+
+static char *gd_contents(const char *dir, const char *name, gsize *len)
+{
+    char *p = g_build_filename(dir, name, NULL), *text = NULL;
+    if (!g_file_get_contents(p, &text, len, NULL))
+        text = NULL;
+    g_free(p);
+    return text;
+}
+
+/* A failure leaves the recording as it was: a later thread's file that cannot be read, or a
+ * binary none of whose hook calls a record is at (it rewrote the files before the bad one, and
+ * took any other archsim-cc program, giving every record gap 1). */
+static void test_all_or_nothing(void)
+{
+    char *copy = g_build_filename(gd_dir, "copy", NULL);
+    gd_copy_dir(gd_trace, copy);
+    gsize len0 = 0, len1 = 0;
+    char *t0 = gd_contents(copy, "T0.trace", &len0);
+    CU_ASSERT_FATAL(t0 != NULL && len0 > 200);
+    /* T1.trace: T0 without its last 50 bytes, a stream cut short after its header */
+    char *t1 = g_build_filename(copy, "T1.trace", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(t1, t0, (gssize)len0 - 50, NULL));
+    AtGapsSummary s;
+    GError *e = NULL;
+    /* T0 already has this binary's gaps, so a rewrite gives the same bytes: its inode tells a
+     * file renamed into place from the one that was left alone */
+    char *t0path = g_build_filename(copy, "T0.trace", NULL);
+    GStatBuf st0, st1;
+    CU_ASSERT_FATAL(g_stat(t0path, &st0) == 0);
+    CU_ASSERT_FALSE(atrace_gaps_run(copy, gd_bin, true, &s, &e));
+    CU_ASSERT(e != NULL && e->code == ARCHSIM_EXIT_DATAERR && strstr(e->message, "T1.trace"));
+    g_clear_error(&e);
+    char *after = gd_contents(copy, "T0.trace", &len1);
+    CU_ASSERT(after != NULL && len1 == len0 && memcmp(after, t0, len0) == 0);
+    CU_ASSERT(g_stat(t0path, &st1) == 0 && st1.st_ino == st0.st_ino);
+    g_free(after);
+    g_free(t0path);
+    GDir *d = g_dir_open(copy, 0, NULL);
+    guint files = 0;
+    for (const char *n; d != NULL && (n = g_dir_read_name(d)) != NULL;)
+        files++;
+    if (d != NULL)
+        g_dir_close(d);
+    CU_ASSERT_EQUAL(files, 3);          /* T0.trace, T1.trace, manifest.yaml: no temporary left */
+    g_unlink(t1);
+    /* another archsim-cc program */
+    char *src = g_build_filename(gd_dir, "other.c", NULL), *bin = g_build_filename(gd_dir, "other", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(src, "long x[64];\nint main(void)\n{\n    for (int i = 0; "
+                                        "i < 64; i++)\n        x[i] += i;\n    return (int)x[3] "
+                                        "!= 3;\n}\n", -1, NULL));
+    char *cc[] = { "tools/archsim-cc", "-O2", "-g", src, "-o", bin, NULL };
+    const char *gcc[] = { "ARCHSIM_CC", "gcc", NULL };
+    CU_ASSERT_FATAL(gd_spawn(cc, gcc, NULL) == 0);
+    CU_ASSERT_FALSE(atrace_gaps_run(copy, bin, true, &s, &e));
+    CU_ASSERT(e != NULL && e->code == ARCHSIM_EXIT_DATAERR &&
+              strstr(e->message, "not the program that was recorded") != NULL);
+    g_clear_error(&e);
+    after = gd_contents(copy, "T0.trace", &len1);
+    CU_ASSERT(after != NULL && len1 == len0 && memcmp(after, t0, len0) == 0);
+    g_free(after);
+    g_free(src);
+    g_free(bin);
+    g_free(t1);
+    g_free(t0);
+    g_free(copy);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     CU_pSuite s = CU_add_suite("gaps", gd_init, gd_clean);
     if (s == NULL || !CU_add_test(s, "estimate: gaps, flags, fields, accuracy", test_estimate) ||
-        !CU_add_test(s, "refused without --force; command line", test_refuse_and_force)) {
+        !CU_add_test(s, "refused without --force; command line", test_refuse_and_force) ||
+        !CU_add_test(s, "a failure leaves the recording as it was", test_all_or_nothing)) {
         CU_cleanup_registry();
         return 1;
     }
