@@ -337,12 +337,18 @@ typedef struct {
 static void diff_print_text(const DiffResult *d, GString *out)
 {
     bool same = d->rows->len == 0 && d->only_a->len == 0 && d->only_b->len == 0;
-    char hidden[96] = "";
-    if (d->hidden)
-        g_snprintf(hidden, sizeof hidden, " (%u %s below --threshold %s%% not shown)", d->hidden,
-                   d->hidden == 1 ? "change" : "changes", d->threshold);
+    char *hidden = g_strdup("");
+    if (d->hidden) {
+        /* the threshold as given, without a '%' it may end in (it said "29%%") */
+        size_t n = strlen(d->threshold);
+        int w = (int)MIN(n > 0 && d->threshold[n - 1] == '%' ? n - 1 : n, 1024);
+        g_free(hidden);
+        hidden = g_strdup_printf(" (%u %s below --threshold %.*s%% not shown)", d->hidden,
+                                 d->hidden == 1 ? "change" : "changes", w, d->threshold);
+    }
     if (same) {
         g_string_append_printf(out, "identical: %u stats compared%s\n", d->compared, hidden);
+        g_free(hidden);
         return;
     }
     g_string_append_printf(out, "A: %s\nB: %s\n", d->a->arg, d->b->arg);
@@ -385,6 +391,7 @@ static void diff_print_text(const DiffResult *d, GString *out)
     }
     g_string_append_printf(out, "%u of %u compared stats differ%s; %u only in A, %u only in B\n",
                            d->rows->len, d->compared, hidden, d->only_a->len, d->only_b->len);
+    g_free(hidden);
 }
 
 static void diff_print_csv(const DiffResult *d, GString *out)
@@ -593,7 +600,9 @@ int diff_main(int argc, char **argv)
         if (diff_equal(sa->n, sb->n))
             continue;
         DiffRow r = diff_row(sa, sb);
-        if (!r.rel_inf && fabs(r.rel) * 100 < pct)
+        /* |B-A| / |A| below pct %, without the division's rounding (290 / 1000 * 100 is
+         * 28.999...: a change of exactly 29 % was hidden by --threshold 29) */
+        if (!r.rel_inf && fabs(r.absd) * 100 < pct * fabs(sa->n->d))
             d.hidden++;
         else
             g_array_append_val(d.rows, r);

@@ -77,6 +77,15 @@ check "--threshold 1: l1i's changes (0.02%) hidden, exit 0, counted" \
     "[ $rc -eq 0 ] && grep -qx 'identical: [0-9]* stats compared ([1-9][0-9]* changes below --threshold 1% not shown)' '$T/o'"
 $A diff "$T/a" "$T/c" --stats 'l1i.*' --threshold 0.01% > "$T/o" 2>&1; rc=$?
 check "--threshold 0.01%: l1i's 0.02% changes shown" "[ $rc -eq 1 ] && grep -q '^l1i.misses ' '$T/o'"
+# a change of exactly PCT is not below it (290 / 1000 computed as 28.99...% was hidden), and
+# a threshold given with its '%' is printed with one
+printf '{"x": 1000, "y": 100}\n' > "$T/t1.json"; printf '{"x": 1290, "y": 129}\n' > "$T/t2.json"
+$A diff "$T/t1.json" "$T/t2.json" --threshold 29 > "$T/o" 2>&1; rc=$?
+check "--threshold 29: changes of exactly 29% shown, exit 1" \
+    "[ $rc -eq 1 ] && grep -q '^x ' '$T/o' && grep -q '^y ' '$T/o'"
+$A diff "$T/t1.json" "$T/t2.json" --threshold 29.5% > "$T/o" 2>&1; rc=$?
+check "--threshold 29.5%: both hidden, exit 0, the threshold printed with one %" \
+    "[ $rc -eq 0 ] && grep -qx 'identical: 2 stats compared (2 changes below --threshold 29.5% not shown)' '$T/o'"
 $A diff "$T/p.json" "$T/q.json" --threshold 1000 > "$T/o" 2>&1; rc=$?
 check "--threshold never hides a change from 0" "[ $rc -eq 1 ] && grep -q '^z ' '$T/o' && ! grep -q '^neg ' '$T/o'"
 
