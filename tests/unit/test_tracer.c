@@ -436,6 +436,51 @@ static void test_sync_markers(void)
 
 /* `archsim trace record`: refuses a non-empty directory, replaces it with --force, reports a
  * program that cannot run and one that writes no manifest. */
+/* The runtime writes over its own traces only: a file of the user's named T1.trace in
+ * ARCHSIM_TRACE_OUT stays as it was (it was overwritten), and when the main thread's trace
+ * cannot be made (a link there) nothing is recorded (the other threads were recorded as
+ * orphans, parent -1, under a manifest). */
+static void test_runtime_own_files(void)
+{
+    CU_ASSERT_TRUE_FATAL(tt->built);
+    char *dir = g_strdup_printf("%s/own-%s", tt_dir, tt->cc);
+    g_mkdir(dir, 0755);
+    char *user = g_build_filename(dir, "T1.trace", NULL);
+    g_file_set_contents(user, "USERDATA\n", -1, NULL);
+    char *run[] = { tt->bin, NULL };
+    const char *set[] = { "ARCHSIM_TRACE_OUT", dir, NULL };
+    char *out = NULL, *err = NULL;
+    CU_ASSERT_EQUAL(tt_spawn(run, NULL, set, &out, &err), 0);
+    char *text = NULL;
+    CU_ASSERT(g_file_get_contents(user, &text, NULL, NULL) && strcmp(text, "USERDATA\n") == 0);
+    CU_ASSERT(err != NULL && strstr(err, "is not an archsim trace; not writing over it") != NULL);
+    g_free(text);
+    g_free(out);
+    g_free(err);
+    char *dir2 = g_strdup_printf("%s/link-%s", tt_dir, tt->cc);
+    g_mkdir(dir2, 0755);
+    char *link = g_build_filename(dir2, "T0.trace", NULL);
+    char *target = g_build_filename(dir2, "elsewhere", NULL);
+    CU_ASSERT_FATAL(symlink(target, link) == 0);
+    const char *set2[] = { "ARCHSIM_TRACE_OUT", dir2, NULL };
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tt_spawn(run, NULL, set2, &out, &err), 0);
+    char *manifest = g_build_filename(dir2, "manifest.yaml", NULL), *t1 = g_build_filename(dir2, "T1.trace", NULL);
+    CU_ASSERT_FALSE(g_file_test(manifest, G_FILE_TEST_EXISTS));
+    CU_ASSERT_FALSE(g_file_test(t1, G_FILE_TEST_EXISTS));
+    CU_ASSERT_FALSE(g_file_test(target, G_FILE_TEST_EXISTS));
+    CU_ASSERT(err != NULL && strstr(err, "not recording") != NULL);
+    g_free(out);
+    g_free(err);
+    g_free(manifest);
+    g_free(t1);
+    g_free(link);
+    g_free(target);
+    g_free(dir2);
+    g_free(user);
+    g_free(dir);
+}
+
 static void test_record_command(void)
 {
     CU_ASSERT_TRUE_FATAL(tt->built);
@@ -798,7 +843,8 @@ static bool tt_add_suite(const char *name, int (*init)(void))
            CU_add_test(s, "loop: exact loads and stores", test_loop_counts) &&
            CU_add_test(s, "atomics: kinds, orders, CAS outcome, fences", test_atomics) &&
            CU_add_test(s, "create/join, barrier, locks, cond, ROI, ranges", test_sync_markers) &&
-           CU_add_test(s, "trace record command", test_record_command);
+           CU_add_test(s, "trace record command", test_record_command) &&
+           CU_add_test(s, "the runtime writes over its own files only", test_runtime_own_files);
 }
 
 int main(void)
