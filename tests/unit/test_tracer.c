@@ -490,8 +490,15 @@ static void test_record_command(void)
     g_file_set_contents(stray, "old", 3, NULL);
     char *argv1[] = { "record", "-o", dir, "--", tt->bin, NULL };
     CU_ASSERT_EQUAL(atrace_record_main(5, argv1), ARCHSIM_EXIT_CANTCREAT);
+    /* --force replaces archsim's traces, not another file of that name (it removed it) */
     char *argv2[] = { "record", "-o", dir, "--force", "--verify", "--", tt->bin, NULL };
+    CU_ASSERT_EQUAL(atrace_record_main(7, argv2), ARCHSIM_EXIT_CANTCREAT);
+    char *old = NULL;
+    CU_ASSERT(g_file_get_contents(stray, &old, NULL, NULL) && strcmp(old, "old") == 0);
+    g_free(old);
+    g_unlink(stray);
     CU_ASSERT_EQUAL(atrace_record_main(7, argv2), 0);
+    CU_ASSERT_EQUAL(atrace_record_main(7, argv2), 0);     /* and again, over its own traces */
     AtRecordSummary s;
     GError *e = NULL;
     CU_ASSERT_TRUE(atrace_record_check(dir, false, &s, &e));
