@@ -262,10 +262,18 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
     if (!ok && refs == 0 && !runtime) {
         /* nothing came down the pipe and no manifest appeared: no recording runtime in it */
         g_clear_error(&err);
-        g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "%s recorded nothing (exit status %d): build it with tools/archsim-cc "
-                    "(archsim-cc -O2 prog.c -o prog) so that it records its references",
-                    argv[0], *prog_status);
+        if (*prog_status > 128 && *prog_status < 128 + 65)
+            /* killed (status 128 + signal): its runtime may be there but never wrote */
+            g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                        "%s recorded nothing and ended with status %d (signal %d?): a program "
+                        "killed by a signal loses what its recording runtime had not written "
+                        "yet; one not built with tools/archsim-cc records nothing", argv[0],
+                        *prog_status, *prog_status - 128);
+        else
+            g_set_error(&err, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                        "%s recorded nothing (exit status %d): build it with tools/archsim-cc "
+                        "(archsim-cc -O2 prog.c -o prog) so that it records its references",
+                        argv[0], *prog_status);
     }
     /* the other threads' streams, in thread order */
     for (uint32_t tid = 1; ok; tid++) {

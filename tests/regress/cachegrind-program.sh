@@ -86,6 +86,13 @@ $A cachegrind -- "$T/cgknown-plain" > "$T/plain.out" 2> "$T/plain.err"
 rc=$?
 check "a program not built with archsim-cc: exit 65, and it says how to build it" \
     "[ $rc = 65 ] && grep -q 'build it with tools/archsim-cc' '$T/plain.err' && [ ! -s '$T/plain.out' ]"
+# an archsim-cc program killed before its runtime wrote anything: its status, and a message
+# that does not tell it to build with archsim-cc (it is built so)
+printf '#include <signal.h>\nint x[100];\nint main(void)\n{\n    for (int i = 0; i < 100; i++)\n        x[i] = i;\n    raise(SIGSEGV);\n    return x[3];\n}\n' > "$T/sig.c"
+tools/archsim-cc -O2 "$T/sig.c" -o "$T/sig" > /dev/null 2>&1
+$A cachegrind -q -- "$T/sig" > /dev/null 2> "$T/sig.err"; rc=$?
+check "a program killed by a signal: status 139, and the message says a signal may have lost it" \
+    "[ $rc = 139 ] && grep -q 'killed by a signal loses' '$T/sig.err'"
 $A cachegrind -- "$T/no-such-program" > /dev/null 2> "$T/miss.err"
 rc=$?
 check "a missing program: exit 66" "[ $rc = 66 ] && grep -q 'cannot run' '$T/miss.err'"
