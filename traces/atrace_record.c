@@ -259,6 +259,7 @@ static bool ar_prepare_dir(const char *dir, bool force, GError **error)
     }
     bool ok = true;
     const char *name;
+    GPtrArray *doomed = g_ptr_array_new_with_free_func(g_free);
     while (ok && (name = g_dir_read_name(d)) != NULL) {
         if (!force) {
             g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
@@ -271,15 +272,23 @@ static bool ar_prepare_dir(const char *dir, bool force, GError **error)
                             "%s: not an archsim trace; not removing it (--force replaces "
                             "archsim's traces only)", p);
                 ok = false;
-            } else if (g_unlink(p) != 0) {
-                g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
-                            "%s: cannot remove: %s", p, g_strerror(errno));
-                ok = false;
+                g_free(p);
+            } else {
+                g_ptr_array_add(doomed, p);
             }
-            g_free(p);
         }
     }
     g_dir_close(d);
+    /* every file checked before any is removed: a refusal leaves the directory as it was */
+    for (guint i = 0; ok && i < doomed->len; i++) {
+        const char *p = g_ptr_array_index(doomed, i);
+        if (g_unlink(p) != 0) {
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot remove: %s",
+                        p, g_strerror(errno));
+            ok = false;
+        }
+    }
+    g_ptr_array_free(doomed, TRUE);
     return ok;
 }
 

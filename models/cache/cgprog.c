@@ -176,15 +176,30 @@ bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **err
     uint32_t n = 0;
     if (!cgp_check_dir(dir, &n, error))
         return false;
+    AtHeader h0;
     for (uint32_t tid = 0; tid < n; tid++) {
         char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
         AtReader *r = at_reader_open(path, error);
         bool ok = r != NULL;
-        if (ok && at_reader_header(r)->tid != tid) {
+        const AtHeader *h = ok ? at_reader_header(r) : NULL;
+        if (ok && h->tid != tid) {
             /* byte 28: the header's tid field (traces/FORMAT.md 2) */
             g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: byte 28: header "
-                        "says tid %u, but the file name says thread %u", path,
-                        at_reader_header(r)->tid, tid);
+                        "says tid %u, but the file name says thread %u", path, h->tid, tid);
+            ok = false;
+        } else if (ok && tid == 0) {
+            h0 = *h;
+        } else if (ok && (h->load_base != h0.load_base || h->flags != h0.flags ||
+                          strcmp(h->frontend, h0.frontend) != 0 ||
+                          strcmp(h->compiler, h0.compiler) != 0 ||
+                          strcmp(h->cflags, h0.cflags) != 0)) {
+            /* what one recording run sets once for all its threads, as a replay checks it */
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: byte %d: header "
+                        "%s differs from T0.trace's (not one recording)", path,
+                        h->load_base != h0.load_base ? 16 : h->flags != h0.flags ? 24
+                                                                               : AT_HEADER_FIXED,
+                        h->load_base != h0.load_base ? "load base"
+                        : h->flags != h0.flags ? "flags" : "front end, compiler or flags");
             ok = false;
         }
         ok = ok && cgp_stream(s, r, refs, error);

@@ -9,8 +9,8 @@
 #  - workloads/matmul/mm.c gives the same counters live and from its recording directory
 #    (`archsim trace record`, then `archsim cachegrind DIR`)
 #  - a multithreaded program (saxpy, 4 threads) is simulated thread by thread
-#  - a recording with a thread file missing (66), counted otherwise by its manifest (65) or
-#    holding another thread's file (65), as `archsim run` refuses them
+#  - a recording with a thread file missing (66), counted otherwise by its manifest (65),
+#    holding another thread's file or one of another recording (65), as `archsim run` refuses them
 #  - a program not built with archsim-cc (exit 65, says so), a missing one (66), one that fails
 #    (its status, after the counters), no PROGRAM after -- (64)
 # Prints "cachegrind-program: N passed, N failed".
@@ -68,10 +68,13 @@ check "saxpy, 4 threads: every thread's references (Dw >= 2 passes x 16384 store
 # a recording missing a thread, or not one recording, is refused as `archsim run` refuses it
 # (it printed the counters of the threads before the gap, exit 0)
 $A trace record -q -o "$T/sxrec" -- "$T/saxpy" 4 4096 1 > /dev/null 2>&1
-for c in gap count tid; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
+for c in gap count tid base; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
 rm "$T/sx-gap/T1.trace"
 rm "$T/sx-count/T4.trace"
 cp "$T/sxrec/T1.trace" "$T/sx-tid/T2.trace"
+# another load base in T2's header (byte 16), as a file from another run of the program has
+printf '\125' | dd of="$T/sx-base/T2.trace" bs=1 seek=16 conv=notrunc 2> /dev/null
+$A cachegrind "$T/sx-base" > /dev/null 2> "$T/base.err"; rcb=$?
 $A cachegrind "$T/sx-gap" > "$T/gap.out" 2> "$T/gap.err"; rcg=$?
 $A cachegrind "$T/sx-count" > "$T/count.out" 2> "$T/count.err"; rcc=$?
 $A cachegrind "$T/sx-tid" > "$T/tid.out" 2> "$T/tid.err"; rct=$?
@@ -79,6 +82,8 @@ check "a recording without T1.trace but with T2.trace: exit 66, no counters" \
     "[ $rcg = 66 ] && grep -q 'no T1.trace, but T4.trace is there' '$T/gap.err' && [ ! -s '$T/gap.out' ]"
 check "a recording whose manifest counts another number of threads: exit 65 at thread_count" \
     "[ $rcc = 65 ] && grep -q 'manifest.yaml:[0-9]*:[0-9]*: thread_count is 5, but .* holds 4 thread files' '$T/count.err'"
+check "a thread file from another recording (its load base): exit 65 at byte 16" \
+    "[ $rcb = 65 ] && grep -q 'T2.trace: byte 16: header load base differs from T0.trace' '$T/base.err'"
 check "a thread file from another thread: exit 65 at byte 28" \
     "[ $rct = 65 ] && grep -q 'T2.trace: byte 28: header says tid 1, but the file name says thread 2' '$T/tid.err'"
 

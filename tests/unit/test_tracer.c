@@ -499,6 +499,21 @@ static void test_record_command(void)
     g_unlink(stray);
     CU_ASSERT_EQUAL(atrace_record_main(7, argv2), 0);
     CU_ASSERT_EQUAL(atrace_record_main(7, argv2), 0);     /* and again, over its own traces */
+    /* a foreign file among its traces: refused before any trace is removed (it removed those
+     * that came before it in the directory's order) */
+    char *foreign = g_build_filename(dir, "T9.trace", NULL);
+    g_file_set_contents(foreign, "foreign", -1, NULL);
+    CU_ASSERT_EQUAL(atrace_record_main(7, argv2), ARCHSIM_EXIT_CANTCREAT);
+    for (int t = 0; t < PROBE_THREADS; t++) {
+        char *p = g_strdup_printf("%s/T%d.trace", dir, t);
+        CU_ASSERT_TRUE(g_file_test(p, G_FILE_TEST_EXISTS));
+        g_free(p);
+    }
+    char *mf = g_build_filename(dir, "manifest.yaml", NULL);
+    CU_ASSERT_TRUE(g_file_test(mf, G_FILE_TEST_EXISTS));
+    g_free(mf);
+    g_unlink(foreign);
+    g_free(foreign);
     AtRecordSummary s;
     GError *e = NULL;
     CU_ASSERT_TRUE(atrace_record_check(dir, false, &s, &e));
