@@ -286,6 +286,49 @@ static DiffRow diff_row(const DiffStat *a, const DiffStat *b)
     return r;
 }
 
+/* --threshold as a decimal N / 10^k, when it is one of at most 18 digits and 9 decimals */
+typedef struct {
+    bool ok;
+    uint64_t n;
+    unsigned k;
+} DiffPct;
+
+static DiffPct diff_pct_parse(const char *t)
+{
+    DiffPct p = { 0 };
+    unsigned digits = 0;
+    bool dot = false;
+    for (; *t && *t != '%'; t++) {
+        if (*t == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (!g_ascii_isdigit(*t) || ++digits > 18 || (dot && ++p.k > 9))
+            return (DiffPct){ 0 };
+        p.n = p.n * 10 + (uint64_t)(*t - '0');
+    }
+    p.ok = digits > 0;
+    return p;
+}
+
+/* Whether |B-A| / |A| is below pct percent. Integers against a decimal threshold exactly, in
+ * 128 bits (|B-A| x 100 x 10^k < N x |A|: 1000 -> 1290 is not below 29, 3000 -> 3033 not below
+ * 1.1, 10^18 + 100 -> 1.29 x 10^18 + 129 not below 29); otherwise in doubles, by products while
+ * they are finite (no rounded division), else by the ratio. */
+static bool diff_below(const DiffRow *r, const DiffStat *a, double pct, const DiffPct *exact)
+{
+    if (r->int_abs && a->n->is_int && exact->ok) {
+        unsigned __int128 scale = 100;
+        for (unsigned i = 0; i < exact->k; i++)
+            scale *= 10;
+        return (unsigned __int128)r->abs_mag * scale < (unsigned __int128)exact->n * a->n->mag;
+    }
+    double lhs = fabs(r->absd) * 100, rhs = pct * fabs(a->n->d);
+    if (isfinite(lhs) && isfinite(rhs))
+        return lhs < rhs;
+    return fabs(r->rel) * 100 < pct;
+}
+
 /* Largest |relative change| first (a change from 0 counts as infinite), then larger |B-A|,
  * then name (bytewise): a total order, so the output never depends on the file order. */
 static gint diff_row_cmp(gconstpointer pa, gconstpointer pb)
@@ -341,7 +384,7 @@ static void diff_print_text(const DiffResult *d, GString *out)
     if (d->hidden) {
         /* the threshold as given, without a '%' it may end in (it said "29%%") */
         size_t n = strlen(d->threshold);
-        int w = (int)MIN(n > 0 && d->threshold[n - 1] == '%' ? n - 1 : n, 1024);
+        int w = (int)(n > 0 && d->threshold[n - 1] == '%' ? n - 1 : n);   /* an argument */
         g_free(hidden);
         hidden = g_strdup_printf(" (%u %s below --threshold %.*s%% not shown)", d->hidden,
                                  d->hidden == 1 ? "change" : "changes", w, d->threshold);
@@ -509,6 +552,7 @@ int diff_main(int argc, char **argv)
     int rc = 0;
     DiffFormat fmt = DIFF_TEXT;
     double pct = 0;
+    DiffPct pct_exact = { 0 };
     GPatternSpec **pats = NULL;
     char **globs = NULL;
     guint npats = 0;
@@ -534,6 +578,8 @@ int diff_main(int argc, char **argv)
         pct = g_ascii_strtod(threshold, &end);
         if (end && *end == '%')
             end++;
+        if (end != threshold && end && !*end && pct >= 0 && !isinf(pct))
+            pct_exact = diff_pct_parse(threshold);
         if (end == threshold || !end || *end || !(pct >= 0) || isinf(pct)) {
             char *m = g_strdup_printf("--threshold '%s': expected a percentage (a number >= 0, "
                                       "e.g. 1 or 0.5%%)", threshold);
@@ -600,9 +646,7 @@ int diff_main(int argc, char **argv)
         if (diff_equal(sa->n, sb->n))
             continue;
         DiffRow r = diff_row(sa, sb);
-        /* |B-A| / |A| below pct %, without the division's rounding (290 / 1000 * 100 is
-         * 28.999...: a change of exactly 29 % was hidden by --threshold 29) */
-        if (!r.rel_inf && fabs(r.absd) * 100 < pct * fabs(sa->n->d))
+        if (!r.rel_inf && diff_below(&r, sa, pct, &pct_exact))
             d.hidden++;
         else
             g_array_append_val(d.rows, r);

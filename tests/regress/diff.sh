@@ -86,6 +86,16 @@ check "--threshold 29: changes of exactly 29% shown, exit 1" \
 $A diff "$T/t1.json" "$T/t2.json" --threshold 29.5% > "$T/o" 2>&1; rc=$?
 check "--threshold 29.5%: both hidden, exit 0, the threshold printed with one %" \
     "[ $rc -eq 0 ] && grep -qx 'identical: 2 stats compared (2 changes below --threshold 29.5% not shown)' '$T/o'"
+# exactly, for integers against a decimal threshold (1.1 x 3000 is 3300.0000000000005 in
+# doubles) and past 2^53; and no overflow to inf near the double range (a 50 % change)
+printf '{"a": 3000, "b": 1000000000000001000, "c": 1e308}\n' > "$T/t3.json"
+printf '{"a": 3033, "b": 1011000000000001011, "c": 1.5e308}\n' > "$T/t4.json"
+$A diff "$T/t3.json" "$T/t4.json" --threshold 1.1 --format csv > "$T/o" 2>&1; rc=$?
+check "--threshold 1.1: exactly 1.1 % shown for 3000 -> 3033 and past 2^53, exit 1" \
+    "[ $rc -eq 1 ] && grep -q '^a,' '$T/o' && grep -q '^b,' '$T/o'"
+$A diff "$T/t3.json" "$T/t4.json" --threshold 60 > "$T/o" 2>&1; rc=$?
+check "--threshold 60: a 50 % change near the double range hidden, exit 0" \
+    "[ $rc -eq 0 ] && grep -q 'identical: 3 stats compared (3 changes below --threshold 60% not shown)' '$T/o'"
 $A diff "$T/p.json" "$T/q.json" --threshold 1000 > "$T/o" 2>&1; rc=$?
 check "--threshold never hides a change from 0" "[ $rc -eq 1 ] && grep -q '^z ' '$T/o' && ! grep -q '^neg ' '$T/o'"
 
