@@ -269,10 +269,22 @@ static PtxModule *module_of(GpuLaunchSpec *s, const CfgNode *kn, const char *dir
         g_free(ptx);
         return NULL;
     }
-    PtxModule *m = ptx_parse_file(ptx, error);
+    GError *e = NULL;
+    PtxModule *m = ptx_parse_file(ptx, &e);
     g_free(ptx);
-    if (m)
+    if (m) {
         g_ptr_array_add(s->modules, m);
+    } else if (e->code == ARCHSIM_EXIT_NOINPUT) {
+        /* a file that cannot be read (a directory, no permission): the launch's kernel: line
+         * says which; an error inside the PTX keeps the PTX file's own position */
+        char *where = cfg_node_where(kn);
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: kernel: %s", where,
+                    e->message);
+        g_free(where);
+        g_error_free(e);
+    } else {
+        g_propagate_error(error, e);
+    }
     return m;
 }
 

@@ -663,6 +663,9 @@ static void test_launch_yaml(void)
           "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED or file:PATH" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
+        /* a kernel file that cannot be read: at the launch's kernel: line (it had no place) */
+        { "kernel: kd\ngrid: [1]\nblock: [32]\nparams: [1, 1, 1]\n",
+          "@/l.yaml:1:9: kernel: @/kd: not a regular file (a directory)" },
         /* a missing grid or count at the place that lacks it (they said "?: grid: missing") */
         { "kernel: k.ptx\nblock: [32]\nparams: [1, 1, 1]\n", "@/l.yaml:1:1: grid: missing" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32}\nparams: [1, 1, x]\n",
@@ -685,6 +688,9 @@ static void test_launch_yaml(void)
           "buffers, params, outputs, registers, block_order, launches)" },
     };
     (void)cases;
+    char *kd = g_build_filename(tdir, "kd", NULL);
+    g_mkdir(kd, 0700);
+    g_free(kd);
     char *dbin = g_build_filename(tdir, "d.bin", NULL);
     CU_ASSERT_FATAL(g_file_set_contents(dbin, "1234567", 7, NULL));
     g_free(dbin);
