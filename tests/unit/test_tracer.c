@@ -459,9 +459,9 @@ static void test_runtime_own_files(void)
     g_free(err);
     char *dir2 = g_strdup_printf("%s/link-%s", tt_dir, tt->cc);
     g_mkdir(dir2, 0755);
-    char *link = g_build_filename(dir2, "T0.trace", NULL);
+    char *lnk = g_build_filename(dir2, "T0.trace", NULL);
     char *target = g_build_filename(dir2, "elsewhere", NULL);
-    CU_ASSERT_FATAL(symlink(target, link) == 0);
+    CU_ASSERT_FATAL(symlink(target, lnk) == 0);
     const char *set2[] = { "ARCHSIM_TRACE_OUT", dir2, NULL };
     out = err = NULL;
     CU_ASSERT_EQUAL(tt_spawn(run, NULL, set2, &out, &err), 0);
@@ -474,9 +474,30 @@ static void test_runtime_own_files(void)
     g_free(err);
     g_free(manifest);
     g_free(t1);
-    g_free(link);
+    g_free(lnk);
     g_free(target);
     g_free(dir2);
+    /* a hard link to another recording's trace: replaced by a new file, the other keeps its
+     * bytes (it was truncated through the link) */
+    char *dir3 = g_strdup_printf("%s/hardlink-%s", tt_dir, tt->cc);
+    g_mkdir(dir3, 0755);
+    char *theirs = g_strdup_printf("%s/T1.trace", tt->trace_dir);
+    char *mine = g_build_filename(dir3, "T1.trace", NULL);
+    char *before = NULL, *after = NULL;
+    gsize nb = 0, na = 0;
+    CU_ASSERT_FATAL(g_file_get_contents(theirs, &before, &nb, NULL) && link(theirs, mine) == 0);
+    const char *set3[] = { "ARCHSIM_TRACE_OUT", dir3, NULL };
+    out = err = NULL;
+    CU_ASSERT_EQUAL(tt_spawn(run, NULL, set3, &out, &err), 0);
+    CU_ASSERT(g_file_get_contents(theirs, &after, &na, NULL) && na == nb &&
+              memcmp(after, before, nb) == 0);
+    g_free(out);
+    g_free(err);
+    g_free(before);
+    g_free(after);
+    g_free(theirs);
+    g_free(mine);
+    g_free(dir3);
     g_free(user);
     g_free(dir);
 }

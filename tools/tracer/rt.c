@@ -174,6 +174,11 @@ void rt_thread_start(RtThread *t)
         t->failed = true;
         return;
     } else {
+        /* an earlier trace of that name is removed, not truncated: a hard link to it (another
+         * recording's copy) keeps its bytes */
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(path);
         t->w = at_writer_open(path, &h, rt_zlevel);
     }
     if (t->w == NULL) {
