@@ -38,6 +38,7 @@ typedef struct {
     MemRef buf[CGP_BATCH];
     size_t n;
     uint64_t refs;
+    uint64_t created;   /* 1 + the highest thread id a CREATE record names (0: none) */
 } CgpOut;
 
 static inline void cgp_put(CgpOut *o, uint64_t addr, uint32_t size, MemRefKind kind)
@@ -79,19 +80,25 @@ static inline void cgp_record(CgpOut *o, const AtRecord *r)
                     r->kind == AT_RANGE_R ? MEMREF_LOAD : MEMREF_STORE);
         }
         break;
+    case AT_CREATE:
+        if (r->arg < UINT64_MAX && r->arg + 1 > o->created)
+            o->created = r->arg + 1;
+        break;
     default:
         break;
     }
 }
 
-/* Simulates every record of one stream. */
-static bool cgp_stream(CgSim *s, AtReader *r, uint64_t *refs, GError **error)
+/* Simulates every record of one stream; *created: raised to 1 + the highest thread id one of
+ * its CREATE records names. */
+static bool cgp_stream(CgSim *s, AtReader *r, uint64_t *refs, uint64_t *created, GError **error)
 {
     AtRecord *rec = g_new(AtRecord, CGP_BATCH);
     CgpOut *o = g_new(CgpOut, 1);
     o->s = s;
     o->n = 0;
     o->refs = 0;
+    o->created = *created;
     size_t n;
     GError *err = NULL;
     while ((n = at_reader_read(r, rec, CGP_BATCH, &err)) > 0)
@@ -99,6 +106,7 @@ static bool cgp_stream(CgSim *s, AtReader *r, uint64_t *refs, GError **error)
             cgp_record(o, &rec[i]);
     cgsim_access_batch(s, o->buf, o->n);
     *refs += o->refs + o->n;
+    *created = o->created;
     g_free(o);
     g_free(rec);
     if (err) {
@@ -170,6 +178,18 @@ static bool cgp_check_dir(const char *dir, uint32_t *n, GError **error)
     return ok;
 }
 
+/* Every thread a CREATE record names has its file: n files, threads 0 .. created - 1 (a
+ * recording of a program that died before its manifest was written lacks one unnoticed). */
+static bool cgp_all_created(const char *dir, uint32_t n, uint64_t created, GError **error)
+{
+    if (created <= n)
+        return true;
+    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: no T%" G_GUINT64_FORMAT
+                ".trace, but a record creates thread %" G_GUINT64_FORMAT " (a thread's trace is "
+                "missing)", dir, (uint64_t)n, created - 1);
+    return false;
+}
+
 bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **error)
 {
     *refs = 0;
@@ -177,6 +197,7 @@ bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **err
     if (!cgp_check_dir(dir, &n, error))
         return false;
     AtHeader h0;
+    uint64_t created = 0;
     for (uint32_t tid = 0; tid < n; tid++) {
         char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
         AtReader *r = at_reader_open(path, error);
@@ -202,14 +223,14 @@ bool cgsim_run_recording(CgSim *s, const char *dir, uint64_t *refs, GError **err
                         : h->flags != h0.flags ? "flags" : "front end, compiler or flags");
             ok = false;
         }
-        ok = ok && cgp_stream(s, r, refs, error);
+        ok = ok && cgp_stream(s, r, refs, &created, error);
         if (r)
             at_reader_close(r);
         g_free(path);
         if (!ok)
             return false;
     }
-    return true;
+    return cgp_all_created(dir, n, created, error);
 }
 
 /* Removes the scratch directory and what the runtime wrote into it. */
@@ -267,7 +288,9 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
     char *name = g_strdup_printf("%s (main thread, live)", argv[0]);
     AtReader *live = at_reader_open_fd(trace[0], name, &err);
     g_free(name);
-    bool ok = live != NULL && cgp_stream(s, live, &refs, &err);
+    uint64_t created = 0;
+    uint32_t files = 1;
+    bool ok = live != NULL && cgp_stream(s, live, &refs, &created, &err);
     if (live != NULL)
         at_reader_close(live);
     *prog_status = atrace_child_wait(&ch);
@@ -298,11 +321,13 @@ bool cgsim_cli_program(CgSim *s, char **argv, bool quiet, CgCounts *counts, int 
             break;
         }
         AtReader *r = at_reader_open(path, &err);
-        ok = r != NULL && cgp_stream(s, r, &refs, &err);
+        ok = r != NULL && cgp_stream(s, r, &refs, &created, &err);
         if (r)
             at_reader_close(r);
         g_free(path);
+        files++;
     }
+    ok = ok && cgp_all_created(dir, files, created, &err);
     cgp_cleanup(dir);
     g_free(dir);
     if (!ok) {
