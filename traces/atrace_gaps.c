@@ -474,20 +474,26 @@ static bool ag_rewrite(const char *path, GHashTable *sites, AtGapsSummary *sum, 
     return true;
 }
 
-static uint64_t ag_size(const char *dir, unsigned tid)
+/* The bytes of thread tid's new file (its temporary, tids[i] -> tmps[i]). */
+static uint64_t ag_size(const GArray *tids, const GPtrArray *tmps, unsigned tid)
 {
-    char name[32];
-    g_snprintf(name, sizeof name, "T%u.trace", tid);
-    char *p = g_build_filename(dir, name, NULL);
-    GStatBuf sb;
-    uint64_t n = g_stat(p, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-    g_free(p);
-    return n;
+    for (guint i = 0; i < tids->len; i++) {
+        if (g_array_index(tids, unsigned, i) != tid)
+            continue;
+        GStatBuf sb;
+        const char *p = g_ptr_array_index(tmps, i);
+        return p != NULL && g_stat(p, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    }
+    return 0;
 }
 
-/* manifest.yaml: the gaps: line, and the bytes: lines (per thread, total) of the new files. */
-static bool ag_manifest(const char *dir, const char *binary, GError **error)
+/* manifest.yaml with the gaps: line and the bytes: lines (per thread, total) of the new files,
+ * written into a temporary beside it (*tmp_out; NULL when there is no manifest), renamed into
+ * place with the traces. */
+static bool ag_manifest(const char *dir, const char *binary, const GArray *tids,
+                        const GPtrArray *tmps, char **tmp_out, GError **error)
 {
+    *tmp_out = NULL;
     char *path = g_build_filename(dir, "manifest.yaml", NULL);
     char *text = NULL;
     if (!g_file_get_contents(path, &text, NULL, NULL)) {
@@ -510,7 +516,7 @@ static bool ag_manifest(const char *dir, const char *binary, GError **error)
                                    "objdump of %s (header flag has-gaps, not gaps-exact)",
                                    base);
         } else if (g_str_has_prefix(l, "    bytes: ") && tid >= 0) {
-            uint64_t n = ag_size(dir, (unsigned)tid);
+            uint64_t n = ag_size(tids, tmps, (unsigned)tid);
             total += n;
             g_string_append_printf(out, "    bytes: %" PRIu64, n);
         } else if (g_str_has_prefix(l, "bytes: ")) {
@@ -523,12 +529,21 @@ static bool ag_manifest(const char *dir, const char *binary, GError **error)
     }
     g_free(base);
     g_strfreev(lines);
-    GError *e = NULL;
-    bool ok = g_file_set_contents(path, out->str, (gssize)out->len, &e);
-    if (!ok) {
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR, "%s: %s", path, e->message);
-        g_error_free(e);
+    char *tmp = NULL;
+    int fd = outfile_create_temp(path, &tmp, error);
+    bool ok = fd >= 0;
+    if (ok) {
+        ok = write(fd, out->str, out->len) == (ssize_t)out->len;
+        ok = close(fd) == 0 && ok;
+        if (!ok) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR, "%s: cannot write: %s",
+                        tmp, g_strerror(errno));
+            g_unlink(tmp);
+            g_free(tmp);
+            tmp = NULL;
+        }
     }
+    *tmp_out = tmp;
     g_string_free(out, TRUE);
     g_free(path);
     return ok;
@@ -594,6 +609,13 @@ bool atrace_gaps_run(const char *dir, const char *binary, bool force, AtGapsSumm
                     out->records, binary);
         ok = false;
     }
+    /* the manifest's new text too, before anything is renamed */
+    char *mtmp = NULL;
+    ok = ok && ag_manifest(dir, binary, tids, tmps, &mtmp, error);
+    if (mtmp != NULL) {
+        g_ptr_array_add(paths, g_build_filename(dir, "manifest.yaml", NULL));
+        g_ptr_array_add(tmps, mtmp);
+    }
     for (guint i = 0; i < tmps->len; i++) {
         const char *tmp = g_ptr_array_index(tmps, i), *p = g_ptr_array_index(paths, i);
         if (tmp == NULL)
@@ -608,7 +630,6 @@ bool atrace_gaps_run(const char *dir, const char *binary, bool force, AtGapsSumm
     }
     g_ptr_array_free(paths, TRUE);
     g_ptr_array_free(tmps, TRUE);
-    ok = ok && ag_manifest(dir, binary, error);
     if (sites != NULL)
         g_hash_table_destroy(sites);
     g_array_free(tids, TRUE);

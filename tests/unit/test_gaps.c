@@ -341,6 +341,11 @@ static void test_all_or_nothing(void)
     CU_ASSERT(g_stat(t0path, &st1) == 0 && st1.st_ino == st0.st_ino);
     g_free(after);
     g_free(t0path);
+    gsize lm0 = 0, lm1 = 0;
+    char *m0 = gd_contents(gd_trace, "manifest.yaml", &lm0), *m1 = gd_contents(copy, "manifest.yaml", &lm1);
+    CU_ASSERT(m0 != NULL && m1 != NULL && lm0 == lm1 && memcmp(m0, m1, lm0) == 0);
+    g_free(m0);
+    g_free(m1);
     GDir *d = g_dir_open(copy, 0, NULL);
     guint files = 0;
     for (const char *n; d != NULL && (n = g_dir_read_name(d)) != NULL;)
