@@ -124,13 +124,25 @@ static bool cgp_check_dir(const char *dir, uint32_t *n, GError **error)
     GDir *d = g_dir_open(dir, 0, NULL);
     uint32_t files = 0;
     uint64_t highest = 0;
+    char *odd = NULL;               /* a thread file's name as no recording writes it (T01) */
     for (const char *name; d && (name = g_dir_read_name(d)) != NULL;)
         if (atrace_is_thread_file(name)) {
+            uint64_t t = g_ascii_strtoull(name + 1, NULL, 10);
+            char canon[40];
+            g_snprintf(canon, sizeof canon, "T%" G_GUINT64_FORMAT ".trace", t);
+            if (strcmp(canon, name) != 0 && odd == NULL)
+                odd = g_strdup(name);
             files++;
-            highest = MAX(highest, g_ascii_strtoull(name + 1, NULL, 10));
+            highest = MAX(highest, t);
         }
     if (d)
         g_dir_close(d);
+    if (odd != NULL) {
+        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s/%s: not a name a "
+                    "recording gives a thread's trace (T0.trace, T1.trace, ...)", dir, odd);
+        g_free(odd);
+        return false;
+    }
     for (uint32_t tid = 0; tid <= files; tid++) {
         char *path = g_strdup_printf("%s/T%u.trace", dir, tid);
         bool there = g_file_test(path, G_FILE_TEST_EXISTS);

@@ -68,7 +68,9 @@ check "saxpy, 4 threads: every thread's references (Dw >= 2 passes x 16384 store
 # a recording missing a thread, or not one recording, is refused as `archsim run` refuses it
 # (it printed the counters of the threads before the gap, exit 0)
 $A trace record -q -o "$T/sxrec" -- "$T/saxpy" 4 4096 1 > /dev/null 2>&1
-for c in gap count tid base last; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
+for c in gap count tid base last odd; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
+cp "$T/sx-odd/T1.trace" "$T/sx-odd/T01.trace"          # a name no recording writes
+$A cachegrind "$T/sx-odd" > /dev/null 2> "$T/odd.err"; rco=$?
 rm "$T/sx-last/manifest.yaml" "$T/sx-last/T4.trace"     # as if it died before its manifest
 $A cachegrind "$T/sx-last" > "$T/last.out" 2> "$T/last.err"; rcl=$?
 rm "$T/sx-gap/T1.trace"
@@ -88,6 +90,8 @@ check "a thread file from another recording (its load base): exit 65 at byte 16"
     "[ $rcb = 65 ] && grep -q 'T2.trace: byte 16: header load base differs from T0.trace' '$T/base.err'"
 check "no manifest and the last created thread's file missing: exit 66, no counters" \
     "[ $rcl = 66 ] && grep -q 'no T4.trace, but a record creates thread 4' '$T/last.err' && [ ! -s '$T/last.out' ]"
+check "a thread file named T01.trace: exit 65, named (it said no T5.trace)" \
+    "[ $rco = 65 ] && grep -q 'T01.trace: not a name a recording gives' '$T/odd.err'"
 check "a thread file from another thread: exit 65 at byte 28" \
     "[ $rct = 65 ] && grep -q 'T2.trace: byte 28: header says tid 1, but the file name says thread 2' '$T/tid.err'"
 
