@@ -135,6 +135,10 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
  * cost both ends about 4% of such a run each): a stream between two archsim processes, not a
  * file; at_reader_open_fd reads it. */
 AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel);
+/* Whether archsim may write over or remove path: absent, empty, a symbolic link (only the link
+ * goes; at_writer_open refuses to write through one), or a regular file that starts as an
+ * archsim trace does (ATRACE_MAGIC). Never another file: a user's T1.trace is not archsim's. */
+bool at_file_is_ours(const char *path);
 /* Appends one record; 0 on success, -1 (errno set) on an I/O error. Not thread safe: one writer
  * per thread.
  * A record whose fields do not fit its kind (FORMAT.md, "Record kinds": e.g. an address on a

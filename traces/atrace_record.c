@@ -221,28 +221,6 @@ static bool ar_is_ours(const char *name)
     return atrace_is_thread_file(name);
 }
 
-/* Whether DIR/name, a thread file's name, holds an archsim trace (or nothing yet): --force
- * removes those, never a file of that name that is someone else's. */
-static bool ar_trace_is_ours(const char *path)
-{
-    GStatBuf st;
-    if (g_lstat(path, &st) != 0)
-        return true;                   /* gone meanwhile */
-    if (S_ISLNK(st.st_mode))
-        return true;                   /* the link goes, not what it points at */
-    if (!S_ISREG(st.st_mode))
-        return false;
-    if (st.st_size == 0)
-        return true;
-    char magic[sizeof ATRACE_MAGIC - 1];
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    bool ours = fd >= 0 && read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
-                memcmp(magic, ATRACE_MAGIC, sizeof magic) == 0;
-    if (fd >= 0)
-        close(fd);
-    return ours;
-}
-
 /* Creates dir, or empties the runtime's files out of it with force. */
 static bool ar_prepare_dir(const char *dir, bool force, GError **error)
 {
@@ -267,7 +245,7 @@ static bool ar_prepare_dir(const char *dir, bool force, GError **error)
             ok = false;
         } else if (ar_is_ours(name)) {
             char *p = g_build_filename(dir, name, NULL);
-            if (atrace_is_thread_file(name) && !ar_trace_is_ours(p)) {
+            if (atrace_is_thread_file(name) && !at_file_is_ours(p)) {
                 g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT,
                             "%s: not an archsim trace; not removing it (--force replaces "
                             "archsim's traces only)", p);

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -225,6 +226,26 @@ static void at_w_free(AtWriter *w)
 }
 
 static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw);
+
+bool at_file_is_ours(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (S_ISLNK(st.st_mode))
+        return true;
+    if (!S_ISREG(st.st_mode))
+        return false;
+    if (st.st_size == 0)
+        return true;                   /* a stream that never got its header */
+    char magic[sizeof ATRACE_MAGIC - 1];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    bool ours = fd >= 0 && read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
+                memcmp(magic, ATRACE_MAGIC, sizeof magic) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ours;
+}
 
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
 {

@@ -122,28 +122,6 @@ void rt_thread_discard(RtThread *t)
     rt_unlock();
 }
 
-/* Whether path may be (re)written: absent, or a regular file that starts as an archsim trace
- * does (a link is refused when it is opened: O_NOFOLLOW). */
-static bool rt_may_replace(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT;
-    if (S_ISLNK(st.st_mode))
-        return true;                   /* the open refuses it, saying why */
-    if (!S_ISREG(st.st_mode))
-        return false;
-    if (st.st_size == 0)
-        return true;                   /* an empty file: a stream that never got its header */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    char magic[sizeof ATRACE_MAGIC - 1];
-    bool ours = fd >= 0 && read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
-                memcmp(magic, ATRACE_MAGIC, sizeof magic) == 0;
-    if (fd >= 0)
-        close(fd);
-    return ours;
-}
-
 void rt_thread_start(RtThread *t)
 {
     rt_self = &rt_off;                 /* the writer's own calls must not adopt this thread */
@@ -166,7 +144,7 @@ void rt_thread_start(RtThread *t)
         /* ARCHSIM_TRACE_FD: the main thread's stream goes to a consumer that reads it live */
         t->w = at_writer_open_fd(rt_fd, &h, rt_zlevel);
         snprintf(path, sizeof path, "ARCHSIM_TRACE_FD=%d", rt_fd);
-    } else if (!rt_may_replace(path)) {
+    } else if (!at_file_is_ours(path)) {
         /* archsim writes over its own traces (a rerun into the same directory), never over
          * another file (docs/tracing.md) */
         fprintf(stderr, "archsim tracer: %s exists and is not an archsim trace; not writing over "
