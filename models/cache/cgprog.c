@@ -173,6 +173,17 @@ static bool cgp_check_dir(const char *dir, uint32_t *n, GError **error)
                         ARCHSIM_EXIT_NOINPUT : ARCHSIM_EXIT_DATAERR, "%s", e->message);
             g_error_free(e);
             ok = false;
+        } else if (tc && tc->kind == CFG_SCALAR &&
+                   g_ascii_string_to_unsigned(tc->scalar, 10, 0, UINT32_MAX, &count, NULL) &&
+                   count > files) {
+            /* T0.trace ... without a gap (checked above), the last ones missing: a missing
+             * input (66), as a replay says it */
+            char *where = cfg_node_where(tc);
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_NOINPUT, "%s: thread_count is "
+                        "%s, but %s has no T%u.trace (a thread's trace is missing)", where,
+                        tc->scalar, dir, files);
+            g_free(where);
+            ok = false;
         } else if (!tc || tc->kind != CFG_SCALAR ||
                    !g_ascii_string_to_unsigned(tc->scalar, 10, 0, UINT32_MAX, &count, NULL) ||
                    count != files) {

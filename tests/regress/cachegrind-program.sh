@@ -68,7 +68,7 @@ check "saxpy, 4 threads: every thread's references (Dw >= 2 passes x 16384 store
 # a recording missing a thread, or not one recording, is refused as `archsim run` refuses it
 # (it printed the counters of the threads before the gap, exit 0)
 $A trace record -q -o "$T/sxrec" -- "$T/saxpy" 4 4096 1 > /dev/null 2>&1
-for c in gap count tid base last odd; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
+for c in gap count fewer tid base last odd; do rm -rf "$T/sx-$c"; cp -r "$T/sxrec" "$T/sx-$c"; done
 cp "$T/sx-odd/T1.trace" "$T/sx-odd/T01.trace"          # a name no recording writes
 $A cachegrind "$T/sx-odd" > /dev/null 2> "$T/odd.err"; rco=$?
 rm "$T/sx-last/manifest.yaml" "$T/sx-last/T4.trace"     # as if it died before its manifest
@@ -81,11 +81,15 @@ printf '\125' | dd of="$T/sx-base/T2.trace" bs=1 seek=16 conv=notrunc 2> /dev/nu
 $A cachegrind "$T/sx-base" > /dev/null 2> "$T/base.err"; rcb=$?
 $A cachegrind "$T/sx-gap" > "$T/gap.out" 2> "$T/gap.err"; rcg=$?
 $A cachegrind "$T/sx-count" > "$T/count.out" 2> "$T/count.err"; rcc=$?
+sed -i 's/^thread_count: 5$/thread_count: 3/' "$T/sx-fewer/manifest.yaml"
+$A cachegrind "$T/sx-fewer" > "$T/fewer.out" 2> "$T/fewer.err"; rcf=$?
 $A cachegrind "$T/sx-tid" > "$T/tid.out" 2> "$T/tid.err"; rct=$?
 check "a recording without T1.trace but with T2.trace: exit 66, no counters" \
     "[ $rcg = 66 ] && grep -q 'no T1.trace, but T4.trace is there' '$T/gap.err' && [ ! -s '$T/gap.out' ]"
-check "a recording whose manifest counts another number of threads: exit 65 at thread_count" \
-    "[ $rcc = 65 ] && grep -q 'manifest.yaml:[0-9]*:[0-9]*: thread_count is 5, but .* holds 4 thread files' '$T/count.err'"
+check "a recording whose manifest counts a thread more than its files: exit 66, the file named" \
+    "[ $rcc = 66 ] && grep -q 'manifest.yaml:[0-9]*:[0-9]*: thread_count is 5, but .* has no T4.trace' '$T/count.err' && [ ! -s '$T/count.out' ]"
+check "a recording whose manifest counts fewer threads than its files: exit 65 at thread_count" \
+    "[ $rcf = 65 ] && grep -q 'manifest.yaml:[0-9]*:[0-9]*: thread_count is 3, but .* holds 5 thread files' '$T/fewer.err'"
 check "a thread file from another recording (its load base): exit 65 at byte 16" \
     "[ $rcb = 65 ] && grep -q 'T2.trace: byte 16: header load base differs from T0.trace' '$T/base.err'"
 check "no manifest and the last created thread's file missing: exit 66, no counters" \
