@@ -654,7 +654,9 @@ static bool order_top(Build *b, GError **error)
             if (!done[i] && indeg[i] == 0 && (pick < 0 || key[i] < key[pick]))
                 pick = (int)i;
         if (pick < 0) {
-            /* a cycle: walk back along edges among the rest until an item repeats */
+            /* a cycle: walk back along edges among the rest until an item repeats (each item
+             * left has a predecessor left, its in-degree counting only those; an item left may
+             * have no successor, an item downstream of the cycle) */
             int start = -1;
             for (uint32_t i = 0; i < n && start < 0; i++)
                 if (!done[i])
@@ -665,14 +667,17 @@ static bool order_top(Build *b, GError **error)
             while (!seen[x]) {
                 seen[x] = ++len;
                 path[len - 1] = x;
-                int nx = -1;
-                for (uint32_t j = 0; j < n && nx < 0; j++)
-                    if (!done[j] && adj[(size_t)x * n + j])
-                        nx = (int)j;
-                x = nx;
+                int px = -1;
+                for (uint32_t j = 0; j < n && px < 0; j++)
+                    if (!done[j] && adj[(size_t)j * n + (uint32_t)x])
+                        px = (int)j;
+                g_assert(px >= 0);
+                x = px;
             }
+            /* path[seen[x] - 1] is x; each later item is the one before it in the data order */
             GString *s = g_string_new(NULL);
-            for (int j = seen[x] - 1; j < len; j++)
+            g_string_append_printf(s, "%s -> ", entry_name(g, it[x]));
+            for (int j = len - 1; j >= seen[x]; j--)
                 g_string_append_printf(s, "%s -> ", entry_name(g, it[path[j]]));
             g_string_append(s, entry_name(g, it[x]));
             RduEntry ex = it[x];

@@ -64,6 +64,12 @@ static void test_parse_errors(void)
         { "graph:\n  tensors:\n    x: {shape: [4], dtype: bf16}\n    y: {shape: [4], dtype: bf16}\n"
           "  nodes:\n    a: {op: map, in: x, out: y}\n    b: {op: map, in: y, out: x}\n",
           "g.yaml:6:5: a cycle without a loop: a -> b -> a; hint: list them in one loop's body" },
+        /* a node downstream of the cycle, listed first (the walk followed successors and ran
+         * off the sink c: an out-of-bounds read and write) */
+        { "graph:\n  tensors:\n    ta: {shape: [16], dtype: fp32}\n    tb: {shape: [16], dtype: fp32}\n"
+          "  nodes:\n    c: {op: fixed, cycles: 1, in: ta}\n"
+          "    a: {op: fixed, cycles: 1, in: tb, out: ta}\n    b: {op: fixed, cycles: 1, in: ta, out: tb}\n",
+          "g.yaml:7:5: a cycle without a loop: a -> b -> a;" },
         { "graph:\n  nodes:\n    a: {op: fixed, cycles: 1}\n  loops:\n"
           "    - {name: l, trips: 2, controller: piped, body: [a]}\n",
           "g.yaml:5:39: controller: unknown 'piped'; did you mean 'pipe'?" },
