@@ -1140,6 +1140,20 @@ void cfg_emit_quoted(GString *out, const char *s)
     g_string_append_c(out, '"');
 }
 
+char *cfg_set_literal(const char *key, const char *value)
+{
+    bool plain = value[0] != '\0' && value[0] != '-';
+    for (const char *p = value; plain && *p; p++)
+        plain = g_ascii_isalnum(*p) || strchr("./_+-", *p) != NULL;
+    GString *o = g_string_new(key);
+    g_string_append_c(o, '=');
+    if (plain)
+        g_string_append(o, value);
+    else
+        cfg_emit_quoted(o, value);
+    return g_string_free(o, FALSE);
+}
+
 static void cfg_emit_scalar(GString *out, const CfgNode *n)
 {
     if (!n->quoted && cfg_plain_ok(n->scalar))

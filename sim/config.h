@@ -82,5 +82,9 @@ void cfg_node_emit_yaml(const CfgNode *node, GString *out, int indent);
 /* Appends s as one YAML double-quoted scalar that reads back as exactly s: quotes, backslashes,
  * line breaks, tabs and every character YAML may not hold raw are escaped (\n, \xNN, \uNNNN). */
 void cfg_emit_quoted(GString *out, const char *s);
+/* "KEY=VALUE" for cfg_apply_set with VALUE a literal string (a file name from the command
+ * line): plain when it is letters, digits and . / _ + - alone (not starting with -), else a
+ * double-quoted YAML scalar, so that `[a].yaml` or `x #y.yaml` reads back as itself. */
+char *cfg_set_literal(const char *key, const char *value);
 
 #endif

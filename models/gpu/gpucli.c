@@ -591,7 +591,7 @@ int gpu_cli_main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(gpu_usage, stdout);
-        return 0;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : ARCHSIM_EXIT_IOERR;
     }
     if (strcmp(argv[1], "info") == 0)
         return info_main(argc - 1, argv + 1);

@@ -681,6 +681,9 @@ static void link_allocate(Noc *k, int li, uint64_t now)
     NocPkt *pk = &k->pkt[i];
     l->busy_until = now + pk->flits;
     l->busy += pk->flits;
+    if (G_UNLIKELY(pk->flits > 4096))   /* a long message on the link (an RDU's GiB tile) is */
+        sim_quiet_until(k->base.eng,    /* work under way for the watchdog, not a deadlock */
+                        sim_tick_mul(now + l->latency + pk->flits, k->base.clk->period));
     if (l->kind == LINK_NET || (l->kind == LINK_EJECT && k->p.topology == TOPO_CROSSBAR))
         pk->hops++;
     if (l->kind == LINK_EJECT) {

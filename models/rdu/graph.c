@@ -234,6 +234,24 @@ static int tensor_ref(Build *b, const CfgNode *n, const char *what, GError **err
     return -1;
 }
 
+/* A node's or loop's name names its stage's stats (rdu.stage.LOOP.STAGE.*, fused stages
+ * joined by '+'): letters, digits, _ and -, starting with a letter or _, as a machine's
+ * component names. */
+static bool name_check(const CfgNode *k, const char *what, GError **error)
+{
+    const char *s = k->scalar;
+    bool ok = g_ascii_isalpha(s[0]) || s[0] == '_';
+    for (size_t i = 1; ok && s[i]; i++)
+        ok = g_ascii_isalnum(s[i]) || s[i] == '_' || s[i] == '-';
+    if (ok)
+        return true;
+    char *shown = g_strescape(s, NULL);
+    gerr(error, k, "%s '%s': not a name (letters, digits, _ and -, starting with a letter or _; "
+         "it names the stage's stats)", what, shown);
+    g_free(shown);
+    return false;
+}
+
 static bool parse_node(Build *b, const CfgNode *k, const CfgNode *v, GError **error)
 {
     static const char *const keys[] = { "op", "cycles", "in", "out", "tier", NULL };
@@ -242,7 +260,7 @@ static bool parse_node(Build *b, const CfgNode *k, const CfgNode *v, GError **er
     RduNode *nd = &g->nodes[ni];
     if (v->kind != CFG_MAP)
         return gerr(error, v, "node '%s': expected a map (op, in, out, ...)", k->scalar);
-    if (!known_keys(v, keys, "a node", error))
+    if (!known_keys(v, keys, "a node", error) || !name_check(k, "node", error))
         return false;
     if (g_hash_table_contains(b->name_ix, k->scalar))
         return gerr(error, k, "node '%s': the name is taken", k->scalar);
@@ -476,6 +494,8 @@ static bool parse_loop(Build *b, const CfgNode *v, GError **error)
     const CfgNode *nm = cfg_map_get(v, "name");
     if (!nm || nm->kind != CFG_SCALAR || !*nm->scalar)
         return gerr(error, nm ? nm : v, "a loop: missing name");
+    if (!name_check(nm, "loop", error))
+        return false;
     if (g_hash_table_contains(b->name_ix, nm->scalar))
         return gerr(error, nm, "loop '%s': the name is taken", nm->scalar);
     l->name = g_strdup(nm->scalar);

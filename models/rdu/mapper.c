@@ -11,7 +11,11 @@
 
 #define MAX_TILE 4096u
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? a / b + (a % b != 0) : a; }
+/* a x b and a + b, saturating at 2^64 - 1: sizes and trips from the graph (up to 2^40 each,
+ * nested 16 deep) would wrap, and a wrapped buffer fits any chip */
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 /* Ops that fuse into the stage before them: element-wise ones, and reshape (a view). */
 static bool is_elementwise(RduOp op)
@@ -25,9 +29,8 @@ static bool is_elementwise(RduOp op)
 typedef struct {
     const RduGraph *g;
     const RduChipSpec *chip;
-    const int8_t *member;        /* per node: 1 in this kernel, 0 elsewhere */
-    const int8_t *later;         /* per node: 1 if it runs in a later kernel (its inputs made
-                                    here are written to HBM) */
+    const int8_t *member;        /* per node: 1 in this kernel, 0 elsewhere (its tensors made
+                                    here that a node elsewhere reads are written to HBM) */
     GArray *loops;               /* RduMLoop, growing */
 } KBuild;
 
@@ -91,12 +94,21 @@ static uint64_t trips_between(const RduGraph *g, int n, int scope)
 {
     uint64_t t = 1;
     for (int l = g->nodes[n].loop; l != scope && l >= 0; l = g->loops[l].parent)
-        t *= g->loops[l].trips;
+        t = sat_mul(t, g->loops[l].trips);
     return t;
 }
 
+/* Node p accumulates tensor t: it reads what it writes. */
+static bool accumulates(const RduGraph *g, int p, int t)
+{
+    for (uint32_t q = 0; q < g->nodes[p].nin; q++)
+        if (g->nodes[p].in[q] == t)
+            return true;
+    return false;
+}
+
 /* Tier traffic of a leaf stage's node: inputs from HBM/DDR (or from a kernel before this one),
- * outputs to HBM/DDR (or to a later kernel). */
+ * outputs to HBM/DDR (or to another kernel). */
 static void node_traffic(KBuild *b, RduStage *s, const RduNode *n)
 {
     const RduGraph *g = b->g;
@@ -110,7 +122,14 @@ static void node_traffic(KBuild *b, RduStage *s, const RduNode *n)
         else if (t->tier == RDU_TIER_SRAM)
             s->sram_rd += bytes;
         else if (t->tier == RDU_TIER_CHIP && t->producer >= 0 && !b->member[t->producer])
-            s->rd[RDU_TIER_HBM] += bytes;               /* made by an earlier kernel */
+            /* made by another kernel: every tile its maker wrote for one iteration here (all
+             * those of a loop nested between them, as an on-chip buffer holds them), unless
+             * its maker accumulates it (reads it too): then its last value */
+            s->rd[RDU_TIER_HBM] = sat_add(s->rd[RDU_TIER_HBM],
+                                          accumulates(g, t->producer, n->in[i]) ? bytes :
+                                          sat_mul(bytes, trips_between(g, t->producer,
+                                                  rdu_graph_common_scope(g, t->producer,
+                                                                         (int)(n - g->nodes)))));
     }
     if (n->op == RDU_OP_KV_READ)
         s->rd[n->tier] += rdu_tensor_bytes(&g->tensors[n->out]);
@@ -121,11 +140,13 @@ static void node_traffic(KBuild *b, RduStage *s, const RduNode *n)
         if (t->tier == RDU_TIER_HBM || t->tier == RDU_TIER_DDR) {
             s->wr[t->tier] += rdu_tensor_bytes(t);
         } else {
-            bool out_later = false;
-            for (uint32_t v = 0; v < g->nnodes && !out_later; v++)
+            /* read by a node of another kernel: a later one, or (a loop whose parts the host
+             * calls a trip at a time) an earlier one that reads it at the next trip */
+            bool out_elsewhere = false;
+            for (uint32_t v = 0; v < g->nnodes && !out_elsewhere; v++)
                 for (uint32_t i = 0; i < g->nodes[v].nin; i++)
-                    out_later |= g->nodes[v].in[i] == n->out && b->later[v];
-            if (out_later)
+                    out_elsewhere |= g->nodes[v].in[i] == n->out && !b->member[v];
+            if (out_elsewhere)
                 s->wr[RDU_TIER_HBM] += rdu_tensor_bytes(t);
         }
     }
@@ -151,7 +172,7 @@ static void add_dep(RduMLoop *L, RduDep d)
         if (x->from == d.from && x->to == d.to) {
             if (d.kind == RDU_DEP_DATA) {
                 x->kind = RDU_DEP_DATA;
-                x->bytes += d.bytes;
+                x->bytes = sat_add(x->bytes, d.bytes);
                 if (!x->tensor)
                     x->tensor = d.tensor;
                 else
@@ -178,6 +199,7 @@ static int build_loop(KBuild *b, int gl, const RduEntry *body, uint32_t nbody, i
     L0.ctrl = gl >= 0 ? g->loops[gl].ctrl : RDU_CTRL_PIPE;
     L0.parent = parent;
     L0.tile = 1;
+    L0.split = 1;
     g_array_append_val(b->loops, L0);
     GArray *st = g_array_new(FALSE, TRUE, sizeof(RduStage));
     int *stage_ix = g_new(int, nbody ? nbody : 1);
@@ -243,10 +265,9 @@ static int build_loop(KBuild *b, int gl, const RduEntry *body, uint32_t nbody, i
             bool on_chip = t->tier == RDU_TIER_CHIP;
             /* a tensor made in a loop nested in this one is every inner iteration's tile, unless
              * its maker accumulates it (reads it too): then only its last value leaves */
-            bool accum = false;
-            for (uint32_t q = 0; q < g->nodes[p].nin; q++)
-                accum |= g->nodes[p].in[q] == n->in[k];
-            uint64_t bytes = on_chip ? rdu_tensor_bytes(t) * (accum ? 1 : trips_between(g, p, gl)) : 0;
+            bool accum = accumulates(g, p, n->in[k]);
+            uint64_t bytes = on_chip ? sat_mul(rdu_tensor_bytes(t), accum ? 1 : trips_between(g, p, gl))
+                                     : 0;
             add_dep(L, (RduDep){ .from = (uint32_t)a, .to = (uint32_t)z,
                                  .kind = on_chip ? RDU_DEP_DATA : RDU_DEP_CONTROL,
                                  .carried = z < a, .bytes = bytes,
@@ -274,8 +295,9 @@ static void set_depths(RduMLoop *L, const RduLoop *gl, const RduChipSpec *c)
             d->depth = 4;                        /* a FIFO of 4 tiles (PIR's default depth) */
         else
             d->depth = d->to - d->from + 1;      /* N-buffering: b - a + 1 versions */
-        uint64_t per = ceil_div(d->bytes, L->tile);
-        d->pmus = per ? (uint32_t)MIN(ceil_div(per * d->depth, c->pmu_bytes), (uint64_t)1 << 30) : 0;
+        uint64_t per = ceil_div(d->bytes, L->split);
+        d->pmus = per ? (uint32_t)MIN(ceil_div(sat_mul(per, d->depth), c->pmu_bytes), (uint64_t)1 << 30)
+                      : 0;
     }
 }
 
@@ -302,14 +324,15 @@ static void kernel_totals(const RduGraph *g, RduKernel *k, const RduChipSpec *c,
                 k->pcus += L->st[s].pcus;
         for (uint32_t i = 0; i < L->ndep; i++) {
             k->pmus += L->dep[i].pmus;
-            k->sram_bytes += ceil_div(L->dep[i].bytes, L->tile) * L->dep[i].depth;
+            k->sram_bytes = sat_add(k->sram_bytes, sat_mul(ceil_div(L->dep[i].bytes, L->split),
+                                                           L->dep[i].depth));
         }
     }
     for (uint32_t t = 0; t < g->ntensors; t++)
         if (resident[t]) {
             uint64_t b = rdu_tensor_bytes(&g->tensors[t]);
-            k->pmus += (uint32_t)MIN(ceil_div(b, c->pmu_bytes), (uint64_t)1 << 30);
-            k->sram_bytes += b;
+            k->pmus += MIN(ceil_div(b, c->pmu_bytes), (uint64_t)1 << 30);
+            k->sram_bytes = sat_add(k->sram_bytes, b);
         }
 }
 
@@ -352,7 +375,7 @@ static void set_pmu_cycles(RduKernel *k, const RduChipSpec *c)
                 const RduDep *d = &L->dep[i];
                 if (d->to != s || d->kind != RDU_DEP_DATA || d->pmus == 0)
                     continue;
-                uint64_t b = ceil_div(d->bytes, L->tile);
+                uint64_t b = ceil_div(d->bytes, L->split);
                 /* the PMUs hold depth versions: one version's share of them serves a read */
                 uint64_t p = MAX(1, d->pmus / MAX(1, d->depth));
                 st->pmu_cycles = MAX(st->pmu_cycles, ceil_div(b, p * per_pmu));
@@ -394,35 +417,66 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
      * all of them ask of it; nor faster than a link moves one hand-off's tile */
     mx = MAX(mx, MAX(hbm, ddr));
     for (uint32_t i = 0; i < L->ndep; i++) {
-        uint64_t per = (L->dep[i].bytes + L->tile - 1) / L->tile;
+        uint64_t per = ceil_div(L->dep[i].bytes, L->split);
         if (per)
             mx = MAX(mx, (double)ceil_div(c->header_bytes + per, c->link_bytes));
         if (!L->dep[i].carried)
             sum += (double)L->dep[i].xfer_cycles;      /* the first tile crosses each hand-off */
     }
-    /* A carried edge from stage p back to an earlier stage q: q's iteration i + 1 waits for p's
-     * iteration i, which waits through the forward edges for q's iteration i, so an iteration
-     * cannot start faster than that cycle goes round (the recurrence bound of modulo
-     * scheduling, RecMII: Rau, MICRO 1994): the longest forward path from q to p, stage times
-     * and hand-offs, plus the carried hand-off. */
-    double *dist = g_new(double, L->nst ? L->nst : 1);
+    /* Two cycles bound how fast iterations can start (the recurrence bound of modulo
+     * scheduling, RecMII: Rau, MICRO 1994), each a longest forward path from a stage a (its
+     * start) to a stage b (its end), stage times and hand-offs:
+     * - a carried edge from b back to an earlier a: a's iteration i + 1 waits for b's
+     *   iteration i, which waits through the forward edges for a's iteration i: the path
+     *   plus the carried hand-off;
+     * - back-pressure on a forward edge a -> b of depth versions (pipe): a's iteration
+     *   i + depth waits for b to release version i as it ends: the path over depth
+     *   (a stream's FIFO entry is released as b starts: the path to b's start).
+     * One longest-path pass per source stage over the edges into each stage. */
+    uint32_t n = L->nst ? L->nst : 1;
+    double *dist = g_new(double, n);
+    uint32_t *in_start = g_new0(uint32_t, n + 1), *in_dep = g_new(uint32_t, L->ndep ? L->ndep : 1);
+    bool *source = g_new0(bool, n);
     for (uint32_t i = 0; i < L->ndep; i++) {
-        const RduDep *cd = &L->dep[i];
-        if (!cd->carried)
-            continue;
-        uint32_t q = cd->to, p = cd->from;
-        for (uint32_t s = q; s <= p; s++)
-            dist[s] = s == q ? ts[q] : -1;
-        for (uint32_t s = q + 1; s <= p; s++)
-            for (uint32_t j = 0; j < L->ndep; j++) {
-                const RduDep *d = &L->dep[j];
-                if (d->carried || d->to != s || d->from < q || dist[d->from] < 0)
-                    continue;
-                dist[s] = MAX(dist[s], dist[d->from] + (double)d->xfer_cycles + ts[s]);
-            }
-        if (dist[p] >= 0)
-            mx = MAX(mx, dist[p] + (double)cd->xfer_cycles);
+        const RduDep *d = &L->dep[i];
+        if (d->carried)
+            source[d->to] = true;
+        else if (L->ctrl != RDU_CTRL_SEQUENTIAL)
+            source[d->from] = true;
+        if (!d->carried)
+            in_start[d->to + 1]++;
     }
+    for (uint32_t s = 0; s < n; s++)
+        in_start[s + 1] += in_start[s];
+    uint32_t *fill = g_memdup2(in_start, sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < L->ndep; i++)
+        if (!L->dep[i].carried)
+            in_dep[fill[L->dep[i].to]++] = i;
+    g_free(fill);
+    for (uint32_t q = 0; q < L->nst; q++) {
+        if (!source[q])
+            continue;
+        for (uint32_t s = 0; s < L->nst; s++)
+            dist[s] = s == q ? ts[q] : -1;
+        for (uint32_t s = q + 1; s < L->nst; s++)
+            for (uint32_t j = in_start[s]; j < in_start[s + 1]; j++) {
+                const RduDep *d = &L->dep[in_dep[j]];
+                if (dist[d->from] >= 0)
+                    dist[s] = MAX(dist[s], dist[d->from] + (double)d->xfer_cycles + ts[s]);
+            }
+        for (uint32_t i = 0; i < L->ndep; i++) {
+            const RduDep *d = &L->dep[i];
+            if (d->carried && d->to == q && dist[d->from] >= 0)
+                mx = MAX(mx, dist[d->from] + (double)d->xfer_cycles);
+            else if (!d->carried && d->from == q && L->ctrl != RDU_CTRL_SEQUENTIAL &&
+                     dist[d->to] >= 0)
+                mx = MAX(mx, (dist[d->to] - (L->ctrl == RDU_CTRL_STREAM ? ts[d->to] : 0)) /
+                                 (double)MAX(d->depth, 1u));
+        }
+    }
+    g_free(in_start);
+    g_free(in_dep);
+    g_free(source);
     g_free(dist);
     g_free(ts);
     if (ii)
@@ -520,7 +574,7 @@ static void place(RduKernel *k, const RduChipSpec *c)
             rdu_slot_xy(c, a, &ra, &ca);
             rdu_slot_xy(c, z, &rz, &cz);
             d->hops = (ra > rz ? ra - rz : rz - ra) + (ca > cz ? ca - cz : cz - ca);
-            uint64_t per = ceil_div(d->bytes, L->tile);
+            uint64_t per = ceil_div(d->bytes, L->split);
             /* one cycle into the router (the injection channel), the hops (or the turn at the
              * router itself), the flits once (cut-through) */
             d->xfer_cycles = per ? 1 + (d->hops ? d->hops * (uint64_t)c->hop_cycles : c->turn_cycles) +
@@ -529,16 +583,18 @@ static void place(RduKernel *k, const RduChipSpec *c)
     }
 }
 
-/* Halves every iteration's work and data in loop li (twice the trips): one tiling step. */
-static void tile_loop(RduKernel *k, uint32_t li)
+/* Halves the data of every iteration of loop li and of each loop inside it, stages' work and
+ * traffic and hand-offs alike (a nested loop keeps its trips, over half the data each). */
+static void halve_loop(RduKernel *k, uint32_t li)
 {
     RduMLoop *L = &k->loops[li];
-    L->tile *= 2;
-    L->trips *= 2;
+    L->split *= 2;
     for (uint32_t s = 0; s < L->nst; s++) {
         RduStage *st = &L->st[s];
-        if (st->child >= 0)
+        if (st->child >= 0) {
+            halve_loop(k, (uint32_t)st->child);
             continue;
+        }
         st->tile *= 2;
         for (int t = 0; t < 4; t++) {
             st->rd[t] = ceil_div(st->rd[t], 2);
@@ -546,6 +602,15 @@ static void tile_loop(RduKernel *k, uint32_t li)
         }
         st->flops = ceil_div(st->flops, 2);
     }
+}
+
+/* One tiling step of loop li: twice the trips, each over half the data. */
+static void tile_loop(RduKernel *k, uint32_t li)
+{
+    RduMLoop *L = &k->loops[li];
+    L->tile *= 2;
+    L->trips = sat_mul(L->trips, 2);
+    halve_loop(k, li);
 }
 
 static void kernel_free_loops(RduKernel *k)
@@ -573,6 +638,7 @@ typedef struct {
     uint32_t ntop;
     int part_loop;
     uint32_t lo, hi;
+    bool per_trip;               /* a part the host calls once per trip of part_loop */
 } KSpec;
 
 static void mark_entry(const RduGraph *g, RduEntry e, int8_t *m)
@@ -597,20 +663,22 @@ static void spec_members(const RduGraph *g, const KSpec *ks, int8_t *m)
 }
 
 static bool build_kernel(const RduGraph *g, const RduChipSpec *c, const KSpec *ks,
-                         const int8_t *later, RduKernel *k, const bool *resident)
+                         RduKernel *k, const bool *resident)
 {
     int8_t *member = g_new0(int8_t, g->nnodes);
     spec_members(g, ks, member);
-    KBuild b = { .g = g, .chip = c, .member = member, .later = later,
+    KBuild b = { .g = g, .chip = c, .member = member,
                  .loops = g_array_new(FALSE, TRUE, sizeof(RduMLoop)) };
     memset(k, 0, sizeof *k);
     if (ks->part_loop >= 0) {
         /* root -> a copy of the loop with part of its body */
         RduMLoop R = { .name = g_strdup("kernel"), .trips = 1, .ctrl = RDU_CTRL_PIPE, .parent = -1,
-                       .tile = 1 };
+                       .tile = 1, .split = 1 };
         g_array_append_val(b.loops, R);
         const RduLoop *pl = &g->loops[ks->part_loop];
         int ci = build_loop(&b, ks->part_loop, pl->body + ks->lo, ks->hi - ks->lo, 0);
+        if (ks->per_trip)
+            g_array_index(b.loops, RduMLoop, ci).trips = 1;     /* one trip a call */
         RduMLoop *root = &g_array_index(b.loops, RduMLoop, 0);
         root->st = g_new0(RduStage, 1);
         root->st[0] = (RduStage){ .name = g_strdup(pl->name), .child = ci, .tile = 1 };
@@ -627,30 +695,42 @@ static bool build_kernel(const RduGraph *g, const RduChipSpec *c, const KSpec *k
                 res_here[g->nodes[v].in[i]] |= resident[g->nodes[v].in[i]];
     kernel_totals(g, k, c, res_here);
     uint32_t units = rdu_chip_units(c);
-    /* tiling: halve the iteration of the loop with the most buffer PMUs until they fit */
-    while (k->pmus > units) {
-        uint32_t best = 0;
+    /* tiling: halve the iteration of the loop with the most buffer PMUs, among those where
+     * halving frees one, until they fit (a loop tiled MAX_TILE times is left as it is, the
+     * next one tried); and of a loop with a hand-off tile past what one network message
+     * carries (4 GiB) */
+    for (;;) {
+        uint64_t best = 0;
         int pick = -1;
-        for (uint32_t li = 0; li < k->nloops; li++) {
-            uint32_t p = 0;
-            for (uint32_t i = 0; i < k->loops[li].ndep; i++)
-                p += k->loops[li].dep[i].pmus;
-            if (p > best && k->loops[li].tile < MAX_TILE) {
+        bool huge = false;
+        for (uint32_t li = 0; li < k->nloops && !huge; li++) {
+            const RduMLoop *L = &k->loops[li];
+            uint64_t p = 0;
+            bool shrinks = false;           /* halving frees a PMU of some buffer */
+            for (uint32_t i = 0; i < L->ndep; i++) {
+                const RduDep *d = &L->dep[i];
+                uint64_t per = ceil_div(d->bytes, L->split);
+                p += d->pmus;
+                huge |= per > RDU_MAX_TILE_BYTES;
+                shrinks |= ceil_div(sat_mul(ceil_div(per, 2), d->depth), c->pmu_bytes) < d->pmus;
+            }
+            if (L->tile < MAX_TILE && (huge || (k->pmus > units && shrinks && p > best))) {
                 best = p;
                 pick = (int)li;
             }
         }
-        if (pick < 0 || best <= 1)
+        if (pick < 0 || (!huge && best <= 1))
             break;
-        uint32_t before = k->pmus;
         tile_loop(k, (uint32_t)pick);
         kernel_totals(g, k, c, res_here);
-        if (k->pmus >= before && k->loops[pick].tile >= MAX_TILE)
-            break;
     }
+    k->max_tile = 0;
+    for (uint32_t li = 0; li < k->nloops; li++)
+        for (uint32_t i = 0; i < k->loops[li].ndep; i++)
+            k->max_tile = MAX(k->max_tile, ceil_div(k->loops[li].dep[i].bytes, k->loops[li].split));
     g_free(res_here);
     g_free(member);
-    return k->pcus <= units && k->pmus <= units;
+    return k->pcus <= units && k->pmus <= units && k->max_tile <= RDU_MAX_TILE_BYTES;
 }
 
 static void finish_kernel(RduKernel *k, const RduChipSpec *c)
@@ -662,7 +742,8 @@ static void finish_kernel(RduKernel *k, const RduChipSpec *c)
         for (uint32_t s = 0; s < k->loops[li].nst; s++)
             if (k->loops[li].st[s].child < 0)
                 k->pcus += k->loops[li].st[s].pcus;
-    k->predicted_cycles = (uint64_t)ceil(loop_time(k, 0, c, NULL));
+    double t = ceil(loop_time(k, 0, c, NULL));
+    k->predicted_cycles = t >= 0x1p64 ? UINT64_MAX : (uint64_t)t;
     /* the initiation interval of the busiest loop (the one with the most trips below the root) */
     double best_w = 0;
     k->ii = 0;
@@ -681,6 +762,55 @@ static const char *entry_nm(const RduGraph *g, RduEntry e)
     return e.is_loop ? g->loops[e.index].name : g->nodes[e.index].name;
 }
 
+/* Why kernel k does not fit, for a message: what it needs against what the chip has. */
+static char *misfit(const RduKernel *k, uint32_t units)
+{
+    if (k->max_tile > RDU_MAX_TILE_BYTES && k->pcus <= units && k->pmus <= units)
+        return g_strdup_printf("a hand-off tile of %" G_GUINT64_FORMAT " B, more than one network "
+                               "message carries (4 GiB) after tiling %ux", k->max_tile, MAX_TILE);
+    return g_strdup_printf("%u PCUs and %" G_GUINT64_FORMAT " PMUs, the chip has %u of each",
+                           k->pcus, k->pmus, units);
+}
+
+/* The first carried edge of loop l (a node of body item a reading what a node of a later item
+ * z makes, for its next trip) with a and z in different parts, the parts starting at
+ * starts[0..nparts); false when none crosses. */
+static bool carried_across(const RduGraph *g, int l, const uint32_t *starts, uint32_t nparts,
+                           int *from, int *to)
+{
+    const RduLoop *L = &g->loops[l];
+    for (uint32_t v = 0; v < g->nnodes; v++)
+        for (uint32_t k = 0; k < g->nodes[v].nin; k++) {
+            int p = g->tensors[g->nodes[v].in[k]].producer;
+            if (p < 0 || g->tensors[g->nodes[v].in[k]].tier != RDU_TIER_CHIP ||
+                rdu_graph_common_scope(g, p, (int)v) != l)
+                continue;
+            RduEntry ep = rdu_graph_entry_in(g, p, l), ev = rdu_graph_entry_in(g, (int)v, l);
+            uint32_t ip = 0, iv = 0;
+            for (uint32_t i = 0; i < L->nbody; i++) {
+                if (L->body[i].is_loop == ep.is_loop && L->body[i].index == ep.index)
+                    ip = i;
+                if (L->body[i].is_loop == ev.is_loop && L->body[i].index == ev.index)
+                    iv = i;
+            }
+            if (ip <= iv)
+                continue;                               /* forward: the next part reads it */
+            uint32_t pp = 0, pv = 0;
+            for (uint32_t j = 0; j < nparts; j++) {
+                if (starts[j] <= ip)
+                    pp = j;
+                if (starts[j] <= iv)
+                    pv = j;
+            }
+            if (pp != pv) {
+                *from = p;
+                *to = (int)v;
+                return true;
+            }
+        }
+    return false;
+}
+
 RduProgram *rdu_map(const RduGraph *g, const RduChipSpec *c, GError **error)
 {
     RduProgram *p = g_new0(RduProgram, 1);
@@ -692,73 +822,82 @@ RduProgram *rdu_map(const RduGraph *g, const RduChipSpec *c, GError **error)
             p->sram_resident += rdu_tensor_bytes(&g->tensors[t]);
     }
     uint32_t units = rdu_chip_units(c);
-    int8_t *later = g_new0(int8_t, g->nnodes);
     GArray *specs = g_array_new(FALSE, TRUE, sizeof(KSpec));
+    GArray *groups = g_array_new(FALSE, TRUE, sizeof(RduCallGroup));
     KSpec cur = { .top = g_new0(RduEntry, g->ntop ? g->ntop : 1), .part_loop = -1 };
     RduKernel k;
     bool ok = true;
     /* pass 1: which items go in which kernel (greedy, in run order) */
     for (uint32_t i = 0; ok && i < g->ntop; i++) {
         cur.top[cur.ntop++] = g->top[i];
-        bool fit = build_kernel(g, c, &cur, later, &k, resident);
-        uint32_t need_pcu = k.pcus, need_pmu = k.pmus;
+        bool fit = build_kernel(g, c, &cur, &k, resident);
+        char *why = misfit(&k, units);
         kernel_free_loops(&k);
-        if (fit)
+        if (fit) {
+            g_free(why);
             continue;
+        }
         cur.ntop--;
         if (cur.ntop > 0) {
             g_string_append_printf(p->notes, "kernel %u ends before '%s': with it the kernel "
-                                   "needs %u PCUs and %u PMUs, the chip has %u of each\n",
-                                   specs->len, entry_nm(g, g->top[i]), need_pcu, need_pmu, units);
+                                   "needs %s\n", specs->len, entry_nm(g, g->top[i]), why);
+            g_array_append_val(groups, ((RduCallGroup){ specs->len, 1, 1 }));
             g_array_append_val(specs, cur);
             cur = (KSpec){ .top = g_new0(RduEntry, g->ntop), .part_loop = -1 };
         }
+        g_free(why);
         cur.top[cur.ntop++] = g->top[i];
-        if (build_kernel(g, c, &cur, later, &k, resident)) {
+        if (build_kernel(g, c, &cur, &k, resident)) {
             kernel_free_loops(&k);
             continue;
         }
-        need_pcu = k.pcus;
-        need_pmu = k.pmus;
+        why = misfit(&k, units);
+        char *need = k.max_tile > RDU_MAX_TILE_BYTES && k.pcus <= units && k.pmus <= units ?
+                     g_strdup_printf("a hand-off tile of %" G_GUINT64_FORMAT " B needed, more "
+                                     "than one network message carries", k.max_tile) :
+                     g_strdup_printf("%u PCUs, %" G_GUINT64_FORMAT " PMUs needed, %u of each on "
+                                     "the chip", k.pcus, k.pmus, units);
         kernel_free_loops(&k);
         /* one item alone does not fit: a loop splits its body into consecutive parts */
         RduEntry e = g->top[i];
         if (!e.is_loop) {
             const RduNode *n = &g->nodes[e.index];
             g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s:%d:%d: node '%s' "
-                        "does not fit the chip even alone: it needs %u PMUs for its buffers and "
-                        "resident tensors, the chip has %u", g->file, n->line, n->col, n->name,
-                        need_pmu, units);
+                        "does not fit the chip even alone: it needs %s", g->file, n->line,
+                        n->col, n->name, why);
+            g_free(why);
+            g_free(need);
             ok = false;
             break;
         }
         const RduLoop *l = &g->loops[e.index];
-        g_string_append_printf(p->notes, "loop '%s' does not fit one kernel (%u PCUs, %u PMUs "
-                               "needed, %u of each on the chip): its body splits into "
-                               "consecutive parts, each a kernel running all %" G_GUINT64_FORMAT
-                               " trips, the tensors between parts through HBM\n", l->name,
-                               need_pcu, need_pmu, units, l->trips);
+        g_string_append_printf(p->notes, "loop '%s' does not fit one kernel (%s): its body "
+                               "splits into consecutive parts, each a kernel", l->name, need);
+        g_free(why);
+        g_free(need);
         cur.ntop = 0;
-        uint32_t lo = 0;
+        uint32_t lo = 0, first = specs->len;
+        GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
         while (ok && lo < l->nbody) {
             uint32_t hi = lo + 1;
             KSpec part = { .top = NULL, .ntop = 0, .part_loop = e.index, .lo = lo, .hi = hi };
-            if (!build_kernel(g, c, &part, later, &k, resident)) {
+            if (!build_kernel(g, c, &part, &k, resident)) {
+                why = misfit(&k, units);
                 kernel_free_loops(&k);
                 RduEntry be = l->body[lo];
                 int line = be.is_loop ? g->loops[be.index].line : g->nodes[be.index].line;
                 int col = be.is_loop ? g->loops[be.index].col : g->nodes[be.index].col;
                 g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s:%d:%d: '%s' "
                             "(a stage of loop '%s') does not fit the chip even alone: it needs "
-                            "%u PCUs and %u PMUs, the chip has %u of each", g->file, line, col,
-                            entry_nm(g, be), l->name, k.pcus, k.pmus, units);
+                            "%s", g->file, line, col, entry_nm(g, be), l->name, why);
+                g_free(why);
                 ok = false;
                 break;
             }
             kernel_free_loops(&k);
             while (hi < l->nbody) {
                 part.hi = hi + 1;
-                bool f = build_kernel(g, c, &part, later, &k, resident);
+                bool f = build_kernel(g, c, &part, &k, resident);
                 kernel_free_loops(&k);
                 if (!f)
                     break;
@@ -766,46 +905,89 @@ RduProgram *rdu_map(const RduGraph *g, const RduChipSpec *c, GError **error)
             }
             part.hi = hi;
             g_array_append_val(specs, part);
+            g_array_append_val(starts, lo);
             lo = hi;
         }
+        if (ok) {
+            /* a carried edge from a later part back to an earlier one: the earlier part's next
+             * trip needs the later part's last, so no part may run all trips alone; the host
+             * calls the parts in turn, one trip each (kernel looping) */
+            uint32_t nparts = specs->len - first;
+            int from = -1, to = -1;
+            bool per_trip = carried_across(g, e.index, (const uint32_t *)(void *)starts->data,
+                                           nparts, &from, &to);
+            for (uint32_t j = first; j < specs->len; j++)
+                g_array_index(specs, KSpec, j).per_trip = per_trip;
+            if (per_trip) {
+                g_array_append_val(groups, ((RduCallGroup){ first, nparts, l->trips }));
+                g_string_append_printf(p->notes, "; '%s' reads what '%s' makes at the trip "
+                                       "before, across parts, so the host calls the %u parts in "
+                                       "turn, one trip each: %" G_GUINT64_FORMAT " x %u kernel "
+                                       "calls, the tensors between parts through HBM\n",
+                                       g->nodes[to].name, g->nodes[from].name, nparts, l->trips,
+                                       nparts);
+            } else {
+                g_array_append_val(groups, ((RduCallGroup){ first, nparts, 1 }));
+                g_string_append_printf(p->notes, " running all %" G_GUINT64_FORMAT " trips, the "
+                                       "tensors between parts through HBM\n", l->trips);
+            }
+        }
+        g_array_free(starts, TRUE);
     }
-    if (ok && cur.ntop > 0)
+    if (ok && cur.ntop > 0) {
+        g_array_append_val(groups, ((RduCallGroup){ specs->len, 1, 1 }));
         g_array_append_val(specs, cur);
-    else
+    } else {
         g_free(cur.top);
+    }
     if (ok) {
         /* pass 2: the kernels, with the tensors that cross between them through HBM */
         p->nk = specs->len;
         p->k = g_new0(RduKernel, p->nk ? p->nk : 1);
-        int8_t *m = g_new0(int8_t, g->nnodes);
         for (uint32_t i = 0; i < p->nk; i++) {
-            memset(later, 0, g->nnodes);
-            for (uint32_t j = i + 1; j < p->nk; j++) {
-                spec_members(g, &g_array_index(specs, KSpec, j), m);
-                for (uint32_t v = 0; v < g->nnodes; v++)
-                    later[v] |= m[v];
-            }
-            build_kernel(g, c, &g_array_index(specs, KSpec, i), later, &p->k[i], resident);
+            build_kernel(g, c, &g_array_index(specs, KSpec, i), &p->k[i], resident);
             finish_kernel(&p->k[i], c);
             for (uint32_t li = 0; li < p->k[i].nloops; li++)
                 if (p->k[i].loops[li].tile > 1)
                     g_string_append_printf(p->notes, "kernel %u: loop '%s' tiled %" G_GUINT64_FORMAT
                                            "x (its buffers did not fit the PMUs): %"
-                                           G_GUINT64_FORMAT " trips\n", i, p->k[i].loops[li].name,
-                                           p->k[i].loops[li].tile, p->k[i].loops[li].trips);
+                                           G_GUINT64_FORMAT " trips%s\n", i, p->k[i].loops[li].name,
+                                           p->k[i].loops[li].tile, p->k[i].loops[li].trips,
+                                           li == 1 && g_array_index(specs, KSpec, i).per_trip ?
+                                           " a call" : "");
         }
-        g_free(m);
+        p->ngroups = groups->len;
+        p->groups = (RduCallGroup *)(void *)g_array_free(groups, FALSE);
+        groups = NULL;
     }
     for (guint i = 0; i < specs->len; i++)
         g_free(g_array_index(specs, KSpec, i).top);
     g_array_free(specs, TRUE);
-    g_free(later);
+    if (groups)
+        g_array_free(groups, TRUE);
     g_free(resident);
     if (!ok) {
         rdu_program_free(p);
         return NULL;
     }
     return p;
+}
+
+/* Kernel calls in all (saturating), and the predicted cycles of them all. */
+uint64_t rdu_program_calls(const RduProgram *p, uint64_t *predicted)
+{
+    uint64_t calls = 0, cyc = 0;
+    for (uint32_t i = 0; i < p->ngroups; i++) {
+        const RduCallGroup *gr = &p->groups[i];
+        uint64_t one = 0;
+        for (uint32_t j = gr->first; j < gr->first + gr->count; j++)
+            one = sat_add(one, p->k[j].predicted_cycles);
+        calls = sat_add(calls, sat_mul(gr->count, gr->repeats));
+        cyc = sat_add(cyc, sat_mul(one, gr->repeats));
+    }
+    if (predicted)
+        *predicted = cyc;
+    return calls;
 }
 
 void rdu_program_free(RduProgram *p)
@@ -815,6 +997,7 @@ void rdu_program_free(RduProgram *p)
     for (uint32_t i = 0; i < p->nk; i++)
         kernel_free_loops(&p->k[i]);
     g_free(p->k);
+    g_free(p->groups);
     g_string_free(p->notes, TRUE);
     g_free(p);
 }
@@ -862,10 +1045,10 @@ static void report_loop(const RduKernel *k, uint32_t li, const RduChipSpec *c, i
                                L->st[d->to].name);
         if (d->tensor)
             g_string_append_printf(out, " (%s)", d->tensor);
-        uint64_t per = (d->bytes + L->tile - 1) / L->tile;
+        uint64_t per = ceil_div(d->bytes, L->split);
         g_string_append_printf(out, ": %" G_GUINT64_FORMAT " B x %u version%s = %"
                                G_GUINT64_FORMAT " B in %u PMU%s, %u hop%s%s\n", per, d->depth,
-                               d->depth == 1 ? "" : "s", per * d->depth, d->pmus,
+                               d->depth == 1 ? "" : "s", sat_mul(per, d->depth), d->pmus,
                                d->pmus == 1 ? "" : "s", d->hops, d->hops == 1 ? "" : "s",
                                d->carried ? ", carried to the next iteration" : "");
     }
@@ -881,12 +1064,23 @@ void rdu_program_report(const RduProgram *p, const RduGraph *g, const RduChipSpe
         g_string_append(out, p->notes->str);
     for (uint32_t i = 0; i < p->nk; i++) {
         const RduKernel *k = &p->k[i];
-        g_string_append_printf(out, "kernel %u: %u PCUs, %u PMUs, SRAM %" G_GUINT64_FORMAT
-                               " B (%.1f%% of %" G_GUINT64_FORMAT " B), predicted II %.0f cycles, "
-                               "%" G_GUINT64_FORMAT " cycles\n", i, k->pcus, k->pmus,
+        uint64_t calls = 1;
+        for (uint32_t j = 0; j < p->ngroups; j++)
+            if (i >= p->groups[j].first && i < p->groups[j].first + p->groups[j].count)
+                calls = p->groups[j].repeats;
+        g_string_append_printf(out, "kernel %u: %u PCUs, %" G_GUINT64_FORMAT " PMUs, SRAM %"
+                               G_GUINT64_FORMAT " B (%.1f%% of %" G_GUINT64_FORMAT " B), predicted "
+                               "II %.0f cycles, %" G_GUINT64_FORMAT " cycles", i, k->pcus, k->pmus,
                                k->sram_bytes, 100.0 * (double)k->sram_bytes /
                                ((double)c->pmu_bytes * units), c->pmu_bytes * units, k->ii,
                                k->predicted_cycles);
+        if (calls > 1)
+            g_string_append_printf(out, " a call, called %" G_GUINT64_FORMAT " times", calls);
+        g_string_append_c(out, '\n');
         report_loop(k, 0, c, 2, out);
     }
+    uint64_t predicted, calls = rdu_program_calls(p, &predicted);
+    if (calls != p->nk)
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT " kernel calls in all, predicted %"
+                               G_GUINT64_FORMAT " cycles\n", calls, predicted);
 }

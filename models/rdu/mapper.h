@@ -40,6 +40,9 @@ static inline void rdu_slot_xy(const RduChipSpec *c, uint32_t slot, uint32_t *ro
 
 typedef enum { RDU_DEP_CONTROL, RDU_DEP_DATA } RduDepKind;
 
+#define RDU_MAX_FUSED 64          /* rdu.stages' largest value */
+#define RDU_MAX_TILE_BYTES 0xffffffffull    /* a hand-off tile: one network message */
+
 /* An edge between two stages of one loop: the consumer's iteration i needs the producer's
  * iteration i (forward) or i - 1 (carried: a producer later in the body); the producer may run
  * `depth` iterations ahead of the consumer's release of them (back-pressure). */
@@ -60,7 +63,7 @@ typedef struct {
 typedef struct {
     char *name;                   /* the node names, '+' between fused ones; or the loop's */
     int child;                    /* a nested loop: its index in RduKernel.loops; -1: a leaf */
-    int nodes[8];                 /* graph nodes fused here (leaves) */
+    int nodes[RDU_MAX_FUSED];     /* graph nodes fused here (leaves), up to rdu.stages */
     uint32_t nnodes;
     bool fixed;
     uint64_t work_cycles;         /* compute per iteration on one PCU */
@@ -73,7 +76,8 @@ typedef struct {
     uint64_t rd[4], wr[4];        /* bytes per iteration read from / written to each RduTier */
     uint64_t flops;               /* per iteration (2 per MAC) */
     uint32_t first_pcu;           /* placement: its first PCU in snake order */
-    uint64_t tile;                /* iterations one graph iteration became (tiling) */
+    uint64_t tile;                /* its work per iteration is work_cycles / tile (tiling of
+                                     its loop or of a loop around it) */
 } RduStage;
 
 typedef struct {
@@ -86,21 +90,36 @@ typedef struct {
     uint32_t ndep;
     int parent;                   /* loop index in the kernel, -1: the kernel's root */
     uint64_t tile;                /* its trips = the graph's trips x tile */
+    uint64_t split;               /* an iteration's hand-offs are bytes / split: its tile times
+                                     the tiles of the loops around it (each halves the data of
+                                     every iteration inside it) */
 } RduMLoop;
 
 typedef struct {
     RduMLoop *loops;              /* loops[0] is the root: trips 1, the top-level items */
     uint32_t nloops;
-    uint32_t pcus, pmus;          /* used */
+    uint32_t pcus;                /* used */
+    uint64_t pmus;                /* used (buffers and resident tensors, each capped at 2^30) */
     uint64_t sram_bytes;          /* buffers x depth + resident tensors */
     double ii;                    /* predicted initiation interval of its busiest loop */
-    uint64_t predicted_cycles;    /* the metapipeline formula over its loops, memory-bound
-                                     stages at their tier bandwidth */
+    uint64_t predicted_cycles;    /* one call: the metapipeline formula over its loops,
+                                     memory-bound stages at their tier bandwidth (saturating) */
+    uint64_t max_tile;            /* its largest hand-off tile, bytes */
 } RduKernel;
+
+/* Kernel calls kernels [first, first + count) in order, `repeats` times over: a loop whose
+ * body splits into kernels with a carried edge between them runs one trip a call (the host
+ * loops over the parts, as a GPU's per-layer kernels do); every other kernel runs once. */
+typedef struct {
+    uint32_t first, count;
+    uint64_t repeats;
+} RduCallGroup;
 
 typedef struct {
     RduKernel *k;
     uint32_t nk;
+    RduCallGroup *groups;         /* the host's calls, in order */
+    uint32_t ngroups;
     GString *notes;               /* why it split, what was tiled (one line each) */
     uint64_t sram_resident;       /* tier sram tensors */
 } RduProgram;
@@ -110,6 +129,9 @@ typedef struct {
  * are); a graph too big for one kernel is split and says why in notes. */
 RduProgram *rdu_map(const RduGraph *g, const RduChipSpec *chip, GError **error);
 void rdu_program_free(RduProgram *p);
+/* The host's kernel calls in all, and (predicted, may be NULL) their predicted cycles summed;
+ * both saturate at 2^64 - 1. */
+uint64_t rdu_program_calls(const RduProgram *p, uint64_t *predicted);
 /* `archsim rdu map`'s report: kernels, stages with their placement and PCUs, buffers with their
  * depths and sizes, SRAM used, the predicted initiation interval. */
 void rdu_program_report(const RduProgram *p, const RduGraph *g, const RduChipSpec *chip,

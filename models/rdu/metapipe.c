@@ -180,7 +180,18 @@ static void stage_start(MpStage *s)
                 r->h.mem(r->h.ctx, s, (RduTier)t, true, sp->wr[t]);
             }
         }
-        sim_schedule(r->eng, &s->done_ev, now + sp->compute_cycles * r->period, SIM_PRI_TICK);
+        /* a long stage (a `fixed` op of 2^40 cycles, a slow clock) is work under way, not a
+         * deadlock; one that would end past the last tick fails the run (it wrapped before) */
+        Tick d = sim_tick_mul(sp->compute_cycles, r->period);
+        if (d > TICK_MAX - now) {
+            if (r->h.fail) {
+                r->h.fail(r->h.ctx, s->sp->name, sp->compute_cycles);
+                return;
+            }
+            d = TICK_MAX - now;                 /* no owner to fail it: the last tick */
+        }
+        sim_quiet_until(r->eng, now + d);
+        sim_schedule(r->eng, &s->done_ev, now + d, SIM_PRI_TICK);
     }
     /* a stream consumer frees its FIFO entry as it starts */
     if (s->loop->sp->ctrl == RDU_CTRL_STREAM)
@@ -217,7 +228,7 @@ static void send_outputs(MpStage *s)
     for (uint32_t j = 0; j < s->nout; j++) {
         MpDep *d = &L->dep[s->out[j]];
         const RduDep *sp = d->sp;
-        uint64_t bytes = (sp->bytes + L->sp->tile - 1) / L->sp->tile;
+        uint64_t bytes = sp->bytes / L->sp->split + (sp->bytes % L->sp->split != 0);
         if (sp->xfer_cycles == 0 && bytes == 0) {
             dep_arrive(d);
             continue;
@@ -421,6 +432,7 @@ MpRun *mp_new(Engine *eng, Tick period, const RduKernel *k, const MpHooks *hooks
 void mp_start(MpRun *r)
 {
     r->t0 = r->eng->now;
+    r->done = false;
     MpLoop *L = &r->loops[0];
     loop_reset(L);
     L->active = true;

@@ -28,6 +28,10 @@ typedef struct {
      * calls mp_tile_arrived(run, tile, gen) when it lands. NULL: it lands the edge's
      * xfer_cycles after now, every hand-off on its own. */
     void (*net)(void *ctx, void *tile, uint32_t gen, const RduDep *d, uint64_t bytes);
+    /* stage `stage` would end `cycles` on, past the last tick the engine holds: the owner
+     * fails the run (the stage stays busy, so nothing else follows it); NULL: it ends at the
+     * last tick */
+    void (*fail)(void *ctx, const char *stage, uint64_t cycles);
     void *ctx;
 } MpHooks;
 

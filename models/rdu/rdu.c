@@ -72,7 +72,10 @@ static void work_call(RduWork *w)
 {
     Component *c = &w->base;
     w->launch_cycles += w->p.launch_latency;
-    Tick at = clock_edge_at_or_after(c->clk, c->eng->now) + w->p.launch_latency * c->clk->period;
+    Tick e = clock_edge_at_or_after(c->clk, c->eng->now), l = sim_tick_mul(w->p.launch_latency,
+                                                                           c->clk->period);
+    Tick at = l > TICK_MAX - e ? TICK_MAX : e + l;
+    sim_quiet_until(c->eng, at);        /* the host's launch cost: a wait, not a deadlock */
     sim_schedule(c->eng, &w->launch_ev, at, SIM_PRI_TICK);
 }
 
@@ -205,8 +208,9 @@ static void mem_recv(Component *c, Port *port, Msg *msg)
     RduPayload *p = rdu_msg(msg);
     Tick now = c->eng->now;
     Tick start = MAX(now, m->free_at);
-    Tick dur = (Tick)ceil((double)p->bytes * (double)TICKS_PER_SECOND / (double)m->p.bandwidth);
-    m->free_at = start + dur;
+    double dd = ceil((double)p->bytes * (double)TICKS_PER_SECOND / (double)m->p.bandwidth);
+    Tick dur = dd >= 0x1p64 ? TICK_MAX : (Tick)dd;
+    m->free_at = dur > TICK_MAX - start ? TICK_MAX : start + dur;
     m->busy_ticks += dur;
     if (p->write) {
         m->writes++;
@@ -216,7 +220,11 @@ static void mem_recv(Component *c, Port *port, Msg *msg)
         m->bytes_read += p->bytes;
     }
     msg->cmd = MSG_RDU_MEM_RESP;
-    sim_port_send_ticks(c, m->port, msg, m->free_at - now + m->p.latency);
+    Tick wait = m->free_at - now;
+    wait = m->p.latency > TICK_MAX - now - wait ? TICK_MAX - now : wait + m->p.latency;
+    /* a long transfer (4 GiB at a few hundred GB/s) is work under way, not a deadlock */
+    sim_quiet_until(c->eng, now + wait);
+    sim_port_send_ticks(c, m->port, msg, wait);
 }
 
 const ComponentClass rdu_mem_class = {
@@ -247,7 +255,9 @@ typedef struct {
     RduProgram *prog;
     MpRun **runs;                /* one per kernel, built at start (stage tracks registered) */
     MpRun *run;                  /* the one running, or NULL */
-    uint32_t cur;
+    uint32_t cur;                /* the kernel called */
+    uint32_t call_group, call_ix;/* the next call: group, kernel within it, */
+    uint64_t call_rep;           /* ... and its repeat */
     SimEvent start_ev;
     Port **net;                  /* net[e]: the link to the noc's endpoint e */
     uint32_t run_seq;            /* kernel runs so far: a tile carries its run's number */
@@ -314,7 +324,7 @@ static double chip_hbm_util(const Component *c)
 static const StatSpec chip_stats[] = {
     { "cycles", STAT_COUNTER, "cycle", "cycles the chip ran kernels, from each kernel's start to "
       "its last stage's end, summed (launch costs not included)", offsetof(RduChip, cycles), NULL },
-    { "kernel_calls", STAT_COUNTER, "count", "kernels run (the graph's splits, once each)",
+    { "kernel_calls", STAT_COUNTER, "count", "kernel calls run (each kernel once; the parts of a loop split with a carried edge between them once per trip)",
       offsetof(RduChip, kernel_calls), NULL },
     { "hbm_bytes", STAT_COUNTER, "byte", "bytes read from and written to HBM",
       offsetof(RduChip, hbm_bytes), NULL },
@@ -355,7 +365,7 @@ static uint64_t peer_u64(Port *p, const char *key)
  * trips of the loops around its producer or, for an input, its first reader). */
 static bool check_capacity(const RduGraph *g, RduTier tier, uint64_t cap, GError **error)
 {
-    uint64_t total = 0;
+    uint64_t total = 0, worst_b = 0;
     int worst = -1;
     for (uint32_t t = 0; t < g->ntensors; t++) {
         const RduTensor *x = &g->tensors[t];
@@ -372,8 +382,10 @@ static bool check_capacity(const RduGraph *g, RduTier tier, uint64_t cap, GError
         uint64_t b = rdu_tensor_bytes(x);
         b = trips > UINT64_MAX / b ? UINT64_MAX : b * trips;
         total = total > UINT64_MAX - b ? UINT64_MAX : total + b;
-        if (worst < 0 || b > rdu_tensor_bytes(&g->tensors[worst]))
+        if (worst < 0 || b > worst_b) {       /* the largest over the run, trips included */
             worst = (int)t;
+            worst_b = b;
+        }
     }
     if (total <= cap)
         return true;
@@ -461,9 +473,9 @@ static bool chip_realize(Component *c, GError **error)
     if (!k->prog)
         return false;
     c->placed = false;
+    rdu_program_calls(k->prog, &k->predicted);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
         const RduKernel *kk = &k->prog->k[i];
-        k->predicted += kk->predicted_cycles;
         k->sram_bytes = MAX(k->sram_bytes, kk->sram_bytes);
         k->pcus_used = MAX(k->pcus_used, kk->pcus);
         k->pmus_used = MAX(k->pmus_used, kk->pmus);
@@ -510,6 +522,16 @@ static void chip_net(void *ctx, void *tile, uint32_t gen, const RduDep *d, uint6
     sim_port_send(c, k->net[r * k->spec.cols + col], m, 0);
 }
 
+static void chip_fail(void *ctx, const char *stage, uint64_t cycles)
+{
+    RduChip *k = ctx;
+    Component *c = &k->base;
+    sim_fail(c->sim, g_error_new(ARCHSIM_SIM_ERROR, ARCHSIM_EXIT_CONFIG, "cycle %" G_GUINT64_FORMAT
+                                 ": %s: stage %s's %" G_GUINT64_FORMAT " cycles end past the last "
+                                 "tick the simulation can hold (2^64 ps, about 213 days)",
+                                 sim_component_cycle(c), c->name, stage, cycles));
+}
+
 static void chip_kernel_done(void *ctx)
 {
     RduChip *k = ctx;
@@ -527,7 +549,7 @@ static void chip_kernel_done(void *ctx)
     Msg *m = sim_msg_alloc(c->sim);
     m->cmd = MSG_RDU_KERNEL_DONE;
     rdu_msg(m)->kernel = k->cur;
-    rdu_msg(m)->last = k->cur + 1 >= k->prog->nk;
+    rdu_msg(m)->last = k->call_group >= k->prog->ngroups;     /* no call left */
     sim_port_send(c, k->host, m, 0);
     sim_progress(c->eng);
     k->run = NULL;          /* kept in runs[] for its stage stats */
@@ -543,12 +565,14 @@ static void chip_start_kernel(SimEvent *ev)
 }
 
 /* Every kernel's run is built before the first starts, so that with a dump open its stages'
- * tracks are registered before any event; each runs once (the host calls each kernel once). */
+ * tracks are registered before any event; a kernel called again (a loop whose parts the host
+ * calls a trip at a time) runs its run again, its stage stats adding up. */
 static void chip_start(Component *c)
 {
     RduChip *k = (RduChip *)c;
     sim_event_init(&k->start_ev, chip_start_kernel, k);
-    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .ctx = k };
+    MpHooks h = { .mem = chip_mem, .done = chip_kernel_done, .net = chip_net, .fail = chip_fail,
+                  .ctx = k };
     k->runs = g_new0(MpRun *, k->prog->nk);
     for (uint32_t i = 0; i < k->prog->nk; i++) {
         char *prefix = k->prog->nk > 1 ? g_strdup_printf("%s.k%u", c->name, i) : g_strdup(c->name);
@@ -577,7 +601,18 @@ static void chip_recv(Component *c, Port *port, Msg *m)
         return;
     }
     g_assert(m->cmd == MSG_RDU_KERNEL_LAUNCH);
-    k->cur = rdu_msg(m)->kernel;
+    /* the host's next call: each group's kernels in turn, the group repeated (a loop whose
+     * parts run a trip a call), then the next group */
+    g_assert(k->call_group < k->prog->ngroups);
+    const RduCallGroup *gr = &k->prog->groups[k->call_group];
+    k->cur = gr->first + k->call_ix;
+    if (++k->call_ix == gr->count) {
+        k->call_ix = 0;
+        if (++k->call_rep == gr->repeats) {
+            k->call_rep = 0;
+            k->call_group++;
+        }
+    }
     g_assert(k->cur < k->prog->nk);
     sim_msg_free(c->sim, m);
     sim_schedule(c->eng, &k->start_ev, clock_edge_at_or_after(c->clk, c->eng->now), SIM_PRI_TICK);

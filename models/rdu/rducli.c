@@ -80,7 +80,7 @@ static int map_main(int argc, char **argv)
     for (int i = 0; ok && sets && sets[i]; i++)
         ok = cfg_apply_set(root, sets[i], &e);
     if (ok) {
-        char *g = g_strconcat("workload.graph=", argv[1], NULL);
+        char *g = cfg_set_literal("workload.graph", argv[1]);
         ok = cfg_apply_set(root, g, &e);
         g_free(g);
     }
@@ -130,7 +130,7 @@ int rdu_cli_main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(rdu_usage, stdout);
-        return 0;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : ARCHSIM_EXIT_IOERR;
     }
     if (!strcmp(argv[1], "map"))
         return map_main(argc - 1, argv + 1);

@@ -43,10 +43,15 @@ static bool rdu_expand(const void *params, const CfgNode *root, CfgNode *graph, 
     if (p->rows * p->cols > 4096) {
         const CfgNode *sys = cfg_map_get(root, "system");
         const CfgNode *v = sys && sys->kind == CFG_MAP ? cfg_map_get(sys, "rows") : NULL;
+        const CfgNode *w = sys && sys->kind == CFG_MAP ? cfg_map_get(sys, "cols") : NULL;
+        if (w && (!v || (w->set_text && !v->set_text)))
+            v = w;                              /* the one the command line changed */
         const CfgNode *at = v ? v : root;
-        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s:%d:%d: system.rows x "
+        char *where = cfg_node_where(at);       /* a file's place, or the --set that gave it */
+        g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s: system.rows x "
                     "system.cols is %" G_GUINT64_FORMAT ", more than the network's 4,096 routers",
-                    at->file ? at->file : "<config>", at->line, at->col, p->rows * p->cols);
+                    where, p->rows * p->cols);
+        g_free(where);
         return false;
     }
     CfgNode *links = cfg_map_get(graph, "links");

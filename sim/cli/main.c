@@ -1154,7 +1154,7 @@ static int model_run_main(const CliHelp *help, const char *key, const char *inpu
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             cli_help_print(stdout, help, NULL);
             g_ptr_array_free(rest, TRUE);
-            return 0;
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : ARCHSIM_EXIT_IOERR;
         }
         if (!strcmp(a, "--machine") || !strcmp(a, "-m")) {
             if (i + 1 >= argc) {
@@ -1176,7 +1176,9 @@ static int model_run_main(const CliHelp *help, const char *key, const char *inpu
             return cli_usage_error(help->cmd, "missing %s (the first argument)", input_name);
         return cli_usage_error(help->cmd, "--machine CONFIG is required (%s)", what);
     }
-    char *set = g_strconcat("workload.", key, "=", input, NULL);
+    char *wkey = g_strconcat("workload.", key, NULL);
+    char *set = cfg_set_literal(wkey, input);      /* `[a].yaml` stays a file name */
+    g_free(wkey);
     GPtrArray *args = g_ptr_array_new();
     g_ptr_array_add(args, (gpointer)"run");
     g_ptr_array_add(args, (gpointer)machine);

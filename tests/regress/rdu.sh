@@ -105,6 +105,110 @@ printf 'graph:\n  tensors:\n    w: {shape: [1000000, 1000000], dtype: fp32, tier
 "$A" rdu map "$T/bad7.yaml" --machine $TEACH > "$T/b7.log" 2>&1; rc=$?
 check "tensors larger than HBM: exit 78 naming the tensor and hbm.capacity ($rc)" \
     "[ $rc -eq 78 ] && grep -q \"bad7.yaml:3:5: the tensors in hbm hold 3.6 TiB over the run (the largest: 'w'), more than hbm.capacity 16.0 GiB\" $T/b7.log"
+# what a review found wrong (each of these failed before its fix)
+# a loop split into kernels with a carried edge across its parts: the host calls the parts in
+# turn, one trip each (kernel 0 ran all trips reading an r nothing had written yet)
+{ printf 'graph:\n  tensors: {r: {shape: [1024], dtype: fp32}}\n  nodes:\n'
+  printf '    a: {op: fixed, cycles: 100, in: r}\n    b: {op: fixed, cycles: 100}\n'
+  printf '    c: {op: fixed, cycles: 100, out: r}\n'
+  printf '  loops: [{name: L, trips: 4, body: [a, b, c]}]\n'; } > "$T/carry.yaml"
+"$A" rdu run "$T/carry.yaml" --machine $TEACH --set system.rows=1 --set system.cols=2 -q \
+    -o "$T/carry" > /dev/null 2>&1
+check "a split loop with a carried edge across parts: 4 trips x 2 parts = 8 calls, r written and read 4 x 4096 B" \
+    "[ '$(stat rdu.kernel_calls "$T/carry/stats.txt" 2>/dev/null)' = 8 ] &&
+     [ '$(stat hbm.bytes_written "$T/carry/stats.txt" 2>/dev/null)' = 16384 ] &&
+     [ '$(stat hbm.bytes_read "$T/carry/stats.txt" 2>/dev/null)' = 16384 ] &&
+     [ '$(stat rdu.stage.k0.L.a.iterations "$T/carry/stats.txt" 2>/dev/null)' = 4 ]"
+"$A" rdu map "$T/carry.yaml" --machine $TEACH --set system.rows=1 --set system.cols=2 > "$T/carry.txt" 2>&1
+check "rdu map says why: the parts in turn, called 4 times, 8 calls in all" \
+    "grep -q \"'a' reads what 'c' makes at the trip before, across parts\" $T/carry.txt &&
+     grep -q 'called 4 times' $T/carry.txt && grep -q '^8 kernel calls in all' $T/carry.txt"
+# a tensor made in a nested loop, read across a split: every inner tile read, as written
+{ printf 'graph:\n  tensors: {t: {shape: [1024], dtype: fp32}}\n  nodes:\n'
+  printf '    p: {op: fixed, cycles: 10, out: t}\n    c: {op: fixed, cycles: 10, in: t}\n'
+  printf '  loops:\n    - {name: I, trips: 4, body: [p]}\n    - {name: O, trips: 2, body: [I, c]}\n'; } > "$T/nest.yaml"
+"$A" rdu run "$T/nest.yaml" --machine $TEACH --set system.rows=1 --set system.cols=1 -q \
+    -o "$T/nest" > /dev/null 2>&1
+check "a nested loop's tensor across kernels: 2 x 4 x 4096 B written and read" \
+    "[ '$(stat hbm.bytes_written "$T/nest/stats.txt" 2>/dev/null)' = 32768 ] &&
+     [ '$(stat hbm.bytes_read "$T/nest/stats.txt" 2>/dev/null)' = 32768 ]"
+# tiling a loop that holds a nested loop halves the nested loop's work too
+{ printf 'graph:\n  tensors: {t: {shape: [1048576], dtype: fp32}}\n  nodes:\n'
+  printf '    inner: {op: fixed, cycles: 100}\n    p: {op: fixed, cycles: 10, out: t}\n'
+  printf '    c: {op: fixed, cycles: 10, in: t}\n'
+  printf '  loops:\n    - {name: I, trips: 5, body: [inner]}\n    - {name: O, trips: 2, body: [I, p, c]}\n'; } > "$T/tilenest.yaml"
+"$A" rdu run "$T/tilenest.yaml" --machine $TEACH -q -o "$T/tilenest" > /dev/null 2>&1
+check "O tiled 2x: inner runs 4 x 5 iterations of 50 cycles, 1,000 busy as untiled" \
+    "[ '$(stat rdu.stage.I.inner.iterations "$T/tilenest/stats.txt" 2>/dev/null)' = 20 ] &&
+     [ '$(stat rdu.stage.I.inner.busy "$T/tilenest/stats.txt" 2>/dev/null)' = 1000 ]"
+# the PMU total past 2^32, a trips x bytes product past 2^64: no longer wrap to a fit
+{ printf 'graph:\n  tensors:\n'
+  for i in 1 2 3 4; do printf '    t%s: {shape: [1099511627776], dtype: fp32}\n' $i; done
+  printf '  nodes:\n'
+  for i in 1 2 3 4; do printf '    p%s: {op: fixed, cycles: 10, out: t%s}\n' $i $i; done
+  printf '    c1: {op: fixed, cycles: 10, in: [t1, t2, t3]}\n    c2: {op: fixed, cycles: 10, in: t4}\n'
+  printf '  loops:\n    - {name: L, trips: 2, depth: 64, body: [p1, p2, p3, p4, c1, c2]}\n'; } > "$T/wrap.yaml"
+"$A" rdu map "$T/wrap.yaml" --machine $TEACH > "$T/wrap.txt" 2>&1
+check "four 2^30-PMU buffers (2^32 in all): split, too big even tiled (it summed to 0 PMUs and fit)" \
+    "grep -q \"loop 'L' does not fit one kernel (6 PCUs, 1048576 PMUs needed\" $T/wrap.txt &&
+     ! grep -q 'SRAM 1125899906842624' $T/wrap.txt"
+{ printf 'graph:\n  tensors: {t: {shape: [2147483648], dtype: bf16}}\n  nodes:\n'
+  printf '    p: {op: fixed, cycles: 1, out: t}\n    c: {op: fixed, cycles: 1, in: t}\n'
+  printf '  loops:\n    - {name: I, trips: 4294967296, body: [p]}\n    - {name: O, trips: 1, body: [I, c]}\n'; } > "$T/trips.yaml"
+"$A" rdu map "$T/trips.yaml" --machine $TEACH > "$T/trips.txt" 2>&1
+check "2^32 trips of a 4 GiB tile: does not fit one kernel (it made a 0-byte buffer)" \
+    "grep -q \"loop 'O' does not fit one kernel\" $T/trips.txt && ! grep -q 'buffer I -> c (t): 0 B' $T/trips.txt"
+# long legal work is not a deadlock
+printf 'graph:\n  nodes:\n    a: {op: fixed, cycles: 20000000}\n' > "$T/long.yaml"
+"$A" rdu run "$T/long.yaml" --machine $TEACH -q -o "$T/long" > "$T/long.log" 2>&1; rc=$?
+check "a 20 M-cycle fixed op runs (exit 3, a deadlock, before) ($rc)" \
+    "[ $rc -eq 0 ] && [ '$(stat rdu.cycles "$T/long/stats.txt" 2>/dev/null)' = 20000000 ]"
+"$A" rdu run $W/metapipe.yaml --machine $TEACH --set workload.launch_latency=20000000 -q \
+    -o "$T/launch" > /dev/null 2>&1; rc=$?
+check "a 20 M-cycle launch latency runs ($rc)" "[ $rc -eq 0 ]"
+printf 'graph:\n  tensors: {x: {shape: [1073741824], dtype: fp32, tier: hbm}}\n  nodes:\n    a: {op: fixed, cycles: 1, in: x}\n' > "$T/read4g.yaml"
+"$A" rdu run "$T/read4g.yaml" --machine $TEACH -q -o "$T/read4g" > /dev/null 2>&1; rc=$?
+check "a 4 GiB HBM read runs ($rc)" "[ $rc -eq 0 ]"
+printf 'graph:\n  nodes:\n    a: {op: fixed, cycles: 1099511627776}\n  loops:\n    - {name: I, trips: 4294967296, body: [a]}\n' > "$T/past.yaml"
+"$A" rdu run "$T/past.yaml" --machine $TEACH --set sim.watchdog=0 -q -o "$T/past" > "$T/past.log" 2>&1; rc=$?
+check "a run past the last tick: exit 78, said (it wrapped) ($rc)" \
+    "[ $rc -eq 78 ] && grep -q 'end past the last tick' $T/past.log && [ ! -e $T/past ]"
+# the prediction with back-pressure: depth 1 predicts what runs
+sed 's/controller: pipe,/controller: pipe, depth: 1,/' $W/metapipe.yaml > "$T/d1.yaml"
+"$A" rdu run "$T/d1.yaml" --machine $TEACH -q -o "$T/d1" > /dev/null 2>&1
+check "metapipe with depth 1: 4,080 cycles, predicted exactly (2,580 before)" \
+    "[ '$(stat rdu.cycles "$T/d1/stats.txt" 2>/dev/null)' = 4080 ] &&
+     [ '$(stat rdu.predicted_cycles "$T/d1/stats.txt" 2>/dev/null)' = 4080 ]"
+# names that would corrupt the stats are refused
+printf 'graph:\n  nodes:\n    "a\\nrdu.cycles 5 #": {op: fixed, cycles: 3}\n' > "$T/name.yaml"
+"$A" rdu map "$T/name.yaml" --machine $TEACH > "$T/name.log" 2>&1; rc=$?
+check "a node name with a line break: exit 78 at it ($rc)" \
+    "[ $rc -eq 78 ] && grep -q 'name.yaml:3:5: node .*: not a name' $T/name.log"
+# the capacity message names the largest tensor over the run, trips included
+{ printf 'graph:\n  tensors:\n    a: {shape: [1048576], dtype: int8, tier: hbm}\n'
+  printf '    b: {shape: [2097152], dtype: int8, tier: hbm}\n  nodes:\n'
+  printf '    ra: {op: fixed, cycles: 1, in: a}\n    rb: {op: fixed, cycles: 1, in: b}\n'
+  printf '  loops: [{name: L, trips: 1100, body: [ra]}]\n'; } > "$T/cap.yaml"
+"$A" rdu map "$T/cap.yaml" --machine $TEACH --set hbm.capacity=1GiB > "$T/cap.log" 2>&1
+check "the capacity error names 'a' (1.1 GB over 1,100 trips), not 'b' (2 MB)" \
+    "grep -q \"the largest: 'a'\" $T/cap.log"
+# fusion up to rdu.stages, not 8
+{ printf 'graph:\n  tensors:\n    x0: {shape: [1024], dtype: fp32, tier: hbm}\n'
+  for i in 1 2 3 4 5 6 7 8 9 10; do printf '    x%s: {shape: [1024], dtype: fp32}\n' $i; done
+  printf '  nodes:\n'
+  for i in 1 2 3 4 5 6 7 8 9 10; do printf '    m%s: {op: map, in: x%s, out: x%s}\n' $i $((i - 1)) $i; done; } > "$T/fuse.yaml"
+"$A" rdu map "$T/fuse.yaml" --machine $TEACH --set rdu.stages=16 > "$T/fuse.txt" 2>&1
+check "ten maps fuse into one stage with rdu.stages 16" "grep -q 'm1+m2+m3+m4+m5+m6+m7+m8+m9+m10 ' $T/fuse.txt"
+# a graph path YAML would read otherwise; --help on a full disk
+cp $W/metapipe.yaml "$T/[a] #x.yaml"
+"$A" rdu map "$T/[a] #x.yaml" --machine $TEACH > "$T/path.txt" 2>&1; rc=$?
+check "a graph named '[a] #x.yaml' is read as that file ($rc)" "[ $rc -eq 0 ] && grep -q 'predicted II 150' $T/path.txt"
+"$A" rdu --help > /dev/full 2>/dev/null; r1=$?
+"$A" rdu run --help > /dev/full 2>/dev/null; r2=$?
+check "rdu --help and rdu run --help on a full disk: 74 ($r1, $r2)" "[ $r1 -eq 74 ] && [ $r2 -eq 74 ]"
+"$A" rdu map $W/mlp.yaml --machine $TEACH --set system.cols=2000 > "$T/cols.log" 2>&1
+check "a --set system.cols too large: the message names that --set" \
+    "grep -q '^archsim rdu map: --set system.cols=2000: system.rows x system.cols' $T/cols.log"
 "$A" gpu plan --help > /dev/null 2>&1; rc=$?
 check "gpu plan --help: exit 0 ($rc)" "[ $rc -eq 0 ]"
 
