@@ -238,9 +238,12 @@ char *sim_component_section_name(const Component *c)
         if (br)
             *br = '\0';
     } else if (c->index >= 0) {
-        size_t n = strlen(s);
-        while (n > 0 && g_ascii_isdigit(s[n - 1]))
-            s[--n] = '\0';
+        /* the index's own digits alone: the flat array l1 has l10, l11 (it stripped every
+         * digit, so arrays l1 and l2 became one "l") */
+        char ix[24];
+        size_t n = strlen(s), k = (size_t)g_snprintf(ix, sizeof ix, "%d", c->index);
+        if (n > k && strcmp(s + n - k, ix) == 0)
+            s[n - k] = '\0';
     }
     return s;
 }

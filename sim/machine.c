@@ -15,6 +15,7 @@
 #define MACHINE_MAX_COUNT 65536u        /* instances of one array */
 #define MACHINE_MAX_INSTANCES 1048576u  /* components of one machine */
 #define MACHINE_MAX_DEPTH 16            /* nesting of groups (and of includes in entries) */
+#define MACHINE_MAX_LINK_LATENCY 1000000000000ull   /* 1 s in ticks (ps) */
 
 typedef struct MDecl MDecl;
 struct MDecl {
@@ -51,6 +52,7 @@ typedef struct {
     GHashTable *comp_decl;      /* Component* -> MDecl* */
     uint64_t ninst;
     const CfgNode *cur_map;     /* the override map being walked */
+    bool counts_pass;           /* walking the overrides for their count: settings alone */
     bool partial;               /* checking a part: placeholders, parameters given only */
     GPtrArray *placeholders;    /* Component* made for a part check (owned) */
 } MBuild;
@@ -253,6 +255,8 @@ static MDecl *decl_new(MBuild *b, const char *name, const CfgNode *key, MDecl *p
     return d;
 }
 
+static bool params_key_ok(const MDecl *d, const CfgNode *pk, GError **error);
+
 static bool decl_fill(MBuild *b, MDecl *d, const CfgNode *entry, int depth, GError **error)
 {
     if (entry->kind != CFG_MAP) {
@@ -347,6 +351,9 @@ static bool decl_fill(MBuild *b, MDecl *d, const CfgNode *entry, int depth, GErr
                    "subcomponents)", d->path);
         return false;
     }
+    for (guint i = 0; params && params->kind == CFG_MAP && i < params->keys->len; i++)
+        if (!params_key_ok(d, g_ptr_array_index(params->keys, i), error))
+            return false;
     if (subs) {
         if (subs->kind != CFG_MAP) {
             node_error(error, subs, "%s.subcomponents: expected a map: name -> entry", d->path);
@@ -390,6 +397,14 @@ static bool decl_parse_list(MBuild *b, const CfgNode *map, MDecl *parent, GPtrAr
             }
             MDecl *d = decl_child(list, sg->name);
             bool last = s + 1 == segs->len;
+            if (!d && (at ? at->depth + 1 : 0) >= MACHINE_MAX_DEPTH) {
+                /* a dotted key's groups count as subcomponents: do (the chain of names
+                 * instances are built from holds that many) */
+                node_error(error, k, "%s: groups nest more than %d deep", k->scalar,
+                           MACHINE_MAX_DEPTH);
+                ok = false;
+                break;
+            }
             if (last) {
                 if (d) {
                     char *first = cfg_node_where(d->key);
@@ -408,6 +423,11 @@ static bool decl_parse_list(MBuild *b, const CfgNode *map, MDecl *parent, GPtrAr
                 ok = decl_fill(b, d, v, depth, error);
             } else {
                 if (!d) {              /* an implicit group for the dotted prefix */
+                    if (b->decls->len >= MACHINE_MAX_INSTANCES) {
+                        node_error(error, k, "too many declarations");
+                        ok = false;
+                        break;
+                    }
                     d = decl_new(b, sg->name, k, at);
                     d->node = cfg_node_new_map(k->file, k->line, k->col);
                     g_ptr_array_add(list, d);
@@ -441,6 +461,21 @@ static void override_free(gpointer p)
 static bool override_walk(MBuild *b, const CfgNode *map, GPtrArray *chain, GArray *sel,
                           GError **error);
 
+/* count:, clock: and type: are keys of an entry, beside params: (inside it they were taken for
+ * parameters the class does not have and ignored, or, count, acted on per instance) */
+static bool params_key_ok(const MDecl *d, const CfgNode *pk, GError **error)
+{
+    static const char *const entry_only[] = { "count", "clock", "type", NULL };
+    for (int i = 0; entry_only[i]; i++)
+        if (strcmp(pk->scalar, entry_only[i]) == 0) {
+            node_error(error, pk, "%s.params.%s: not a parameter of %s; %s", d->path, pk->scalar,
+                       d->cls->name, i == 2 ? "its class is the entry's class:"
+                                             : "it is a key of the entry, beside params:");
+            return false;
+        }
+    return true;
+}
+
 /* Descends by one key of an override map (which may be a dotted path with indices). */
 static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArray *chain,
                          GArray *sel, GError **error)
@@ -470,6 +505,15 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
             g_free(h);
             return false;
         }
+        if (strcmp(k->scalar, "type") == 0 &&
+            !(scalar(v) && strcmp(v->scalar, at->cls->name) == 0)) {
+            /* a short-hand section's type: names the class its entry has; another was ignored */
+            node_error(error, v, "%s.type: %s is a %s (its entry's class:); the type cannot "
+                       "change it", at->path, at->path, at->cls->name);
+            return false;
+        }
+        if (b->counts_pass && strcmp(k->scalar, "count") != 0)
+            return true;                /* the counts first */
         MOverride *o = g_new0(MOverride, 1);
         o->chain = g_ptr_array_copy(chain, NULL, NULL);
         o->sel = g_array_copy(sel);
@@ -487,6 +531,10 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
         }
         for (guint i = 0; i < v->keys->len; i++) {
             const CfgNode *pk = g_ptr_array_index(v->keys, i);
+            if (!params_key_ok(at, pk, error))
+                return false;
+            if (b->counts_pass)
+                continue;
             MOverride *o = g_new0(MOverride, 1);
             o->chain = g_ptr_array_copy(chain, NULL, NULL);
             o->sel = g_array_copy(sel);
@@ -527,7 +575,7 @@ static bool override_key(MBuild *b, const CfgNode *k, const CfgNode *v, GPtrArra
             ok = false;
             break;
         }
-        if (idx >= 0 && (uint64_t)idx >= d->count) {
+        if (idx >= 0 && (uint64_t)idx >= d->count && !b->counts_pass) {
             node_error(error, k, "%s: index %d is out of range: %s has %" G_GUINT64_FORMAT
                        " instance%s (0 .. %" G_GUINT64_FORMAT ")", k->scalar, idx, d->path,
                        d->count, d->count == 1 ? "" : "s", d->count - 1);
@@ -672,6 +720,13 @@ static char *instance_name(const MDecl *d, const int *idx)
 
 static bool instantiate(MBuild *b, MDecl *d, int *idx, GError **error)
 {
+    if (!d->cls && d->children->len == 0) {
+        /* nothing to make: each of its instances would be walked for nothing (2^48 of them
+         * for three nested counts of 65536) */
+        node_error(error, d->key, "%s: a group with nothing in it (give it subcomponents)",
+                   d->path);
+        return false;
+    }
     for (uint64_t i = 0; i < d->count; i++) {
         idx[d->depth] = d->array ? (int)i : -1;
         if (!d->cls) {
@@ -709,7 +764,25 @@ static bool instantiate(MBuild *b, MDecl *d, int *idx, GError **error)
             cfg_map_set(sec, o->key, cfg_node_copy(o->value));
         }
         char *name = instance_name(d, idx);
-        Component *c = NULL;
+        Component *c = g_hash_table_lookup(b->inst, name);
+        if (c) {
+            /* a flat array's name + index that another component already has (w1 of flat
+             * array w beside a component w1): the second would replace the first */
+            MDecl *other = g_hash_table_lookup(b->comp_decl, c);
+            char *mine = d->array ? g_strdup_printf("instance %" G_GUINT64_FORMAT " of flat "
+                                                    "array %s", i, d->path)
+                                  : g_strdup_printf("component %s", d->path);
+            char *theirs = other && other->array
+                               ? g_strdup_printf("instance %d of flat array %s", c->index,
+                                                 other->path)
+                               : g_strdup_printf("component %s", other ? other->path : name);
+            node_error(error, d->key, "%s: %s and %s both get the name %s; rename one (a flat "
+                       "array's instances are its name and index)", d->path, theirs, mine, name);
+            g_free(mine);
+            g_free(theirs);
+            g_free(name);
+            return false;
+        }
         if (b->partial) {
             /* a part: the keys it gives are checked; what it leaves out is the includer's */
             static const char *const ig[] = { "type", "clock", NULL };
@@ -908,6 +981,11 @@ static bool parse_latency(const CfgNode *v, const Component *from, Tick *out, GE
     if (*out < 1) {
         node_error(error, v, "links: latency: %s is below one tick (1 ps), the least a link can "
                    "take; leave latency: out for a 1 ps wire", v->scalar);
+        return false;
+    }
+    if (*out > MACHINE_MAX_LINK_LATENCY) {
+        /* every send adds it to the current tick: past 2^64 ps it wrapped to the past */
+        node_error(error, v, "links: latency: %s is more than a link can take (1 s)", v->scalar);
         return false;
     }
     return true;
@@ -1170,30 +1248,11 @@ bool machine_check_part(const CfgNode *root, GString *summary, GError **error)
     return ok;
 }
 
-static bool graph_build(Sim *sim, const CfgNode *root,
-                        bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
-                        bool partial, guint *ncomp, guint *nlinks, GError **error)
+/* The overrides of every top-level key but sim, components and links, into b->overrides in the
+ * order they apply (the last wins). */
+static bool walk_overrides(MBuild *b, const CfgNode *root, GError **error)
 {
-    MBuild mb = { .sim = sim, .root = root, .partial = partial };
-    MBuild *b = &mb;
-    b->decls = g_ptr_array_new();
-    b->top = g_ptr_array_new();
-    b->overrides = g_ptr_array_new_with_free_func(override_free);
-    b->inst = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    b->port_link = g_hash_table_new(g_direct_hash, g_direct_equal);
-    b->comp_decl = g_hash_table_new(g_direct_hash, g_direct_equal);
-    b->placeholders = g_ptr_array_new();
-    GHashTable *taken = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    int idx[MACHINE_MAX_DEPTH + 1];
     bool ok = true;
-    const CfgNode *comps = cfg_map_get(root, "components");
-    if (comps->kind != CFG_MAP || comps->keys->len == 0) {
-        node_error(error, comps, "components: expected a map: name -> {class:, params:, ...} "
-                   "with at least one component");
-        ok = false;
-    }
-    ok = ok && decl_parse_list(b, comps, NULL, b->top, 0, error);
-    /* every other top-level key overrides a component or group */
     GPtrArray *chain = g_ptr_array_new();
     GArray *sel = g_array_new(FALSE, FALSE, sizeof(int));
     for (guint i = 0; ok && i < root->keys->len; i++) {
@@ -1227,6 +1286,54 @@ static bool graph_build(Sim *sim, const CfgNode *root,
     }
     g_ptr_array_free(chain, TRUE);
     g_array_free(sel, TRUE);
+    /* overrides apply in order, the last winning: those a --set gave after every one the file
+     * gives (a --set merges into the first top-level key of its name, which a later key of the
+     * file, grp.l1: after grp:, would otherwise override) */
+    GPtrArray *from_set = g_ptr_array_new();
+    guint kept = 0;
+    for (guint i = 0; i < b->overrides->len; i++) {
+        MOverride *o = g_ptr_array_index(b->overrides, i);
+        if (o->value->set_text || o->where->set_text)
+            g_ptr_array_add(from_set, o);
+        else
+            b->overrides->pdata[kept++] = o;
+    }
+    for (guint i = 0; i < from_set->len; i++)
+        b->overrides->pdata[kept++] = g_ptr_array_index(from_set, i);
+    g_ptr_array_free(from_set, TRUE);
+    return ok;
+}
+
+static bool graph_build(Sim *sim, const CfgNode *root,
+                        bool (*settle)(Sim *sim, void *ctx, GError **error), void *ctx,
+                        bool partial, guint *ncomp, guint *nlinks, GError **error)
+{
+    MBuild mb = { .sim = sim, .root = root, .partial = partial };
+    MBuild *b = &mb;
+    b->decls = g_ptr_array_new();
+    b->top = g_ptr_array_new();
+    b->overrides = g_ptr_array_new_with_free_func(override_free);
+    b->inst = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    b->port_link = g_hash_table_new(g_direct_hash, g_direct_equal);
+    b->comp_decl = g_hash_table_new(g_direct_hash, g_direct_equal);
+    b->placeholders = g_ptr_array_new();
+    GHashTable *taken = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    int idx[MACHINE_MAX_DEPTH + 1];
+    bool ok = true;
+    const CfgNode *comps = cfg_map_get(root, "components");
+    if (comps->kind != CFG_MAP || comps->keys->len == 0) {
+        node_error(error, comps, "components: expected a map: name -> {class:, params:, ...} "
+                   "with at least one component");
+        ok = false;
+    }
+    ok = ok && decl_parse_list(b, comps, NULL, b->top, 0, error);
+    /* every other top-level key overrides a component or group: first for the counts alone
+     * (an index of another override is checked against the count it will have), then all */
+    b->counts_pass = true;
+    ok = ok && walk_overrides(b, root, error) && apply_counts(b, error);
+    g_ptr_array_set_size(b->overrides, 0);
+    b->counts_pass = false;
+    ok = ok && walk_overrides(b, root, error);
     ok = ok && apply_counts(b, error);
     for (guint i = 0; ok && i < b->top->len; i++)
         ok = instantiate(b, g_ptr_array_index(b->top, i), idx, error);
@@ -1270,20 +1377,31 @@ static bool graph_build(Sim *sim, const CfgNode *root,
  * (and l1d3.misses into l1d.misses for flat arrays), the generic aggregation of sim/stats.c. */
 static void machine_stats(Sim *sim, StatSet *set)
 {
-    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    /* each array's instances by its stem, stems in the order of their first instance */
+    GHashTable *arrays = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                               (GDestroyNotify)g_hash_table_destroy);
+    GPtrArray *order = g_ptr_array_new();
     for (guint i = 0; i < sim->components->len; i++) {
         const Component *c = g_ptr_array_index(sim->components, i);
         if (c->index < 0)
             continue;
         char *stem = sim_component_section_name(c);
-        if (g_hash_table_contains(seen, stem)) {
+        GHashTable *inst = g_hash_table_lookup(arrays, stem);
+        if (!inst) {
+            inst = g_hash_table_new(g_str_hash, g_str_equal);
+            g_hash_table_insert(arrays, stem, inst);
+            g_ptr_array_add(order, stem);
+        } else {
             g_free(stem);
-            continue;
         }
-        g_hash_table_add(seen, stem);
-        stats_sum_counts(set, stem, "sum over the array");
+        g_hash_table_add(inst, c->name);
     }
-    g_hash_table_destroy(seen);
+    for (guint i = 0; i < order->len; i++) {
+        const char *stem = g_ptr_array_index(order, i);
+        stats_sum_named(set, stem, g_hash_table_lookup(arrays, stem), "sum over the array");
+    }
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(arrays);
 }
 
 static const SystemSection machine_sections[] = { { NULL, NULL, NULL, NULL, NULL } };

@@ -233,22 +233,47 @@ static const char *stats_instance_rest(const char *name, const char *stem)
     return *p == '.' ? p + 1 : NULL;
 }
 
-static guint stats_sum(StatSet *s, const char *stem, const char *const *top_prefixes,
-                       const char *desc_suffix, bool counts_only);
+/* After the instance name (one of `instances`) that name starts with, and its '.'; NULL when it
+ * starts with none (an instance name may hold dots: cluster0.core[2]). */
+static const char *stats_named_rest(const char *name, GHashTable *instances)
+{
+    char buf[512];
+    for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+        size_t n = (size_t)(dot - name);
+        if (n >= sizeof buf)
+            return NULL;
+        memcpy(buf, name, n);
+        buf[n] = '\0';
+        if (g_hash_table_contains(instances, buf))
+            return dot + 1;
+    }
+    return NULL;
+}
+
+static guint stats_sum(StatSet *s, const char *stem, GHashTable *instances,
+                       const char *const *top_prefixes, const char *desc_suffix,
+                       bool counts_only);
 
 guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_prefixes,
                           const char *desc_suffix)
 {
-    return stats_sum(s, stem, top_prefixes, desc_suffix, false);
+    return stats_sum(s, stem, NULL, top_prefixes, desc_suffix, false);
 }
 
 guint stats_sum_counts(StatSet *s, const char *stem, const char *desc_suffix)
 {
-    return stats_sum(s, stem, NULL, desc_suffix, true);
+    return stats_sum(s, stem, NULL, NULL, desc_suffix, true);
 }
 
-static guint stats_sum(StatSet *s, const char *stem, const char *const *top_prefixes,
-                       const char *desc_suffix, bool counts_only)
+guint stats_sum_named(StatSet *s, const char *stem, GHashTable *instances,
+                      const char *desc_suffix)
+{
+    return stats_sum(s, stem, instances, NULL, desc_suffix, true);
+}
+
+static guint stats_sum(StatSet *s, const char *stem, GHashTable *instances,
+                       const char *const *top_prefixes, const char *desc_suffix,
+                       bool counts_only)
 {
     GHashTable *sum = g_hash_table_new(g_str_hash, g_str_equal);
     GPtrArray *order = g_ptr_array_new_with_free_func(g_free);
@@ -257,8 +282,9 @@ static guint stats_sum(StatSet *s, const char *stem, const char *const *top_pref
     GPtrArray *units = g_ptr_array_new();
     for (guint i = 0; i < s->entries->len; i++) {
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
-        const char *rest = e->is_int && !(counts_only && e->level)
-                               ? stats_instance_rest(e->name, stem) : NULL;
+        const char *rest = !e->is_int || (counts_only && e->level) ? NULL
+                           : instances ? stats_named_rest(e->name, instances)
+                                       : stats_instance_rest(e->name, stem);
         if (!rest || strstr(rest, "::"))
             continue;
         bool top = false;

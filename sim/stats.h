@@ -110,6 +110,11 @@ guint stats_sum_instances(StatSet *s, const char *stem, const char *const *top_p
 /* The same for a machine graph's arrays (sim/machine.c): STEM[N].REST or STEMN.REST adds into
  * STEM.REST, counts only (levels and cycle stamps, such as a core's last cycle, are not summed). */
 guint stats_sum_counts(StatSet *s, const char *stem, const char *desc_suffix);
+/* The same over the instances named in `instances` (a set of component names) alone: what
+ * the machine builder knows to be one array's, so that a standalone l13 beside a flat array
+ * l1 (l10, l11) is not summed into l1. */
+guint stats_sum_named(StatSet *s, const char *stem, GHashTable *instances,
+                      const char *desc_suffix);
 guint stats_count_instances(const StatSet *s, const char *stem, const char *rest);
 double stats_instances_mean(const StatSet *s, const char *stem, const char *hist);
 /* Safe division for formulas: 0 when the denominator is 0 (documented in docs/stats.md). */

@@ -673,8 +673,21 @@ static bool bus_realize(Component *c, GError **error)
     b->mem = g_new0(Port *, b->nbanks);
     for (int i = 0; i < b->nports; i++)
         b->cpu[i] = sim_port(c, "cpu_side", i);
-    for (int i = 0; i < b->nbanks; i++)
+    for (int i = 0; i < b->nbanks; i++) {
         b->mem[i] = sim_port(c, "mem_side", i);
+        /* lines go to bank (block % banks): a bank that indexes its sets by every block (a
+         * machine graph's cache left at interleave 1) would fill a 1/banks of them */
+        uint64_t ilv;
+        Component *bank = b->mem[i]->peer ? b->mem[i]->peer->owner : NULL;
+        if (b->nbanks > 1 && bank && sim_component_param_u64(bank, "interleave", &ilv) &&
+            ilv != (uint64_t)b->nbanks) {
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "mem_side[%d] links "
+                        "to %s, whose interleave is %" G_GUINT64_FORMAT ", but the bus spreads "
+                        "lines over its %d banks by block; hint: give each bank interleave: %d",
+                        i, bank->name, ilv, b->nbanks, b->nbanks);
+            return false;
+        }
+    }
     b->qhead = g_new0(Msg *, b->nports);
     b->qtail = g_new0(Msg *, b->nports);
     b->elig = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);

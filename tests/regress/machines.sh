@@ -78,5 +78,82 @@ check "tpu-and-core: the DRAM reads the TPU's fills plus what the core alone rea
 i1=$(v "$T/tc" core.insts); i0=$(v "$T/u0" core.insts); p1=$(v "$T/tc" core.ipc); p0=$(v "$T/u0" core.ipc)
 check "tpu-and-core: the core runs the same program more slowly beside the TPU" \
     "[ -n '$i1' ] && [ '$i1' = '$i0' ] && awk -v a='$p1' -v b='$p0' 'BEGIN { exit !(a < b) }'"
+# what a review found wrong (each failed before its fix); base: a core, an L1 and a DRAM
+base() {  # file [extra components] [extra top-level text]
+    { printf 'sim: {seed: 1, clock: 1GHz}\ncomponents:\n'
+      printf '  core: {class: script-core, params: {script: "0:L:0x40 5:S:0x80 10:L:0x1000"}}\n'
+      printf '  l1: {class: cache, params: {size: 1KiB, assoc: 2, line: 64B, hit_latency: 2}}\n'
+      printf '  dram: {class: dram}\n%s' "${2:-}"
+      printf 'links:\n  - {from: core.dcache, to: l1.cpu_side}\n  - {from: l1.mem_side, to: dram.port}\n%s' "${3:-}"; } > "$1"
+}
+deep=g0; i=1; while [ $i -lt 24 ]; do deep="$deep.g$i"; i=$((i + 1)); done
+base "$T/deep.yaml" "  $deep.chk: {class: mem-checker}
+"
+$A validate "$T/deep.yaml" > "$T/deep.log" 2>&1; rc=$?
+check "a dotted declaration 25 deep: exit 78, groups nest more than 16 deep (a segfault) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'groups nest more than 16 deep' '$T/deep.log'"
+base "$T/lat.yaml"
+sed -i 's/to: l1.cpu_side}/to: l1.cpu_side, latency: 18446744073709551615ps}/' "$T/lat.yaml"
+$A run "$T/lat.yaml" --set sim.watchdog=0 -q -o "$T/lat" > "$T/lat.log" 2>&1; rc=$?
+check "a link latency of 2^64 - 1 ps: exit 78 at it, no run directory (an abort) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'lat.yaml:[0-9]*:[0-9]*: links: latency: .* more than a link can take' '$T/lat.log' && [ ! -e '$T/lat' ]"
+base "$T/empty.yaml" "  g: {count: 65536, subcomponents: {h: {count: 65536, subcomponents: {i: {count: 65536, subcomponents: {}}}}}}
+"
+timeout 20 $A validate "$T/empty.yaml" > "$T/empty.log" 2>&1; rc=$?
+check "groups with nothing in them, 2^48 instances: exit 78 at once (a hang) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'g.h.i: a group with nothing in it' '$T/empty.log'"
+{ printf 'sim: {seed: 1, clock: 1GHz}\ncomponents:\n'
+  printf '  core: {class: script-core, count: 2, flat: true, params: {script: "0:L:0x40 5:S:0x80 10:L:0x1000"}}\n'
+  printf '  l1: {class: cache, count: 2, flat: true, params: {size: 1KiB, assoc: 2}}\n'
+  printf '  l2: {class: cache, count: 2, flat: true, params: {size: 4KiB, assoc: 2}}\n  dram: {class: dram}\n'
+  printf 'links:\n  - {from: "core[*].dcache", to: "l1[*].cpu_side"}\n  - {from: "l1[*].mem_side", to: "l2[*].cpu_side"}\n'
+  printf '  - {from: "l2[*].mem_side", to: dram.port}\n'; } > "$T/flat.yaml"
+$A run "$T/flat.yaml" -q -o "$T/flat" > /dev/null 2>&1
+a1=$(v "$T/flat" l1.accesses); a2=$(v "$T/flat" l2.accesses)
+check "flat arrays l1 and l2: l1.accesses 6 and l2.accesses 6 ($a1, $a2; summed into one 'l.accesses' 12)" \
+    "[ '$a1' = 6 ] && [ '$a2' = 6 ] && ! grep -q '^l\\.accesses' '$T/flat/stats.txt'"
+sed 's/^  l2: {class: cache, count: 2, flat: true,/  l13: {class: cache,/; s/"l2\[\*\].cpu_side"/l13.cpu_side/; s/"l2\[\*\].mem_side"/l13.mem_side/' "$T/flat.yaml" > "$T/flat13.yaml"
+sed -i 's/to: l13.cpu_side}/to: "l13.cpu_side[*]"}/' "$T/flat13.yaml"
+$A run "$T/flat13.yaml" -q -o "$T/flat13" > /dev/null 2>&1
+a1=$(v "$T/flat13" l1.accesses)
+check "a standalone l13 beside flat array l1 (l10, l11) is not summed into l1 ($a1)" "[ '$a1' = 6 ]"
+base "$T/dup.yaml" "  w: {class: script-core, count: 2, flat: true, params: {script: \"0:L:0x40\"}}
+  w1: {class: script-core, params: {script: \"0:L:0x80\"}}
+"
+$A validate "$T/dup.yaml" > "$T/dup.log" 2>&1; rc=$?
+check "flat array w's w1 and a component w1: exit 78, both named (two components w1) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'instance 1 of flat array w and component w1 both get the name w1' '$T/dup.log'"
+{ printf 'sim: {seed: 1, clock: 1GHz}\ncomponents:\n'
+  printf '  core: {class: script-core, params: {script: "0:L:0x40"}}\n'
+  printf '  l1: {class: coherent-cache, params: {size: 1KiB, assoc: 1, line: 128B}}\n'
+  printf '  bus: {class: snoop-bus, params: {line: 128B}}\n'
+  printf '  llc: {class: cache, count: 4, params: {size: 1KiB, assoc: 2, line: 128B}}\n  dram: {class: dram}\n'
+  printf 'links:\n  - {from: core.dcache, to: l1.cpu_side}\n  - {from: l1.bus, to: bus.cpu_side}\n'
+  printf '  - {from: bus.mem_side, to: "llc[*].cpu_side"}\n  - {from: "llc[*].mem_side", to: dram.port}\n'; } > "$T/banks.yaml"
+$A validate "$T/banks.yaml" > "$T/banks.log" 2>&1; rc=$?
+check "a bus over 4 LLC banks left at interleave 1: exit 78 with the hint (a quarter of the sets) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'give each bank interleave: 4' '$T/banks.log' &&
+     $A validate '$T/banks.yaml' --set llc.interleave=4 > /dev/null 2>&1"
+{ printf 'sim: {seed: 1, clock: 1GHz}\ncomponents:\n'
+  printf '  core: {class: script-core, params: {script: "0:L:0x40"}}\n'
+  printf '  grp: {subcomponents: {l1: {class: cache, params: {size: 2KiB, assoc: 2}}}}\n  dram: {class: dram}\n'
+  printf 'links:\n  - {from: core.dcache, to: grp.l1.cpu_side}\n  - {from: grp.l1.mem_side, to: dram.port}\n'
+  printf 'grp: {clock: 2GHz}\ngrp.l1: {assoc: 4}\n'; } > "$T/ord.yaml"
+$A validate "$T/ord.yaml" --set grp.l1.assoc=3 > "$T/ord.log" 2>&1; rc=$?
+check "--set grp.l1.assoc=3 wins over the file's later grp.l1 key (refused: 3 ways; it was dropped) ($rc)" \
+    "[ $rc = 78 ] && grep -q '^--set grp.l1.assoc=3: grp.l1.assoc' '$T/ord.log'"
+{ printf 'sim: {seed: 1, clock: 1GHz}\ncomponents:\n'
+  printf '  core: {class: script-core, count: 4, params: {script: "0:L:0x40"}}\n'
+  printf '  l1: {class: cache, count: 4, params: {size: 1KiB, assoc: 2}}\n  dram: {class: dram}\n'
+  printf 'links:\n  - {from: "core[*].dcache", to: "l1[*].cpu_side"}\n  - {from: "l1[*].mem_side", to: dram.port}\n'; } > "$T/arr.yaml"
+$A validate "$T/arr.yaml" --set core.count=2 --set l1.count=2 --set 'core[3].script=0:L:0x80' > "$T/arr1.log" 2>&1; r1=$?
+$A validate "$T/arr.yaml" --set core.count=6 --set l1.count=6 --set 'core[5].script=0:L:0x80' > "$T/arr2.log" 2>&1; r2=$?
+check "an index against the count a --set gives: core[3] of 2 refused, core[5] of 6 taken ($r1, $r2)" \
+    "[ $r1 = 78 ] && grep -q 'index 3 is out of range: core has 2' '$T/arr1.log' && [ $r2 = 0 ]"
+$A validate "$T/arr.yaml" --set l1.params.clock=2GHz > "$T/pc.log" 2>&1; r1=$?
+$A validate "$T/arr.yaml" --set l1.type=dram > "$T/pt.log" 2>&1; r2=$?
+check "clock, count or type inside params:, or a type: that is not the class: refused ($r1, $r2)" \
+    "[ $r1 = 78 ] && grep -q 'l1.params.clock: not a parameter of cache' '$T/pc.log' &&
+     [ $r2 = 78 ] && grep -q 'l1 is a cache' '$T/pt.log'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
