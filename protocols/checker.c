@@ -6,6 +6,7 @@
  */
 #include "checker.h"
 #include "dirchecker.h"
+#include "dirproto.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -941,6 +942,10 @@ static int ck_cli_unknown(const char *name)
     for (const ProtoTable *const *t = proto_tables; *t != NULL && n < G_N_ELEMENTS(names); t++) {
         names[n++] = (*t)->name;
         g_string_append_printf(known, "%s%s", known->len ? ", " : "", (*t)->name);
+    }
+    for (const DirProtocol *const *q = dir_protocols; *q != NULL && n < G_N_ELEMENTS(names); q++) {
+        names[n++] = (*q)->name;                /* the directory ones too */
+        g_string_append_printf(known, ", %s", (*q)->name);
     }
     const char *hint = param_suggest(name, names, n);
     int rc;

@@ -903,6 +903,13 @@ static unsigned trace_vcd_width(const TraceVar *v)
     return v->max_value < 4 ? 2 : 64 - (unsigned)__builtin_clzll(v->max_value);
 }
 
+/* The event wire is as wide as the largest code needs, at least 2 bits (as trace_vcd_width). */
+static unsigned trace_vcd_event_width(const TraceDump *td)
+{
+    unsigned w = td->code_names->len == 0 ? 1 : 64 - (unsigned)__builtin_clzll(td->code_names->len);
+    return w < 2 ? 2 : w;
+}
+
 static uint64_t trace_vcd_code(TraceDump *td, const char *event)
 {
     gpointer code = g_hash_table_lookup(td->codes, event);
@@ -1037,8 +1044,7 @@ static void trace_vcd_put_scope(TraceDump *td, const TraceScope *sc)
     TRACE_PUT_LIT(s, " $end\n");
     if (sc->comp >= 0) {
         TraceComp *c = &g_array_index(td->comps, TraceComp, sc->comp);
-        /* The event wire is as wide as the largest code needs. */
-        unsigned width = td->code_names->len == 0 ? 1 : 64 - __builtin_clzll(td->code_names->len);
+        unsigned width = trace_vcd_event_width(td);
         for (guint i = 0; i <= c->arg_vars->len; i++) {
             uint32_t vi = i == 0 ? c->event_var : g_array_index(c->arg_vars, TraceArgVar, i - 1).var;
             TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
@@ -1156,9 +1162,11 @@ static void trace_vcd_finish(TraceDump *td)
         trace_vcd_flush_batch(td);
     /* A final time stamp one cycle after the last change gives the last values a width. */
     uint64_t last = td->vcd_started ? td->vcd_last : td->opts.start;
-    trace_put_char(&td->spool, '#');
-    trace_put_u64(&td->spool, last == UINT64_MAX ? last : last + 1);
-    trace_put_char(&td->spool, '\n');
+    if (last != UINT64_MAX) {           /* there is no stamp after the last cycle */
+        trace_put_char(&td->spool, '#');
+        trace_put_u64(&td->spool, last + 1);
+        trace_put_char(&td->spool, '\n');
+    }
     char *problem = trace_sink_close(&td->spool);
 
     trace_vcd_header(td);
@@ -1308,7 +1316,7 @@ static void trace_vcd_gtkw(TraceDump *td, const GPtrArray *suffixes, GString *g)
             const TraceVar *v = &g_array_index(td->vars, TraceVar, vi);
             unsigned want, width;
             if (i == 0) {
-                width = td->code_names->len == 0 ? 1 : 64 - __builtin_clzll(td->code_names->len);
+                width = trace_vcd_event_width(td);
                 g_string_append_printf(g, "^1 %s.filter\n", base);
                 want = GTKW_DEC | GTKW_RJUSTIFY | GTKW_FTRANSLATED;
             } else if (v->filter > 0) {
@@ -1467,6 +1475,8 @@ static void trace_free(TraceDump *td)
     g_free(td);
 }
 
+static GPtrArray *trace_side_files(const char *dir, const char *base);
+
 TraceDump *trace_open(const TraceOptions *opts, GError **error)
 {
     g_assert(opts != NULL && opts->path != NULL);
@@ -1535,6 +1545,20 @@ TraceDump *trace_open(const TraceOptions *opts, GError **error)
                                        error));
     g_free(gtkw);
     g_free(filter);
+    if (can && opts->format == TRACE_FMT_VCD) {
+        /* the per-key filters (PATH.KEY.filter) are named only at close, by the keys the run
+         * meets: any that exists now is checked now, not after the run */
+        char *dir = g_path_get_dirname(opts->path), *base = g_path_get_basename(opts->path);
+        GPtrArray *side = trace_side_files(dir, base);
+        for (guint i = 0; can && i < side->len; i++) {
+            char *p = g_build_filename(dir, g_ptr_array_index(side, i), NULL);
+            can = outfile_check(p, opts->force, &outfile_vcd_side_file, &side_replace, error);
+            g_free(p);
+        }
+        g_ptr_array_unref(side);
+        g_free(dir);
+        g_free(base);
+    }
     if (!can || !outfile_open(&td->file, opts->path, opts->force, &outfile_trace_dump, error)) {
         trace_free(td);
         return NULL;
@@ -1578,6 +1602,11 @@ fail:
     g_free(problem);
     trace_free(td);
     return NULL;
+}
+
+void *trace_sink_state(TraceDump *td)
+{
+    return td && td->opts.format == TRACE_FMT_TEACH ? td->teach : NULL;
 }
 
 TraceDump *trace_tee(TraceDump *a, TraceDump *b)
@@ -2153,15 +2182,10 @@ static char *trace_gtkw_renamed(const char *text, const char *old_base, const ch
     return g_string_free(out, FALSE);
 }
 
-bool trace_rename(const char *path, const char *new_path, GError **error)
+/* The files a closed dump wrote beside PATH (PATH.filter, PATH.KEY.filter, PATH.gtkw). */
+static GPtrArray *trace_side_files(const char *dir, const char *base)
 {
-    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
-    char *new_dir = g_path_get_dirname(new_path), *new_base = g_path_get_basename(new_path);
-    bool ok = outfile_rename_noreplace(path, new_path);    /* never over someone's file */
-    if (!ok)
-        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "cannot rename %s to %s: %s",
-                    path, new_path, g_strerror(errno));
-    GDir *d = ok ? g_dir_open(dir, 0, NULL) : NULL;
+    GDir *d = g_dir_open(dir, 0, NULL);
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
     const char *n;
     while (d != NULL && (n = g_dir_read_name(d)) != NULL)
@@ -2170,6 +2194,33 @@ bool trace_rename(const char *path, const char *new_path, GError **error)
             g_ptr_array_add(names, g_strdup(n));
     if (d != NULL)
         g_dir_close(d);
+    return names;
+}
+
+void trace_remove(const char *path)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    GPtrArray *names = trace_side_files(dir, base);
+    for (guint i = 0; i < names->len; i++) {
+        char *p = g_build_filename(dir, g_ptr_array_index(names, i), NULL);
+        unlink(p);
+        g_free(p);
+    }
+    unlink(path);
+    g_ptr_array_unref(names);
+    g_free(dir);
+    g_free(base);
+}
+
+bool trace_rename(const char *path, const char *new_path, GError **error)
+{
+    char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+    char *new_dir = g_path_get_dirname(new_path), *new_base = g_path_get_basename(new_path);
+    bool ok = outfile_rename_noreplace(path, new_path);    /* never over someone's file */
+    if (!ok)
+        g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_IOERR, "cannot rename %s to %s: %s",
+                    path, new_path, g_strerror(errno));
+    GPtrArray *names = ok ? trace_side_files(dir, base) : g_ptr_array_new();
     for (guint i = 0; i < names->len; i++) {
         const char *name = g_ptr_array_index(names, i);
         char *from = g_build_filename(dir, name, NULL);

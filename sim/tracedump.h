@@ -203,9 +203,14 @@ void trace_abort(TraceDump *td);
  * both, each applying its own filters; close and abort act on both. Takes ownership of a and b.
  * The caller's window check (SIM_TRACE) must let through what either needs. */
 TraceDump *trace_tee(TraceDump *a, TraceDump *b);
+/* The consumer's own state of a TRACE_FMT_TEACH dump (what its open() returned); NULL for a
+ * file format. */
+void *trace_sink_state(TraceDump *td);
 
 /* Renames a closed dump and the files written beside it (PATH.filter, PATH.<key>.filter,
  * PATH.gtkw, whose references are rewritten) to NEW; e.g. a dump kept after a deadlock. */
 bool trace_rename(const char *path, const char *new_path, GError **error);
+/* Removes a closed dump and the files written beside it (a run interrupted as it closed). */
+void trace_remove(const char *path);
 
 #endif

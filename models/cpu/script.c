@@ -285,9 +285,25 @@ static bool script_realize(Component *c, GError **error)
         ncores += ((Component *)g_ptr_array_index(c->sim->components, i))->cls == c->cls;
     int me = c->index < 0 ? 0 : c->index;
     GArray *all = g_array_new(FALSE, FALSE, sizeof(ScriptItem));
-    if (!script_parse(k->p.script, k->p.size, ncores, all, error)) {
+    GError *e = NULL;
+    if (!script_parse(k->p.script, k->p.size, ncores, all, &e)) {
         g_array_unref(all);
-        return false;
+        /* at the script: key (or the --set that gave it), not the section */
+        bool r = sim_component_reject(c, "script", error, "%s", e->message);
+        g_error_free(e);
+        return r;
+    }
+    for (guint i = 0; i < all->len; i++) {
+        const ScriptItem *it = &g_array_index(all, ScriptItem, i);
+        if (it->cycle >= TICK_MAX / c->clk->period - 1) {
+            /* its wait could not be scheduled: refused here, not mid-run without a place */
+            uint64_t cyc = it->cycle;
+            unsigned no = it->item;
+            g_array_unref(all);
+            return sim_component_reject(c, "script", error, "script item %u: cycle %"
+                                        G_GUINT64_FORMAT " is past the last tick the simulation "
+                                        "can hold (2^64 ps, about 213 days)", no, cyc);
+        }
     }
     k->ops = g_new0(ScriptItem, all->len);
     uint64_t nstores = 0;

@@ -231,19 +231,23 @@ static void keep_deadlock_trace(TraceDump **td, const char *trace_path, const ch
         return;                  /* --teach alone or --trace -: it went to stdout; no file */
     const char *kept = trace_path;
     char *moved = NULL;
-    if (g_str_has_prefix(trace_path, stage)) {
-        char *base = g_path_get_basename(trace_path);
-        /* with the VCD's filters and .gtkw, whose references follow the new name; a name that
-         * is taken gets this process's id (trace_rename never replaces a file) */
-        for (int attempt = 0; attempt < 2 && kept == trace_path; attempt++) {
-            g_free(moved);
-            moved = attempt == 0 ? g_strdup_printf("%s.deadlock-%s", out, base)
-                                 : g_strdup_printf("%s.deadlock-%d-%s", out, (int)getpid(), base);
-            if (trace_rename(trace_path, moved, NULL))
-                kept = moved;
-        }
-        g_free(base);
+    /* beside the run directory, or (an absolute FILE) beside FILE as deadlock-FILE: a file
+     * called FILE is always a complete run's (docs/trace-dumps.md) */
+    bool staged = g_str_has_prefix(trace_path, stage);
+    char *base = g_path_get_basename(trace_path), *dir = g_path_get_dirname(trace_path);
+    /* with the VCD's filters and .gtkw, whose references follow the new name; a name that is
+     * taken gets this process's id (trace_rename never replaces a file) */
+    for (int attempt = 0; attempt < 2 && kept == trace_path; attempt++) {
+        g_free(moved);
+        char *pid = attempt ? g_strdup_printf("%d-", (int)getpid()) : g_strdup("");
+        moved = staged ? g_strdup_printf("%s.deadlock-%s%s", out, pid, base)
+                       : g_strdup_printf("%s/deadlock-%s%s", dir, pid, base);
+        g_free(pid);
+        if (trace_rename(trace_path, moved, NULL))
+            kept = moved;
     }
+    g_free(base);
+    g_free(dir);
     fprintf(stderr, "archsim run: the trace dump up to the deadlock is kept in %s\n", kept);
     g_free(moved);
 }
@@ -277,6 +281,21 @@ static const char *const run_files[] = {
     OUTFILE_RESERVATION, NULL,
 };
 
+/* A relative --trace as a path inside the run directory: "." and empty segments dropped
+ * (".//stats.json" is stats.json); an absolute one as it is. */
+static char *trace_run_name(const char *trace)
+{
+    if (g_path_is_absolute(trace))
+        return g_strdup(trace);
+    char **parts = g_strsplit(trace, "/", -1);
+    GString *o = g_string_new(NULL);
+    for (char **p = parts; *p; p++)
+        if (**p && strcmp(*p, ".") != 0)
+            g_string_append_printf(o, "%s%s", o->len ? "/" : "", *p);
+    g_strfreev(parts);
+    return g_string_free(o, FALSE);
+}
+
 /* A relative --trace names a file inside the run directory: it must stay inside (no "..")
  * and must not be one of the run's own files. */
 static bool check_trace_path(const char *trace, bool teach, GError **error)
@@ -303,16 +322,17 @@ static bool check_trace_path(const char *trace, bool teach, GError **error)
                     "must stay there (no '..'); give an absolute path to write elsewhere", trace);
         return false;
     }
-    const char *name = trace;
-    while (g_str_has_prefix(name, "./"))
-        name += 2;
+    char *norm = trace_run_name(trace);
+    bool own = false;
     for (int i = 0; run_files[i]; i++)
-        if (strcmp(name, run_files[i]) == 0) {
-            g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
-                        "archsim run: --trace %s: that is the name of one of the run directory's "
-                        "own files; choose another name", trace);
-            return false;
-        }
+        own |= strcmp(norm, run_files[i]) == 0;
+    g_free(norm);
+    if (own) {
+        g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
+                    "archsim run: --trace %s: that is the name of one of the run directory's "
+                    "own files; choose another name", trace);
+        return false;
+    }
     return true;
 }
 
@@ -429,7 +449,7 @@ static const CliHelp run_help = {
 
 static int cmd_run(int argc, char **argv)
 {
-    RunOpts o = { .seed = -1 };
+    RunOpts o = { .seed = -1, .trace_max = G_MININT64 };     /* G_MININT64: not given */
     GOptionEntry entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
           "run directory (default runs/CONFIGNAME-N, a new one each run)", "DIR" },
@@ -482,6 +502,7 @@ static int cmd_run(int argc, char **argv)
     TraceOptions to;
     memset(&to, 0, sizeof to);
     TraceDump *td = NULL;
+    TraceTeach *teach_state = NULL;     /* --teach: the table being built */
     SystemRun *run = NULL;
     GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
     /* run.json records the whole command line, program name included */
@@ -492,6 +513,9 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    /* a reader that goes away (`| head`) makes the next write fail with EPIPE, exit 74 with
+     * the run directory removed, instead of killing the run half-written */
+    signal(SIGPIPE, SIG_IGN);
     char **argv_copy = g_new0(char *, argc + 2);
     argv_copy[0] = g_strdup("archsim");
     for (int i = 0; i < argc; i++)
@@ -520,6 +544,22 @@ static int cmd_run(int argc, char **argv)
         rc = fail(e);
         goto out;
     }
+    if (o.trace_max != G_MININT64 && o.trace_max < 1) {
+        /* 0 and negatives meant "no limit", which leaving the option out already says */
+        rc = usage_error("run", "--trace-max-events: expected a number of events from 1");
+        goto out;
+    }
+    if (!o.trace && (o.trace_format || o.trace_components || o.trace_max != G_MININT64)) {
+        /* they were ignored without a word (--teach reads every component, in full) */
+        rc = usage_error("run", "--trace-format, --trace-components and --trace-max-events "
+                         "shape a dump: give --trace FILE");
+        goto out;
+    }
+    if (!o.trace && !o.teach && (o.trace_window || o.trace_addr)) {
+        rc = usage_error("run", "--trace-window and --trace-addr choose what a dump or the "
+                         "teaching table shows: give --trace FILE or --teach");
+        goto out;
+    }
     /* --warmup and --stats-every are --set sim.KEY=VALUE, checked here as usage */
     char *roi_sets[4] = { NULL, NULL, NULL, NULL };
     int nroi = 0;
@@ -539,8 +579,15 @@ static int cmd_run(int argc, char **argv)
         bool own = false;
         for (int i = 0; run_files[i]; i++)
             own |= strcmp(o.graph, run_files[i]) == 0;
+        /* the --trace file, or (a VCD) a file it writes beside it: FILE.gtkw, FILE*.filter */
+        char *tname = o.trace ? trace_run_name(o.trace) : NULL;
+        bool traced = tname && (!strcmp(o.graph, tname) ||
+                                (g_str_has_prefix(o.graph, tname) && o.graph[strlen(tname)] == '.' &&
+                                 (g_str_has_suffix(o.graph, ".filter") ||
+                                  !strcmp(o.graph + strlen(tname), ".gtkw"))));
+        g_free(tname);
         if (strchr(o.graph, '/') || !strcmp(o.graph, ".") || !strcmp(o.graph, "..") || own ||
-            (o.trace && !strcmp(o.graph, o.trace))) {
+            traced) {
             char *msg = g_strdup_printf("--graph '%s': expected a file name for the run "
                                         "directory (no '/'), not one of its own files nor the "
                                         "--trace file", o.graph);
@@ -610,6 +657,23 @@ static int cmd_run(int argc, char **argv)
             out[n -= 2] = '\0';
         else
             break;
+    }
+    if (o.trace && g_path_is_absolute(o.trace)) {
+        /* an absolute FILE inside the run directory would be put in place before the run
+         * directory is, and then stop its rename: give it relative, which lands there */
+        char *ct = g_canonicalize_filename(o.trace, NULL), *co = g_canonicalize_filename(out, NULL);
+        bool inside = g_str_has_prefix(ct, co) && ct[strlen(co)] == '/';
+        if (inside)
+            fprintf(stderr, "archsim run: --trace %s is inside the run directory %s; give it "
+                    "relative to the run directory (--trace %s), which lands there\n", o.trace,
+                    out, ct + strlen(co) + 1);
+        g_free(ct);
+        g_free(co);
+        if (inside) {
+            cfg_node_free(root);
+            rc = ARCHSIM_EXIT_USAGE;
+            goto out;
+        }
     }
     if (g_file_test(out, G_FILE_TEST_IS_SYMLINK)) {
         cfg_node_free(root);
@@ -713,12 +777,21 @@ static int cmd_run(int argc, char **argv)
             rc = fail(e);
             goto out;
         }
+        teach_state = trace_sink_state(teach);
         td = td ? trace_tee(td, teach) : teach;
     }
     run = system_build(root, o.seed, td, &to, &e);
     if (!run) {
         rc = fail(e);
         goto out;
+    }
+    for (guint i = 0; teach_state && i < run->sim.components->len; i++) {
+        /* each cache's line, so that an access belongs to its own line even when the window
+         * left out the state changes that named it */
+        Component *c = g_ptr_array_index(run->sim.components, i);
+        uint64_t line;
+        if (sim_component_param_u64(c, "line", &line))
+            teach_set_line(teach_state, c->name, line);
     }
     if (td && !trace_check_components(td, &e)) {    /* every component has registered now */
         g_prefix_error(&e, "archsim run: ");
@@ -747,11 +820,27 @@ static int cmd_run(int argc, char **argv)
             keep_deadlock_trace(&td, trace_path, stage, out);
         goto out;
     }
+    if (interrupted) {          /* after the last heartbeat: nothing written yet */
+        fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
+                (int)interrupted);
+        rc = ARCHSIM_EXIT_INTERRUPTED;
+        goto out;
+    }
     if (td) {
         TraceDump *t = td;
         td = NULL;
         if (!trace_close(t, &e)) {
             rc = fail(e);
+            goto out;
+        }
+        if (interrupted) {
+            /* while the dump closed (a large gzip takes seconds): the file it just put in
+             * place is this run's own; remove it with the rest */
+            if (trace_path && strcmp(trace_path, "-") != 0 && !g_str_has_prefix(trace_path, stage))
+                trace_remove(trace_path);
+            fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
+                    (int)interrupted);
+            rc = ARCHSIM_EXIT_INTERRUPTED;
             goto out;
         }
     }
@@ -865,6 +954,13 @@ static int cmd_run(int argc, char **argv)
         g_free(p);
     }
     g_string_free(buf, TRUE);
+    if (ok && interrupted) {
+        if (o.trace && strcmp(o.trace, "-") != 0 && trace_path && !g_str_has_prefix(trace_path, stage))
+            trace_remove(trace_path);
+        g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED, "archsim run: interrupted "
+                    "by signal %d; no results written", (int)interrupted);
+        ok = false;
+    }
     if (ok) {
         if (reserved)
             outfile_unreserve(out);   /* our own placeholder */

@@ -41,6 +41,7 @@ struct TraceTeach {
     GPtrArray *pending;      /* id -> GArray of TeachTxn, or NULL */
     GTree *blocks;           /* line addresses named by state changes (uint64 keys) */
     GHashTable *stale;       /* set of uint64 blocks whose memory copy is old */
+    GArray *line_of;         /* id -> uint64 line size (0: unknown) */
     const char *initial;     /* the state every line starts in: the first change's `from` */
     uint64_t supply_block, supply_cycle;
     const char *supply_cache;
@@ -87,6 +88,7 @@ TraceTeach *teach_new(void)
     t->blocks = g_tree_new_full(teach_u64_cmp, NULL, g_free, NULL);
     t->stale = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     t->rows = g_array_new(FALSE, FALSE, sizeof(TeachRow));
+    t->line_of = g_array_new(FALSE, TRUE, sizeof(uint64_t));
     return t;
 }
 
@@ -97,6 +99,7 @@ void teach_free(TraceTeach *t)
     for (guint i = 0; i < t->rows->len; i++)
         g_free(g_array_index(t->rows, TeachRow, i).states);
     g_array_unref(t->rows);
+    g_array_unref(t->line_of);
     g_hash_table_unref(t->stale);
     g_tree_unref(t->blocks);
     g_ptr_array_unref(t->pending);
@@ -124,6 +127,18 @@ void teach_register(TraceTeach *t, uint32_t id, const char *path, const TeachEve
     g_ptr_array_add(t->lines, NULL);
     g_ptr_array_add(t->pending, NULL);
     g_hash_table_insert(t->ids, (gpointer)p, GUINT_TO_POINTER(id + 1));
+}
+
+static int teach_id(const TraceTeach *t, const char *path);
+
+void teach_set_line(TraceTeach *t, const char *path, uint64_t line)
+{
+    int id = teach_id(t, path);
+    if (id < 0 || line == 0 || (line & (line - 1)) != 0)
+        return;
+    if (t->line_of->len <= (guint)id)
+        g_array_set_size(t->line_of, (guint)id + 1);
+    g_array_index(t->line_of, uint64_t, id) = line;
 }
 
 uint64_t teach_rows(const TraceTeach *t)
@@ -229,8 +244,10 @@ static void teach_txn_from(TraceTeach *t, const char *kind, uint64_t block, uint
 static void teach_access(TraceTeach *t, uint32_t core, uint64_t done, bool store, uint64_t addr,
                          const TraceArg *value, const char *cache)
 {
-    uint64_t block = teach_block_of(t, addr);
     int cid = teach_id(t, cache);
+    uint64_t line = cid >= 0 && (guint)cid < t->line_of->len
+                        ? g_array_index(t->line_of, uint64_t, cid) : 0;
+    uint64_t block = line ? addr & ~(line - 1) : teach_block_of(t, addr);
     /* the transactions its cache ordered for this line since its last access (a write-back of
      * another line, made to free a frame for this one, is listed with its address) */
     GString *bus = g_string_new(NULL);

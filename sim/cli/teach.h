@@ -33,6 +33,10 @@ void teach_event(TraceTeach *t, uint32_t id, uint64_t cycle, const char *event, 
 /* The table so far, aligned, with a title line and a legend (lines starting with '#'). */
 void teach_write(const TraceTeach *t, GString *out);
 uint64_t teach_rows(const TraceTeach *t);
+/* Component `path` (registered) holds lines of `line` bytes (a power of two): its accesses
+ * belong to the line their address is in. Without it an access belongs to the greatest line
+ * address below it that a state change named, which a --trace-window can have left out. */
+void teach_set_line(TraceTeach *t, const char *path, uint64_t line);
 void teach_free(TraceTeach *t);
 
 /* The table as a TraceConsumer, for TraceOptions.sink with TRACE_FMT_TEACH. */

@@ -199,6 +199,46 @@ wait $P; rc=$?
 until_true gone
 check "issue 15 item 6: SIGHUP of the sweep driver: 130, points stopped" "[ $rc -eq 130 ] && gone"
 
+# ---- what a review of the dumps and the teaching view found (each failed before its fix) ----
+cd "$R"
+M=configs/teach/msi.yaml
+SCR="core.script=c0@0:L:0x1000 c0@300:L:0x40 c1@400:S:0x40 c0@600:L:0x1000"
+$A run $M --teach -q -o "$T/tw" --trace-window 250: --set "$SCR" > "$T/tw.txt" 2>&1
+check "--teach with a window: the row of 0x1000 shows its own line (it showed 0x40's M, stale)" \
+    "grep -q '^ *602  core0 load 0x1000 .* I  *I  *fresh' '$T/tw.txt'"
+$A run $M -q -o "$T/in" --trace "$T/in/dump.txt" > "$T/in.log" 2>&1; rc=$?
+check "an absolute --trace inside the run directory: 64 up front, nothing left (73 after the run, debris)" \
+    "[ $rc -eq 64 ] && [ ! -e '$T/in' ] && grep -q 'give it relative to the run directory (--trace dump.txt)' '$T/in.log'"
+$A run tests/errors/cases/watchdog.yaml -q -o "$T/dl" --trace "$T/dl.json" > "$T/dl.log" 2>&1; rc=$?
+check "a deadlock with an absolute --trace FILE: FILE is not left looking complete, deadlock-FILE kept ($rc)" \
+    "[ $rc -eq 3 ] && [ ! -e '$T/dl.json' ] && [ -s '$T/deadlock-dl.json' ] && grep -q 'kept in $T/deadlock-dl.json' '$T/dl.log'"
+{ $A run configs/coherence/true-sharing.yaml --teach -q -o "$T/sp2" --set core.ops=40000 2> "$T/sp.log"; echo $? > "$T/sp.rc"; } | head -1 > /dev/null
+rc=$(cat "$T/sp.rc")
+check "a reader that goes away (| head): exit 74, no run directory (SIGPIPE killed it: 141, debris) ($rc)" \
+    "[ '$rc' = 74 ] && [ ! -e '$T/sp2' ] && ! ls -d '$T'/sp2.part-* > /dev/null 2>&1"
+echo notes > "$T/w.vcd.to.filter"
+$A run $M -q -o "$T/vf" --trace "$T/w.vcd" > "$T/vf.log" 2>&1; rc=$?
+check "a foreign FILE.KEY.filter beside a VCD: 73 before the run (74 after it, results lost) ($rc)" \
+    "[ $rc -eq 73 ] && [ ! -e '$T/vf' ] && grep -q 'w.vcd.to.filter: exists and is not' '$T/vf.log'"
+$A run $M -q -o "$T/vm" --trace v.vcd --trace-window 18446744073709551615: > /dev/null 2>&1
+check "a VCD whose window starts at the last cycle: one time stamp (it was written twice)" \
+    "[ \$(grep -c '^#18446744073709551615' '$T/vm/v.vcd') -eq 1 ]"
+$A run $M -q -o "$T/v1" --trace v.vcd --trace-components core0 --set 'core.script=c0@0:L:0x40' > /dev/null 2>&1
+check "a VCD with one event name: its event wire is 2 bits (GTKWave translates vectors only)" \
+    "grep -q '^\$var wire 2 .* event \$end' '$T/v1/v.vcd' && ! grep -q '^\$var wire 1 ' '$T/v1/v.vcd'"
+$A validate $M --set 'core.script=c1@100:X:0x40' > "$T/sc.log" 2>&1; r1=$?
+$A validate $M --set 'core.script=c0@18446744073709551615:L:0x40' > "$T/sc2.log" 2>&1; r2=$?
+check "a bad script named at the --set that gave it; a cycle past the last tick refused up front ($r1, $r2)" \
+    "[ $r1 -eq 78 ] && grep -q '^--set core.script=c1@100:X:0x40: core.script: script item 1' '$T/sc.log' &&
+     [ $r2 -eq 78 ] && grep -q 'cycle 18446744073709551615 is past the last tick' '$T/sc2.log'"
+$A run $M -q -o "$T/m0" --trace t.txt --trace-max-events 0 > /dev/null 2>&1; r1=$?
+$A run $M -q -o "$T/m1" --trace-window 1:2 > /dev/null 2>&1; r2=$?
+$A run $M -q -o "$T/m2" --trace .//stats.json > /dev/null 2>&1; r3=$?
+$A run $M -q -o "$T/m3" --trace m.vcd --graph m.vcd.gtkw > /dev/null 2>&1; r4=$?
+check "--trace-max-events 0, a window without a dump, .//stats.json, --graph on the VCD's .gtkw: 64 up front ($r1 $r2 $r3 $r4)" \
+    "[ $r1 -eq 64 ] && [ $r2 -eq 64 ] && [ $r3 -eq 64 ] && [ $r4 -eq 64 ] && [ ! -e '$T/m0' ] && [ ! -e '$T/m2' ] && [ ! -e '$T/m3' ]"
+$A check-protocol mssi > /dev/null 2> "$T/cp.log"
+check "check-protocol's known protocols include the directory ones" "grep -q 'known: msi, mesi, moesi, dir-msi, dir-mesi' '$T/cp.log'"
 cd "$R"
 echo "outputs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

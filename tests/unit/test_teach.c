@@ -184,8 +184,9 @@ static void test_script_bad(void)
     }
 }
 
-/* A bad script stops the build at realize with exit code 78, naming the core section's place,
- * the core and the item (issue 16 item 2: the place once, the core once). */
+/* A bad script stops the build at realize with exit code 78, naming the script's place (its
+ * key's value, or the --set that gave it), the key and the item (issue 16 item 2: the place
+ * once; the section's type: line before, which is not where the script is). */
 static void test_script_config_error(void)
 {
     GError *e = NULL;
@@ -196,8 +197,8 @@ static void test_script_config_error(void)
     CU_ASSERT_PTR_NULL(system_build(root, -1, NULL, NULL, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(archsim_exit_code(e), 78);
-    CU_ASSERT_STRING_EQUAL(e->message, "t.yaml:2:7: core0: script item 2 'c2@9:L:0x40': there is "
-                           "no core 2 (cores 0 to 1)");
+    CU_ASSERT_STRING_EQUAL(e->message, "t.yaml:2:35: core.script: script item 2 'c2@9:L:0x40': "
+                           "there is no core 2 (cores 0 to 1)");
     g_error_free(e);
 }
 
