@@ -75,6 +75,8 @@ void sim_destroy(Sim *sim)
             param_free(c->cls->params, sim_component_params(c));
         cfg_node_free(c->section);
         g_ptr_array_free(c->ports, TRUE);
+        if (c->port_slots)
+            g_hash_table_destroy(c->port_slots);
         g_free(c->name);
         g_free(c);
     }
@@ -367,22 +369,32 @@ int sim_port_spec_index(const ComponentClass *cls, const char *name)
 
 /* A new connection of port `spec`: slot < 0 takes the next one after the highest in use. NULL
  * when the slot is taken or the port is scalar and connected already. */
+/* port_slots keys: slot s of spec taken ((spec + 1) << 32 | s), and spec's next slot
+ * ((spec + 1) << 32 | 0xffffffff -> next + 1) */
+#define SLOT_KEY(spec, slot) GSIZE_TO_POINTER(((gsize)(spec) + 1) << 32 | (guint32)(slot))
+
+static int port_next_slot(const Component *c, int spec)
+{
+    gpointer v = c->port_slots ? g_hash_table_lookup(c->port_slots, SLOT_KEY(spec, -1)) : NULL;
+    return v ? (int)GPOINTER_TO_SIZE(v) - 1 : 0;
+}
+
 static Port *port_add(Component *c, int spec, int slot)
 {
-    int next = 0;
-    for (guint i = 0; i < c->ports->len; i++) {
-        Port *p = g_ptr_array_index(c->ports, i);
-        if (p->spec != spec)
-            continue;
-        if (!c->cls->ports[spec].vector || p->slot == slot)
-            return NULL;
-        if (p->slot >= next)
-            next = p->slot + 1;
-    }
+    int next = port_next_slot(c, spec);
+    if (!c->cls->ports[spec].vector && next > 0)
+        return NULL;                    /* a scalar port is connected once */
     if (slot < 0)
         slot = next;
     if (slot > 0 && !c->cls->ports[spec].vector)
         return NULL;
+    if (!c->port_slots)
+        c->port_slots = g_hash_table_new(g_direct_hash, g_direct_equal);
+    if (g_hash_table_contains(c->port_slots, SLOT_KEY(spec, slot)))
+        return NULL;
+    g_hash_table_add(c->port_slots, SLOT_KEY(spec, slot));
+    if (slot >= next)
+        g_hash_table_insert(c->port_slots, SLOT_KEY(spec, -1), GSIZE_TO_POINTER((gsize)slot + 2));
     Port *p = g_new0(Port, 1);
     p->owner = c;
     p->spec = spec;
@@ -408,10 +420,16 @@ bool sim_connect_slots(Component *a, const char *port_a, int slot_a, Component *
                     b->name, port_b);
         return false;
     }
+    int next_a = port_next_slot(a, sa);
     Port *pa = port_add(a, sa, slot_a);
     Port *pb = pa ? port_add(b, sb, slot_b) : NULL;
     if (!pa || !pb) {
         if (pa) {                   /* undo a's half */
+            g_hash_table_remove(a->port_slots, SLOT_KEY(sa, pa->slot));
+            if (next_a > 0)
+                g_hash_table_insert(a->port_slots, SLOT_KEY(sa, -1), GSIZE_TO_POINTER((gsize)next_a + 1));
+            else
+                g_hash_table_remove(a->port_slots, SLOT_KEY(sa, -1));
             g_ptr_array_remove_index(a->ports, a->ports->len - 1);
         }
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,

@@ -1351,6 +1351,8 @@ static bool graph_build(Sim *sim, const CfgNode *root,
     for (guint i = 0; i < b->placeholders->len; i++) {
         Component *c = g_ptr_array_index(b->placeholders, i);
         g_ptr_array_free(c->ports, TRUE);
+        if (c->port_slots)
+            g_hash_table_destroy(c->port_slots);
         g_free(c->name);
         g_free(c);
     }

@@ -35,6 +35,7 @@ typedef struct {
     bool waiting, finished;
     uint64_t issued_at;      /* cycle the access in flight was issued */
     uint64_t loads, stores, completed, cycle_done;
+    int ncores;              /* the machine's script cores (0: not counted yet) */
 } ScriptCore;
 
 static const ParamSpec script_params[] = {
@@ -280,9 +281,18 @@ static bool script_realize(Component *c, GError **error)
         return false;
     }
     /* the script names cores 0 .. n-1: the script cores of this machine */
-    int ncores = 0;
-    for (guint i = 0; i < c->sim->components->len; i++)
-        ncores += ((Component *)g_ptr_array_index(c->sim->components, i))->cls == c->cls;
+    if (k->ncores == 0) {
+        /* counted once for all of them (each counting alone was N^2 for N cores) */
+        int n = 0;
+        for (guint i = 0; i < c->sim->components->len; i++)
+            n += ((Component *)g_ptr_array_index(c->sim->components, i))->cls == c->cls;
+        for (guint i = 0; i < c->sim->components->len; i++) {
+            Component *o = g_ptr_array_index(c->sim->components, i);
+            if (o->cls == c->cls)
+                ((ScriptCore *)o)->ncores = n;
+        }
+    }
+    int ncores = k->ncores;
     int me = c->index < 0 ? 0 : c->index;
     GArray *all = g_array_new(FALSE, FALSE, sizeof(ScriptItem));
     GError *e = NULL;
