@@ -48,7 +48,8 @@ typedef struct {
     GPtrArray *top;             /* MDecl* of components: */
     GPtrArray *overrides;       /* MOverride* */
     GHashTable *inst;           /* full name -> Component* */
-    GHashTable *port_link;      /* Port* -> const CfgNode* (the link that made it) */
+    GHashTable *port_link;
+    GHashTable *pairs;          /* "from.port>to.port" of each link made -> its node */      /* Port* -> const CfgNode* (the link that made it) */
     GHashTable *comp_decl;      /* Component* -> MDecl* */
     uint64_t ninst;
     const CfgNode *cur_map;     /* the override map being walked */
@@ -1082,6 +1083,13 @@ static bool link_one(MBuild *b, const MDecl *group, const char *base, const CfgN
         }
         if (!ok)
             break;
+        if (f.c == t.c) {
+            /* a component's own ports joined: its requests come back to itself (a deadlock) */
+            node_error(error, l, "links: %s.%s and %s.%s are ports of one component; a link "
+                       "joins two", f.c->name, fp, t.c->name, tp);
+            ok = false;
+            break;
+        }
         GError *e2 = NULL;
         if (!sim_connect_slots(f.c, fp, f.slot, t.c, tp, t.slot, lat, &e2)) {
             char *w = cfg_node_where(l);

@@ -688,6 +688,25 @@ static bool bus_realize(Component *c, GError **error)
             return false;
         }
     }
+    /* one cache or bank linked twice would be two caches (two banks) that are one */
+    for (int side = 0; side < 2; side++) {
+        Port **ps = side ? b->mem : b->cpu;
+        int n = side ? b->nbanks : b->nports;
+        GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+        const Component *twice = NULL;
+        for (int i = 0; i < n && !twice; i++) {
+            const Component *o = ps[i] && ps[i]->peer ? ps[i]->peer->owner : NULL;
+            if (o && !g_hash_table_add(seen, (gpointer)o))
+                twice = o;
+        }
+        g_hash_table_destroy(seen);
+        if (twice) {
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s links to %s twice; "
+                        "each of its %s is another component", side ? "mem_side" : "cpu_side",
+                        twice->name, side ? "banks" : "caches");
+            return false;
+        }
+    }
     b->qhead = g_new0(Msg *, b->nports);
     b->qtail = g_new0(Msg *, b->nports);
     b->elig = g_new0(uint64_t, (size_t)(b->nports + 63) / 64);

@@ -155,5 +155,15 @@ $A validate "$T/arr.yaml" --set l1.type=dram > "$T/pt.log" 2>&1; r2=$?
 check "clock, count or type inside params:, or a type: that is not the class: refused ($r1, $r2)" \
     "[ $r1 = 78 ] && grep -q 'l1.params.clock: not a parameter of cache' '$T/pc.log' &&
      [ $r2 = 78 ] && grep -q 'l1 is a cache' '$T/pt.log'"
+base "$T/self.yaml" "" "  - {from: l1.mem_side, to: l1.cpu_side}
+"
+sed -i '/from: l1.mem_side, to: dram.port/d' "$T/self.yaml"
+$A validate "$T/self.yaml" > "$T/self.log" 2>&1; rc=$?
+check "a link from a component to itself: exit 78 (a deadlock at run time) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'l1.mem_side and l1.cpu_side are ports of one component' '$T/self.log'"
+sed 's#  - {from: bus.mem_side, to: "llc\[\*\].cpu_side"}#  - {from: bus.mem_side, to: "llc[0].cpu_side"}\n  - {from: bus.mem_side, to: "llc[0].cpu_side"}#' "$T/banks.yaml" > "$T/twice.yaml"
+$A validate "$T/twice.yaml" --set llc.count=1 --set llc.interleave=2 > "$T/twice.log" 2>&1; rc=$?
+check "one LLC linked twice to the bus (two banks that are one): exit 78 ($rc)" \
+    "[ $rc = 78 ] && grep -q 'mem_side links to llc\[0\] twice' '$T/twice.log'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
