@@ -925,21 +925,73 @@ uint64_t system_stat_u64(SystemRun *run, const char *name)
     return v;
 }
 
+/* A relative path as the file that holds it (or, from --set, the current directory) reads
+ * it: absolute, so that the resolved config loads back from its run directory. */
+static void absolute_path(CfgNode *v)
+{
+    if (v->kind != CFG_SCALAR || !*v->scalar || g_path_is_absolute(v->scalar))
+        return;
+    char *d0 = v->file && strcmp(v->file, "--set") != 0 ? g_path_get_dirname(v->file)
+                                                         : g_get_current_dir();
+    char *dir = g_canonicalize_filename(d0, NULL);          /* a relative file: from the cwd */
+    g_free(d0);
+    char *abs = g_canonicalize_filename(v->scalar, dir);
+    g_free(v->scalar);
+    v->scalar = abs;
+    v->quoted = true;
+    g_free(dir);
+}
+
+/* Every include: of the graph, and every value under a key that some class of the machine
+ * takes as a file path (trace, topology, graph, ...), made absolute. */
+static void absolute_paths(CfgNode *n, GHashTable *path_keys)
+{
+    if (n->kind == CFG_SEQ) {
+        for (guint i = 0; i < n->items->len; i++)
+            absolute_paths(g_ptr_array_index(n->items, i), path_keys);
+        return;
+    }
+    if (n->kind != CFG_MAP)
+        return;
+    for (guint i = 0; i < n->keys->len; i++) {
+        const CfgNode *k = g_ptr_array_index(n->keys, i);
+        CfgNode *v = g_ptr_array_index(n->items, i);
+        if (v->kind == CFG_SCALAR && (strcmp(k->scalar, "include") == 0 ||
+                                      g_hash_table_contains(path_keys, k->scalar)))
+            absolute_path(v);
+        else
+            absolute_paths(v, path_keys);
+    }
+}
+
+bool system_resolved_is_graph(const SystemRun *run) { return run->sys == &machine_system; }
+
 void system_emit_resolved(SystemRun *run, GString *out)
 {
     g_string_append(out, "sim:\n");
     param_emit_yaml(sim_param_specs, &run->sp, out, 2);
     if (run->sys == &machine_system) {
-        /* the graph as given (with its overrides), which loads back to the same machine */
+        /* the graph as given (with its overrides), which loads back to the same machine from
+         * wherever the file is: its includes and file paths absolute */
+        GHashTable *path_keys = g_hash_table_new(g_str_hash, g_str_equal);
+        for (guint i = 0; i < run->sim.components->len; i++) {
+            const Component *c = g_ptr_array_index(run->sim.components, i);
+            for (const ParamSpec *ps = c->cls->params; ps && ps->name; ps++)
+                if (ps->type == PARAM_PATH)
+                    g_hash_table_add(path_keys, (gpointer)ps->name);
+        }
         for (guint i = 0; i < run->root->keys->len; i++) {
             const CfgNode *k = g_ptr_array_index(run->root->keys, i);
             if (strcmp(k->scalar, "sim") == 0)
                 continue;
             CfgNode *one = cfg_node_new_map(k->file, k->line, k->col);
-            cfg_map_set(one, k->scalar, cfg_node_copy(g_ptr_array_index(run->root->items, i)));
+            CfgNode *v = cfg_node_copy(g_ptr_array_index(run->root->items, i));
+            absolute_paths(v, path_keys);
+            cfg_map_set(one, k->scalar, v);
             cfg_node_emit_yaml(one, out, 0);
             cfg_node_free(one);
         }
+        g_hash_table_destroy(path_keys);
         return;
     }
     g_string_append_printf(out, "system:\n  type: %s\n", run->sys->name);

@@ -85,6 +85,9 @@ void system_finish_epochs(SystemRun *run);
 /* The warm-up was asked for and never reached (the stats then describe the whole run). */
 bool system_warmup_missed(const SystemRun *run);
 /* Every parameter with its value, defaults included, as YAML that loads back. */
+/* A machine graph's resolved config is the graph as given (paths absolute), not every
+ * parameter with its default: the header says so. */
+bool system_resolved_is_graph(const SystemRun *run);
 void system_emit_resolved(SystemRun *run, GString *out);
 void system_free(SystemRun *run);
 

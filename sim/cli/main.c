@@ -857,10 +857,14 @@ static int cmd_run(int argc, char **argv)
                 run->sim.roi.insts, run->sim.roi.refs);
     GString *buf = g_string_new(NULL);
     g_string_append_printf(buf,
-                           "# archsim %s (git %s): resolved configuration of %s\n"
-                           "# every parameter with its value, defaults included; "
-                           "`archsim run` accepts this file as it is\n",
-                           ARCHSIM_VERSION, ARCHSIM_GIT, config);
+                           "# archsim %s (git %s): resolved configuration of %s\n%s",
+                           ARCHSIM_VERSION, ARCHSIM_GIT, config,
+                           system_resolved_is_graph(run)
+                               ? "# the machine graph as given, its include: and file paths "
+                                 "absolute; a parameter it leaves out has its default (`archsim "
+                                 "describe CLASS`); `archsim run` accepts this file as it is\n"
+                               : "# every parameter with its value, defaults included; "
+                                 "`archsim run` accepts this file as it is\n");
     system_emit_resolved(run, buf);
     struct { const char *name; void (*fmt)(const StatSet *, GString *); } outs[] = {
         { "stats.txt", stats_format_txt }, { "stats.json", stats_format_json },

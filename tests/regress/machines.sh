@@ -165,5 +165,12 @@ sed 's#  - {from: bus.mem_side, to: "llc\[\*\].cpu_side"}#  - {from: bus.mem_sid
 $A validate "$T/twice.yaml" --set llc.count=1 --set llc.interleave=2 > "$T/twice.log" 2>&1; rc=$?
 check "one LLC linked twice to the bus (two banks that are one): exit 78 ($rc)" \
     "[ $rc = 78 ] && grep -q 'mem_side links to llc\[0\] twice' '$T/twice.log'"
+# a graph's resolved config loads back from its run directory (its include: was relative: 66)
+$A run configs/machines/two-clusters.yaml -q -o "$T/rs" > /dev/null 2>&1
+AA=$(cd "$(dirname "$A")" && pwd)/$(basename "$A")
+(cd "$T" && "$AA" run "$T/rs/config.resolved.yaml" -q -o "$T/rs2" > "$T/rs2.log" 2>&1); rc=$?
+check "two-clusters' config.resolved.yaml runs from another directory, the same stats ($rc)" \
+    "[ $rc = 0 ] && grep -v -e '^sim.events' -e host '$T/rs/stats.txt' > '$T/rsa' &&
+     grep -v -e '^sim.events' -e host '$T/rs2/stats.txt' > '$T/rsb' && cmp -s '$T/rsa' '$T/rsb'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
