@@ -9,6 +9,7 @@
 #include "machine.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "error.h"
 
@@ -16,6 +17,8 @@
 #define MACHINE_MAX_INSTANCES 1048576u  /* components of one machine */
 #define MACHINE_MAX_DEPTH 16            /* nesting of groups (and of includes in entries) */
 #define MACHINE_MAX_LINK_LATENCY 1000000000000ull   /* 1 s in ticks (ps) */
+#define MACHINE_MAX_PART_LOADS 1000     /* part includes of one machine (as a config's) */
+#define MACHINE_MAX_PART_BYTES (4u << 20)
 
 typedef struct MDecl MDecl;
 struct MDecl {
@@ -48,8 +51,9 @@ typedef struct {
     GPtrArray *top;             /* MDecl* of components: */
     GPtrArray *overrides;       /* MOverride* */
     GHashTable *inst;           /* full name -> Component* */
-    GHashTable *port_link;
-    GHashTable *pairs;          /* "from.port>to.port" of each link made -> its node */      /* Port* -> const CfgNode* (the link that made it) */
+    GHashTable *port_link;      /* Port* -> const CfgNode* (the link that made it) */
+    uint32_t part_loads;        /* part files read by entries' include: */
+    uint64_t part_bytes;        /* ... and their text */
     GHashTable *comp_decl;      /* Component* -> MDecl* */
     uint64_t ninst;
     const CfgNode *cur_map;     /* the override map being walked */
@@ -202,7 +206,7 @@ static bool decl_parse_list(MBuild *b, const CfgNode *map, MDecl *parent, GPtrAr
                             int depth, GError **error);
 
 /* Merges the part named by entry's include: under the entry's own keys (they win). */
-static CfgNode *entry_resolve(const CfgNode *entry, int depth, GError **error)
+static CfgNode *entry_resolve(MBuild *b, const CfgNode *entry, int depth, GError **error)
 {
     CfgNode *e = cfg_node_copy(entry);
     for (int round = 0; e->kind == CFG_MAP && cfg_map_get(e, "include"); round++) {
@@ -224,6 +228,20 @@ static CfgNode *entry_resolve(const CfgNode *entry, int depth, GError **error)
         char *path = g_path_is_absolute(inc->scalar) ? g_strdup(inc->scalar)
                                                      : g_build_filename(dir, inc->scalar, NULL);
         g_free(dir);
+        /* the config's own include limits (docs/config.md), over the whole machine: a part
+         * that includes four parts that each include four ... read 4^9 files */
+        GStatBuf st;
+        uint64_t size = g_stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+        if (++b->part_loads > MACHINE_MAX_PART_LOADS ||
+            (b->part_bytes += size) > MACHINE_MAX_PART_BYTES) {
+            node_error(error, inc, "include: the machine's parts are included more than %d "
+                       "times or bring in more than 4 MiB of text (each inclusion counts; a "
+                       "part whose entries include parts, level after level, multiplies them)",
+                       MACHINE_MAX_PART_LOADS);
+            g_free(path);
+            cfg_node_free(e);
+            return NULL;
+        }
         GError *e2 = NULL;
         CfgNode *part = cfg_load_file(path, NULL, &e2);
         g_free(path);
@@ -265,7 +283,7 @@ static bool decl_fill(MBuild *b, MDecl *d, const CfgNode *entry, int depth, GErr
                    d->path);
         return false;
     }
-    d->node = entry_resolve(entry, depth, error);
+    d->node = entry_resolve(b, entry, depth, error);
     if (!d->node)
         return false;
     const CfgNode *n = d->node;

@@ -172,5 +172,17 @@ AA=$(cd "$(dirname "$A")" && pwd)/$(basename "$A")
 check "two-clusters' config.resolved.yaml runs from another directory, the same stats ($rc)" \
     "[ $rc = 0 ] && grep -v -e '^sim.events' -e host '$T/rs/stats.txt' > '$T/rsa' &&
      grep -v -e '^sim.events' -e host '$T/rs2/stats.txt' > '$T/rsb' && cmp -s '$T/rsa' '$T/rsb'"
+# parts whose entries include parts, four per level, ten levels: 4^9 files read (15 s, 600 MB)
+mkdir -p "$T/tree"
+printf 'part: true\nclass: mem-checker\n' > "$T/tree/p0.yaml"
+i=1; while [ $i -le 9 ]; do
+    printf 'part: true\nsubcomponents:\n' > "$T/tree/p$i.yaml"
+    for j in a b c d; do printf '  %s: {include: p%d.yaml}\n' $j $((i - 1)) >> "$T/tree/p$i.yaml"; done
+    i=$((i + 1))
+done
+printf 'components:\n  t: {include: tree/p9.yaml}\n' > "$T/tree.yaml"
+timeout 20 $A validate "$T/tree.yaml" > "$T/tree.log" 2>&1; rc=$?
+check "part includes multiplying level after level: exit 78 at the limit of 1000 ($rc)" \
+    "[ $rc = 78 ] && grep -q 'included more than 1000 times' '$T/tree.log'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
