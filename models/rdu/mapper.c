@@ -142,12 +142,21 @@ static void node_traffic(KBuild *b, RduStage *s, const RduNode *n)
         } else {
             /* read by a node of another kernel: a later one, or (a loop whose parts the host
              * calls a trip at a time) an earlier one that reads it at the next trip */
-            bool out_elsewhere = false;
-            for (uint32_t v = 0; v < g->nnodes && !out_elsewhere; v++)
+            int self = (int)(n - g->nodes);
+            bool accum = accumulates(g, self, n->out);
+            uint64_t every = 0;         /* its iterations per value a reader takes; 0: none */
+            for (uint32_t v = 0; v < g->nnodes; v++)
                 for (uint32_t i = 0; i < g->nodes[v].nin; i++)
-                    out_elsewhere |= g->nodes[v].in[i] == n->out && !b->member[v];
-            if (out_elsewhere)
-                s->wr[RDU_TIER_HBM] += rdu_tensor_bytes(t);
+                    if (g->nodes[v].in[i] == n->out && !b->member[v]) {
+                        /* an accumulator's reader takes its last value of each run of the
+                         * loops between them (the reads above count one tile); each
+                         * iteration of anything else is a tile of its own */
+                        uint64_t k = accum ? trips_between(g, self, rdu_graph_common_scope(
+                                                               g, self, (int)v)) : 1;
+                        every = every ? MIN(every, k) : k;
+                    }
+            if (every)                  /* amortized over the iterations (rounded up) */
+                s->wr[RDU_TIER_HBM] += ceil_div(rdu_tensor_bytes(t), every);
         }
     }
 }

@@ -132,6 +132,15 @@ check "rdu map says why: the parts in turn, called 4 times, 8 calls in all" \
 check "a nested loop's tensor across kernels: 2 x 4 x 4096 B written and read" \
     "[ '$(stat hbm.bytes_written "$T/nest/stats.txt" 2>/dev/null)' = 32768 ] &&
      [ '$(stat hbm.bytes_read "$T/nest/stats.txt" 2>/dev/null)' = 32768 ]"
+# an accumulator made in a nested loop and read across a split: its last value of each run
+{ printf 'graph:\n  tensors: {a: {shape: [1024], dtype: fp32}}\n  nodes:\n'
+  printf '    p: {op: fixed, cycles: 10, in: a, out: a}\n    c: {op: fixed, cycles: 10, in: a}\n'
+  printf '  loops:\n    - {name: I, trips: 4, body: [p]}\n    - {name: O, trips: 2, body: [I, c]}\n'; } > "$T/acc.yaml"
+"$A" rdu run "$T/acc.yaml" --machine $TEACH --set system.rows=1 --set system.cols=1 -q \
+    -o "$T/acc" > /dev/null 2>&1
+check "an accumulator across kernels: 2 x 4096 B written and read (written 4 x each before)" \
+    "[ '$(stat hbm.bytes_written "$T/acc/stats.txt" 2>/dev/null)' = 8192 ] &&
+     [ '$(stat hbm.bytes_read "$T/acc/stats.txt" 2>/dev/null)' = 8192 ]"
 # tiling a loop that holds a nested loop halves the nested loop's work too
 { printf 'graph:\n  tensors: {t: {shape: [1048576], dtype: fp32}}\n  nodes:\n'
   printf '    inner: {op: fixed, cycles: 100}\n    p: {op: fixed, cycles: 10, out: t}\n'
