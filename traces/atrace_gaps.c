@@ -616,18 +616,43 @@ bool atrace_gaps_run(const char *dir, const char *binary, bool force, AtGapsSumm
         g_ptr_array_add(paths, g_build_filename(dir, "manifest.yaml", NULL));
         g_ptr_array_add(tmps, mtmp);
     }
+    /* each file's old version kept under a second name (a hard link: no copy) while the new
+     * ones are renamed into place, so that a rename failing midway puts back those before it
+     * instead of leaving the recording half converted (where links are not supported, the
+     * renames go on without that net) */
+    GPtrArray *olds = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; ok && i < tmps->len; i++) {
+        const char *p = g_ptr_array_index(paths, i);
+        char *old = NULL;
+        if (g_ptr_array_index(tmps, i) != NULL) {
+            old = g_strdup_printf("%s.gaps-old-%d", p, (int)getpid());
+            if (link(p, old) != 0)
+                g_clear_pointer(&old, g_free);
+        }
+        g_ptr_array_add(olds, old);
+    }
+    guint done = 0;
+    for (guint i = 0; ok && i < tmps->len; i++, done++) {
+        const char *tmp = g_ptr_array_index(tmps, i), *p = g_ptr_array_index(paths, i);
+        if (tmp != NULL && g_rename(tmp, p) != 0) {
+            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR,
+                        "cannot rename %s to %s: %s; the files renamed before it are put back",
+                        tmp, p, g_strerror(errno));
+            ok = false;
+            break;
+        }
+    }
     for (guint i = 0; i < tmps->len; i++) {
         const char *tmp = g_ptr_array_index(tmps, i), *p = g_ptr_array_index(paths, i);
-        if (tmp == NULL)
-            continue;
-        if (ok && g_rename(tmp, p) != 0) {
-            g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_IOERR,
-                        "cannot rename %s to %s: %s", tmp, p, g_strerror(errno));
-            ok = false;
-        }
-        if (!ok)
+        const char *old = i < olds->len ? g_ptr_array_index(olds, i) : NULL;
+        if (!ok && i < done && old != NULL)
+            g_rename(old, p);                   /* back as it was */
+        else if (old != NULL)
+            g_unlink(old);
+        if (!ok && tmp != NULL && i >= done)
             g_unlink(tmp);
     }
+    g_ptr_array_free(olds, TRUE);
     g_ptr_array_free(paths, TRUE);
     g_ptr_array_free(tmps, TRUE);
     if (sites != NULL)
