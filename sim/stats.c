@@ -504,9 +504,9 @@ void stats_format_json(const StatSet *s, GString *out)
     g_string_append(out, "}\n");
 }
 
-static void csv_field(GString *out, const char *s)
+void stats_csv_field(GString *out, const char *s)
 {
-    if (strpbrk(s, ",\"\n") == NULL) {
+    if (strpbrk(s, ",\"\n\r") == NULL) {
         g_string_append(out, s);
         return;
     }
@@ -526,13 +526,13 @@ void stats_format_csv(const StatSet *s, GString *out)
         const StatEntry *e = &g_array_index(s->entries, StatEntry, i);
         char v[64];
         format_value(e, v, sizeof v, false);
-        csv_field(out, e->name);
+        stats_csv_field(out, e->name);
         g_string_append_c(out, ',');
         g_string_append(out, v);
         g_string_append_c(out, ',');
-        csv_field(out, e->unit);
+        stats_csv_field(out, e->unit);
         g_string_append_c(out, ',');
-        csv_field(out, e->desc);
+        stats_csv_field(out, e->desc);
         g_string_append_c(out, '\n');
     }
 }

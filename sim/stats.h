@@ -117,6 +117,9 @@ guint stats_sum_named(StatSet *s, const char *stem, GHashTable *instances,
                       const char *desc_suffix);
 guint stats_count_instances(const StatSet *s, const char *stem, const char *rest);
 double stats_instances_mean(const StatSet *s, const char *stem, const char *hist);
+/* s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, a quote or a
+ * line break (a kernel named `void f<int, float>(int*)`). */
+void stats_csv_field(GString *out, const char *s);
 /* Safe division for formulas: 0 when the denominator is 0 (documented in docs/stats.md). */
 static inline double stats_ratio(double num, double den) { return den == 0 ? 0.0 : num / den; }
 

@@ -2,6 +2,7 @@
  * launch, the warp instructions and their mix by functional unit) and `archsim gpu occupancy`
  * (NVIDIA's occupancy rules, occupancy.h, with GPGPU-Sim's max_cta beside them). */
 #include "gpu.h"
+#include "../../sim/stats.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -320,14 +321,19 @@ static bool info_kernel(const char *path, bool csv, GError **error)
     }
     char *base = g_path_get_basename(path);
     if (csv) {
-        printf("%u,%s,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%"
+        GString *nf = g_string_new(NULL);
+        stats_csv_field(nf, k->name);
+        g_string_append_c(nf, ',');
+        stats_csv_field(nf, base);
+        printf("%u,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%"
                G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-               ",%" G_GUINT64_FORMAT, k->id, k->name, base, k->binary_version, k->tracer_version,
+               ",%" G_GUINT64_FORMAT, k->id, nf->str, k->binary_version, k->tracer_version,
                k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->nregs,
                k->shmem, s.ctas, s.warps, s.warp_insts, s.thread_insts, s.mem, s.mask0);
         for (int u = 0; u < GPU_UNIT_COUNT; u++)
             printf(",%" G_GUINT64_FORMAT, s.unit[u]);
         printf("\n");
+        g_string_free(nf, TRUE);
     } else {
         char *sn = short_name(k->name);
         printf("kernel %u: %s (%s)\n", k->id, sn, k->name);

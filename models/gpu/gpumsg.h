@@ -30,6 +30,8 @@ enum {
     GPU_OPF_EXACT = 16,     /* every register written is listed (PTX): none is widened */
     GPU_OPF_FLOP = 32,      /* a floating-point add or multiply: one FLOP per lane */
     GPU_OPF_FMA = 64,       /* a fused multiply-add: two FLOPs per lane */
+    GPU_OPF_LOAD = 128,     /* a load the trace lists no destination register for (LDGSTS,
+                               cp.async: global memory into shared memory) */
 };
 
 /* One kernel as the SMs see it (owned by the workload, alive while any of its blocks is). */

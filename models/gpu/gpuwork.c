@@ -205,6 +205,8 @@ static uint8_t op_flags_of(const char *op)
         f |= GPU_OPF_ATOM;
     if (n == 3 && memcmp(op, "RED", 3) == 0)
         f |= GPU_OPF_RED;
+    if (n == 6 && memcmp(op, "LDGSTS", 6) == 0)
+        f |= GPU_OPF_LOAD;          /* Accel-Sim's opcode table: LOAD_OP */
     /* what Nsight Compute counts as FLOPs (flop_count_sp/dp/hp): FADD, FMUL, FFMA and their
      * double and packed-half forms (an HFMA2 lane's two halves count as two) */
     static const char *const one[] = { "FADD", "FMUL", "DADD", "DMUL", "FADD32I", "FMUL32I" };
@@ -498,9 +500,13 @@ static bool work_outputs(Component *c, const char *dir, GError **error)
                               "thread_insts,gpu_sim_cycle,ipc\n");
     for (guint i = 0; i < w->rows->len; i++) {
         const KernelRow *r = &g_array_index(w->rows, KernelRow, i);
-        g_string_append_printf(s, "%u,%s,%s,%" G_GUINT64_FORMAT ",%u,%s,%" G_GUINT64_FORMAT ",%"
-                               G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.4f\n", r->id, r->name,
-                               r->file, r->ctas, r->blocks_per_sm, r->limiter, r->warp_insts,
+        g_string_append_printf(s, "%u,", r->id);
+        stats_csv_field(s, r->name);
+        g_string_append_c(s, ',');
+        stats_csv_field(s, r->file);
+        g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%u,%s,%" G_GUINT64_FORMAT ",%"
+                               G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.4f\n",
+                               r->ctas, r->blocks_per_sm, r->limiter, r->warp_insts,
                                r->thread_insts, r->cycles,
                                stats_ratio((double)r->thread_insts, (double)r->cycles));
     }

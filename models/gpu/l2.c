@@ -219,15 +219,17 @@ static void dram_send(L2 *k, uint64_t block, uint8_t mask, bool write, uint32_t 
     mem_msg(m)->tag = tag;
     mem_msg(m)->value = (uint64_t)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
     if (write)
-        k->dram_write_bytes += bytes, k->writebacks++;
+        k->dram_write_bytes += bytes;
     else
         k->dram_read_bytes += bytes;
     sim_port_send(&k->base, k->mem, m, delay);
 }
 
-/* Reads the sectors in mask from DRAM, one access per run of adjacent sectors (as the sector
- * misses of one line go out); returns how many accesses it sent. */
-static uint32_t dram_read(L2 *k, uint64_t block, uint8_t mask, uint32_t tag, uint64_t delay)
+/* Reads (or writes back) the sectors in mask, one DRAM access per run of adjacent sectors (as
+ * the sector misses of one line go out; a write-back moves the dirty sectors alone, not the
+ * span from the first to the last); returns how many accesses it sent. */
+static uint32_t dram_runs(L2 *k, uint64_t block, uint8_t mask, bool write, uint32_t tag,
+                          uint64_t delay)
 {
     uint32_t n = 0;
     while (mask) {
@@ -235,11 +237,16 @@ static uint32_t dram_read(L2 *k, uint64_t block, uint8_t mask, uint32_t tag, uin
         while (end < 8 && (mask >> end & 1))
             end++;
         uint8_t run = (uint8_t)(((1u << end) - 1) & ~((1u << first) - 1));
-        dram_send(k, block, run, false, tag, delay);
+        dram_send(k, block, run, write, tag, delay);
         mask &= (uint8_t)~run;
         n++;
     }
     return n;
+}
+
+static uint32_t dram_read(L2 *k, uint64_t block, uint8_t mask, uint32_t tag, uint64_t delay)
+{
+    return dram_runs(k, block, mask, false, tag, delay);
 }
 
 /* The way holding block, making one (and writing back a dirty victim) if it is absent. */
@@ -253,8 +260,10 @@ static uint32_t line_make(L2 *k, uint64_t block, TagSet *s)
     uint32_t v = tag_victim(&k->ts, s, &k->base.rng, &evict);
     if (evict) {
         k->evictions++;
-        if (s->dirty[v])
-            dram_send(k, tag_block(s, v), s->dirty[v], true, 0, 0);
+        if (s->dirty[v]) {
+            dram_runs(k, tag_block(s, v), s->dirty[v], true, 0, 0);
+            k->writebacks++;
+        }
     }
     tag_fill(&k->ts, s, v, block, 0, 0);
     return v;

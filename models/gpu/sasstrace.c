@@ -35,6 +35,8 @@ struct SassReader {
     GArray *op_width;           /* index -> bytes per thread */
     GArray *op_space;           /* index -> SassSpace */
     bool ended;                 /* the last block was read */
+    GHashTable *blocks;         /* blocks read so far, by linear index + 1 (a block given twice
+                                   would run twice) */
     uint64_t most_insts, most_addrs;    /* the largest block read so far: a new block's arrays
                                            start that large (grown, they would be copied) */
 };
@@ -397,6 +399,7 @@ SassReader *sass_open(const char *path, GError **error)
     r->k.path = g_strdup(path);
     r->buf = g_malloc(SASS_BUF + 1);
     r->op_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    r->blocks = g_hash_table_new(g_direct_hash, g_direct_equal);
     r->ops = g_ptr_array_new();
     r->op_unit = g_array_new(FALSE, FALSE, sizeof(uint8_t));
     r->op_width = g_array_new(FALSE, FALSE, sizeof(uint8_t));
@@ -429,6 +432,8 @@ void sass_close(SassReader *r)
     g_free(r->k.nvbit_version);
     if (r->op_index)
         g_hash_table_destroy(r->op_index);
+    if (r->blocks)
+        g_hash_table_destroy(r->blocks);
     if (r->ops)
         g_ptr_array_free(r->ops, TRUE);
     if (r->op_unit)
@@ -663,6 +668,8 @@ static bool parse_inst(SassReader *r, SassBlock *b, char **f, int n, SassInst *i
         return false;
     }
     i++;
+    if (v == 0 && g_array_index(r->op_space, uint8_t, in->op) == SASS_SPACE_CONST)
+        in->space = SASS_SPACE_CONST;   /* LDC: its width field is 0 (no addresses traced) */
     if (v > 0) {
         /* the width is the opcode's, as Accel-Sim recomputes it; the field only says "memory" */
         in->width = g_array_index(r->op_width, uint8_t, in->op);
@@ -911,6 +918,8 @@ static bool parse_inst_fast(SassReader *r, SassBlock *b, const char *s, SassInst
         return false;
     fields += 6 + in->ndst + in->nsrc;  /* PC, mask, count, opcode, count, width */
     uint32_t lanes = 0;
+    if (v == 0 && g_array_index(r->op_space, uint8_t, in->op) == SASS_SPACE_CONST)
+        in->space = SASS_SPACE_CONST;   /* LDC, as the slow path reads it */
     if (v > 0) {
         in->width = g_array_index(r->op_width, uint8_t, in->op);
         in->space = g_array_index(r->op_space, uint8_t, in->op);
@@ -1057,6 +1066,12 @@ int sass_next_block(SassReader *r, SassBlock *b, GError **error)
                 sass_err(r, error, s + strlen("thread block = "), "thread block (%u,%u,%u) is "
                          "outside the grid (%u,%u,%u)", t[0], t[1], t[2], k->grid[0], k->grid[1],
                          k->grid[2]);
+                return -1;
+            }
+            uint64_t lin = t[0] + (uint64_t)k->grid[0] * (t[1] + (uint64_t)k->grid[1] * t[2]);
+            if (!g_hash_table_add(r->blocks, GSIZE_TO_POINTER((gsize)lin + 1))) {
+                sass_err(r, error, s + strlen("thread block = "), "thread block (%u,%u,%u) "
+                         "appears twice in this kernel", t[0], t[1], t[2]);
                 return -1;
             }
             b->x = t[0], b->y = t[1], b->z = t[2];

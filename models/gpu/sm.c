@@ -486,7 +486,9 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
             else if (in->width >= 8 && in->unit == GPU_UNIT_LDST)
                 span = in->width / 4;
         }
-        for (uint32_t j = 0; j < span && n < 8 && b + (int)j < 255; j++)
+        /* widening stops before RZ (R255); UR, P and UP (bits 256 and up) are never widened,
+         * and are written like any register (they were dropped: a read never waited) */
+        for (uint32_t j = 0; j < span && n < 8 && (j == 0 || b + (int)j < 255); j++)
             out[n++] = (uint16_t)(b + (int)j);
     }
     return n;
@@ -538,9 +540,13 @@ static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
     }
     if (k->unit_free[w->subcore][u] > now) {
         k->throttle_at = MIN(k->throttle_at, k->unit_free[w->subcore][u]);
-        if (u == GPU_UNIT_LDST)
-            return in->space == SASS_SPACE_SHARED || in->space == SASS_SPACE_CONST
-                       ? ST_MIO_THROTTLE : ST_LG_THROTTLE;
+        if (u == GPU_UNIT_LDST) {
+            SassSpace sp = (SassSpace)in->space;
+            if (sp == SASS_SPACE_GENERIC && in->width > 0 && in->mask != 0)
+                sp = sass_generic_space(w->cta->g->kc->k, w->addrs[in->addr]);
+            return sp == SASS_SPACE_SHARED || sp == SASS_SPACE_CONST ? ST_MIO_THROTTLE
+                                                                     : ST_LG_THROTTLE;
+        }
         return u == GPU_UNIT_SFU || u == GPU_UNIT_TEX ? ST_MIO_THROTTLE : ST_MATH_THROTTLE;
     }
     return ST_SELECTED;
@@ -595,6 +601,12 @@ static void warp_check_finished(Sm *k, uint32_t wi)
     k->wst[wi] = ST_COUNT;
     Cta *t = w->cta;
     t->live--;
+    if (w->at_bar) {
+        /* a warp whose last instruction was the barrier has left it: it no longer counts as
+         * arrived, or the barrier would open before the warps still on their way */
+        w->at_bar = false;
+        t->at_bar--;
+    }
     barrier_check(k, t);          /* a barrier the others wait at may now be complete */
     cta_maybe_done(k, t);
 }
@@ -880,10 +892,10 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     GpuLineAccess acc[64];
     uint32_t na = 0;
     int mkind = -1;                   /* GPU_MEM_*: a global access for the memory side */
+    SassSpace sp = (SassSpace)in->space;  /* a generic access: where its address is */
     if (u == GPU_UNIT_LDST && in->width > 0 && in->mask != 0) {
         const uint64_t *a = w->addrs + in->addr;
         uint32_t width = MIN((uint32_t)in->width, 16u);
-        SassSpace sp = (SassSpace)in->space;
         if (sp == SASS_SPACE_GENERIC)
             sp = sass_generic_space(kc->k, a[0]);
         if (sp == SASS_SPACE_SHARED) {
@@ -896,7 +908,8 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         } else if (sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) {
             na = gpu_coalesce(a, in->mask, width, acc);
             uint8_t f = kc->op_flags[in->op];
-            if (in->ndst > 0 && !(f & GPU_OPF_RED)) {
+            bool load = (in->ndst > 0 || (f & GPU_OPF_LOAD)) && !(f & GPU_OPF_RED);
+            if (load) {
                 k->gld_req += na;
                 k->gld_sect += gpu_sectors(acc, na);
             } else {
@@ -905,16 +918,18 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
             }
             if (k->mem)
                 mkind = f & GPU_OPF_ATOM ? GPU_MEM_ATOM : f & GPU_OPF_RED ? GPU_MEM_RED
-                        : in->ndst > 0 ? GPU_MEM_LOAD : GPU_MEM_STORE;
+                        : load ? GPU_MEM_LOAD : GPU_MEM_STORE;
         }
     }
     uint16_t bits[8];
     uint32_t nb = in->mask ? dst_bits(k, w, in, bits) : 0;   /* predicated off: writes nothing */
-    if (nb > 0) {
+    /* a load with no register listed (LDGSTS writes shared memory) still goes to memory and is
+     * in flight until its lines are back, releasing nothing */
+    if (nb > 0 || mkind == GPU_MEM_LOAD) {
         uint64_t lat = k->p.lat[u];
         uint8_t kind = 0;
         if (u == GPU_UNIT_LDST && in->width > 0) {
-            switch (in->space) {
+            switch (sp) {
             case SASS_SPACE_SHARED:
                 lat = k->p.shared_latency, kind = 2;
                 break;
