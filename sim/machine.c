@@ -1363,6 +1363,29 @@ static bool graph_build(Sim *sim, const CfgNode *root,
     ok = ok && apply_counts(b, error);
     for (guint i = 0; ok && i < b->top->len; i++)
         ok = instantiate(b, g_ptr_array_index(b->top, i), idx, error);
+    /* a flat array's sums are STEM.STAT: no component may be called STEM (flat array l's l1
+     * beside flat array l1: two stats named l1.accesses) */
+    if (ok && !partial) {
+        GHashTableIter it;
+        gpointer key, val;
+        g_hash_table_iter_init(&it, b->inst);
+        while (ok && g_hash_table_iter_next(&it, &key, &val)) {
+            const Component *c = val;
+            const char *name = key;
+            if (c->index < 0 || name[strlen(name) - 1] == ']')
+                continue;
+            char *stem = sim_component_section_name(c);
+            const Component *other = g_hash_table_lookup(b->inst, stem);
+            if (other) {
+                MDecl *d = g_hash_table_lookup(b->comp_decl, (gpointer)c);
+                node_error(error, d ? d->key : b->root, "%s: the flat array's sums are named "
+                           "%s.STAT, and a component is called %s; rename one", d ? d->path : stem,
+                           stem, stem);
+                ok = false;
+            }
+            g_free(stem);
+        }
+    }
     const CfgNode *links = cfg_map_get(root, "links");
     if (ok && links)
         ok = link_group(b, NULL, links, idx, taken, error);

@@ -942,13 +942,20 @@ static void absolute_path(CfgNode *v)
     g_free(dir);
 }
 
-/* Every include: of the graph, and every value under a key that some class of the machine
- * takes as a file path (trace, topology, graph, ...), made absolute. */
-static void absolute_paths(CfgNode *n, GHashTable *path_keys)
+/* A value's place, "FILE:LINE:COL" (what a component's section keeps of the node it read). */
+static char *place_of(const CfgNode *v)
+{
+    return g_strdup_printf("%s:%d:%d", v->file ? v->file : "", v->line, v->col);
+}
+
+/* Every include: of the graph, and every value that a component read as a file path (its
+ * class's PARAM_PATH parameters, found by their place: a key of that name in another class,
+ * a noc's topology: ring, stays as it is), made absolute. */
+static void absolute_paths(CfgNode *n, GHashTable *path_places)
 {
     if (n->kind == CFG_SEQ) {
         for (guint i = 0; i < n->items->len; i++)
-            absolute_paths(g_ptr_array_index(n->items, i), path_keys);
+            absolute_paths(g_ptr_array_index(n->items, i), path_places);
         return;
     }
     if (n->kind != CFG_MAP)
@@ -956,11 +963,14 @@ static void absolute_paths(CfgNode *n, GHashTable *path_keys)
     for (guint i = 0; i < n->keys->len; i++) {
         const CfgNode *k = g_ptr_array_index(n->keys, i);
         CfgNode *v = g_ptr_array_index(n->items, i);
-        if (v->kind == CFG_SCALAR && (strcmp(k->scalar, "include") == 0 ||
-                                      g_hash_table_contains(path_keys, k->scalar)))
+        if (v->kind != CFG_SCALAR) {
+            absolute_paths(v, path_places);
+            continue;
+        }
+        char *at = place_of(v);
+        if (strcmp(k->scalar, "include") == 0 || g_hash_table_contains(path_places, at))
             absolute_path(v);
-        else
-            absolute_paths(v, path_keys);
+        g_free(at);
     }
 }
 
@@ -973,12 +983,16 @@ void system_emit_resolved(SystemRun *run, GString *out)
     if (run->sys == &machine_system) {
         /* the graph as given (with its overrides), which loads back to the same machine from
          * wherever the file is: its includes and file paths absolute */
-        GHashTable *path_keys = g_hash_table_new(g_str_hash, g_str_equal);
+        GHashTable *path_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         for (guint i = 0; i < run->sim.components->len; i++) {
             const Component *c = g_ptr_array_index(run->sim.components, i);
-            for (const ParamSpec *ps = c->cls->params; ps && ps->name; ps++)
-                if (ps->type == PARAM_PATH)
-                    g_hash_table_add(path_keys, (gpointer)ps->name);
+            for (const ParamSpec *ps = c->cls->params; ps && ps->name; ps++) {
+                const CfgNode *v = ps->type == PARAM_PATH && c->section &&
+                                   c->section->kind == CFG_MAP ? cfg_map_get(c->section, ps->name)
+                                                               : NULL;
+                if (v && v->kind == CFG_SCALAR)
+                    g_hash_table_add(path_keys, place_of(v));
+            }
         }
         for (guint i = 0; i < run->root->keys->len; i++) {
             const CfgNode *k = g_ptr_array_index(run->root->keys, i);

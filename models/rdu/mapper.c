@@ -478,7 +478,7 @@ static double loop_time(const RduKernel *k, uint32_t li, const RduChipSpec *c, d
             if (d->carried && d->to == q && dist[d->from] >= 0)
                 mx = MAX(mx, dist[d->from] + (double)d->xfer_cycles);
             else if (!d->carried && d->from == q && L->ctrl != RDU_CTRL_SEQUENTIAL &&
-                     dist[d->to] >= 0)
+                     dist[d->to] >= 0 && L->trips > MAX(d->depth, 1u))   /* else never full */
                 mx = MAX(mx, (dist[d->to] - (L->ctrl == RDU_CTRL_STREAM ? ts[d->to] : 0)) /
                                  (double)MAX(d->depth, 1u));
         }
@@ -790,9 +790,9 @@ static bool carried_across(const RduGraph *g, int l, const uint32_t *starts, uin
     const RduLoop *L = &g->loops[l];
     for (uint32_t v = 0; v < g->nnodes; v++)
         for (uint32_t k = 0; k < g->nodes[v].nin; k++) {
+            /* whatever its tier: one through HBM orders the trips as one on chip does */
             int p = g->tensors[g->nodes[v].in[k]].producer;
-            if (p < 0 || g->tensors[g->nodes[v].in[k]].tier != RDU_TIER_CHIP ||
-                rdu_graph_common_scope(g, p, (int)v) != l)
+            if (p < 0 || rdu_graph_common_scope(g, p, (int)v) != l)
                 continue;
             RduEntry ep = rdu_graph_entry_in(g, p, l), ev = rdu_graph_entry_in(g, (int)v, l);
             uint32_t ip = 0, iv = 0;

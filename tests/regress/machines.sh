@@ -184,5 +184,23 @@ printf 'components:\n  t: {include: tree/p9.yaml}\n' > "$T/tree.yaml"
 timeout 20 $A validate "$T/tree.yaml" > "$T/tree.log" 2>&1; rc=$?
 check "part includes multiplying level after level: exit 78 at the limit of 1000 ($rc)" \
     "[ $rc = 78 ] && grep -q 'included more than 1000 times' '$T/tree.log'"
+# a resolved config rewrites the paths its components read as paths, not every key of that
+# name: the ring's topology: ring beside a TPU's topology: FILE (it became a path, refused)
+{ printf 'include: %s/configs/machines/two-clusters.yaml\ncomponents:\n  tpu:\n    class: tpu-array\n' "$(pwd)"
+  printf '    params: {topology: %s/tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv, rows: 8, cols: 8, transfer: 64B, interface: calc}\n' "$(pwd)"
+  printf 'links:\n  - {from: cluster0.ni.net, to: "ring.node[0]"}\n  - {from: cluster1.ni.net, to: "ring.node[1]"}\n'
+  printf '  - {from: memni.net, to: "ring.node[2]"}\n  - {from: memni.mem_side, to: dram.port}\n  - {from: tpu.mem, to: dram.port}\n'; } > "$T/tctpu.yaml"
+$A run "$T/tctpu.yaml" -q -o "$T/tt" > /dev/null 2>&1
+(cd "$T" && "$AA" run "$T/tt/config.resolved.yaml" -q -o "$T/tt2" > "$T/tt2.log" 2>&1); rc=$?
+check "ring (topology: ring) and TPU (topology: FILE): the resolved config loads back ($rc)" \
+    "[ $rc = 0 ] && grep -q 'topology: ring' '$T/tt/config.resolved.yaml'"
+{ printf 'sim: {seed: 1}\ncomponents:\n  core: {class: pattern-core, count: 4, params: {pattern: private, ops: 200}}\n'
+  printf '  l: {class: cache, count: 2, flat: true}\n  l1: {class: cache, count: 2, flat: true}\n  dram: {class: dram}\n'
+  printf 'links:\n  - {from: "core[0].dcache", to: "l[0].cpu_side"}\n  - {from: "core[1].dcache", to: "l[1].cpu_side"}\n'
+  printf '  - {from: "core[2].dcache", to: "l1[0].cpu_side"}\n  - {from: "core[3].dcache", to: "l1[1].cpu_side"}\n'
+  printf '  - {from: "l[*].mem_side", to: dram.port}\n  - {from: "l1[*].mem_side", to: dram.port}\n'; } > "$T/stem.yaml"
+$A validate "$T/stem.yaml" > "$T/stem.log" 2>&1; rc=$?
+check "flat array l1's sums beside flat array l's instance l1: exit 78 (two stats l1.accesses) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'sums are named l1.STAT, and a component is called l1' '$T/stem.log'"
 echo "machines: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -123,6 +123,12 @@ check "a split loop with a carried edge across parts: 4 trips x 2 parts = 8 call
 check "rdu map says why: the parts in turn, called 4 times, 8 calls in all" \
     "grep -q \"'a' reads what 'c' makes at the trip before, across parts\" $T/carry.txt &&
      grep -q 'called 4 times' $T/carry.txt && grep -q '^8 kernel calls in all' $T/carry.txt"
+# the same with the carried tensor in HBM (tier: hbm): still the parts in turn
+sed 's/tensors: {r: {shape: \[1024\], dtype: fp32}}/tensors: {r: {shape: [1024], dtype: fp32, tier: hbm}}/' "$T/carry.yaml" > "$T/carryh.yaml"
+"$A" rdu run "$T/carryh.yaml" --machine $TEACH --set system.rows=1 --set system.cols=2 -q \
+    -o "$T/carryh" > /dev/null 2>&1
+check "a carried edge through HBM across parts: the parts in turn, 8 calls (kernel 0 ran all trips first)" \
+    "[ '$(stat rdu.kernel_calls "$T/carryh/stats.txt" 2>/dev/null)' = 8 ]"
 # a tensor made in a nested loop, read across a split: every inner tile read, as written
 { printf 'graph:\n  tensors: {t: {shape: [1024], dtype: fp32}}\n  nodes:\n'
   printf '    p: {op: fixed, cycles: 10, out: t}\n    c: {op: fixed, cycles: 10, in: t}\n'
