@@ -25,6 +25,7 @@
  * shipped topology expands to is 891. */
 /* configparser's MAX_INTERPOLATION_DEPTH */
 #define TPU_CFG_MAX_INTERP_DEPTH 10
+#define TPU_CFG_MAX_VALUE (1u << 20)     /* a value, its %(...)s references expanded */
 
 /* ------------------------------------------------------------------------------------------ */
 /* The limits (tpu.h) */
@@ -591,6 +592,12 @@ static bool cfg_interpolate(const CfgFile *c, const CfgSect *s, const CfgOpt *o,
         g_free(lname);
         if (!cfg_interpolate(c, s, o, key, ref->value, depth + 1, out, error))
             return false;
+        if (out->len > TPU_CFG_MAX_VALUE) {
+            /* ten levels of 16 references each are 16^8 copies: a value is 1 MiB at most */
+            scalein_err(t, error, o->line, o->val_col, "%s: its %%(...)s references expand to "
+                        "more than 1 MiB", key);
+            return false;
+        }
         p = close + 1;
     }
     return true;

@@ -219,6 +219,7 @@ typedef enum { TPU_TEACH_TEXT = 0, TPU_TEACH_VCD } TpuTeachFormat;
  * larger than 16 x 16 (ARCHSIM_CONFIG_ERROR, exit 78), the file cannot be written (exit 74), an
  * existing path that is not an archsim teaching dump, or one without force (exit 73;
  * sim/outfile.h). */
+/* Cycles from .. to of the layer, both included; to = UINT64_MAX: to its end. */
 bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachFormat fmt,
                      uint64_t from, uint64_t to, const char *path, bool force, GError **error);
 

@@ -302,7 +302,7 @@ int tpu_main(int argc, char **argv)
     for (guint i = 0; tp.warnings != NULL && i < tp.warnings->len; i++)
         fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(tp.warnings, i));
     if (teach) {
-        guint64 layer = 0, from = 0, to = 0;
+        guint64 layer = 0, from = 0, to = G_MAXUINT64;      /* the whole layer */
         if (teach_layer && (!g_ascii_string_to_unsigned(teach_layer, 10, 0, G_MAXINT, &layer, NULL)
                             || layer >= (guint64)tp.nlayers)) {
             rc = tpu_usage("--teach-layer '%s': expected a layer 0 .. %d", teach_layer,

@@ -1055,8 +1055,12 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
     *g = (Gemm){ .H = l->ifmap_h, .W = l->ifmap_w, .fh = l->filter_h, .fw = l->filter_w,
                  .ch = l->channels, .sh = l->stride_h, .sw = l->stride_w,
                  .ioff = a->ifmap_offset, .foff = a->filter_offset, .ooff = a->ofmap_offset };
-    g->Eh = (l->ifmap_h - l->filter_h + l->stride_h + l->stride_h - 1) / l->stride_h;
-    g->Ew = (l->ifmap_w - l->filter_w + l->stride_w + l->stride_w - 1) / l->stride_w;
+    /* SCALE-Sim's ceil((H - F + S) / S), without the sum (a stride past 2^63 wrapped it to a
+     * layer of no pixels) */
+    g->Eh = (l->ifmap_h - l->filter_h) / l->stride_h + 1 +
+            ((l->ifmap_h - l->filter_h) % l->stride_h != 0);
+    g->Ew = (l->ifmap_w - l->filter_w) / l->stride_w + 1 +
+            ((l->ifmap_w - l->filter_w) % l->stride_w != 0);
     /* operands of 2^40 words or more, or more than 2^31 pixels or window elements, would
      * overflow the model's arithmetic and tables: refuse them rather than overflow */
     uint64_t isz, fsz, osz, k1, m1;
@@ -1422,7 +1426,8 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     out->stall_cycles = stall;
     out->total_cycles = compat ? (uint64_t)last_out : (uint64_t)last_out + 1;
     uint64_t macs_arr = s.R * s.C;
-    out->overall_util = (double)(out->macs * 100) / (double)(out->total_cycles * macs_arr);
+    out->overall_util = (double)out->macs * 100.0 /        /* macs x 100 wrapped past 2^64 */
+                        ((double)out->total_cycles * (double)macs_arr);
     out->mapping_eff = me_sum / (double)nfolds * 100;
     out->compute_util = cu_sum / (double)nfolds * 100;
     out->sram_ifmap_start = (int64_t)first[0], out->sram_ifmap_stop = (int64_t)last[0];

@@ -346,8 +346,8 @@ static void ta_layer_end(TArray *t)
     if (t->layer_stall) {        /* Overall Util % counts stalls (tpumodel.c's formula) */
         r.total_cycles += t->layer_stall;
         r.stall_cycles += t->layer_stall;
-        r.overall_util = (double)(r.macs * 100) /
-                         (double)(r.total_cycles * t->arch.rows * t->arch.cols);
+        r.overall_util = (double)r.macs * 100.0 /
+                         ((double)r.total_cycles * (double)t->arch.rows * (double)t->arch.cols);
     }
     if (t->cli)                  /* one line at a time: memory does not grow with the layers */
         t->cli->done(t->cli->ctx, t->next, &r);

@@ -472,10 +472,9 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
     tpu_edge_free(e);
     const TpuEdgeShape *sh = &x.sh;
     uint64_t nfolds = sh->row_folds * sh->col_folds, total = nfolds * sh->P;
-    if (from == 0 && to == 0)
-        to = total - 1;
-    else if (to == 0 || to >= total)
-        to = total - 1;                          /* FROM: (open end) or past the last cycle */
+    if (to >= total)
+        to = total - 1;          /* UINT64_MAX: FROM: (open end), or past the last cycle; 0:0 is
+                                    cycle 0 (it was the whole layer) */
     if (from > to) {
         g_set_error(error, ARCHSIM_CLI_ERROR, ARCHSIM_EXIT_USAGE,
                     "teaching window %" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " is empty: layer "

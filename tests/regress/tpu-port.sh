@@ -75,5 +75,23 @@ for d in tests/tpu/scalesim/ref/*/*/; do
 done
 check "archsim tpu --scalesim-compat through the port: $runs recorded runs equal SCALE-Sim's reports${bad:+ (differ:$bad)}" \
     "[ -z '$bad' ] && [ $runs -ge 100 ]"
+# what a review found (each failed before its fix)
+printf '[general]\nrun_name = t\n[architecture_presets]\nArrayHeight: 2\nArrayWidth: 2\nIfmapSramSzkB: 1\nFilterSramSzkB: 1\nOfmapSramSzkB: 1\nIfmapOffset: 0\nFilterOffset: 10000000\nOfmapOffset: 20000000\nDataflow: os\n[run_presets]\nInterfaceBandwidth: CALC\n' > "$T/a2.cfg"
+printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nc1, 1, 1, 1, 1, 1, 1, 18446744073709551615,\n' > "$T/stride.csv"
+$A tpu -c "$T/a2.cfg" -t "$T/stride.csv" -o "$T/st" -q > /dev/null 2>&1; rc=$?
+check "a stride of 2^64 - 1 on a 1x1 layer: one output pixel, no nan (it wrapped to none) ($rc)" \
+    "[ $rc = 0 ] && ! grep -qi nan '$T/st/COMPUTE_REPORT.csv' && ! grep -qi nan '$T/st/BANDWIDTH_REPORT.csv'"
+$A tpu -c "$T/a2.cfg" -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o "$T/tw" -q \
+    --teach - --teach-window 0:0 > "$T/tw.txt" 2>/dev/null
+$A tpu -c "$T/a2.cfg" -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o "$T/tw1" -q \
+    --teach - --teach-window 1:1 > "$T/tw1.txt" 2>/dev/null
+check "--teach-window 0:0 shows cycle 0 alone, as 1:1 shows cycle 1 (it showed the whole layer)" \
+    "[ -s '$T/tw.txt' ] && [ \$(wc -l < '$T/tw.txt') -eq \$(wc -l < '$T/tw1.txt') ]"
+{ printf '[general]\nrun_name = %%(k0)s\n'
+  i=0; while [ $i -lt 8 ]; do printf 'k%s = ' $i; j=0; while [ $j -lt 16 ]; do printf '%%(k%s)s' $((i + 1)); j=$((j + 1)); done; printf '\n'; i=$((i + 1)); done
+  printf 'k8 = x\n'; } > "$T/bomb.cfg"
+timeout 20 $A tpu -c "$T/bomb.cfg" -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o "$T/bomb" > /dev/null 2> "$T/bomb.err"; rc=$?
+check "a .cfg whose references expand to 16^8 copies: exit 78 at once (it grew without bound) ($rc)" \
+    "[ $rc = 78 ] && grep -q 'bomb.cfg:2:[0-9]*: run_name: its %(...)s references expand to more than 1 MiB' '$T/bomb.err'"
 echo "tpu-port: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -181,7 +181,7 @@ static void test_macs(void)
             g_free(seen);
             tpu_edge_free(e);
             /* the text dump's per-cycle counts add up to the same */
-            char *txt = teach(&a, compat, TPU_TEACH_TEXT, 0, 0, NULL);
+            char *txt = teach(&a, compat, TPU_TEACH_TEXT, 0, UINT64_MAX, NULL);
             CU_ASSERT_PTR_NOT_NULL_FATAL(txt);
             uint64_t sum = 0, blocks = 0;
             for (const char *s = strstr(txt, ", MACs "); s; s = strstr(s + 1, ", MACs ")) {
@@ -357,7 +357,7 @@ static void test_vcd(void)
 {
     for (int d = 0; d < 3; d++) {
         TpuArch a = arch(dfs[d], 4, 4);
-        char *v = teach(&a, false, TPU_TEACH_VCD, 0, 0, NULL);
+        char *v = teach(&a, false, TPU_TEACH_VCD, 0, UINT64_MAX, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
         uint64_t npe;
         CU_ASSERT_EQUAL(vcd_check(v, &npe), 9 * 6 * 18);
@@ -378,7 +378,7 @@ static void test_vcd(void)
     char *vcd2fst = g_find_program_in_path("vcd2fst");
     if (vcd2fst) {
         a = arch(TPU_WS, 4, 4);
-        g_free(teach(&a, false, TPU_TEACH_VCD, 0, 0, NULL));
+        g_free(teach(&a, false, TPU_TEACH_VCD, 0, UINT64_MAX, NULL));
         char *in = g_build_filename(tmpdir, "t.vcd", NULL), *out =
             g_build_filename(tmpdir, "t.fst", NULL);
         const char *argv[] = { vcd2fst, in, out, NULL };
@@ -402,7 +402,7 @@ static void test_errors(void)
     TpuLayer l = layer();
     GError *e = NULL;
     char *path = g_build_filename(tmpdir, "big.txt", NULL);
-    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, true, &e));
+    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, UINT64_MAX, path, true, &e));
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT_EQUAL(e->domain, ARCHSIM_CONFIG_ERROR);
     CU_ASSERT_EQUAL(e->code, ARCHSIM_EXIT_CONFIG);
@@ -412,10 +412,10 @@ static void test_errors(void)
     g_clear_error(&e);
     g_free(path);
     a = arch(TPU_IS, 4, 17);
-    CU_ASSERT_PTR_NULL(teach(&a, false, TPU_TEACH_VCD, 0, 0, &code));
+    CU_ASSERT_PTR_NULL(teach(&a, false, TPU_TEACH_VCD, 0, UINT64_MAX, &code));
     CU_ASSERT_EQUAL(code, ARCHSIM_EXIT_CONFIG);
     a = arch(TPU_IS, 16, 16);                    /* the largest is fine */
-    char *t = teach(&a, false, TPU_TEACH_VCD, 0, 0, NULL);
+    char *t = teach(&a, false, TPU_TEACH_VCD, 0, UINT64_MAX, NULL);
     CU_ASSERT_PTR_NOT_NULL(t);
     g_free(t);
 
@@ -430,7 +430,7 @@ static void test_errors(void)
 
     /* a file that cannot be written: exit 74, nothing left behind */
     path = g_build_filename(tmpdir, "no", "such", "dir.txt", NULL);
-    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, 0, path, true, &e));
+    CU_ASSERT_FALSE(tpu_teach_layer(&a, &l, false, TPU_TEACH_TEXT, 0, UINT64_MAX, path, true, &e));
     CU_ASSERT_TRUE(e && e->code == ARCHSIM_EXIT_IOERR && g_str_has_prefix(e->message, path));
     g_clear_error(&e);
     g_free(path);
