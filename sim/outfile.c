@@ -96,7 +96,8 @@ bool outfile_lines_match(const char *path, bool (*line_ok)(const char *line))
 static bool jsonl_dump_line(const char *l)
 {
     return (g_str_has_prefix(l, "{\"cycle\":") && strstr(l, "\"comp\":") &&
-            strstr(l, "\"event\":")) || g_str_has_prefix(l, "{\"truncated\":true");
+            strstr(l, "\"event\":")) || g_str_has_prefix(l, "{\"truncated\":true") ||
+           g_str_has_prefix(l, "{\"out_of_order_events\":") || strcmp(l, "{\"events\":0}") == 0;
 }
 
 /* Applies a recogniser to the head of PATH (false when it cannot be read). */

@@ -2094,6 +2094,9 @@ bool trace_close(TraceDump *td, GError **error)
             trace_put_u64(s, td->first_dropped);
             trace_put_char(s, '\n');
         }
+        if (td->count == 0)     /* said, so that an empty dump is not an empty file (which a
+                                   second run could not tell for archsim's own) */
+            TRACE_PUT_LIT(s, "# archsim: no events in the window and the filters\n");
         break;
     case TRACE_FMT_JSONL:
         if (td->out_of_order > 0) {
@@ -2108,6 +2111,8 @@ bool trace_close(TraceDump *td, GError **error)
             trace_put_u64(s, td->first_dropped);
             TRACE_PUT_LIT(s, "}\n");
         }
+        if (td->count == 0)
+            TRACE_PUT_LIT(s, "{\"events\":0}\n");
         break;
     case TRACE_FMT_PERFETTO:
         trace_pf_footer(td);

@@ -237,6 +237,12 @@ $A run $M -q -o "$T/m2" --trace .//stats.json > /dev/null 2>&1; r3=$?
 $A run $M -q -o "$T/m3" --trace m.vcd --graph m.vcd.gtkw > /dev/null 2>&1; r4=$?
 check "--trace-max-events 0, a window without a dump, .//stats.json, --graph on the VCD's .gtkw: 64 up front ($r1 $r2 $r3 $r4)" \
     "[ $r1 -eq 64 ] && [ $r2 -eq 64 ] && [ $r3 -eq 64 ] && [ $r4 -eq 64 ] && [ ! -e '$T/m0' ] && [ ! -e '$T/m2' ] && [ ! -e '$T/m3' ]"
+for f in e.txt e.jsonl; do
+    $A run $M -q -o "$T/em1-$f" --trace "$T/$f" --trace-window 99999999: > /dev/null 2>&1
+    $A run $M -q -o "$T/em2-$f" --trace "$T/$f" --force > /dev/null 2>&1; rc=$?
+    check "an empty $f dump says so and a second run with --force replaces it (73: not archsim's) ($rc)" \
+        "[ $rc -eq 0 ] && [ -s '$T/$f' ]"
+done
 $A check-protocol mssi > /dev/null 2> "$T/cp.log"
 check "check-protocol's known protocols include the directory ones" "grep -q 'known: msi, mesi, moesi, dir-msi, dir-mesi' '$T/cp.log'"
 cd "$R"
