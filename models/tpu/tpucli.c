@@ -271,6 +271,16 @@ int tpu_main(int argc, char **argv)
         rc = tpu_usage("missing %s", !cfg ? "-c CFG" : !topo ? "-t TOPOLOGY" : "-o DIR");
         goto out;
     }
+    if (!teach && (teach_layer || teach_window)) {
+        /* they were ignored without a word */
+        rc = tpu_usage("%s chooses what --teach dumps: give --teach FILE",
+                       teach_layer ? "--teach-layer" : "--teach-window");
+        goto out;
+    }
+    if (trace_window && !sram_traces && !dram_traces) {
+        rc = tpu_usage("--trace-window bounds --sram-traces and --dram-traces: give one");
+        goto out;
+    }
     bool gemm = false;
     if (input && strcmp(input, "gemm") == 0)
         gemm = true;
