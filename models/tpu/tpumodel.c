@@ -1171,11 +1171,32 @@ static uint64_t layer_memory(const TpuArch *a, const Gemm *g, bool compat, bool 
 static bool layer_memory_check(const TpuArch *a, const TpuLayer *l, const Gemm *g, bool compat,
                                bool traced, GError **error);
 
+/* InterfaceBandwidth USER indexes every word of an operand: at most USER_SPAN_MAX of them. */
+static bool user_span_check(const TpuArch *a, const TpuLayer *l, const Gemm *g, GError **error)
+{
+    uint64_t ispan = g->H * g->W * g->ch, fspan = g->N * g->fh * g->fw * g->ch;
+    if (a->bw_mode != TPU_BW_USER || (ispan <= USER_SPAN_MAX && fspan <= USER_SPAN_MAX))
+        return true;
+    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
+                "layer %s: InterfaceBandwidth USER indexes every word of an operand, and this "
+                "layer's %s has %" G_GUINT64_FORMAT " words (at most %llu); use CALC", l->name,
+                ispan > USER_SPAN_MAX ? "ifmap" : "filter", ispan > USER_SPAN_MAX ? ispan : fspan,
+                USER_SPAN_MAX);
+    return false;
+}
+
 bool tpu_layer_check(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
                      GError **error)
 {
+    /* every limit the run would meet, before DIR is made (a layer past USER's span was found
+     * when it ran, after the layers before it had written their traces) */
     Gemm g;
-    return gemm_init(&g, a, l, error) && layer_memory_check(a, l, &g, compat, traced, error);
+    if (!gemm_init(&g, a, l, error))
+        return false;
+    bool ok = layer_memory_check(a, l, &g, compat, traced, error) &&
+              user_span_check(a, l, &g, error);
+    gemm_free(&g);
+    return ok;
 }
 
 uint64_t tpu_layer_memory(const TpuArch *a, const TpuLayer *l, bool compat, bool traced,
@@ -1246,12 +1267,7 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
     UserBuf iu, fu;
     bool user = a->bw_mode == TPU_BW_USER;
     uint64_t ispan = g.H * g.W * g.ch, fspan = g.N * g.fh * g.fw * g.ch;
-    if (user && (ispan > USER_SPAN_MAX || fspan > USER_SPAN_MAX)) {
-        g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "layer %s: InterfaceBandwidth USER indexes every word of an operand, and "
-                    "this layer's %s has %" G_GUINT64_FORMAT " words (at most %llu); use CALC",
-                    l->name, ispan > USER_SPAN_MAX ? "ifmap" : "filter",
-                    ispan > USER_SPAN_MAX ? ispan : fspan, USER_SPAN_MAX);
+    if (!user_span_check(a, l, &g, error)) {
         gemm_free(&g);
         return false;
     }

@@ -93,5 +93,10 @@ check "--teach-window 0:0 shows cycle 0 alone, as 1:1 shows cycle 1 (it showed t
 timeout 20 $A tpu -c "$T/bomb.cfg" -t tests/tpu/shipped/v2/topologies/conv_nets/alexnet.csv -o "$T/bomb" > /dev/null 2> "$T/bomb.err"; rc=$?
 check "a .cfg whose references expand to 16^8 copies: exit 78 at once (it grew without bound) ($rc)" \
     "[ $rc = 78 ] && grep -q 'bomb.cfg:2:[0-9]*: run_name: its %(...)s references expand to more than 1 MiB' '$T/bomb.err'"
+sed 's/^Dataflow: os/Dataflow: os\nBandwidth: 10/; s/^InterfaceBandwidth: CALC/InterfaceBandwidth: USER/' "$T/a2.cfg" > "$T/user.cfg"
+printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nc0, 3, 3, 1, 1, 1, 1, 1,\nc1, 16385, 16384, 1, 1, 1, 1, 16,\n' > "$T/ubig.csv"
+$A tpu -c "$T/user.cfg" -t "$T/ubig.csv" --sram-traces -o "$T/ub" > /dev/null 2> "$T/ub.err"; rc=$?
+check "USER's operand limit before DIR is made: 65 at the layer, no DIR (layer 0's traces were left) ($rc)" \
+    "[ $rc = 65 ] && [ ! -e '$T/ub' ] && grep -q 'ubig.csv:3:1: layer c1: InterfaceBandwidth USER' '$T/ub.err'"
 echo "tpu-port: $pass passed, $fail failed"
 [ $fail -eq 0 ]
