@@ -52,7 +52,7 @@ static G_GNUC_PRINTF(4, 5) void sass_err(SassReader *r, GError **error, const ch
     va_end(ap);
     uint64_t col = at && r->cur ? (uint64_t)(at - r->cur) + 1 : 1;
     g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s:%" G_GUINT64_FORMAT ":%"
-                G_GUINT64_FORMAT ": %s", r->k.path, r->line, col, msg);
+                G_GUINT64_FORMAT ": %s", r->k.path, MAX(r->line, (uint64_t)1), col, msg);
     g_free(msg);
 }
 
@@ -268,7 +268,9 @@ static bool header_line(SassReader *r, char *s, GError **error)
         k->name = g_strdup(val);
     } else if (strcmp(key, "kernel id") == 0) {
         if (!parse_udec(val, UINT32_MAX, &v)) {
-            sass_err(r, error, at, "kernel id: expected a decimal number, got %s", val);
+            char *q = sass_quote(val);       /* a trailing space shown, not lost */
+            sass_err(r, error, at, "kernel id: expected a decimal number, got %s", q);
+            g_free(q);
             return false;
         }
         k->id = (uint32_t)v;
@@ -280,6 +282,13 @@ static bool header_line(SassReader *r, char *s, GError **error)
             return false;
         }
         uint64_t threads = (uint64_t)d[0] * d[1] * d[2];
+        if (grid && (d[1] > 65535 || d[2] > 65535)) {
+            /* CUDA's grid: x up to 2^31 - 1, y and z up to 65535 (the block count then fits
+             * 64 bits; 2^31 - 1 cubed wrapped) */
+            sass_err(r, error, at, "grid dim (%u,%u,%u): CUDA allows y and z up to 65535", d[0],
+                     d[1], d[2]);
+            return false;
+        }
         if (!grid && threads > 1024) {
             sass_err(r, error, at, "block dim (%u,%u,%u) is %" G_GUINT64_FORMAT " threads; CUDA "
                      "allows at most 1024 per block", d[0], d[1], d[2], threads);
