@@ -1073,11 +1073,15 @@ static bool gemm_init(Gemm *g, const TpuArch *a, const TpuLayer *l, GError **err
                __builtin_mul_overflow(m1, l->filters, &osz) ||
                isz >= (1ull << 40) || fsz >= (1ull << 40) || osz >= (1ull << 40) ||
                m1 >= (1ull << 31) || k1 >= (1ull << 31) ||
+               /* the im2col tables hold window rows and columns in 31 bits: past that the
+                * edge test let windows hanging off the ifmap read past its end */
+               l->ifmap_h >= (1ull << 31) || l->ifmap_w >= (1ull << 31) ||
                (uint64_t)a->ofmap_offset + osz >= (1ull << 62);
     if (big) {
         g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
-                    "layer %s is too large: an operand of 2^40 words or more, or 2^31 ofmap "
-                    "pixels or window elements", l->name);
+                    "layer %s is too large: an operand of 2^40 words or more, 2^31 ofmap "
+                    "pixels or window elements, or an ifmap 2^31 rows or columns high or wide",
+                    l->name);
         return false;
     }
     g->M = g->Eh * g->Ew;

@@ -98,5 +98,9 @@ printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Chan
 $A tpu -c "$T/user.cfg" -t "$T/ubig.csv" --sram-traces -o "$T/ub" > /dev/null 2> "$T/ub.err"; rc=$?
 check "USER's operand limit before DIR is made: 65 at the layer, no DIR (layer 0's traces were left) ($rc)" \
     "[ $rc = 65 ] && [ ! -e '$T/ub' ] && grep -q 'ubig.csv:3:1: layer c1: InterfaceBandwidth USER' '$T/ub.err'"
+printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nc1, 4294967298, 1, 3, 1, 1, 1, 4096,\n' > "$T/tall.csv"
+$A tpu -c "$T/a2.cfg" -t "$T/tall.csv" -o "$T/tall" > /dev/null 2> "$T/tall.err"; rc=$?
+check "an ifmap 2^32 + 2 rows high: refused at its row (windows off its edge read past its end) ($rc)" \
+    "[ $rc = 65 ] && grep -q 'tall.csv:2:1: layer c1 is too large' '$T/tall.err'"
 echo "tpu-port: $pass passed, $fail failed"
 [ $fail -eq 0 ]
