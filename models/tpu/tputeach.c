@@ -516,7 +516,7 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
         fwrite(to_vcd.buf->str, 1, to_vcd.buf->len, f);
         g_string_truncate(to_vcd.buf, 0);
     }
-    uint64_t shown = 0, cur = UINT64_MAX;
+    uint64_t shown = 0, cur = UINT64_MAX, end = to;
     for (uint64_t cycle = from; cycle <= to; cycle++) {
         uint64_t fold = cycle / sh->P, t = cycle % sh->P;
         uint64_t fc = fold / sh->row_folds, fr = fold % sh->row_folds;
@@ -524,18 +524,25 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
             teach_fold(&x, fc, fr);
             cur = fold;
         }
-        if (fmt == TPU_TEACH_VCD) {
-            vcd_cycle(&to_vcd, &x, fold, cycle, t, cycle == from);
-        } else if (shown++ < TEACH_MAX_TEXT_CYCLES) {
-            text_cycle(&to_text, &x, fold, fc, fr, cycle, t);
-        } else {
-            fprintf(f, "\n# ... %" G_GUINT64_FORMAT " more cycles left out (at most %u are "
-                       "shown): narrow the window\n", to - cycle + 1, TEACH_MAX_TEXT_CYCLES);
+        if (shown++ >= TEACH_MAX_TEXT_CYCLES) {
+            /* a whole large layer would be gigabytes, in either format (the VCD had no cap) */
+            if (fmt == TPU_TEACH_VCD)
+                fprintf(f, "$comment %" G_GUINT64_FORMAT " more cycles left out (at most %u are "
+                           "shown): narrow the window $end\n", to - cycle + 1,
+                        TEACH_MAX_TEXT_CYCLES);
+            else
+                fprintf(f, "\n# ... %" G_GUINT64_FORMAT " more cycles left out (at most %u are "
+                           "shown): narrow the window\n", to - cycle + 1, TEACH_MAX_TEXT_CYCLES);
+            end = cycle - 1;
             break;
         }
+        if (fmt == TPU_TEACH_VCD)
+            vcd_cycle(&to_vcd, &x, fold, cycle, t, cycle == from);
+        else
+            text_cycle(&to_text, &x, fold, fc, fr, cycle, t);
     }
     if (fmt == TPU_TEACH_VCD)
-        fprintf(f, "#%" G_GUINT64_FORMAT "\n", to + 1);
+        fprintf(f, "#%" G_GUINT64_FORMAT "\n", end + 1);
     g_string_free(to_text.line, TRUE);
     g_string_free(to_vcd.buf, TRUE);
     g_free(to_vcd.prev);
