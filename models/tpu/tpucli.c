@@ -312,6 +312,12 @@ int tpu_main(int argc, char **argv)
     for (guint i = 0; tp.warnings != NULL && i < tp.warnings->len; i++)
         fprintf(stderr, "%s\n", (const char *)g_ptr_array_index(tp.warnings, i));
     if (teach) {
+        /* a signal stops the dump cleanly too (it ran before the handlers, leaving its .part) */
+        struct sigaction ts = { .sa_handler = tpu_on_signal };
+        sigemptyset(&ts.sa_mask);
+        for (size_t i = 0; i < G_N_ELEMENTS(stop_signals); i++)
+            sigaction(stop_signals[i], &ts, &old_actions[i]);
+        handlers = true;
         guint64 layer = 0, from = 0, to = G_MAXUINT64;      /* the whole layer */
         if (teach_layer && (!g_ascii_string_to_unsigned(teach_layer, 10, 0, G_MAXINT, &layer, NULL)
                             || layer >= (guint64)tp.nlayers)) {
@@ -376,7 +382,7 @@ int tpu_main(int argc, char **argv)
     bool made_dir = !g_file_test(outdir, G_FILE_TEST_EXISTS);
     struct sigaction sa = { .sa_handler = tpu_on_signal };
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < G_N_ELEMENTS(stop_signals); i++)
+    for (size_t i = 0; !handlers && i < G_N_ELEMENTS(stop_signals); i++)
         sigaction(stop_signals[i], &sa, &old_actions[i]);
     handlers = true;
     TpuReports *rep = tpu_reports_open(outdir, &err);

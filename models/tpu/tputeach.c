@@ -524,6 +524,18 @@ bool tpu_teach_layer(const TpuArch *a, const TpuLayer *l, bool compat, TpuTeachF
             teach_fold(&x, fc, fr);
             cur = fold;
         }
+        if (tpu_stop_requested) {       /* SIGINT/TERM/HUP: no dump that looks complete */
+            if (!to_stdout) {
+                fclose(f);
+                outfile_abort(&of);
+            }
+            g_string_free(to_text.line, TRUE);
+            g_string_free(to_vcd.buf, TRUE);
+            g_free(to_vcd.prev);
+            g_set_error(error, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED, "interrupted by "
+                        "signal %d in the teaching dump", (int)tpu_stop_requested);
+            return false;
+        }
         if (shown++ >= TEACH_MAX_TEXT_CYCLES) {
             /* a whole large layer would be gigabytes, in either format (the VCD had no cap) */
             if (fmt == TPU_TEACH_VCD)
