@@ -296,10 +296,18 @@ static bool work_read_ahead(Work *w)
             g_hash_table_insert(w->unknown, g_strdup(op), GUINT_TO_POINTER(GPOINTER_TO_UINT(was) + 1));
         const SassKernel *k = w->kc->k;
         if (w->p.strict || w->base.sim->strict) {
+            /* at the line of its first use in a SASS trace (a PTX kernel's are checked when
+             * it is parsed) */
+            uint64_t line = w->kc->op_text == sass_src_text
+                                ? sass_opcode_line(w->kc->src, in->op) : 0;
+            char *at = line ? g_strdup_printf("%s:%" G_GUINT64_FORMAT ":%u", k->path, line >> 16,
+                                              (unsigned)(line & 0xffff))
+                            : g_strdup(k->path);
             sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
                                               "%s: opcode %s is not in the %s SASS table "
-                                              "(strict)", k->path, op,
+                                              "(strict)", at, op,
                                               gpu_generation(k->binary_version)));
+            g_free(at);
             sass_block_clear(&g->b);
             g_free(g);
             w->reader_done = true;

@@ -34,6 +34,7 @@ struct SassReader {
     GArray *op_unit;            /* index -> GpuUnitClass */
     GArray *op_width;           /* index -> bytes per thread */
     GArray *op_space;           /* index -> SassSpace */
+    GArray *op_line;            /* index -> line << 16 | column of its first use (messages) */
     bool ended;                 /* the last block was read */
     GHashTable *blocks;         /* blocks read so far, by linear index + 1 (a block given twice
                                    would run twice) */
@@ -413,6 +414,7 @@ SassReader *sass_open(const char *path, GError **error)
     r->op_unit = g_array_new(FALSE, FALSE, sizeof(uint8_t));
     r->op_width = g_array_new(FALSE, FALSE, sizeof(uint8_t));
     r->op_space = g_array_new(FALSE, FALSE, sizeof(uint8_t));
+    r->op_line = g_array_new(FALSE, FALSE, sizeof(uint64_t));
     if (!read_header(r, error)) {
         sass_close(r);
         return NULL;
@@ -422,6 +424,10 @@ SassReader *sass_open(const char *path, GError **error)
 
 const SassKernel *sass_kernel(const SassReader *r) { return &r->k; }
 const char *sass_opcode(const SassReader *r, uint16_t op) { return g_ptr_array_index(r->ops, op); }
+uint64_t sass_opcode_line(const SassReader *r, uint16_t op)
+{
+    return op < r->op_line->len ? g_array_index(r->op_line, uint64_t, op) : 0;
+}
 uint32_t sass_nopcodes(const SassReader *r) { return r->ops->len; }
 
 double sass_progress(const SassReader *r)
@@ -451,6 +457,8 @@ void sass_close(SassReader *r)
         g_array_free(r->op_width, TRUE);
     if (r->op_space)
         g_array_free(r->op_space, TRUE);
+    if (r->op_line)
+        g_array_free(r->op_line, TRUE);
     g_free(r);
 }
 
@@ -503,8 +511,8 @@ static inline uint32_t op_hash(const char *t, size_t n)
 }
 
 /* The index of opcode text (NUL-terminated, hash h = op_hash of it), added when new. */
-static bool intern_op_h(SassReader *r, const char *text, uint32_t h, uint16_t *out,
-                        GError **error)
+static bool intern_op_h(SassReader *r, const char *text, const char *at, uint32_t h,
+                        uint16_t *out, GError **error)
 {
     /* a small direct-mapped cache in front of the table: a kernel has few distinct opcodes */
     uint32_t slot = (h ^ (h >> 15)) % SASS_OP_CACHE;
@@ -533,13 +541,18 @@ static bool intern_op_h(SassReader *r, const char *text, uint32_t h, uint16_t *o
     g_array_append_val(r->op_unit, unit);
     g_array_append_val(r->op_width, width);
     g_array_append_val(r->op_space, space);
+    /* where it was first read: line << 16 | column (lines are at most 64 KiB) */
+    uint64_t col = at && r->cur && at >= r->cur && at - r->cur < 65535 ? (uint64_t)(at - r->cur) + 1
+                                                                        : 1;
+    uint64_t first = MAX(r->line, (uint64_t)1) << 16 | col;
+    g_array_append_val(r->op_line, first);
     *out = (uint16_t)idx;
     return true;
 }
 
 static bool intern_op(SassReader *r, const char *text, uint16_t *out, GError **error)
 {
-    return intern_op_h(r, text, op_hash(text, strlen(text)), out, error);
+    return intern_op_h(r, text, text, op_hash(text, strlen(text)), out, error);
 }
 
 static bool parse_reg(const char *s, uint16_t *out)
@@ -913,7 +926,7 @@ static bool parse_inst_fast(SassReader *r, SassBlock *b, const char *s, SassInst
     char optext[64];
     memcpy(optext, op, oplen);
     optext[oplen] = '\0';
-    if (!intern_op_h(r, optext, op_hash(optext, oplen), &in->op, NULL))
+    if (!intern_op_h(r, optext, op, op_hash(optext, oplen), &in->op, NULL))
         return false;
     in->unit = g_array_index(r->op_unit, uint8_t, in->op);
     p = fnext(p);

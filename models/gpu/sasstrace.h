@@ -108,6 +108,8 @@ const SassKernel *sass_kernel(const SassReader *r);
  * -1 with error set. */
 int sass_next_block(SassReader *r, SassBlock *b, GError **error);
 const char *sass_opcode(const SassReader *r, uint16_t op);
+/* Where in the kernel file opcode op was first read: line << 16 | column (for messages). */
+uint64_t sass_opcode_line(const SassReader *r, uint16_t op);
 uint32_t sass_nopcodes(const SassReader *r);
 /* Bytes of the file consumed, and its size (compressed), for progress. */
 double sass_progress(const SassReader *r);

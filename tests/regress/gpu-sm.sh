@@ -228,5 +228,9 @@ sed -i 's/^-kernel name = _Z1kv/-kernel name = void foo<int, float>(int*)/' "$T/
 "$A" gpu info "$T/csvn" --format csv > "$T/csvn.csv" 2>&1
 check "a kernel name with a comma is one CSV field (the row had a field more than the header)" \
     "python3 -c 'import csv,sys; r=list(csv.reader(open(\"$T/csvn.csv\"))); sys.exit(not (len(r) == 2 and len(r[0]) == len(r[1]) and r[1][1] == \"void foo<int, float>(int*)\"))'"
+kt unk "$(printf 'warp = 0\ninsts = 1\n0000 ffffffff 1 R4 FOOBAR 3 R4 R4 R8 0')"
+"$A" run configs/gpu/teach.yaml -q --force -o "$T/r-unk" --set "workload.trace=$T/unk" --set workload.strict=true > /dev/null 2> "$T/unk.err"; rc=$?
+check "--strict's unknown opcode is placed at its first use, file:line:col ($rc)" \
+    "[ $rc = 65 ] && grep -q 'kernel-1.traceg:[0-9]*:20: opcode FOOBAR is not in the' '$T/unk.err'"
 echo "gpu-sm: $pass passed, $fail failed"
 [ $fail -eq 0 ]
