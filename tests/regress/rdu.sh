@@ -129,24 +129,22 @@ sed 's/tensors: {r: {shape: \[1024\], dtype: fp32}}/tensors: {r: {shape: [1024],
     -o "$T/carryh" > /dev/null 2>&1
 check "a carried edge through HBM across parts: the parts in turn, 8 calls (kernel 0 ran all trips first)" \
     "[ '$(stat rdu.kernel_calls "$T/carryh/stats.txt" 2>/dev/null)' = 8 ]"
-# a tensor made in a nested loop, read across a split: every inner tile read, as written
-{ printf 'graph:\n  tensors: {t: {shape: [1024], dtype: fp32}}\n  nodes:\n'
-  printf '    p: {op: fixed, cycles: 10, out: t}\n    c: {op: fixed, cycles: 10, in: t}\n'
-  printf '  loops:\n    - {name: I, trips: 4, body: [p]}\n    - {name: O, trips: 2, body: [I, c]}\n'; } > "$T/nest.yaml"
-"$A" rdu run "$T/nest.yaml" --machine $TEACH --set system.rows=1 --set system.cols=1 -q \
-    -o "$T/nest" > /dev/null 2>&1
-check "a nested loop's tensor across kernels: 2 x 4 x 4096 B written and read" \
-    "[ '$(stat hbm.bytes_written "$T/nest/stats.txt" 2>/dev/null)' = 32768 ] &&
-     [ '$(stat hbm.bytes_read "$T/nest/stats.txt" 2>/dev/null)' = 32768 ]"
-# an accumulator made in a nested loop and read across a split: its last value of each run
-{ printf 'graph:\n  tensors: {a: {shape: [1024], dtype: fp32}}\n  nodes:\n'
-  printf '    p: {op: fixed, cycles: 10, in: a, out: a}\n    c: {op: fixed, cycles: 10, in: a}\n'
-  printf '  loops:\n    - {name: I, trips: 4, body: [p]}\n    - {name: O, trips: 2, body: [I, c]}\n'; } > "$T/acc.yaml"
-"$A" rdu run "$T/acc.yaml" --machine $TEACH --set system.rows=1 --set system.cols=1 -q \
-    -o "$T/acc" > /dev/null 2>&1
-check "an accumulator across kernels: 2 x 4096 B written and read (written 4 x each before)" \
-    "[ '$(stat hbm.bytes_written "$T/acc/stats.txt" 2>/dev/null)' = 8192 ] &&
-     [ '$(stat hbm.bytes_read "$T/acc/stats.txt" 2>/dev/null)' = 8192 ]"
+# a tensor t made in loop I (4 trips) nested in O (2 trips), read in O, across a split onto a
+# 1 x 1 chip: hbm_io NAME MAKER-INPUTS prints the HBM bytes written and read
+hbm_io() {
+    { printf 'graph:\n  tensors: {t: {shape: [1024], dtype: fp32}}\n  nodes:\n'
+      printf '    p: {op: fixed, cycles: 10, %sout: t}\n    c: {op: fixed, cycles: 10, in: t}\n' "$2"
+      printf '  loops:\n    - {name: I, trips: 4, body: [p]}\n    - {name: O, trips: 2, body: [I, c]}\n'; } > "$T/$1.yaml"
+    "$A" rdu run "$T/$1.yaml" --machine $TEACH --set system.rows=1 --set system.cols=1 -q \
+        -o "$T/$1" > /dev/null 2>&1
+    echo "$(stat hbm.bytes_written "$T/$1/stats.txt" 2>/dev/null) $(stat hbm.bytes_read "$T/$1/stats.txt" 2>/dev/null)"
+}
+io=$(hbm_io nest "")
+check "a nested loop's tensor across kernels: 2 x 4 x 4096 B written and read ($io)" "[ '$io' = '32768 32768' ]"
+# an accumulator (it reads what it writes): its last value of each run of I
+io=$(hbm_io acc "in: t, ")
+check "an accumulator across kernels: 2 x 4096 B written and read, written 4 x each before ($io)" \
+    "[ '$io' = '8192 8192' ]"
 # tiling a loop that holds a nested loop halves the nested loop's work too
 { printf 'graph:\n  tensors: {t: {shape: [1048576], dtype: fp32}}\n  nodes:\n'
   printf '    inner: {op: fixed, cycles: 100}\n    p: {op: fixed, cycles: 10, out: t}\n'
