@@ -123,6 +123,19 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
+/* A signal that came between heartbeats (before the run, after its last event, while the dump
+ * or the outputs were written): the dump this run already put in place outside its staging
+ * directory (an absolute --trace FILE, committed by its close; NULL: none yet) is removed with
+ * the rest, which the caller's cleanup removes. Returns 130. */
+static int run_interrupted(const char *dump, const char *stage)
+{
+    if (dump && stage && strcmp(dump, "-") != 0 && !g_str_has_prefix(dump, stage))
+        trace_remove(dump);
+    fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
+            (int)interrupted);
+    return ARCHSIM_EXIT_INTERRUPTED;
+}
+
 static void heartbeat(Engine *eng, void *ctx)
 {
     Heartbeat *h = ctx;
@@ -799,9 +812,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     if (interrupted) {
-        fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
-                (int)interrupted);
-        rc = ARCHSIM_EXIT_INTERRUPTED;
+        rc = run_interrupted(NULL, NULL);
         goto out;
     }
     run->sim.strict = o.strict;
@@ -821,9 +832,7 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     if (interrupted) {          /* after the last heartbeat: nothing written yet */
-        fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
-                (int)interrupted);
-        rc = ARCHSIM_EXIT_INTERRUPTED;
+        rc = run_interrupted(NULL, NULL);
         goto out;
     }
     if (td) {
@@ -833,14 +842,8 @@ static int cmd_run(int argc, char **argv)
             rc = fail(e);
             goto out;
         }
-        if (interrupted) {
-            /* while the dump closed (a large gzip takes seconds): the file it just put in
-             * place is this run's own; remove it with the rest */
-            if (trace_path && strcmp(trace_path, "-") != 0 && !g_str_has_prefix(trace_path, stage))
-                trace_remove(trace_path);
-            fprintf(stderr, "archsim run: interrupted by signal %d; no results written\n",
-                    (int)interrupted);
-            rc = ARCHSIM_EXIT_INTERRUPTED;
+        if (interrupted) {      /* while the dump closed (a large gzip takes seconds) */
+            rc = run_interrupted(trace_path, stage);
             goto out;
         }
     }
@@ -958,12 +961,10 @@ static int cmd_run(int argc, char **argv)
         g_free(p);
     }
     g_string_free(buf, TRUE);
-    if (ok && interrupted) {
-        if (o.trace && strcmp(o.trace, "-") != 0 && trace_path && !g_str_has_prefix(trace_path, stage))
-            trace_remove(trace_path);
-        g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_INTERRUPTED, "archsim run: interrupted "
-                    "by signal %d; no results written", (int)interrupted);
-        ok = false;
+    if (ok && interrupted) {    /* while the outputs were written: none is in place yet */
+        stats_clear(&st);
+        rc = run_interrupted(trace_path, stage);
+        goto out;
     }
     if (ok) {
         if (reserved)
