@@ -22,6 +22,10 @@ typedef struct {
 
 typedef struct TpuEdge TpuEdge;
 
+/* The DRAM read estimator keeps set numbers as int32 relative to a base it moves every
+ * tpu_est_rebias_at sets (default 2^30; the tests lower it to check the move changes nothing). */
+extern int64_t tpu_est_rebias_at;
+
 /* The model's schedule of layer l (compat as tpu_run_layer's); NULL and the model's error for a
  * layer it refuses. */
 TpuEdge *tpu_edge_new(const TpuArch *a, const TpuLayer *l, bool compat, GError **error);

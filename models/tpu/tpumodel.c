@@ -417,6 +417,11 @@ typedef struct {
     /* window slides (sampling, tpumodel.c): words requested and inserted at the first slide
      * after `ep_from` words, and at the latest */
     uint64_t ep_from, ep1_fed, ep1_ins, ep2_fed, ep2_ins;
+    /* set numbers are kept in the pages as int32 relative to `bias` (est_rebias): live32 is
+     * read_start - bias, cur32 is cur - bias */
+    int64_t bias;
+    int32_t live32, cur32;
+    bool follow;                  /* est_advance: the window's words move along with it */
     /* results */
     uint64_t accesses;
     bool any;
@@ -480,12 +485,12 @@ static inline __attribute__((always_inline)) void est_request(EstBuf *b, int64_t
         int64_t l = pg ? pg[i & ((1u << t->pb) - 1)] : -1;
         /* in the active window (a hit) or already in the set being filled (no set is ever
          * later than cur) */
-        if (l >= b->read_start)
+        if (l >= b->live32)
             return;
         if (!pg)
             pg = pages_map(t, p);
-        pg[i & ((1u << t->pb) - 1)] = (int32_t)b->cur;
-        t->dset[p] = (int32_t)b->cur;
+        pg[i & ((1u << t->pb) - 1)] = b->cur32;
+        t->dset[p] = b->cur32;
     }
     if (traced)
         tpu_dram_est_word(b->dram, b->op, addr);
@@ -494,12 +499,44 @@ static inline __attribute__((always_inline)) void est_request(EstBuf *b, int64_t
     est_set_done(b, cycle);
 }
 
+/* The pages hold set numbers as int32, relative to b->bias: every 2^30 sets the numbers are
+ * moved down so that read_start is 0 (a layer of 2^31 sets, a tiny SRAM on a huge operand,
+ * would otherwise wrap them and read every word as absent). Entries older than the window read
+ * as absent (-1); pages taken back, whose entries are all dead, are dropped. */
+int64_t tpu_est_rebias_at = 1 << 30;
+#define EST_REBIAS_AT tpu_est_rebias_at
+
+static void est_relative(EstBuf *b)
+{
+    b->live32 = (int32_t)(b->read_start - b->bias);
+    b->cur32 = (int32_t)(b->cur - b->bias);
+}
+
+static __attribute__((noinline)) void est_rebias(EstBuf *b)
+{
+    Pages *t = &b->latest;
+    int64_t nb = b->read_start, live = b->read_start;
+    for (guint i = 0; i < t->mapped->len; i++) {
+        uint64_t p = g_array_index(t->mapped, uint64_t, i);
+        int32_t *pg = t->dir[p];
+        for (size_t w = 0; w < (size_t)1 << t->pb; w++)
+            pg[w] = pg[w] >= 0 && pg[w] + b->bias >= live ? (int32_t)(pg[w] + b->bias - nb) : -1;
+        t->dset[p] = t->dset[p] + b->bias >= live ? (int32_t)(t->dset[p] + b->bias - nb) : -1;
+    }
+    g_ptr_array_set_size(t->spare, 0);
+    b->bias = nb;
+    est_relative(b);
+}
+
 /* The set being filled is complete: when it closes the active window, the next window is due. */
 static __attribute__((noinline)) void est_set_done(EstBuf *b, int64_t cycle)
 {
     b->in_cur = 0;
     b->cur++;
     b->full_sets++;
+    if (G_UNLIKELY(b->cur - b->bias >= EST_REBIAS_AT))
+        est_rebias(b);
+    b->cur32 = (int32_t)(b->cur - b->bias);
     if (b->cur != b->read_end + 1)
         return;
     if (!b->active_done) {                                  /* the first fill, before cycle 0 */
@@ -520,14 +557,83 @@ static __attribute__((noinline)) void est_set_done(EstBuf *b, int64_t cycle)
     }
     b->read_start += (int64_t)b->sets_prefetch;
     b->read_end += (int64_t)b->sets_prefetch;
+    if (b->follow)
+        b->bias += (int64_t)b->sets_prefetch;
     b->last_start = b->last_end + 1;
     b->last_end = cycle;
-    pages_reclaim(&b->latest, b->read_start);
+    if (G_UNLIKELY(b->cur - b->bias >= EST_REBIAS_AT))
+        est_rebias(b);
+    est_relative(b);
+    pages_reclaim(&b->latest, b->live32);
     if (b->ep_from && b->fed >= b->ep_from) {        /* a slide in the sample's second half */
         if (!b->ep1_fed)
             b->ep1_fed = b->fed, b->ep1_ins = b->full_sets * b->items;
         b->ep2_fed = b->fed, b->ep2_ins = b->full_sets * b->items;
     }
+}
+
+/* Sampling (tpu_run_layer_traced): `words` more words join sets as if requested evenly over the
+ * cycles (c0, c1] of the folds not simulated, so the windows slide and prefetch through them as
+ * in a full run (the DRAM start and stop cycles, the average bandwidths). Every word inserted is
+ * fetched once (a slide's prefetch or est_finish), so the reads are the sample's rate times the
+ * words skipped. The words the window held at the end of the sample stay in it, moved along with
+ * it (their set numbers rise with the window: `follow`): the last fold finds the words of a fold
+ * like its predecessors, as in a full run, not an empty window. Past two slides the rest are
+ * counted in closed form. */
+static void est_advance(EstBuf *b, uint64_t words, int64_t c0, int64_t c1)
+{
+    g_assert(b->dram == NULL);                  /* DRAM traces are never sampled */
+    if (words == 0)
+        return;
+    if (!b->first_seen) {
+        b->first_cycle = c0 + 1;
+        b->first_seen = true;
+    }
+    uint64_t total = words, done = 0;
+    uint64_t span = c1 > c0 ? (uint64_t)(c1 - c0) : 0;
+    b->follow = true;
+#define AT(d) (c0 + (int64_t)(((unsigned __int128)span * (d) + total - 1) / total))
+    int slides = 0;
+    while (words > 0) {
+        /* the words that complete the set closing the active window */
+        uint64_t need = (uint64_t)(b->read_end - b->cur) * b->items + (b->items - b->in_cur);
+        uint64_t per = b->sets_prefetch * b->items;        /* a slide's words after that */
+        if (slides >= 2 && words >= need + 3 * per) {
+            /* m slides in closed form, leaving the last two (bw from the interval before) */
+            uint64_t m = (words - need) / per - 2;
+            uint64_t sets = m * b->sets_prefetch;
+            b->cur += (int64_t)sets;
+            b->full_sets += sets;
+            b->accesses += m * per;
+            b->pf_start += (int64_t)sets, b->pf_end += (int64_t)sets;
+            b->read_start += (int64_t)sets, b->read_end += (int64_t)sets;
+            done += m * per, words -= m * per;
+            /* the slides before: the last at AT(done - per + need), its predecessor earlier */
+            int64_t prev = AT(done - per + need - per), last = AT(done - per + need);
+            b->dram_stop = prev + 1;
+            b->last_start = prev + 1;
+            b->last_end = last;
+            b->bias += (int64_t)sets;
+            est_relative(b);
+            continue;
+        }
+        if (words < need) {
+            uint64_t t = b->in_cur + words;
+            b->cur += (int64_t)(t / b->items);
+            b->full_sets += t / b->items;
+            b->in_cur = t % b->items;
+            est_relative(b);
+            break;
+        }
+        /* the sets before the closing one, then the closing one (est_set_done slides) */
+        b->full_sets += (uint64_t)(b->read_end - b->cur);
+        b->cur = b->read_end;
+        done += need, words -= need;
+        est_set_done(b, AT(done));
+        slides++;
+    }
+#undef AT
+    b->follow = false;
 }
 
 static void est_row(EstBuf *b, int64_t cycle, const int64_t *addrs, uint64_t n)
@@ -558,10 +664,17 @@ static void est_finish(EstBuf *b)
     if (!b->active_done) {
         b->last_end = -1 - 1;
         uint64_t nsets = (uint64_t)(b->cur + 1);
+        /* every set so far: the full ones and the partial one */
+        uint64_t words = b->full_sets * b->items + partial;
+        if (words > b->span) {
+            /* only a sample's extrapolation (est_cap) and the last fold after it: before the
+             * first slide each word of the operand is inserted once */
+            words = b->span;
+            nsets = ceil_div_u(b->span, b->items);
+        }
         uint64_t cyc = ceil_div_u(nsets * b->items, b->bw ? b->bw : 10);
         b->last_start = b->last_end - (int64_t)cyc + 1;
-        /* every set so far: the full ones and the partial one */
-        est_prefetch(b, b->full_sets * b->items + partial);
+        est_prefetch(b, words);
         b->active_done = true;
     } else {
         int64_t nsets = b->cur - b->pf_start + 1;
@@ -992,7 +1105,8 @@ typedef struct {
 
 typedef struct {
     SampleOp i, f;
-    bool mid_set, stall_rate_set;
+    bool mid_set, stall_rate_set, advanced;
+    int64_t c0;                        /* the cycle of the row that ended the sample */
     uint64_t skip_i, skip_f, skip_o;   /* words not fed (ifmap, filter), ofmap words to DRAM */
     uint64_t skipped, sampled_folds;   /* folds not simulated, folds simulated before them */
     double stall_rate;                 /* stall cycles per simulated fold */
@@ -1045,6 +1159,17 @@ static uint64_t sample_extra(const SampleOp *o, uint64_t skipped)
     else if (o->fed)
         rate = (double)o->ins / (double)o->fed;
     return (uint64_t)llround(rate * (double)skipped);
+}
+
+/* An operand whose every word fits in the first window never slides it: each word is inserted
+ * once at most, so no more than the words not yet inserted can join (a sample of first touches
+ * alone, extrapolated, counted an operand many times over). */
+static uint64_t est_cap(const EstBuf *b, uint64_t extra)
+{
+    uint64_t ins = est_inserted(b);
+    if (!b->active_done && b->span <= b->sets_active * b->items)
+        return MIN(extra, b->span > ins ? b->span - ins : 0);
+    return extra;
 }
 
 /* ---- the layer ----------------------------------------------------------------------------- */
@@ -1360,6 +1485,15 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
             bool feed = !sampling || nfolds == total_folds;
             if (sampling && sm.skipped)                 /* the skipped folds' stalls */
                 stall += (uint64_t)llround(sm.stall_rate * (double)sm.skipped);
+            if (sampling && !sm.advanced) {
+                /* the words not fed so far join the estimator's sets over the cycles skipped
+                 * (est_advance), before the last fold feeds it again */
+                int64_t c1 = (int64_t)(rowi + stall);
+                est_advance(&ib, est_cap(&ib, sample_extra(&sm.i, sm.skip_i)), sm.c0, c1);
+                est_advance(&fb, est_cap(&fb, sample_extra(&sm.f, sm.skip_f)), sm.c0, c1);
+                sm.skip_i = sm.skip_f = 0;
+                sm.advanced = true;
+            }
             for (uint64_t i = 0; i < s.P; i++, rowi++) {
                 double cycle = (double)(rowi + stall);
                 uint64_t n;
@@ -1411,8 +1545,11 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
                 }
                 last_out = o;
                 stall += (uint64_t)late;
-                if (budget && !sampling && (sampling = sample_check(&sm, &ib, &fb, budget)))
+                if (budget && !sampling && (sampling = sample_check(&sm, &ib, &fb, budget))) {
                     feed = nfolds == total_folds;
+                    sm.c0 = (int64_t)cycle;
+                    sm.advanced = feed;          /* the last fold: nothing will be skipped */
+                }
             }
             if (sampling && !sm.stall_rate_set) {       /* the stall rate of the simulated folds */
                 sm.stall_rate = (double)stall / (double)nfolds;
@@ -1429,8 +1566,8 @@ bool tpu_run_layer_traced(const TpuArch *a, const TpuLayer *l, bool compat,
         est_finish(&ib);
         est_finish(&fb);
         if (sampling) {
-            ib.accesses += sample_extra(&sm.i, sm.skip_i);
-            fb.accesses += sample_extra(&sm.f, sm.skip_f);
+            ib.accesses += est_cap(&ib, sample_extra(&sm.i, sm.skip_i));
+            fb.accesses += est_cap(&fb, sample_extra(&sm.f, sm.skip_f));
             wb.accesses += sm.skip_o;
             out->sampled_folds = sm.sampled_folds;
         }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../models/tpu/tpu.h"
+#include "../../models/tpu/tpuint.h"
 #include "../../sim/error.h"
 
 #define REF "tests/tpu/scalesim"
@@ -295,7 +296,74 @@ static void test_sampling(void)
          * docs/tpu.md gives the errors measured on shipped topologies) */
         CU_ASSERT_TRUE(ei < 0.05);
         CU_ASSERT_TRUE(ef < 0.35);
+        /* the windows go on sliding through the folds not simulated: the DRAM reads start with
+         * the same first fill and stop in the layer's last part, as in the full run (they
+         * stopped at the end of the sample: an average bandwidth many times too high) */
+        for (int k = 0; k < 2; k++) {
+            double xs = k ? x.dram_filter_start : x.dram_ifmap_start;
+            double xe = k ? x.dram_filter_stop : x.dram_ifmap_stop;
+            double ss = k ? sm.dram_filter_start : sm.dram_ifmap_start;
+            double se = k ? sm.dram_filter_stop : sm.dram_ifmap_stop;
+            double xb = k ? x.bw_dram_filter : x.bw_dram_ifmap;
+            double sb = k ? sm.bw_dram_filter : sm.bw_dram_ifmap;
+            if (g_getenv("TPU_SAMPLE_VERBOSE"))
+                printf("%d/%d: start %.0f/%.0f stop %.0f/%.0f bw %.3f/%.3f of %lu\n", df, k, ss,
+                       xs, se, xe, sb, xb, (unsigned long)x.total_cycles);
+            CU_ASSERT_EQUAL(ss, xs);
+            CU_ASSERT_TRUE(se > (double)x.total_cycles / 2 || xe < (double)x.total_cycles / 2);
+            CU_ASSERT_TRUE(sb < 3 * xb && sb > xb / 3);    /* os's filter: 0.29 against 0.78 */
+        }
     }
+    /* an operand that fits in the first window (ifmap 200,704 words, 1 MiB SRAM) is fetched
+     * once, before cycle 0, whatever the sample's rate of first touches (it was 16 times) */
+    a.dataflow = TPU_WS;
+    a.ifmap_kb = 1024;
+    TpuLayerResult x, sm;
+    GError *e = NULL;
+    tpu_sample_budget = 0;
+    CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &x, &e));
+    tpu_sample_budget = 1u << 14;
+    CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &sm, &e));
+    CU_ASSERT_TRUE(sm.sampled_folds > 0);
+    if (g_getenv("TPU_SAMPLE_VERBOSE"))
+        printf("big: start %.0f/%.0f stop %.0f/%.0f bw %.3f/%.3f reads %lu/%lu of %lu\n",
+               sm.dram_ifmap_start, x.dram_ifmap_start, sm.dram_ifmap_stop, x.dram_ifmap_stop,
+               sm.bw_dram_ifmap, x.bw_dram_ifmap, (unsigned long)sm.dram_ifmap_reads,
+               (unsigned long)x.dram_ifmap_reads, (unsigned long)x.total_cycles);
+    CU_ASSERT_EQUAL(sm.dram_ifmap_start, x.dram_ifmap_start);
+    CU_ASSERT_EQUAL(sm.dram_ifmap_stop, x.dram_ifmap_stop);
+    CU_ASSERT_EQUAL(sm.dram_ifmap_reads, x.dram_ifmap_reads);   /* every word once */
+    tpu_sample_budget = saved;
+}
+
+/* The estimator's set numbers are int32 moved down every tpu_est_rebias_at sets (2^31 sets, a
+ * tiny SRAM on a huge operand, would wrap them): moving them every few sets changes nothing,
+ * full or sampled. */
+static void test_set_rebias(void)
+{
+    TpuArch a = { .run_name = "tiny", .rows = 8, .cols = 8, .ifmap_kb = 1, .filter_kb = 1,
+                  .ofmap_kb = 1, .filter_offset = 10000000, .ofmap_offset = 20000000,
+                  .bw_mode = TPU_BW_CALC, .bandwidth = 10, .file = "tiny.cfg" };
+    TpuLayer l = { "Conv", 20, 20, 3, 3, 16, 24, 1, 1, 2 };
+    uint64_t saved = tpu_sample_budget;
+    int64_t at = tpu_est_rebias_at;
+    for (int df = 0; df < 3; df++) {
+        a.dataflow = (TpuDataflow)df;
+        for (int smp = 0; smp < 2; smp++) {
+            TpuLayerResult r0, r1;
+            GError *e = NULL;
+            tpu_sample_budget = smp ? 4096 : 0;
+            tpu_est_rebias_at = at;
+            CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &r0, &e));
+            tpu_est_rebias_at = 3;
+            CU_ASSERT_TRUE_FATAL(tpu_run_layer(&a, &l, false, &r1, &e));
+            CU_ASSERT_EQUAL(smp ? r0.sampled_folds > 0 : r0.sampled_folds == 0, 1);
+            CU_ASSERT_EQUAL(r1.dram_ifmap_reads, r0.dram_ifmap_reads);
+            CU_ASSERT_EQUAL(r1.dram_filter_reads, r0.dram_filter_reads);
+            CU_ASSERT_EQUAL(memcmp(&r0, &r1, sizeof r0), 0);
+        }
+    }
+    tpu_est_rebias_at = at;
     tpu_sample_budget = saved;
 }
 
@@ -311,6 +379,7 @@ int main(void)
     CU_add_test(s, "SRAM traces equal SCALE-Sim's", test_sram_traces_equal_scalesim);
     CU_add_test(s, "the reference layer of systolic.md", test_reference_layer);
     CU_add_test(s, "huge layers are sampled in the default mode only", test_sampling);
+    CU_add_test(s, "the estimator's set numbers move without changing a result", test_set_rebias);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();
