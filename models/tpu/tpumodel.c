@@ -339,11 +339,19 @@ typedef struct {
     GPtrArray *spare;            /* pages taken back */
 } Pages;
 
+/* log2 words per page for an operand of `span` words: 4096 words, more for an operand of more
+ * than 2^34 words, so that there are at most 4 M pages (the directory stays small) */
+static unsigned pages_shift(uint64_t span)
+{
+    unsigned pb = 12;
+    while ((span >> pb) >= (1u << 22))
+        pb++;
+    return pb;
+}
+
 static void pages_init(Pages *t, uint64_t span)
 {
-    t->pb = 12;
-    while ((span >> t->pb) >= (1u << 22))  /* at most 4 M pages: the directory stays small */
-        t->pb++;
+    t->pb = pages_shift(span);
     t->npages = (span >> t->pb) + 1;
     t->dir = g_new0(int32_t *, t->npages);
     t->dset = g_new0(int32_t, t->npages);
@@ -1236,6 +1244,18 @@ static uint64_t ub_memory(const Sched *s, int op, uint64_t kb, uint64_t span)
 
 /* What tpu_run_layer_traced holds for a layer, at most (tpu.h); 0 and *largest untouched when
  * gemm_init refuses the layer (its own error says why). */
+/* The CALC estimator's pages for an operand of `span` words (pages_init): the directory, 12
+ * bytes a page, and the pages live at once: those the SRAM window's words fill, plus one partly
+ * filled per edge port and two, never more than the operand has (pages of 2^pages_shift words, 4
+ * bytes each: 1 MiB for a 2^39-word operand, so 4,096 ports then take 4 GiB). */
+static uint64_t est_memory(uint64_t span, uint64_t sram_words, uint64_t ports)
+{
+    unsigned pb = pages_shift(span);
+    uint64_t npages = (span >> pb) + 1;
+    uint64_t live = sat_add(sat_add((MIN(span, sram_words) >> pb) + 1, ports), 2);
+    return sat_add(sat_mul(12, npages), sat_mul(4ull << pb, MIN(npages, live)));
+}
+
 static uint64_t layer_memory(const TpuArch *a, const Gemm *g, bool compat, bool traced,
                              const char **largest)
 {
@@ -1267,14 +1287,10 @@ static uint64_t layer_memory(const TpuArch *a, const Gemm *g, bool compat, bool 
                        "(word, set) pair";
         part[3].bytes = ub_memory(&s, OP_FILTER, a->filter_kb, fspan);
     } else {
-        /* pages_init's directory (at most 4 M pages, 12 bytes each) and the pages of the words
-         * the SRAM window holds (4 bytes per word, plus a page per edge port) */
         part[2].what = "the CALC estimator's index of the words the SRAMs hold, 4 bytes per "
-                       "SRAM word";
-        uint64_t pg = sat_mul(4, sat_mul(4096, a->rows + a->cols + 2));
-        part[2].bytes = sat_add(sat_add(sat_mul(12, (4u << 20) + 1), sat_mul(12, (4u << 20) + 1)),
-                                sat_add(sat_add(sat_mul(4, MIN(ispan, isram)), pg),
-                                        sat_add(sat_mul(4, MIN(fspan, fsram)), pg)));
+                       "SRAM word in pages";
+        part[2].bytes = sat_add(est_memory(ispan, isram, MAX(a->rows, a->cols)),
+                                est_memory(fspan, fsram, MAX(a->rows, a->cols)));
     }
     if (traced) {
         /* tpudram.c: per operand, the words since the last prefetch, their order and the Python

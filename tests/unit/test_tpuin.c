@@ -740,7 +740,7 @@ static void issue15_item2_cfg_and_layer_limits(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(err);
     CU_ASSERT_EQUAL(err->code, ARCHSIM_EXIT_DATAERR);
     CU_ASSERT_STRING_EQUAL(err->message,
-                           "layer big: the model would take 4.6 GiB of memory for it, above "
+                           "layer big: the model would take 4.5 GiB of memory for it, above "
                            "archsim's limit of 4.0 GiB per layer; most of it: im2col tables, 16 "
                            "bytes per ofmap pixel and per filter-window element");
     g_clear_error(&err);
@@ -761,6 +761,19 @@ static void issue15_item2_cfg_and_layer_limits(void)
     TpuLayer conv1 = {.name = (char *)"Conv1", .ifmap_h = 230, .ifmap_w = 230, .filter_h = 7,
                       .filter_w = 7, .channels = 3, .filters = 64, .stride_h = 2, .stride_w = 2};
     CU_ASSERT(tpu_layer_memory(&arch, &conv1, false, true, NULL) < (256u << 20));
+    /* the CALC estimator's pages grow with the operand (1 MiB each for 2^39 words): 4,096 edge
+     * ports on such an operand hold 4 GiB (it took 4.25 GB, counted as 0.26), while a small
+     * layer on a 65536 x 65536 array is counted by the pages its operands have (it was refused,
+     * 4,096 words a page for each of the 131,074 ports of both edges) */
+    arch.rows = 4096, arch.cols = 1;
+    TpuLayer deep = {.name = (char *)"deep", .ifmap_h = 1u << 20, .ifmap_w = 1u << 19,
+                     .filter_h = 1, .filter_w = 1u << 19, .channels = 1, .filters = 1,
+                     .stride_h = 1, .stride_w = 1};
+    largest = NULL;
+    CU_ASSERT(tpu_layer_memory(&arch, &deep, false, false, &largest) > TPU_MAX_LAYER_MEMORY);
+    CU_ASSERT(largest && strstr(largest, "CALC estimator"));
+    arch.rows = arch.cols = TPU_MAX_ARRAY_DIM;
+    CU_ASSERT(tpu_layer_memory(&arch, &conv1, false, false, NULL) < (64u << 20));
     /* a device is not read (it has no end): not a regular file, exit 66 */
     TpuTopology t;
     CU_ASSERT_FALSE(tpu_topology_load("/dev/zero", false, &t, &err));
