@@ -426,7 +426,8 @@ static int info_main(int argc, char **argv)
         for (uint32_t i = 0; i < l->n; i++) {
             if (l->e[i].kind == SASS_LIST_MEMCPY) {
                 copies++;
-                copy_bytes += l->e[i].bytes;
+                copy_bytes = l->e[i].bytes > UINT64_MAX - copy_bytes ? UINT64_MAX
+                                                                      : copy_bytes + l->e[i].bytes;
                 continue;
             }
             if (!info_kernel(l->e[i].path, csv, &e)) {

@@ -365,13 +365,20 @@ static bool work_open_kernel(Work *w, const char *path)
         if (i == 0)
             w->cur.limiter = gpu_limiter_name(r.limiters);
         if (r.active_blocks == 0) {
+            /* placed at the header line of what limits it (shared memory, registers, threads) */
+            uint64_t at = r.limiters & GPU_LIMIT_SHARED ? k->at_shmem
+                          : r.limiters & GPU_LIMIT_REGISTERS ? k->at_regs : k->at_block;
+            char *where = at ? g_strdup_printf("%s:%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, path,
+                                               at >> 16, at & 0xffff)
+                             : g_strdup(path);
             sim_fail(w->base.sim, g_error_new(ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR,
                                               "%s: a block of %u threads, %u registers each and %"
                                               G_GUINT64_FORMAT " B shared memory does not fit on "
                                               "%s (cc %u.%u; limited by %s: `archsim gpu "
-                                              "occupancy` says why)", path, in.threads, in.regs,
+                                              "occupancy` says why)", where, in.threads, in.regs,
                                               in.smem, w->sm[i]->peer->owner->name, lim->cc / 10,
                                               lim->cc % 10, gpu_limiter_name(r.limiters)));
+            g_free(where);
             return false;
         }
     }
@@ -391,7 +398,8 @@ static uint64_t work_tick(Component *c)
         case W_IDLE:
             while (w->next_entry < w->list->n && w->list->e[w->next_entry].kind == SASS_LIST_MEMCPY) {
                 w->copies++;
-                w->copy_bytes += w->list->e[w->next_entry].bytes;
+                uint64_t b = w->list->e[w->next_entry].bytes;     /* saturating */
+                w->copy_bytes = b > UINT64_MAX - w->copy_bytes ? UINT64_MAX : w->copy_bytes + b;
                 w->next_entry++;
             }
             if (w->next_entry == w->list->n) {

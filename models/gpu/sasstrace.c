@@ -260,6 +260,7 @@ static bool header_line(SassReader *r, char *s, GError **error)
     const char *at = val;
     SassKernel *k = &r->k;
     uint64_t v;
+    uint64_t place = r->line << 16 | MIN((uint64_t)(at - r->cur) + 1, 0xffff);
     if (strcmp(key, "kernel name") == 0) {
         if (!*val) {
             sass_err(r, error, at, "kernel name: empty");
@@ -295,18 +296,22 @@ static bool header_line(SassReader *r, char *s, GError **error)
                      "allows at most 1024 per block", d[0], d[1], d[2], threads);
             return false;
         }
+        if (!grid)
+            k->at_block = place;
     } else if (strcmp(key, "shmem") == 0) {
         if (!parse_udec(val, (uint64_t)1 << 32, &v)) {
             sass_err(r, error, at, "shmem: expected bytes (0 to 4294967296)");
             return false;
         }
         k->shmem = v;
+        k->at_shmem = place;
     } else if (strcmp(key, "nregs") == 0) {
         if (!parse_udec(val, 255, &v)) {
             sass_err(r, error, at, "nregs: expected registers per thread (0 to 255)");
             return false;
         }
         k->nregs = (uint32_t)v;
+        k->at_regs = place;
     } else if (strcmp(key, "binary version") == 0) {
         if (!parse_udec(val, 1000, &v)) {
             sass_err(r, error, at, "binary version: expected a decimal number such as 80");
@@ -1299,6 +1304,13 @@ SassList *sass_list_read(const char *path, GError **error)
                               ARCHSIM_EXIT_DATAERR);
             }
             g_strfreev(parts);
+            if (ok && n > 0 && n - 1 > UINT64_MAX - a) {     /* its last byte past 2^64 - 1 */
+                char *m = g_strdup_printf("MemcpyHtoD: %" G_GUINT64_FORMAT " bytes at 0x%"
+                                          G_GINT64_MODIFIER "x run past the 64-bit address space",
+                                          n, a);
+                ok = list_err(error, file, line, 1, m, ARCHSIM_EXIT_DATAERR);
+                g_free(m);
+            }
             if (!ok)
                 break;
             en.kind = SASS_LIST_MEMCPY;

@@ -37,6 +37,9 @@ typedef struct {
     char *nvbit_version;        /* NULL when absent */
     uint32_t tracer_version;    /* 0 when absent (read as the oldest format) */
     bool lineinfo;
+    /* where the header gave the block's threads, registers and shared memory: line << 16 |
+     * column of the value, 0 when absent (the occupancy error is placed there) */
+    uint64_t at_block, at_regs, at_shmem;
     uint64_t nblocks;           /* grid x * y * z */
     uint32_t warps_per_block;   /* ceil(threads / 32) */
 } SassKernel;

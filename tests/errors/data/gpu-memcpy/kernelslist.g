@@ -1,0 +1,2 @@
+MemcpyHtoD,0xfffffffffffffff8,16
+kernel-1.traceg
