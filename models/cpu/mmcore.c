@@ -246,15 +246,17 @@ static bool holds_back(const MmCore *k, int j, int i)
     return !mm_may_bypass(k->mm, (MemAccessKind)kj, (MemAccessKind)ki);
 }
 
-/* The store a load at i would forward from now: the latest earlier access to its location when
- * that is a store not yet performed and the model forwards; else -1. */
+/* The store a load at i would forward from now: the latest earlier store or locked access to
+ * its location (loads of it in between are passed over: a store and two loads read it from the
+ * buffer twice) when that is a store not yet performed and the model forwards; else -1. The
+ * loads in between still go first (may_go). */
 static int forward_source(const MmCore *k, int i)
 {
     if (k->kind[i] != MA_LOAD || !k->mm->forward)
         return -1;
     const LitOp *ops = k->th->ops;
     for (int j = i - 1; j >= k->first; j--)
-        if (is_access(k->kind[j]) && ops[j].loc == ops[i].loc)
+        if (is_access(k->kind[j]) && k->kind[j] != MA_LOAD && ops[j].loc == ops[i].loc)
             return k->kind[j] == MA_STORE && k->st[j] != OPS_DONE ? j : -1;
     return -1;
 }

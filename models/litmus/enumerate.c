@@ -29,7 +29,8 @@ typedef struct {
     uint64_t block[LIT_MAX_OPS];      /* earlier ops that keep op j waiting while unperformed */
     uint64_t block_fwd[LIT_MAX_OPS];  /* the same when j forwards from fwd_src[j] */
     uint64_t deps[LIT_MAX_OPS];       /* ops whose results j reads (register dependencies) */
-    int fwd_src[LIT_MAX_OPS];         /* LOAD: the latest earlier STORE to its location, or -1 */
+    int fwd_src[LIT_MAX_OPS];         /* LOAD: the latest earlier STORE to its location (loads
+                                         of it between), or -1 (none, or an RMW after it) */
     int src_prod[LIT_MAX_OPS];        /* producer of src.reg, of reg (ALU input), of cmp */
     int dst_prod[LIT_MAX_OPS];
     int cmp_prod[LIT_MAX_OPS];
@@ -145,10 +146,15 @@ static void en_prepare(En *en, const LitTest *t, const MemModel *m)
                 const LitOp *e = &lt->ops[i];
                 if (en_orders(m, e, op, true))
                     et->block[j] |= UINT64_C(1) << i;
-                if (en_orders(m, e, op, false))
+                /* forwarding, the load goes past earlier stores to its location, not past
+                 * earlier loads of it (they stay in order) */
+                if (en_orders(m, e, op, e->kind == LOP_LOAD))
                     et->block_fwd[j] |= UINT64_C(1) << i;
-                if (op->kind == LOP_LOAD && op_is_mem(e) && e->loc == op->loc)
-                    et->fwd_src[j] = e->kind == LOP_STORE ? i : -1;   /* an RMW ends it */
+                /* the latest earlier store to its location, loads of it in between or not (a
+                 * store, a load, a load reads x=1 from the buffer twice); an RMW ends it */
+                if (op->kind == LOP_LOAD && op_is_mem(e) && e->loc == op->loc &&
+                    e->kind != LOP_LOAD)
+                    et->fwd_src[j] = e->kind == LOP_STORE ? i : -1;
             }
             if (!m->forward)
                 et->fwd_src[j] = -1;
