@@ -207,16 +207,8 @@ static bool lit_outcome(LitSim *L, LitOutcome *oc, GError **error)
     const LitTest *t = L->t;
     Oracle *orc = mem_oracle(&L->run->sim);
     bool read_out = false;
-    for (int i = 0; i < t->nobs; i++)
-        read_out = read_out || (t->obs[i].is_loc && !orc);
-    if (read_out) {
-        mmcore_set_program(L->core[0], &L->readout, (const char *const *)t->locs, L->addr,
-                           &mem_models[MM_SC], false);
-        mmcore_start(L->core[0]);
-        if (!lit_run_phase(L, "read-out", error))
-            return false;
-    }
     oc->n = t->nobs;
+    /* the registers first: the read-out program below runs on core 0, over thread 0's */
     for (int i = 0; i < t->nobs; i++) {
         int idx = t->obs[i].idx;
         if (!t->obs[i].is_loc)
@@ -224,7 +216,17 @@ static bool lit_outcome(LitSim *L, LitOutcome *oc, GError **error)
         else if (orc)
             oc->v[i] = (int64_t)oracle_value(orc, L->addr[idx], 8);
         else
-            oc->v[i] = mmcore_reg(L->core[0], idx);
+            read_out = true;
+    }
+    if (read_out) {
+        mmcore_set_program(L->core[0], &L->readout, (const char *const *)t->locs, L->addr,
+                           &mem_models[MM_SC], false);
+        mmcore_start(L->core[0]);
+        if (!lit_run_phase(L, "read-out", error))
+            return false;
+        for (int i = 0; i < t->nobs; i++)
+            if (t->obs[i].is_loc)
+                oc->v[i] = mmcore_reg(L->core[0], t->obs[i].idx);
     }
     return true;
 }
