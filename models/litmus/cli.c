@@ -347,10 +347,15 @@ int litmus_cli_main(int argc, char **argv)
             }
             if (*r->cond) {
                 char *where = g_strdup_printf("%s:%d", manifest_path, r->line);
-                char *norm = litmus_cond_normalise(t, where, r->cond, NULL);
-                if (norm == NULL || strcmp(norm, t->cond_text) != 0)
+                GError *ce = NULL;
+                char *norm = litmus_cond_normalise(t, where, r->cond, &ce);
+                if (norm == NULL)
+                    fprintf(stderr, "archsim litmus: warning: %s (the manifest's condition, "
+                            "compared with the test's %s)\n", ce->message, t->cond_text);
+                else if (strcmp(norm, t->cond_text) != 0)
                     fprintf(stderr, "archsim litmus: warning: %s: the condition '%s' differs "
                             "from the test's: %s\n", where, r->cond, t->cond_text);
+                g_clear_error(&ce);
                 g_free(norm);
                 g_free(where);
             }

@@ -53,6 +53,7 @@ typedef struct {
     GError *err;
     LitTest *t;
     GArray *reg_inits;      /* LitRegInit: resolved once the thread count is known */
+    int cond_atoms;         /* atoms of the condition so far (LIT_MAX_COND_ATOMS) */
 } Lx;
 
 typedef struct {
@@ -1356,6 +1357,10 @@ static LitCond *parse_atom(Lx *lx)
 }
 
 #define LIT_MAX_COND_DEPTH 200
+/* A chain of /\ or \/ is a tree as deep as it is long, and evaluating, printing and freeing it
+ * recurse that deep: 150,000 atoms overflowed the stack. herd7's catalogue's longest condition
+ * has a few dozen. */
+#define LIT_MAX_COND_ATOMS 4096
 
 static LitCond *parse_primary(Lx *lx, int depth)
 {
@@ -1364,6 +1369,10 @@ static LitCond *parse_primary(Lx *lx, int depth)
         return NULL;
     if (depth > LIT_MAX_COND_DEPTH) {
         lx_fail(lx, t.line, t.col, "condition nested too deeply");
+        return NULL;
+    }
+    if (++lx->cond_atoms > LIT_MAX_COND_ATOMS) {
+        lx_fail(lx, t.line, t.col, "condition too long (at most %d atoms)", LIT_MAX_COND_ATOMS);
         return NULL;
     }
     if (tok_is(&t, "~") || tok_is(&t, "not")) {

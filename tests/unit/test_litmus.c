@@ -363,6 +363,17 @@ static void test_parse_errors(void)
             fprintf(stderr, "\ncase %zu:\n  got  %s\n  want %s\n", k, m, c[k].msg);
         g_free(m);
     }
+    /* a chain of /\ as long as the file may be was a tree too deep to print or free (a stack
+     * overflow): at most 4096 atoms */
+    GString *chain = g_string_new("X86 T\n{}\n P0 ;\n MOV EAX,[x] ;\nexists (0:EAX=0");
+    for (int k = 0; k < 5000; k++)
+        g_string_append(chain, "/\\0:EAX=0");
+    g_string_append(chain, ")\n");
+    char *cm = tl_error(chain->str);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cm, "condition too long (at most 4096 atoms)"));
+    CU_ASSERT(g_str_has_prefix(cm, "t.litmus:5:"));
+    g_free(cm);
+    g_string_free(chain, TRUE);
     /* limits: registers, locations, micro-ops */
     GString *s = g_string_new("X86 T\n{}\n P0 ;\n");
     for (int k = 0; k < 17; k++)
