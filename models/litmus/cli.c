@@ -123,8 +123,11 @@ static void lit_print(const LitTest *t, const LitHist *h, double secs, GString *
                                (const char *)keys->pdata[k]);
     }
     g_ptr_array_unref(keys);
+    /* herd7 (top_herd.ml, check_wit) swaps the witnesses of ~exists, not its Observation */
+    bool swap = t->quant == LQ_NOT_EXISTS;
     g_string_append_printf(o, "%s\nWitnesses\nPositive: %" G_GUINT64_FORMAT " Negative: %"
-                           G_GUINT64_FORMAT "\n", ok ? "Ok" : "No", pos, neg);
+                           G_GUINT64_FORMAT "\n", ok ? "Ok" : "No", swap ? neg : pos,
+                           swap ? pos : neg);
     g_string_append_printf(o, "Condition %s\n", t->cond_text);
     g_string_append_printf(o, "Observation %s %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
                            t->name, lit_observation(pos, neg), pos, neg);
@@ -318,6 +321,12 @@ int litmus_cli_main(int argc, char **argv)
     /* read everything first: a bad file or manifest stops before any long run */
     /* the cwd first, then the data directory, globs included (sim/input.h) */
     char **named = sim_input_find_all(args + first);
+    if (trace && g_strv_length(named) > 1) {
+        /* a quoted glob: one argument, several tests (each run replaced the last one's dump) */
+        rc = lit_usage("--trace takes one test FILE (got %u)", g_strv_length(named));
+        g_strfreev(named);
+        goto out;
+    }
     for (guint k = 0; named[k]; k++) {
         LitTest *t = litmus_parse_file(named[k], &err);
         if (t == NULL) {

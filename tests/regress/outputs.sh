@@ -91,6 +91,11 @@ if [ -n "$LIT" ]; then
     check "issue 15 item 4: litmus --trace over a file that is not a dump is refused (73)" \
         "[ $rc -eq 73 ] && cmp -s '$T/stats.before' '$T/lit.json'"
 fi
+# a quoted glob is one argument but several tests: each run replaced the last one's dump
+$A litmus -m tso --runs 2 --force --trace "$T/glob.txt" 'tests/litmus/herd/S*.litmus' > "$T/o" 2>&1
+rc=$?
+check "litmus --trace with a quoted glob of four tests: 64 before any run, no dump" \
+    "[ $rc -eq 64 ] && [ ! -e '$T/glob.txt' ] && grep -q 'takes one test FILE (got 4)' '$T/o'"
 sed 's/^ArrayHeight:.*/ArrayHeight: 4/; s/^ArrayWidth:.*/ArrayWidth: 4/' \
     tests/tpu/shipped/v2/configs/scale.cfg > "$T/tiny.cfg"
 printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nc1, 4, 4, 2, 2, 2, 4, 1,\n' > "$T/tiny.csv"

@@ -935,6 +935,19 @@ static void test_cli(void)
           "MP: expected forbidden, observed Never: ok\n"
           "\n"
           "1 passed, 0 failed\n", "" },
+        /* ~exists: herd7 prints the witnesses of the negation (Positive and Negative swapped),
+         * the Observation with the proposition's counts */
+        { { "litmus", "-x", "-m", "sc", OWN_DIR "/XADD-tickets.litmus" }, 0,
+          "# archsim litmus --model sc --exhaustive: every outcome of the abstract machine\n"
+          "Test XADD-tickets Forbidden\n"
+          "States 2\n"
+          "1 :> 0:EAX=0; 1:EAX=1;\n"
+          "1 :> 0:EAX=1; 1:EAX=0;\n"
+          "Ok\n"
+          "Witnesses\n"
+          "Positive: 2 Negative: 0\n"
+          "Condition ~exists (0:EAX=0 /\\ 1:EAX=0 \\/ 0:EAX=1 /\\ 1:EAX=1)\n"
+          "Observation XADD-tickets Never 0 2\n", "" },
         { { "litmus", "--config", "nothere.yaml", HERD_DIR "/SB.litmus" }, 66, "",
           "nothere.yaml: cannot open: No such file or directory\n" },
         { { "litmus", "--set", "l1d", HERD_DIR "/SB.litmus" }, 64, "",
