@@ -781,8 +781,8 @@ static void on_snoop(Coh *k, Msg *s)
         s->flags |= SNOOP_INVALIDATED;
         if (kind == BUS_GETM) {
             k->invalidated++;
-            if (k->p.classify && mem_oracle(k->base.sim))
-                coh_class_lost(&k->mc, f->block, oracle_seq(mem_oracle(k->base.sim)));
+            if (k->p.classify)
+                coh_class_lost(&k->mc, f->block, oracle_seq(mem_writes(k->base.sim)));
         }
     }
     f->state = r->next;
@@ -832,7 +832,7 @@ static void on_data(Coh *k, Msg *m)
     set_perm(k, f->block, old, r->next);
     if (f->coh_pending) {
         f->coh_pending = false;
-        coh_class_sharing(&k->mc, mem_oracle(k->base.sim), coh_id(k), f->head, f->coh_since);
+        coh_class_sharing(&k->mc, mem_writes(k->base.sim), coh_id(k), f->head, f->coh_since);
     }
     if ((r->actions & ACT_HIT) && f->head) {
         Msg *op = f->head;
@@ -902,7 +902,7 @@ static void coh_recv(Component *c, Port *port, Msg *m)
             else
                 k->loads++;
             count_pure_hit(k, f, store);
-            if (G_UNLIKELY(n > 8 || mem_oracle(c->sim) != NULL)) {
+            if (G_UNLIKELY(n > 8 || mem_writes(c->sim) != NULL)) {
                 perform_at(k, f, &ts, way, m, k->p.hit_latency);
                 return;
             }
@@ -1057,6 +1057,8 @@ static bool coh_realize(Component *c, GError **error)
         return false;
     }
     coh_class_init(&k->mc, lines);
+    if (k->p.classify)
+        mem_writes_enable(c->sim);
     htm_init(&k->htm);
     k->htm.conflict = k->p.htm_conflict;
     k->htm.versioning = k->p.htm_versioning;

@@ -26,7 +26,7 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
                             const char *state)
 {
     g_assert(n <= 8);
-    Oracle *o = mem_oracle(c->sim);
+    Oracle *o = mem_oracle(c->sim), *w = mem_writes(c->sim);
     uint64_t old = mem_load_le(d, n);
     if (o)
         coh_check_load(c, o, who, mem_msg(m)->addr, n, old, state);
@@ -50,8 +50,8 @@ static void coh_perform_rmw(Component *c, uint8_t *d, Msg *m, uint32_t n, int wh
     }
     nv &= mask;
     mem_store_le(d, nv, n);
-    if (o)
-        oracle_store(o, who, mem_msg(m)->addr, n, nv);
+    if (w)
+        oracle_store(w, who, mem_msg(m)->addr, n, nv);
     mem_msg(m)->value = old;
     mem_msg(m)->arg = done ? 1 : 0;
 }
@@ -143,9 +143,10 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
 {
     uint8_t *d = line + (mem_msg(m)->addr - block);
     uint32_t n = m->size ? m->size : 1;
-    /* a plain load or store is one word-wide access: coh_plain_access with checks off
-     * (mem_oracle NULL), else the last two cases, which also tell the reference memory */
-    Oracle *o = mem_oracle(c->sim);
+    /* a plain load or store is one word-wide access: coh_plain_access with checks off and no
+     * write record (mem_writes NULL), else the last two cases, which also tell the reference
+     * memory (o) or the write record (w) */
+    Oracle *o = mem_oracle(c->sim), *w = mem_writes(c->sim);
     if (G_UNLIKELY(m->flags & MSG_F_SC)) {
         g_assert(m->cmd == MSG_WRITE_REQ && n <= 8);
         bool ok = a->resv && a->resv_block == block;
@@ -153,8 +154,8 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
         uint64_t old = coh_read_bytes(d, n);
         if (ok) {
             mem_store_le(d, mem_msg(m)->value, n);
-            if (o)
-                oracle_store(o, who, mem_msg(m)->addr, n, mem_msg(m)->value);
+            if (w)
+                oracle_store(w, who, mem_msg(m)->addr, n, mem_msg(m)->value);
             a->sc_success++;
         } else {
             a->sc_fail++;
@@ -165,16 +166,16 @@ void coh_perform(Component *c, Port *cpu, uint8_t *line, uint64_t block, Msg *m,
     } else if (G_UNLIKELY(m->cmd == MSG_WRITE_REQ && (m->flags & MSG_F_RMW))) {
         coh_perform_rmw(c, d, m, n, who, state);
         m->cmd = MSG_WRITE_RESP;
-    } else if (G_LIKELY(o == NULL && n <= 8 && !(m->flags & MSG_F_LL))) {
+    } else if (G_LIKELY(w == NULL && n <= 8 && !(m->flags & MSG_F_LL))) {
         coh_plain_access(d, m, n);
     } else if (m->cmd == MSG_WRITE_REQ) {
         if (G_LIKELY(n <= 8))
             mem_store_le(d, mem_msg(m)->value, n);
         else
             mem_fill_le(d, mem_msg(m)->value, n);
-        if (G_UNLIKELY(o != NULL))
+        if (G_UNLIKELY(w != NULL))
             for (uint32_t i = 0; i < n; i += 8)
-                oracle_store(o, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
+                oracle_store(w, who, mem_msg(m)->addr + i, n - i < 8 ? n - i : 8,
                              mem_msg(m)->value);
         m->cmd = MSG_WRITE_RESP;
     } else {

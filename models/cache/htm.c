@@ -85,9 +85,14 @@ void htm_log_write(Htm *h, uint64_t addr, uint32_t n, uint64_t v)
 
 bool htm_commit_check(Htm *h, Component *c, int who, char **problem)
 {
-    Oracle *o = mem_oracle(c->sim);
-    if (!o)
+    Oracle *o = mem_oracle(c->sim), *wr = mem_writes(c->sim);
+    if (!o) {
+        for (guint i = 0; wr && i < h->writes->len; i++) {   /* the miss classes' record */
+            const HtmWord *w = &g_array_index(h->writes, HtmWord, i);
+            oracle_store(wr, who, w->addr, w->size, w->value);
+        }
         return true;
+    }
     for (guint i = 0; i < h->reads->len; i++) {
         const HtmWord *w = &g_array_index(h->reads, HtmWord, i);
         uint64_t now = oracle_value(o, w->addr, w->size);

@@ -651,7 +651,7 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
         f->supplier = (uint16_t)noc_msg_src(m);
         if (f->coh_pending) {
             f->coh_pending = false;
-            coh_class_sharing(&k->mc, mem_oracle(k->base.sim), (int)k->id, f->head, f->coh_since);
+            coh_class_sharing(&k->mc, mem_writes(k->base.sim), (int)k->id, f->head, f->coh_since);
         }
     }
     do_sends(k, f, dir_msg(m)->addr, a, m);
@@ -662,8 +662,8 @@ static bool fire_msg(Dc *k, DcFrame *f, Msg *m, bool first_time)
     const ProtoState *st = k->proto->cstates;
     if ((ev == DCE_INV || ev == DCE_FWD_GETM) && st[old].valid && !st[r->next].valid) {
         k->invalidated++;
-        if (k->p.classify && mem_oracle(k->base.sim))
-            coh_class_lost(&k->mc, f->block, oracle_seq(mem_oracle(k->base.sim)));
+        if (k->p.classify)
+            coh_class_lost(&k->mc, f->block, oracle_seq(mem_writes(k->base.sim)));
     }
     change_state(k, f, r->next, ev);
     if (a & CA_HIT) {
@@ -928,6 +928,8 @@ static bool dc_realize(Component *c, GError **error)
         return false;
     }
     coh_class_init(&k->mc, lines);
+    if (k->p.classify)
+        mem_writes_enable(c->sim);
     return true;
 }
 

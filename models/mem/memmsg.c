@@ -19,7 +19,16 @@ static void mem_shared_free(void *p)
     MemShared *s = p;
     if (s->oracle != NULL)
         oracle_free(s->oracle);
+    if (s->writes != NULL)
+        oracle_free(s->writes);
     g_free(s);
+}
+
+void mem_writes_enable(Sim *sim)
+{
+    MemShared *s = mem_shared(sim);
+    if (s->writes == NULL)
+        s->writes = oracle_new(64, false);     /* stores and their order only: no checks */
 }
 
 MemShared *mem_shared_new(Sim *sim)

@@ -63,6 +63,8 @@ typedef struct {
                                 NULL; set by the systems that enable checks */
     int htm_nackers;         /* L1s running a transaction that may refuse requests (HTM
                                 responder wins): the bus asks before ordering while > 0 */
+    struct Oracle *writes;   /* with checks off, the per-word last-writer record that splits
+                                coherence misses into true and false sharing (mem_writes) */
 } MemShared;
 
 MemShared *mem_shared_new(Sim *sim);
@@ -77,6 +79,16 @@ static inline struct Oracle *mem_oracle(Sim *sim)
     MemShared *s = (MemShared *)sim->ext[MSG_FAM_MEM];
     return s != NULL ? s->oracle : NULL;
 }
+/* Where performed stores are recorded (writer and order per word, for the true/false sharing
+ * split of coherence misses): the oracle when checks are on, else the record an L1 that
+ * classifies misses asked for (mem_writes_enable), else NULL. The miss classes are the same
+ * with checks on or off. */
+static inline struct Oracle *mem_writes(Sim *sim)
+{
+    MemShared *s = (MemShared *)sim->ext[MSG_FAM_MEM];
+    return s == NULL ? NULL : s->oracle != NULL ? s->oracle : s->writes;
+}
+void mem_writes_enable(Sim *sim);
 
 #define MSG_F_IFETCH 0x1u  /* read is an instruction fetch */
 /* A MSG_WRITE_REQ with MSG_F_RMW is a locked read-modify-write (x86 XCHG, LOCK ADD/XADD,
