@@ -960,7 +960,7 @@ static int ck_cli_unknown(const char *name)
 
 int checker_cli_main(int argc, char **argv)
 {
-    gint caches = 0, pointers = G_MININT;     /* G_MININT: no --pointers */
+    gint caches = G_MININT, pointers = G_MININT;     /* G_MININT: not given */
     gboolean markdown = FALSE, help = FALSE;
     GOptionEntry entries[] = {
         { "caches", 'n', 0, G_OPTION_ARG_INT, &caches,
@@ -1012,10 +1012,12 @@ int checker_cli_main(int argc, char **argv)
         rc = ck_cli_usage_error("unexpected argument '%s' (one NAME only)", args[first + 1]);
         goto out;
     }
-    if (caches != 0 && caches != 2 && caches != 3) {
+    if (caches != G_MININT && caches != 2 && caches != 3) {
         rc = ck_cli_usage_error("--caches %d: expected 2 or 3", caches);
         goto out;
     }
+    if (caches == G_MININT)
+        caches = 0;                             /* both */
     bool dir = g_ascii_strncasecmp(args[first], "dir-", 4) == 0;
     if (pointers != G_MININT && !dir) {
         rc = ck_cli_usage_error("--pointers applies to directory protocols (dir-msi, dir-mesi), "

@@ -150,8 +150,10 @@ static double f_addr_util(const Component *c)
 }
 static double f_bytes(const Component *c)
 {
-    return (double)((B(c)->c2c + B(c)->mem_reads + B(c)->self_supplied + B(c)->writebacks) *
-                    B(c)->p.line);
+    /* the data bus's transfers: from a cache, from memory, a PutM's write-back (an MSI owner's
+     * write-back on a GetS rides its cache-to-cache transfer; an owner's upgrade moves none) */
+    const Bus *b = B(c);
+    return (double)((b->c2c + b->mem_reads + b->by_kind[BUS_PUTM] - b->putm_nodata) * b->p.line);
 }
 
 static const StatSpec bus_stats[] = {
@@ -183,8 +185,8 @@ static const StatSpec bus_stats[] = {
     { "data_busy_cycles", STAT_COUNTER, "cycle", "data bus busy", offsetof(Bus, data_busy), NULL },
     { "utilization", STAT_FORMULA, "ratio", "data_busy_cycles / sim.cycles", 0, f_util },
     { "addr_utilization", STAT_FORMULA, "ratio", "addr_busy_cycles / sim.cycles", 0, f_addr_util },
-    { "data_bytes", STAT_FORMULA_U64, "byte", "line x (cache_to_cache + memory_reads + "
-      "self_supplied + writebacks)", 0, f_bytes },
+    { "data_bytes", STAT_FORMULA_U64, "byte", "lines moved on the data bus x line: "
+      "(cache_to_cache + memory_reads + PutM - PutM_stale) x line", 0, f_bytes },
     { "arbitration_wait", STAT_HIST, "cycle", "request to grant", offsetof(Bus, wait), NULL },
     { "miss_latency", STAT_HIST, "cycle", "ordering to data at the requester",
       offsetof(Bus, latency), NULL },
@@ -355,8 +357,6 @@ static void order_event(SimEvent *ev)
         return;
     b->txns++;
     b->by_kind[t->kind]++;
-    if (t->req_flags & BUSF_UPGRADE)
-        b->upgrades++;
     /* every cache snoops the request at this instant (those that hold nothing of the block
      * are counted instead: snoopfilter.h) */
     Msg *s = b->snoop;
@@ -380,7 +380,8 @@ static void order_event(SimEvent *ev)
         if (f & SNOOP_SUPPLY)
             SIM_TRACE(&b->base, "supply", 0, TARG_X("addr", t->block),
                       TARG_E("cache", i, b->cpu[i]->peer->owner->name));
-        if (i != t->req && (f & SNOOP_INVALIDATED))
+        /* copies lost to a GetM (a copy given up on a GetS while its PutM waits is not) */
+        if (i != t->req && (f & SNOOP_INVALIDATED) && t->kind == BUS_GETM)
             b->invalidations++;
         if ((f & SNOOP_WRITEBACK) && t->kind != BUS_PUTM)
             memory_writeback(b, t->block, t->buf);
@@ -392,6 +393,10 @@ static void order_event(SimEvent *ev)
               TARG_E("supplier", t->kind == BUS_PUTM ? 3 : (any & SNOOP_REQ_OWNER) ? 2 :
                      (any & SNOOP_SUPPLY) ? 1 : 0, t->kind == BUS_PUTM ? "-" :
                      (any & SNOOP_REQ_OWNER) ? "self" : (any & SNOOP_SUPPLY) ? "cache" : "memory"));
+    /* an upgrade only if the requester still held its copy when the bus ordered the GetM (one
+     * lost to another GetM in between makes it a plain write miss) */
+    if (any & SNOOP_UPGRADE)
+        b->upgrades++;
     Tick now = b->base.eng->now, period = b->base.clk->period;
     if (t->kind == BUS_PUTM) {
         if (any & SNOOP_WRITEBACK) {

@@ -59,6 +59,8 @@ extern const MsgFamily bus_msg_family;
                                     request (HTM responder wins, models/cache/htm.h); change
                                     nothing; tag = the requester's transaction age (BUS_REQ) */
 #define SNOOP_NACK 0x100u        /* answer to a probe: refused; the request is not ordered */
+#define SNOOP_UPGRADE 0x200u     /* own GetM: the requester still holds a valid copy (an upgrade;
+                                    BUSF_UPGRADE says only that it held one when it asked) */
 
 /* BUS_DATA: kind = 1 if exclusive (no other copy), who = where the data came from
  * (0 memory, 1 another cache, 2 the requester itself, BUS_NACKED: refused, no data: send the

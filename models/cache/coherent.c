@@ -761,6 +761,8 @@ static void on_snoop(Coh *k, Msg *s)
         memcpy(s->data, frame_data(k, f), k->p.line);
         s->flags |= SNOOP_REQ_OWNER;
     }
+    if (own && kind == BUS_GETM && st[old].valid)
+        s->flags |= SNOOP_UPGRADE;
     if (r->actions & (ACT_SEND_DATA | ACT_WRITEBACK)) {
         g_assert(f);
         memcpy(s->data, frame_data(k, f), k->p.line);
