@@ -282,6 +282,88 @@ bool outfile_open(OutFile *of, const char *path, bool force, const OutfileKind *
     return true;
 }
 
+/* The head of DIR/NAME (a regular file) starts with PREFIX. */
+static bool dir_file_starts(const char *dir, const char *name, const char *prefix)
+{
+    char *p = g_build_filename(dir, name, NULL);
+    bool ok = false;
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+        FILE *f = fopen(p, "rb");
+        if (f) {
+            char head[128];
+            size_t n = fread(head, 1, sizeof head - 1, f);
+            head[n] = '\0';
+            ok = g_str_has_prefix(head, prefix);
+            fclose(f);
+        }
+    }
+    g_free(p);
+    return ok;
+}
+
+bool outfile_is_run_dir(const char *dir)
+{
+    /* sim/cli/main.c writes run.json with argv first: ["archsim", "run", ...] */
+    return g_file_test(dir, G_FILE_TEST_IS_DIR) && !g_file_test(dir, G_FILE_TEST_IS_SYMLINK) &&
+           dir_file_starts(dir, "run.json", "{\n  \"argv\": [\"archsim\"");
+}
+
+bool outfile_is_sweep_dir(const char *dir)
+{
+    /* sim/cli/sweep.c writes sweep.json with the version first: {"archsim": "VERSION", ...} */
+    return g_file_test(dir, G_FILE_TEST_IS_DIR) && !g_file_test(dir, G_FILE_TEST_IS_SYMLINK) &&
+           dir_file_starts(dir, "sweep.json", "{\n  \"archsim\": \"");
+}
+
+bool outfile_names_dot(const char *path)
+{
+    char *b = g_path_get_basename(path);
+    bool dot = strcmp(b, ".") == 0 || strcmp(b, "..") == 0;
+    g_free(b);
+    return dot;
+}
+
+void outfile_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        GDir *d = g_dir_open(path, 0, NULL);
+        const char *n;
+        while (d && (n = g_dir_read_name(d))) {
+            char *p = g_build_filename(path, n, NULL);
+            outfile_remove_tree(p);
+            g_free(p);
+        }
+        if (d)
+            g_dir_close(d);
+        g_rmdir(path);
+    } else {
+        g_unlink(path);
+    }
+}
+
+bool outfile_replace_dir(const char *stage, const char *dir)
+{
+    char *aside = g_strdup_printf("%s.old-%d", dir, (int)getpid());
+    if (!outfile_rename_noreplace(dir, aside)) {
+        g_free(aside);
+        return false;
+    }
+    if (!outfile_rename_noreplace(stage, dir)) {
+        int err = errno;
+        if (rename(aside, dir) != 0)
+            fprintf(stderr, "archsim: %s: could not be put back from %s: %s\n", dir, aside,
+                    g_strerror(errno));
+        g_free(aside);
+        errno = err;
+        return false;
+    }
+    outfile_remove_tree(aside);
+    g_free(aside);
+    return true;
+}
+
 bool outfile_rename_noreplace(const char *from, const char *to)
 {
     if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)

@@ -70,6 +70,22 @@ bool outfile_lines_match(const char *path, bool (*line_ok)(const char *line));
 /* rename() that never replaces an existing target (files and directories); errno EEXIST. */
 bool outfile_rename_noreplace(const char *from, const char *to);
 
+/* ---- run and sweep directories ------------------------------------------------------------- */
+
+/* Whether DIR is an archsim run directory (its run.json written by archsim: recognised by its
+ * content, not by the name alone) or a sweep directory (sweep.json likewise). */
+bool outfile_is_run_dir(const char *dir);
+bool outfile_is_sweep_dir(const char *dir);
+/* Whether PATH's last component is "." or ".." (a directory that cannot be replaced by name:
+ * the current one or a parent). */
+bool outfile_names_dot(const char *path);
+/* Removes a tree that archsim made (symbolic links are removed, never followed). */
+void outfile_remove_tree(const char *path);
+/* Replaces the directory DIR by STAGE (--force on an archsim run directory): DIR is first moved
+ * aside, STAGE renamed into its place, then the old tree removed; if the rename fails DIR is put
+ * back as it was (errno from the failure). */
+bool outfile_replace_dir(const char *stage, const char *dir);
+
 /* ---- run reservations ---------------------------------------------------------------------- */
 
 #define OUTFILE_RESERVATION ".archsim-reserved"   /* inside a reserved, still empty run dir */

@@ -179,24 +179,6 @@ static void heartbeat(Engine *eng, void *ctx)
     fflush(stderr);
 }
 
-/* Removes a directory tree that archsim made (run directories are flat plus one level). */
-static void remove_tree(const char *path)
-{
-    GDir *d = g_dir_open(path, 0, NULL);
-    if (d) {
-        const char *n;
-        while ((n = g_dir_read_name(d))) {
-            char *p = g_build_filename(path, n, NULL);
-            if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-                remove_tree(p);
-            else
-                g_unlink(p);
-            g_free(p);
-        }
-        g_dir_close(d);
-    }
-    g_rmdir(path);
-}
 
 /* Removes the staging directories OUT.part-PID of processes that are gone (killed, crashed):
  * a directory of that name is archsim's by its name, and its process no longer writes it. */
@@ -219,7 +201,7 @@ static void remove_stale_stages(const char *out)
     for (guint i = 0; i < dead->len; i++) {
         const char *p = g_ptr_array_index(dead, i);
         if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-            remove_tree(p);
+            outfile_remove_tree(p);
     }
     g_ptr_array_free(dead, TRUE);
     g_free(prefix);
@@ -710,10 +692,17 @@ static int cmd_run(int argc, char **argv)
         rc = ARCHSIM_EXIT_CANTCREAT;
         goto out;
     }
+    if (outfile_names_dot(out)) {
+        /* the current directory or a parent: it cannot be renamed into place (the old run was
+         * removed and then the rename failed) */
+        cfg_node_free(root);
+        fprintf(stderr, "%s: name the run directory itself, not '.' or '..'\n", out);
+        rc = ARCHSIM_EXIT_CANTCREAT;
+        goto out;
+    }
     if (g_file_test(out, G_FILE_TEST_EXISTS)) {
-        char *marker = g_build_filename(out, "run.json", NULL);
-        bool is_run = g_file_test(marker, G_FILE_TEST_EXISTS);
-        g_free(marker);
+        /* archsim's own run.json, by its content: a file of that name is not enough */
+        bool is_run = outfile_is_run_dir(out);
         if (!o.force) {
             cfg_node_free(root);
             fprintf(stderr, "%s: run directory exists; use --force to replace it, or -o another\n",
@@ -967,12 +956,17 @@ static int cmd_run(int argc, char **argv)
         goto out;
     }
     if (ok) {
-        if (reserved)
+        bool placed;
+        if (reserved) {
             outfile_unreserve(out);   /* our own placeholder */
-        else
-            remove_tree(out);    /* only reached with --force on a run directory */
+            placed = outfile_rename_noreplace(stage, out);
+        } else {
+            /* only reached with --force on a run directory: the old one is moved aside, then
+             * removed once the new one is in place (put back if that fails) */
+            placed = outfile_replace_dir(stage, out);
+        }
         reserved = false;
-        if (!outfile_rename_noreplace(stage, out)) {
+        if (!placed) {
             g_set_error(&e, ARCHSIM_RUN_ERROR, ARCHSIM_EXIT_CANTCREAT, "%s: cannot rename to %s: %s",
                         stage, out, g_strerror(errno));
             ok = false;
@@ -994,7 +988,7 @@ out:
     if (reserved)
         outfile_unreserve(out);  /* the placeholder of a run that failed */
     if (stage) {
-        remove_tree(stage);
+        outfile_remove_tree(stage);
         g_free(stage);
     }
     system_free(run);

@@ -619,24 +619,6 @@ char **sweep_point_argv(const Sweep *s, guint i)
     return (char **)g_ptr_array_free(v, FALSE);
 }
 
-/* Removes a tree that archsim made (run directories, sweep directories). */
-static void remove_tree(const char *path)
-{
-    if (!g_file_test(path, G_FILE_TEST_IS_SYMLINK) && g_file_test(path, G_FILE_TEST_IS_DIR)) {
-        GDir *d = g_dir_open(path, 0, NULL);
-        const char *n;
-        while (d && (n = g_dir_read_name(d))) {
-            char *p = g_build_filename(path, n, NULL);
-            remove_tree(p);
-            g_free(p);
-        }
-        if (d)
-            g_dir_close(d);
-        g_rmdir(path);
-    } else {
-        g_unlink(path);
-    }
-}
 
 static char *stderr_path(const Sweep *s, guint i)
 {
@@ -653,7 +635,7 @@ static void remove_leftovers(const Sweep *s, guint i)
     char *dir = sweep_point_dir(s, i);
     char *marker = g_build_filename(dir, "run.json", NULL);
     if (g_file_test(dir, G_FILE_TEST_EXISTS) && !g_file_test(marker, G_FILE_TEST_EXISTS))
-        remove_tree(dir);
+        outfile_remove_tree(dir);
     char *base = g_path_get_basename(dir);
     char *prefix = g_strconcat(base, ".part-", NULL);
     GDir *d = g_dir_open(s->dir, 0, NULL);
@@ -661,7 +643,7 @@ static void remove_leftovers(const Sweep *s, guint i)
     while (d && (n = g_dir_read_name(d))) {
         if (g_str_has_prefix(n, prefix)) {
             char *p = g_build_filename(s->dir, n, NULL);
-            remove_tree(p);
+            outfile_remove_tree(p);
             g_free(p);
         }
     }
@@ -1316,9 +1298,12 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
     if (g_file_test(s->dir, G_FILE_TEST_IS_SYMLINK)) {
         fprintf(stderr, "%s: is a symbolic link; give the sweep directory itself\n", s->dir);
         rc = ARCHSIM_EXIT_CANTCREAT;
+    } else if (outfile_names_dot(s->dir)) {
+        fprintf(stderr, "%s: name the sweep directory itself, not '.' or '..'\n", s->dir);
+        rc = ARCHSIM_EXIT_CANTCREAT;
     } else if (g_file_test(s->dir, G_FILE_TEST_EXISTS)) {
-        bool is_sweep = g_file_test(s->dir, G_FILE_TEST_IS_DIR) &&
-                        g_file_test(marker, G_FILE_TEST_IS_REGULAR);
+        /* archsim's own sweep.json, by its content: a file of that name is not enough */
+        bool is_sweep = outfile_is_sweep_dir(s->dir);
         if (!force && !resume) {
             fprintf(stderr, "%s: sweep directory exists; use --resume to finish it, --force to "
                     "replace it, or -o another\n", s->dir);
@@ -1328,7 +1313,7 @@ static int prepare_dir(const Sweep *s, bool force, bool resume)
                     force ? "replacing" : "resuming");
             rc = ARCHSIM_EXIT_CANTCREAT;
         } else if (force) {
-            remove_tree(s->dir);
+            outfile_remove_tree(s->dir);
         } else {
             char *old = NULL;
             GString *pts = g_string_new(NULL);

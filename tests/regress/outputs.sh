@@ -91,6 +91,27 @@ if [ -n "$LIT" ]; then
     check "issue 15 item 4: litmus --trace over a file that is not a dump is refused (73)" \
         "[ $rc -eq 73 ] && cmp -s '$T/stats.before' '$T/lit.json'"
 fi
+# --force replaces only archsim's own run and sweep directories, recognised by the content of
+# their run.json / sweep.json (a file of that name was enough, and the whole tree went), and never
+# '.': the old run was removed, then the rename failed and nothing was left
+mkdir -p "$T/proj/src"; echo '{"job":"mine"}' > "$T/proj/run.json"; echo precious > "$T/proj/notes.txt"
+$A run $C -q -o "$T/proj" --force > "$T/o" 2>&1; rc=$?
+check "run --force on a directory with someone else's run.json: 73, nothing removed" \
+    "[ $rc -eq 73 ] && [ -f '$T/proj/notes.txt' ] && [ -d '$T/proj/src' ] &&
+     grep -q 'is not an archsim run directory' '$T/o'"
+mkdir -p "$T/proj2"; echo '{"sweep":"wandb"}' > "$T/proj2/sweep.json"; echo precious > "$T/proj2/notes.txt"
+$A sweep $C --grid l1d.size=32KiB -q -o "$T/proj2" --force > "$T/o" 2>&1; rc=$?
+check "sweep --force on a directory with someone else's sweep.json: 73, nothing removed" \
+    "[ $rc -eq 73 ] && [ -f '$T/proj2/notes.txt' ] && grep -q 'is not an archsim sweep directory' '$T/o'"
+$A run $C -q -o "$T/dot" > /dev/null 2>&1; echo mine > "$T/dot/notes.txt"
+(cd "$T/dot" && "$A" run "$R/$C" -q -o . --force) > "$T/o" 2>&1; rc=$?
+check "run -o . --force inside a run directory: 73 before the run, the old run kept" \
+    "[ $rc -eq 73 ] && [ -f '$T/dot/stats.json' ] && [ -f '$T/dot/notes.txt' ] &&
+     grep -q \"not '.' or '..'\" '$T/o'"
+$A run $C -q -o "$T/dot" --force > "$T/o" 2>&1; rc=$?
+check "run --force on an archsim run directory replaces it, nothing left aside" \
+    "[ $rc -eq 0 ] && [ ! -e '$T/dot/notes.txt' ] && [ -f '$T/dot/run.json' ] &&
+     [ -z \"\$(ls -d '$T'/dot.old-* 2>/dev/null)\" ]"
 # a quoted glob is one argument but several tests: each run replaced the last one's dump
 $A litmus -m tso --runs 2 --force --trace "$T/glob.txt" 'tests/litmus/herd/S*.litmus' > "$T/o" 2>&1
 rc=$?
