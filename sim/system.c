@@ -948,14 +948,27 @@ static char *place_of(const CfgNode *v)
     return g_strdup_printf("%s:%d:%d", v->file ? v->file : "", v->line, v->col);
 }
 
-/* Every include: of the graph, and every value that a component read as a file path (its
- * class's PARAM_PATH parameters, found by their place: a key of that name in another class,
- * a noc's topology: ring, stays as it is), made absolute. */
-static void absolute_paths(CfgNode *n, GHashTable *path_places)
+GHashTable *system_path_places(const SystemRun *run)
+{
+    GHashTable *places = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < run->sim.components->len; i++) {
+        const Component *c = g_ptr_array_index(run->sim.components, i);
+        for (const ParamSpec *ps = c->cls->params; ps && ps->name; ps++) {
+            const CfgNode *v = ps->type == PARAM_PATH && c->section &&
+                               c->section->kind == CFG_MAP ? cfg_map_get(c->section, ps->name)
+                                                           : NULL;
+            if (v && v->kind == CFG_SCALAR)
+                g_hash_table_add(places, place_of(v));
+        }
+    }
+    return places;
+}
+
+void system_absolute_paths(CfgNode *n, GHashTable *path_places)
 {
     if (n->kind == CFG_SEQ) {
         for (guint i = 0; i < n->items->len; i++)
-            absolute_paths(g_ptr_array_index(n->items, i), path_places);
+            system_absolute_paths(g_ptr_array_index(n->items, i), path_places);
         return;
     }
     if (n->kind != CFG_MAP)
@@ -964,7 +977,7 @@ static void absolute_paths(CfgNode *n, GHashTable *path_places)
         const CfgNode *k = g_ptr_array_index(n->keys, i);
         CfgNode *v = g_ptr_array_index(n->items, i);
         if (v->kind != CFG_SCALAR) {
-            absolute_paths(v, path_places);
+            system_absolute_paths(v, path_places);
             continue;
         }
         char *at = place_of(v);
@@ -983,24 +996,14 @@ void system_emit_resolved(SystemRun *run, GString *out)
     if (run->sys == &machine_system) {
         /* the graph as given (with its overrides), which loads back to the same machine from
          * wherever the file is: its includes and file paths absolute */
-        GHashTable *path_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        for (guint i = 0; i < run->sim.components->len; i++) {
-            const Component *c = g_ptr_array_index(run->sim.components, i);
-            for (const ParamSpec *ps = c->cls->params; ps && ps->name; ps++) {
-                const CfgNode *v = ps->type == PARAM_PATH && c->section &&
-                                   c->section->kind == CFG_MAP ? cfg_map_get(c->section, ps->name)
-                                                               : NULL;
-                if (v && v->kind == CFG_SCALAR)
-                    g_hash_table_add(path_keys, place_of(v));
-            }
-        }
+        GHashTable *path_keys = system_path_places(run);
         for (guint i = 0; i < run->root->keys->len; i++) {
             const CfgNode *k = g_ptr_array_index(run->root->keys, i);
             if (strcmp(k->scalar, "sim") == 0)
                 continue;
             CfgNode *one = cfg_node_new_map(k->file, k->line, k->col);
             CfgNode *v = cfg_node_copy(g_ptr_array_index(run->root->items, i));
-            absolute_paths(v, path_keys);
+            system_absolute_paths(v, path_keys);
             cfg_map_set(one, k->scalar, v);
             cfg_node_emit_yaml(one, out, 0);
             cfg_node_free(one);

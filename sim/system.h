@@ -89,6 +89,12 @@ bool system_warmup_missed(const SystemRun *run);
  * parameter with its default: the header says so. */
 bool system_resolved_is_graph(const SystemRun *run);
 void system_emit_resolved(SystemRun *run, GString *out);
+/* The places ("FILE:LINE:COL") of the config values the run's components read as file paths
+ * (their classes' PARAM_PATH parameters), a set to free with g_hash_table_destroy. */
+GHashTable *system_path_places(const SystemRun *run);
+/* Makes absolute, in the tree n, every include: and every scalar whose place is in
+ * path_places (relative to the file that holds it; from --set, to the current directory). */
+void system_absolute_paths(CfgNode *n, GHashTable *path_places);
 void system_free(SystemRun *run);
 
 /* `archsim describe [TYPE]`. Returns false if TYPE is unknown. */

@@ -19,6 +19,7 @@
 #include "../input.h"
 #include "../json.h"
 #include "../outfile.h"
+#include "../system.h"
 #include "sweep_mpi.h"
 #include "../version.h"
 
@@ -1114,24 +1115,42 @@ static const CliHelp sweep_help = {
 /* Relative PARAM_PATH values resolve against the directory of the file that set them; the base
  * config written into the sweep directory would move them, so values naming an existing file
  * relative to their own file become absolute paths. */
-static void absolutize_paths(CfgNode *n)
+/* The places of the values that the components of point 0 read as file paths (PARAM_PATH: a
+ * trace file or directory, a kernel, a graph, a topology), found by building it once; an empty
+ * set when it does not build (its points then fail with its error). */
+static GHashTable *point0_path_places(const Sweep *s, const CfgNode *base)
 {
-    if (n->kind == CFG_SCALAR) {
-        if (!n->scalar[0] || g_path_is_absolute(n->scalar) || !n->file || !n->file[0] ||
-            !strcmp(n->file, "--set") || n->set_text)
-            return;
-        char *dir = g_path_get_dirname(n->file);
-        char *cand = g_build_filename(dir, n->scalar, NULL);
-        if (g_file_test(cand, G_FILE_TEST_IS_REGULAR)) {
-            g_free(n->scalar);
-            n->scalar = g_canonicalize_filename(cand, NULL);
-        }
-        g_free(cand);
-        g_free(dir);
-        return;
+    CfgNode *root = cfg_node_copy(base);
+    guint *idx = g_new0(guint, s->axes->len ? s->axes->len : 1);
+    sweep_point_index(s, 0, idx);
+    bool ok = true;
+    GError *e = NULL;
+    for (guint k = 0; ok && k < s->axes->len; k++) {
+        const SweepAxis *a = g_ptr_array_index(s->axes, k);
+        if (is_seed_key(a->key))
+            continue;
+        char *assign = g_strdup_printf("%s=%s", a->key,
+                                       (const char *)g_ptr_array_index(a->args, idx[k]));
+        ok = cfg_apply_set(root, assign, &e);
+        g_free(assign);
     }
-    for (guint i = 0; n->items && i < n->items->len; i++)
-        absolutize_paths(g_ptr_array_index(n->items, i));
+    g_free(idx);
+    SystemRun *run = ok ? system_build(root, -1, NULL, NULL, &e) : NULL;
+    if (!ok)
+        cfg_node_free(root);
+    GHashTable *places = run ? system_path_places(run)
+                             : g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    system_free(run);
+    g_clear_error(&e);
+    return places;
+}
+
+/* sweep-base.yaml runs from the sweep directory: the values read as file paths, and only they,
+ * made absolute (a value that merely named a file beside the config, `repl: lru` beside a file
+ * `lru`, was rewritten, and a trace directory was not). */
+static void absolutize_paths(CfgNode *n, GHashTable *places)
+{
+    system_absolute_paths(n, places);
 }
 
 bool sweep_config_seed(const CfgNode *root, uint64_t *seed, GError **error)
@@ -1414,6 +1433,7 @@ int sweep_main(int argc, char **argv)
     int rc = 0;
     Sweep *s = sweep_new();
     CfgNode *root = NULL;
+    GHashTable *path_places = NULL;      /* sweep-base.yaml's file paths */
     SweepResult *results = NULL;
     guint n = 0, resumed = 0, failed = 0;
     rc = cli_parse(&sweep_help, entries, &argc, &argv);
@@ -1547,8 +1567,10 @@ int sweep_main(int argc, char **argv)
     if (rank == 0) {
         /* what every point runs: with a sweep: block, sweep-base.yaml (paths made absolute) */
         CfgNode *base = cfg_node_copy(root);
-        if (has_block)
-            absolutize_paths(base);
+        if (has_block) {
+            path_places = point0_path_places(s, root);
+            absolutize_paths(base, path_places);
+        }
         sweep_digest_points(s, base);
         cfg_node_free(base);
         rc = prepare_dir(s, force, resume);
@@ -1557,7 +1579,7 @@ int sweep_main(int argc, char **argv)
         goto out;
     GString *buf = g_string_new(NULL);
     if (has_block && rank == 0) {
-        absolutize_paths(root);
+        absolutize_paths(root, path_places);
         g_string_append_printf(buf, "# archsim sweep: %s without its sweep: block (includes "
                                "resolved, relative file paths made absolute); every point runs "
                                "this file\n", s->config);
@@ -1703,6 +1725,8 @@ out:
     for (guint i = 0; results && i < n; i++)
         sweep_result_clear(&results[i]);
     g_free(results);
+    if (path_places)
+        g_hash_table_destroy(path_places);
     if (root)
         cfg_node_free(root);
     sweep_free(s);

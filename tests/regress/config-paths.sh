@@ -52,5 +52,30 @@ printf 'include: [caches.yaml, f1.yaml, f1.yaml]\n' > "$T/f0.yaml"
 if timeout 20 "$A" validate "$T/f0.yaml" > "$T/log" 2>&1; then ok
 else bad "item 3: include twice per level, 32 levels: $(head -2 "$T/log")"; fi
 
+# a config with a sweep: block runs its points from DIR/sweep-base.yaml: the values read as file
+# paths are made absolute, a trace directory included (it resolved against the sweep directory,
+# where a decoy gave other answers), and nothing else (`repl: lru` beside a file named lru was
+# rewritten into a path and every point failed)
+mkdir -p "$T/sw/p/a/b" "$T/sw/p/a/traces" "$T/sw/p/traces"
+cp -rL traces/samples/fs_packed-4t "$T/sw/p/a/traces/T"
+cp -rL traces/samples/fs_padded-4t "$T/sw/p/traces/T"      # the decoy
+R=$(pwd)
+AA=$(cd "$(dirname "$A")" && pwd)/archsim
+printf 'include: %s/configs/false_sharing/replay.yaml\nworkload: {trace: ../traces/T}\n' "$R" \
+    > "$T/sw/p/a/b/one.yaml"
+{ cat "$T/sw/p/a/b/one.yaml"; printf 'sweep: {grid: {l1d.assoc: [8]}}\n'; } > "$T/sw/p/a/b/cfg.yaml"
+(cd "$T/sw/p" && "$AA" sweep a/b/cfg.yaml -o sw -q && "$AA" run a/b/one.yaml -q -o one --set l1d.assoc=8) \
+    > "$T/log" 2>&1
+want=$(grep '^sim.cycles ' "$T/sw/p/one/stats.txt" | awk '{print $2}')
+got=$(sed -n 2p "$T/sw/p/sw/sweep.csv" | cut -d, -f5)
+if [ -n "$want" ] && [ "$got" = "$want" ]; then ok
+else bad "sweep: block: a relative trace directory: sweep.csv says $got cycles, the run alone $want"; fi
+mkdir -p "$T/np"; : > "$T/np/lru"
+printf 'include: %s/configs/default.yaml\nl1d: {repl: lru}\nsweep: {grid: {l1d.assoc: [4]}}\n' "$R" \
+    > "$T/np/c.yaml"
+if (cd "$T/np" && "$AA" sweep c.yaml -o sw -q) > "$T/log" 2>&1 && grep -q ',ok,' "$T/np/sw/sweep.csv" &&
+   grep -q 'repl: lru' "$T/np/sw/sweep-base.yaml"; then ok
+else bad "sweep: block: a value that names a file beside the config is not a path: $(head -2 "$T/log")"; fi
+
 echo "config-paths: $pass passed, $fail failed"
 [ $fail -eq 0 ]
