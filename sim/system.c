@@ -9,6 +9,19 @@
 #include "error.h"
 #include "machine.h"
 
+bool sim_parse_seed(const char *text, uint64_t *seed)
+{
+    SimParams sp = { 0 };
+    char *problem = NULL;
+    g_assert(strcmp(sim_param_specs[0].name, "seed") == 0);
+    if (!param_parse_value(&sim_param_specs[0], text, NULL, &sp, &problem)) {
+        g_free(problem);
+        return false;
+    }
+    *seed = sp.seed;
+    return true;
+}
+
 const ParamSpec sim_param_specs[] = {
     { .name = "seed", .type = PARAM_UINT, .def = "1",
       .doc = "seed of every component's PRNG (printed and recorded in run.json)",

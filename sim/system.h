@@ -27,6 +27,9 @@ extern const char *const sim_warm_unit_names[];
 bool sim_warmup_parse(const char *text, uint64_t *n, SimWarmUnit *unit, char **problem);
 
 extern const ParamSpec sim_param_specs[];
+/* A seed as sim.seed reads it (decimal, 0x hex, _ separators, 0 to 2^64 - 1): `--seed N` of run
+ * and sweep and swept seeds take the same values as `--set sim.seed=N`. */
+bool sim_parse_seed(const char *text, uint64_t *seed);
 
 /* `clock:` in a component section (docs/config.md, "Clocks"): the frequency the section's
  * instances run on, same units and range as sim.clock; without it they run on the system clock.

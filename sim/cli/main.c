@@ -97,7 +97,6 @@ static int usage_error(const char *cmd, const char *msg)
 typedef struct {
     char *out;
     char *seed_text;
-    gint64 seed;
     char **sets;
     gboolean force, quiet;
     char *trace, *trace_format, *trace_window, *trace_components, *trace_addr;
@@ -444,7 +443,7 @@ static const CliHelp run_help = {
 
 static int cmd_run(int argc, char **argv)
 {
-    RunOpts o = { .seed = -1, .trace_max = G_MININT64 };     /* G_MININT64: not given */
+    RunOpts o = { .trace_max = G_MININT64 };     /* G_MININT64: not given */
     GOptionEntry entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.out,
           "run directory (default runs/CONFIGNAME-N, a new one each run)", "DIR" },
@@ -527,13 +526,11 @@ static int cmd_run(int argc, char **argv)
         rc = usage_error("run", "empty CONFIG");
         goto out;
     }
-    if (o.seed_text) {
-        guint64 v;
-        if (!g_ascii_string_to_unsigned(o.seed_text, 10, 0, G_MAXINT64, &v, NULL)) {
-            rc = usage_error("run", "--seed: expected a non-negative integer");
-            goto out;
-        }
-        o.seed = (gint64)v;
+    uint64_t seed_value = 0;
+    if (o.seed_text && !sim_parse_seed(o.seed_text, &seed_value)) {
+        /* the values sim.seed takes (docs/config.md: --seed N is --set sim.seed=N) */
+        rc = usage_error("run", "--seed: expected a non-negative integer");
+        goto out;
     }
     if (o.trace && !check_trace_path(o.trace, o.teach, &e)) {
         rc = fail(e);
@@ -782,7 +779,18 @@ static int cmd_run(int argc, char **argv)
         teach_state = trace_sink_state(teach);
         td = td ? trace_tee(td, teach) : teach;
     }
-    run = system_build(root, o.seed, td, &to, &e);
+    if (o.seed_text) {
+        /* after every --set, as sim.seed's last word: the same as --set sim.seed=N */
+        char *assign = g_strdup_printf("sim.seed=%" G_GUINT64_FORMAT, seed_value);
+        bool set_ok = cfg_apply_set(root, assign, &e);
+        g_free(assign);
+        if (!set_ok) {
+            cfg_node_free(root);
+            rc = fail(e);
+            goto out;
+        }
+    }
+    run = system_build(root, -1, td, &to, &e);
     if (!run) {
         rc = fail(e);
         goto out;

@@ -167,6 +167,19 @@ check "issue 15 item 5: ... and after changing a fixed --set" "[ $rc -eq 65 ]"
 $A sweep "$T/cfg/tas.yaml" $SW -o "$T/sw" --force > "$T/o" 2>&1; rc=$?
 check "issue 15 item 5: --force starts it over with the new config" \
     "[ $rc -eq 0 ] && ! cmp -s '$T/sw.csv' '$T/sw/sweep.csv'"
+# an interrupted --resume left the previous sweep.csv, which looked complete: point 1's kernel
+# is missing (it fails), then present and endless (the resume is stopped while it runs)
+cp configs/locks/custom.yaml configs/locks/ticket-backoff.k "$T/cfg/"
+cp configs/locks/machine.yaml "$T/cfg/machine.yaml"
+RZ="--zip core.kernel_file=$T/cfg/ticket-backoff.k,$T/cfg/k2.k --zip core.iterations=20,1000000000000 -q"
+$A sweep "$T/cfg/custom.yaml" $RZ -o "$T/rz" > /dev/null 2>&1
+cp "$T/cfg/ticket-backoff.k" "$T/cfg/k2.k"
+$A sweep "$T/cfg/custom.yaml" $RZ -o "$T/rz" --resume > "$T/o" 2>&1 &
+pid=$!; LEFT="$LEFT $pid"
+until_true "ls -d '$T'/rz/point-0001* > /dev/null 2>&1 && [ ! -e '$T/rz/sweep.csv' ]"; seen=$?
+kill -INT $pid; wait $pid; rc=$?
+check "an interrupted --resume: 130 and no sweep.csv (the old one looked complete)" \
+    "[ $seen -eq 0 ] && [ $rc -eq 130 ] && [ ! -e '$T/rz/sweep.csv' ] && [ -d '$T/rz/point-0000' ]"
 
 # ---- item 6 ----------------------------------------------------------------------------------
 # issue 15 item 6: SIGKILL left DIR and DIR.part-PID, refused afterwards with 73
