@@ -216,7 +216,7 @@ int litmus_cli_main(int argc, char **argv)
           "budget (200000)", "N" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
           "only the Observation line per test (the verdict lines with --manifest), and Unseen "
-          "when an allowed outcome was not seen", NULL },
+          "when an allowed outcome was not seen or the check gave up", NULL },
         { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help and exit", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -426,6 +426,8 @@ int litmus_cli_main(int argc, char **argv)
         if (quiet && nunseen > 0)
             g_string_append_printf(o, "Unseen %s %d of %d allowed outcomes\n", t->name, nunseen,
                                    allowed);
+        else if (quiet && nunseen < 0)      /* not known to be complete: said, as without -q */
+            g_string_append_printf(o, "Unseen %s ? (not computed: %s)\n", t->name, why);
         g_string_free(unseen, TRUE);
         g_free(why);
         if (manifest) {

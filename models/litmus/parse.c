@@ -1024,7 +1024,7 @@ static bool parse_instruction(Lx *lx, int thread, Cx *cx)
 
     if (lock) {
         /* locked read-modify-writes of memory: atomic, ordered like MFENCE */
-        if (nopd == 0 || o[0].k != OPD_MEM) {
+        if ((nopd == 0 || o[0].k != OPD_MEM) && strcmp(mn, "MOV") != 0) {
             lx_fail(lx, cx->line, mcol, "LOCK %s needs a memory destination: LOCK %s [x]%s", mn,
                     mn, unary ? "" : ",...");
             goto out;
