@@ -73,7 +73,7 @@ typedef struct {
 } KernelVal;
 
 typedef struct {
-    int16_t sym;                 /* symbol index, -1: no address */
+    int32_t sym;                 /* symbol index, -1: no address (a file may declare 100,000) */
     KernelVal index;             /* element index (imm 0 when absent) */
     KernelVal offset;            /* byte offset in the element (imm 0 when absent) */
 } KernelAddr;

@@ -598,7 +598,7 @@ static bool kp_addr(Kp *P, KernelAddr *a, const KernelOpInfo *info)
     if (s < 0)
         return false;
     const KernelSym *sym = &g_array_index(P->symv, KernelSym, s);
-    a->sym = (int16_t)s;
+    a->sym = (int32_t)s;
     a->index = (KernelVal){ .is_slot = false, .imm = 0 };
     a->offset = (KernelVal){ .is_slot = false, .imm = 0 };
     kp_ws(P);

@@ -88,6 +88,24 @@ static void test_parse_program(void)
     kernel_free(k);
 }
 
+/* A file may declare more than 32,767 symbols (1 MiB holds about 100,000 .var lines): an op's
+ * symbol index was an int16 and symbol 32,768 read syms[-32768] (a crash, or a store elsewhere). */
+static void test_parse_many_symbols(void)
+{
+    GString *t = g_string_new(NULL);
+    for (int i = 0; i < 40000; i++)
+        g_string_append_printf(t, ".var v%d packed\n", i);
+    g_string_append(t, "main:\n    store v32768, 7\n    load r1, v39999\n    halt\n");
+    GError *e = NULL;
+    Kernel *k = parse(t->str, &e);
+    g_string_free(t, TRUE);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(k->nsyms, 40000);
+    CU_ASSERT_EQUAL(k->ops[0].addr.sym, 32768);
+    CU_ASSERT_EQUAL(k->ops[1].addr.sym, 39999);
+    kernel_free(k);
+}
+
 static void test_parse_lock_kernel(void)
 {
     for (const KernelBuiltin *b = kernel_builtins; b->name; b++) {
@@ -761,6 +779,7 @@ int main(void)
         return 1;
     CU_pSuite s = CU_add_suite("kernel", NULL, NULL);
     CU_add_test(s, "parse a program: layout, labels, spins", test_parse_program);
+    CU_add_test(s, "more than 32,767 symbols", test_parse_many_symbols);
     CU_add_test(s, "every built-in lock parses with the harness", test_parse_lock_kernel);
     CU_add_test(s, "parse errors with FILE:LINE:COL", test_parse_errors);
     CU_add_test(s, "test-and-set: one winner", test_tas_exact);
