@@ -47,6 +47,7 @@ typedef struct {
     Bus *bus;
     bool used;
     bool waiting_mem;
+    bool draining;      /* data sent; the transaction ends when the requester has it */
     int req;            /* requester's cpu_side slot */
     int kind;
     uint64_t block;     /* block address (line aligned) */
@@ -226,6 +227,11 @@ static void txn_event(SimEvent *ev)
     Bus *b = t->bus;
     if (t->waiting_mem)
         return;   /* cannot happen: memory answers through recv */
+    if (t->draining) {
+        t->draining = false;
+        txn_finish(b, t);
+        return;
+    }
     if (t->kind != BUS_PUTM) {
         Msg *m = sim_msg_alloc(b->base.sim);
         m->cmd = MSG_BUS_DATA;
@@ -242,7 +248,17 @@ static void txn_event(SimEvent *ev)
                   TARG_E("excl", t->excl, t->excl ? "yes" : "no"));
         /* the line is copied by the requester when the message arrives, one tick from now;
          * the buffer is not reused before the next ordering, at least a cycle away */
-        sim_port_send_ticks(&b->base, b->cpu[t->req], m, 0);
+        Port *p = b->cpu[t->req];
+        Tick now = b->base.eng->now, arrive = sim_port_arrival(&b->base, p, now + p->latency);
+        sim_port_send_ticks(&b->base, p, m, 0);
+        if (G_UNLIKELY(arrive >= now + b->base.clk->period)) {
+            /* an L1 on a slower clock takes the data at its next edge: until then the block
+             * stays busy (a request ordered before found it waiting for data, in IM_D, which
+             * no protocol row answers) and the buffer stays this transaction's */
+            t->draining = true;
+            sim_schedule(b->base.eng, &t->ev, arrive, SIM_PRI_TICK);
+            return;
+        }
     }
     txn_finish(b, t);
 }
