@@ -23,6 +23,7 @@
 
 #include "../../sim/error.h"
 #include "../mem/memmsg.h"
+#include "noc.h"
 #include "nocmsg.h"
 
 /* the "net" family: an envelope that carries a memory message across a noc */
@@ -120,6 +121,19 @@ static bool ni_realize(Component *c, GError **error)
     k->mem = sim_port(c, "mem_side", 0);
     k->net = sim_port(c, "net", 0);
     k->pending = g_ptr_array_new();
+    if (!k->net || !k->net->peer || k->net->peer->owner->cls != &noc_class)
+        return sim_component_reject(c, "net", error, "net must be linked to a noc's node port%s%s",
+                                    k->net && k->net->peer ? ", not to " : "",
+                                    k->net && k->net->peer ? k->net->peer->owner->name : "");
+    uint64_t vnets = 0;
+    sim_component_param_u64(k->net->peer->owner, "vnets", &vnets);
+    if (vnets < NOC_VNET_RESPONSE + 1)
+        /* requests on vnet 0, answers on vnet 2 (a noc of fewer aborted when one was sent) */
+        return sim_component_reject(k->net->peer->owner, "vnets", error,
+                                    "%s sends answers on virtual network %d, so this noc needs "
+                                    "at least %d virtual networks, not %" G_GUINT64_FORMAT
+                                    "; hint: set vnets: 3", c->name, NOC_VNET_RESPONSE,
+                                    NOC_VNET_RESPONSE + 1, vnets);
     if (c->cls == &noc_req_ni_class) {
         /* the endpoint named by memory must be a memory interface on the same network */
         Component *noc = k->net->peer->owner;
