@@ -1254,6 +1254,19 @@ static bool kc_make_world(KCore *k, GError **error)
             g_string_free(buf, TRUE);
             return false;
         }
+        const char *nul = memchr(buf->str, '\0', buf->len);
+        if (nul != NULL) {
+            /* the text is read as a C string: the rest of the file would be dropped unread */
+            uint64_t line_no = 1, col = 1;
+            for (const char *q = buf->str; q < nul; q++, col++)
+                if (*q == '\n')
+                    line_no++, col = 0;
+            g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
+                        "%s:%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT ": a NUL byte: not a text "
+                        "file", p->kernel_file, line_no, col);
+            g_string_free(buf, TRUE);
+            return false;
+        }
         text = g_string_free(buf, FALSE);
         src = (KernelSource){ p->kernel_file, text };
     } else {

@@ -774,10 +774,18 @@ static bool kp_op(Kp *P)
         case 'd':
             ok = kp_dest(P, &op.rd, info);
             break;
-        case 'v':
+        case 'v': {
             g_assert(op.nvals < 2);
+            kp_ws(P);
+            const char *vat = P->p;
             ok = kp_value(P, &op.v[op.nvals++], info);
+            /* RTM's XABORT takes an 8-bit code (the status word's bits 31:24) */
+            if (ok && op.kind == KOP_XABORT && !op.v[0].is_slot &&
+                (op.v[0].imm < 0 || op.v[0].imm > 255))
+                ok = kp_fail(P, vat, "xabort code %" G_GINT64_FORMAT ": expected 0 to 255 (%s)",
+                             op.v[0].imm, info->usage);
             break;
+        }
         case 'a':
             ok = kp_addr(P, &op.addr, info);
             break;

@@ -194,6 +194,8 @@ static const BadCase bad_cases[] = {
       "address space (2^60 B)" },
     { ".array a[4611686018427387904 * 2]\n  halt\n",
       "p:1:30: the product is out of the 64-bit signed range" },
+    { "main: xbegin r1, main\n  xabort 300\n  halt\n",
+      "p:2:10: xabort code 300: expected 0 to 255 (xabort V)" },
     { ".var x = 9223372036854775807 + 1\n  halt\n",
       "p:1:30: the sum is out of the 64-bit signed range" },
     { ".var x = 0 - 9223372036854775807 - 2\n  halt\n",
