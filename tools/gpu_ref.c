@@ -253,6 +253,31 @@ int main(int argc, char **argv)
         }
         g_free(got);
         g_free(want);
+    } else if (!strcmp(k, "early_exit")) {
+        /* v leaves the loop at in - 3 ceil(in / 3); out = s[(t + 1) % B] + v of lane + 1 (the
+         * last lane of a warp its own) */
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const int32_t *x = (const int32_t *)(void *)in->data;
+        uint32_t bs = s->l[0].block[0];
+        int32_t *v = g_new(int32_t, in->count), *want = g_new(int32_t, in->count);
+        for (uint64_t i = 0; i < in->count; i++)
+            for (v[i] = x[i]; v[i] > 0;)
+                v[i] -= 3;
+        for (uint64_t i = 0; i < in->count; i++) {
+            uint64_t t = i % bs, blk = i - t, lane = t % 32;
+            want[i] = v[blk + (t + 1) % bs] + 100 + (lane < 31 ? v[i + 1] : v[i]);
+        }
+        int32_t *got = (int32_t *)(void *)read_out(dir, "out", in->count * 4);
+        if (got) {
+            uint64_t bad = 0;
+            for (uint64_t i = 0; i < in->count; i++)
+                bad += got[i] != want[i];
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, in->count, bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
+        g_free(v);
+        g_free(want);
     } else if (!strcmp(k, "bitonic512")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "data");
         uint32_t *want = g_memdup2(in->data, in->bytes);

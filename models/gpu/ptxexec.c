@@ -22,6 +22,9 @@ typedef struct {
     SimtEntry *stack;
     uint32_t sp, cap;
     uint32_t live;              /* lanes that have not ended */
+    /* lanes parked at a warp-synchronous instruction (bar.sync, bar.warp.sync, shfl.sync,
+     * vote.sync) until the other lanes it waits for have reached it (sync_park) */
+    uint32_t park_mask, park_pc, park_rpc;
     bool at_bar, done;
     GArray *insts;              /* SassInst, recorded (the block's own array) */
     GArray *addrs;              /* uint64_t (the same) */
@@ -537,19 +540,75 @@ static bool push(PtxRun *r, PWarp *w, const PtxInst *in, uint32_t pc, uint32_t r
     return true;
 }
 
-/* lanes in mask end: off every entry; empty entries and reconverged ones popped */
+/* lanes in mask end: off every entry; empty entries and reconverged ones popped. When nothing
+ * is left but lanes parked at a synchronizing instruction, they go on from it, together (the
+ * rpc the kernel's end, as the first entry's: they are the whole warp that has not ended). */
 static void settle(PWarp *w, uint32_t ended)
 {
     if (ended) {
         w->live &= ~ended;
+        w->park_mask &= ~ended;
         for (uint32_t i = 0; i < w->sp; i++)
             w->stack[i].mask &= ~ended;
     }
     while (w->sp > 0 && (w->stack[w->sp - 1].mask == 0 ||
                          w->stack[w->sp - 1].pc == w->stack[w->sp - 1].rpc))
         w->sp--;
+    if (w->sp == 0 && w->park_mask) {
+        g_assert(w->cap > 0);                       /* the first push made the stack */
+        w->stack[w->sp++] = (SimtEntry){ w->park_pc, w->park_rpc, w->park_mask };
+        w->park_mask = 0;
+    }
     if (w->sp == 0)
         w->done = true;
+}
+
+/* The lanes a warp-synchronous instruction waits for (PTX ISA: bar.sync waits for every thread
+ * of the block that has not exited; bar.warp.sync, shfl.sync and vote.sync for the lanes of
+ * their member mask), 0 for any other instruction. */
+static uint32_t sync_lanes(PtxRun *r, const PWarp *w, const PtxInst *in, uint32_t active,
+                           uint32_t base)
+{
+    const PtxArg *mask;
+    switch ((PtxOp)in->op) {
+    case PTX_OP_BAR:
+        return w->live;
+    case PTX_OP_BAR_WARP:
+        mask = &in->a[0];
+        break;
+    case PTX_OP_VOTE:
+        mask = &in->a[in->nargs - 1];
+        break;
+    case PTX_OP_SHFL:
+        mask = &in->a[in->nargs - 1];
+        break;
+    default:
+        return 0;
+    }
+    return (uint32_t)val(r, mask, base + (uint32_t)__builtin_ctz(active)) & w->live;
+}
+
+/* The top entry (mask `active`) has reached a synchronizing instruction that waits for lanes
+ * still elsewhere in the warp: with a loop that may `return`, the reconvergence point of its
+ * branch is the kernel's end, so the lanes that left the loop ran through the barrier, the
+ * shuffle or the vote before the others had left it (and read their registers, or counted the
+ * warp as arrived). Its lanes are parked there, off every entry, and the others run on; when
+ * no entry is left (settle) the parked lanes go on from it together. One such instruction at
+ * a time: lanes that reach another one while some are parked are not held (divergent
+ * barriers, which CUDA leaves undefined). True when the lanes were parked. */
+static bool sync_park(PtxRun *r, PWarp *w, const PtxInst *in, uint32_t pc, uint32_t active,
+                      uint32_t base)
+{
+    uint32_t need = sync_lanes(r, w, in, active, base);
+    if ((need & ~active) == 0 || (w->park_mask && w->park_pc != pc))
+        return false;
+    w->park_pc = pc;
+    w->park_rpc = r->l.e->insts->len;
+    w->park_mask |= active;
+    for (uint32_t i = 0; i < w->sp; i++)
+        w->stack[i].mask &= ~active;
+    settle(w, 0);
+    return true;
 }
 
 /* ---- execution ---- */
@@ -945,6 +1004,10 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         uint32_t pc = top->pc, active = top->mask;
         g_assert(pc < n);
         const PtxInst *in = &insts[pc];
+        if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
+                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE) &&
+            active != w->live && sync_park(r, w, in, pc, active, base))
+            continue;
         if (++r->executed > r->max_insts) {
             rerr(r, in, base, "the block ran more than %" G_GUINT64_FORMAT " warp instructions "
                  "(an endless loop?)", r->max_insts);
@@ -1189,6 +1252,7 @@ static bool run_block(PtxRun *r, uint64_t id)
         uint32_t lanes = MIN(32u, r->nthreads - i * 32);
         w->live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
         w->sp = 0;
+        w->park_mask = 0;
         w->at_bar = w->done = false;
         g_array_set_size(w->insts, 0);
         g_array_set_size(w->addrs, 0);

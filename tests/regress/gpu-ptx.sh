@@ -50,12 +50,13 @@ for c in configs/gpu/*.yaml; do
 done
 
 # kernels written after the subset was fixed (tests/gpu/ptx/own.cu: a stencil with a halo,
-# CSR SpMV, a block scan with shuffles, a bitonic sort, a double-precision dot product): the
-# committed PTX, and where nvcc is installed the same source compiled here at -O3 for sm_80
+# CSR SpMV, a block scan with shuffles, a bitonic sort, a double-precision dot product;
+# sync.cu: __syncthreads and a shuffle after a loop that may return): the committed PTX, and
+# where nvcc is installed the same sources compiled here at -O3 for sm_80
 own_runs() {  # PTXDIR
     bad=""
     for y in tests/gpu/ptx/*.yaml; do
-        sed "s|^kernel: .*|kernel: $1/own.ptx|; s|file:spmv|file:$PWD/tests/gpu/ptx/spmv|" "$y" > "$T/own.yaml"
+        sed "s|^kernel: \(.*\)|kernel: $1/\1|; s|file:spmv|file:$PWD/tests/gpu/ptx/spmv|" "$y" > "$T/own.yaml"
         n=own-$(basename "$y" .yaml)
         gpurun "$n" "$T/own.yaml" configs/gpu/a100.yaml
         $R "$T/own.yaml" "$T/$n" > "$T/$n.ref" 2>&1 || bad="$bad $n"
@@ -63,10 +64,11 @@ own_runs() {  # PTXDIR
     echo "$bad"
 }
 bad=$(own_runs "$PWD/tests/gpu/ptx")
-check "5 kernels of tests/gpu/ptx/own.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
+check "6 kernels of tests/gpu/ptx/own.ptx and sync.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
 if command -v nvcc > /dev/null; then
     mkdir -p "$T/nv"
-    if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1; then
+    if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1 &&
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/sync.cu -o "$T/nv/sync.ptx" >> "$T/nv.log" 2>&1; then
         bad=$(own_runs "$T/nv")
         check "the same kernels compiled now by $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p'): outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
     else
