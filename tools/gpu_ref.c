@@ -77,6 +77,20 @@ static int compare_f32(const char *what, const float *got, const float *want, si
     return bad ? 1 : 0;
 }
 
+/* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
+static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
+{
+    int32_t *got = (int32_t *)(void *)read_out(dir, "out", n * 4);
+    if (!got)
+        return 2;
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < n; i++)
+        bad += got[i] != want[i];
+    printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, n, bad);
+    g_free(got);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -243,15 +257,7 @@ int main(int argc, char **argv)
         int32_t *want = g_new(int32_t, in->count);
         for (uint64_t i = 0; i < in->count; i++)
             want[i] = (i % 256 ? want[i - 1] : 0) + v[i];
-        int32_t *got = (int32_t *)(void *)read_out(dir, "out", in->count * 4);
-        if (got) {
-            uint64_t bad = 0;
-            for (uint64_t i = 0; i < in->count; i++)
-                bad += got[i] != want[i];
-            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, in->count, bad);
-            rc = bad ? 1 : 0;
-        }
-        g_free(got);
+        rc = compare_out_i32(k, dir, want, in->count);
         g_free(want);
     } else if (!strcmp(k, "early_exit")) {
         /* v leaves the loop at in - 3 ceil(in / 3); out = s[(t + 1) % B] + v of lane + 1 (the
@@ -267,15 +273,7 @@ int main(int argc, char **argv)
             uint64_t t = i % bs, blk = i - t, lane = t % 32;
             want[i] = v[blk + (t + 1) % bs] + 100 + (lane < 31 ? v[i + 1] : v[i]);
         }
-        int32_t *got = (int32_t *)(void *)read_out(dir, "out", in->count * 4);
-        if (got) {
-            uint64_t bad = 0;
-            for (uint64_t i = 0; i < in->count; i++)
-                bad += got[i] != want[i];
-            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, in->count, bad);
-            rc = bad ? 1 : 0;
-        }
-        g_free(got);
+        rc = compare_out_i32(k, dir, want, in->count);
         g_free(v);
         g_free(want);
     } else if (!strcmp(k, "bitonic512")) {
