@@ -139,7 +139,8 @@ static bool accept_word(P *p, const char *w)
     return true;
 }
 
-/* A decimal or 0x number (with an optional '-'), as an unsigned 64-bit value. */
+/* A decimal, 0x hex, 0b binary or 0-led octal number (PTX ISA 4.5.1, as ptxas reads them: 010
+ * is 8; with an optional '-'), as an unsigned 64-bit value. */
 static bool parse_int(P *p, int64_t *v)
 {
     skip_ws(p);
@@ -158,12 +159,24 @@ static bool parse_int(P *p, int64_t *v)
                 return perr(p, at, "a hex number of more than 16 digits");
             x = x << 4 | (uint64_t)g_ascii_xdigit_value(*p->p++);
         }
+    } else if (p->p + 1 < p->end && p->p[0] == '0' && (p->p[1] == 'b' || p->p[1] == 'B')) {
+        p->p += 2;
+        while (p->p < p->end && (*p->p == '0' || *p->p == '1')) {
+            if (digits++ == 64)
+                return perr(p, at, "a binary number of more than 64 digits");
+            x = x << 1 | (uint64_t)(*p->p++ - '0');
+        }
     } else {
+        unsigned radix = p->p + 1 < p->end && p->p[0] == '0' && g_ascii_isdigit(p->p[1]) ? 8 : 10;
         while (p->p < p->end && g_ascii_isdigit(*p->p)) {
-            uint64_t d = (uint64_t)(*p->p++ - '0');
-            if (x > (UINT64_MAX - d) / 10)
+            uint64_t d = (uint64_t)(*p->p - '0');
+            if (d >= radix)
+                return perr(p, p->p, "'%c' in an octal number (a number led by 0 is octal)",
+                            *p->p);
+            p->p++;
+            if (x > (UINT64_MAX - d) / radix)
                 return perr(p, at, "a number that does not fit in 64 bits");
-            x = x * 10 + d;
+            x = x * radix + d;
             digits++;
         }
     }

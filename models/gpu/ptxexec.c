@@ -839,7 +839,7 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
             return (sa == INT64_MIN && sb == -1) ? 0 : (uint64_t)(sa % sb);
         return ua % ub;
     case PTX_OP_ABS:
-        return sa < 0 ? (uint64_t)(-sa) : (uint64_t)sa;
+        return sa < 0 ? 0 - (uint64_t)sa : (uint64_t)sa;      /* abs(INT64_MIN) = INT64_MIN */
     case PTX_OP_NEG:
         return 0 - a;
     case PTX_OP_MIN:

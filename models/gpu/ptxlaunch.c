@@ -179,8 +179,11 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
                 lerr(error, n, "init: %s holds %" G_GUINT64_FORMAT " bytes; %s is %"
                      G_GUINT64_FORMAT " x %s = %" G_GUINT64_FORMAT " bytes", path,
                      (uint64_t)st.st_size, b->name, b->count, ptx_dtype_name(b->dtype), b->bytes);
-            else
+            else {
                 lerr(error, n, "init: %s", e->message);
+                if (error && *error && e->code == ARCHSIM_EXIT_NOINPUT)   /* 66, as documented */
+                    (*error)->code = ARCHSIM_EXIT_NOINPUT;
+            }
             g_error_free(e);
         }
         g_string_free(text, TRUE);

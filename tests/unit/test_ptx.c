@@ -617,11 +617,16 @@ static void test_alu_corners(void)
         "mov.b32 %r10, %f3;\n"
         "setp.ne.u32 %p1, %r1, %r1;\n"
         "@%p1 bar.sync 0;\n"                            /* no lane: no barrier */
+        "mov.u32 %r11, 010;\n"                          /* octal, as ptxas reads it: 8 */
+        "mov.u64 %rd5, 0x8000000000000000;\n"
+        "abs.s64 %rd6, %rd5;\n"                         /* INT64_MIN (no UB on the way) */
+        "add.u32 %r11, %r11, 0b101;\n"                  /* binary: 8 + 5 */
         "st.global.u32 [%rd1], %r2; st.global.u32 [%rd1+4], %r3; st.global.u32 [%rd1+8], %r4;\n"
         "st.global.u32 [%rd1+12], %r6; st.global.u64 [%rd1+16], %rd2; st.global.u64 [%rd1+24], %rd3;\n"
         "st.global.u32 [%rd1+32], %r7; st.global.u32 [%rd1+36], %r9; st.global.u32 [%rd1+40], %r10;\n"
+        "st.global.u32 [%rd1+44], %r11; st.global.u64 [%rd1+48], %rd6;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 12);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 14);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
@@ -639,6 +644,10 @@ static void test_alu_corners(void)
     CU_ASSERT_EQUAL(o[8], 0x5d800001u);
     CU_ASSERT_EQUAL(o[9], 0x80000000u);
     CU_ASSERT_EQUAL(o[10], 0);
+    CU_ASSERT_EQUAL(o[11], 13);
+    uint64_t ab;
+    memcpy(&ab, o + 12, 8);
+    CU_ASSERT_EQUAL(ab, 0x8000000000000000ull);
     run_free(&R);
 }
 
