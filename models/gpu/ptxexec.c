@@ -690,9 +690,18 @@ static uint64_t f2i(double d, PtxType t, uint32_t mods)
     return d <= 0 ? 0 : (uint64_t)d;
 }
 
+static inline uint64_t ftz32(uint64_t v);
+
 static uint64_t do_cvt(const PtxInst *in, uint64_t v)
 {
     PtxType dt = (PtxType)in->type, st = (PtxType)in->type2;
+    if (G_UNLIKELY(in->mods & PTX_M_FTZ) && (st == PTX_T_F32 || dt == PTX_T_F32)) {
+        /* .ftz: an f32 subnormal source, and result, is a zero of its sign (PTX ISA, cvt) */
+        PtxInst plain = *in;
+        plain.mods &= ~PTX_M_FTZ;
+        uint64_t r = do_cvt(&plain, st == PTX_T_F32 ? ftz32(v) : v);
+        return dt == PTX_T_F32 ? ftz32(r) : r;
+    }
     if (is_float(st)) {
         double d = fval(v, st);
         if (is_float(dt)) {
@@ -1170,6 +1179,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     int32_t q = in->a[1].pair ? in->a[1].reg : -1;
                     uint32_t o = q >= 0 ? 2 : 1;
                     uint64_t a = val(r, &in->a[o], tid), b = val(r, &in->a[o + 1], tid);
+                    if (t == PTX_T_F32 && (in->mods & PTX_M_FTZ))
+                        a = ftz32(a), b = ftz32(b);     /* subnormal inputs compare as zeros */
                     bool c = is_float(t) ? cmp_float((PtxCmp)in->cmp, fval(a, t), fval(b, t))
                                          : cmp_int((PtxCmp)in->cmp, a, b, t);
                     bool p = c, np = !c;

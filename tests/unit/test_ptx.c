@@ -595,7 +595,7 @@ static void test_faults(void)
 static void test_alu_corners(void)
 {
     const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
-        ".reg .pred %p<2>; .reg .b32 %r<12>; .reg .b64 %rd<12>; .reg .f64 %fd<3>; .reg .f32 %f<4>;\n"
+        ".reg .pred %p<2>; .reg .b32 %r<14>; .reg .b64 %rd<12>; .reg .f64 %fd<3>; .reg .f32 %f<4>;\n"
         "ld.param.u64 %rd1, [out];\n"
         "mov.u32 %r1, 0x80000000;\n"
         "bfe.s32 %r2, %r1, 31, 4;\n"                    /* 0xffffffff */
@@ -621,12 +621,17 @@ static void test_alu_corners(void)
         "mov.u64 %rd5, 0x8000000000000000;\n"
         "abs.s64 %rd6, %rd5;\n"                         /* INT64_MIN (no UB on the way) */
         "add.u32 %r11, %r11, 0b101;\n"                  /* binary: 8 + 5 */
+        "mov.f32 %f3, 0f00000000;\n"
+        "setp.eq.ftz.f32 %p1, %f2, %f3;\n"              /* subnormal == 0 under .ftz */
+        "selp.u32 %r12, 1, 0, %p1;\n"
+        "cvt.ftz.f64.f32 %fd2, %f2;\n"                  /* 0.0, not 1.4e-45 */
         "st.global.u32 [%rd1], %r2; st.global.u32 [%rd1+4], %r3; st.global.u32 [%rd1+8], %r4;\n"
         "st.global.u32 [%rd1+12], %r6; st.global.u64 [%rd1+16], %rd2; st.global.u64 [%rd1+24], %rd3;\n"
         "st.global.u32 [%rd1+32], %r7; st.global.u32 [%rd1+36], %r9; st.global.u32 [%rd1+40], %r10;\n"
         "st.global.u32 [%rd1+44], %r11; st.global.u64 [%rd1+48], %rd6;\n"
+        "st.global.u32 [%rd1+56], %r12; st.global.f64 [%rd1+64], %fd2;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 14);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 18);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
@@ -648,6 +653,9 @@ static void test_alu_corners(void)
     uint64_t ab;
     memcpy(&ab, o + 12, 8);
     CU_ASSERT_EQUAL(ab, 0x8000000000000000ull);
+    CU_ASSERT_EQUAL(o[14], 1);                                /* setp.eq.ftz */
+    memcpy(&ab, o + 16, 8);
+    CU_ASSERT_EQUAL(ab, 0);                                   /* cvt.ftz.f64.f32: +0.0 */
     run_free(&R);
 }
 
