@@ -189,31 +189,31 @@ static float half_to_float(uint16_t h)
     return f32_of(u);
 }
 
-static uint16_t float_to_half(float f)
+uint16_t ptx_half_of_double(double d)
 {
-    uint32_t u = (uint32_t)bits_f32(f);
-    uint32_t s = (u >> 16) & 0x8000;
-    int32_t e = (int32_t)((u >> 23) & 0xff) - 127 + 15;
-    uint32_t m = u & 0x7fffff;
-    if (((u >> 23) & 0xff) == 0xff)
-        return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-    if (e >= 31)
+    uint16_t s = signbit(d) ? 0x8000 : 0;
+    if (isnan(d))
+        return (uint16_t)(s | 0x7e00);
+    double a = fabs(d);
+    if (isinf(a))
         return (uint16_t)(s | 0x7c00);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)s;
-        m |= 0x800000;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (hm & 1)))
-            hm++;
-        return (uint16_t)(s | hm);
+    if (a == 0)
+        return s;
+    int e;
+    (void)frexp(a, &e);             /* a = 1.f x 2^(e - 1) */
+    int E = e - 1 < -14 ? -14 : e - 1;
+    /* a in units of 2^(E - 10), the spacing of halves there (2^-24 below the normals): the
+     * scaling is exact, the one rounding is nearbyint's (to nearest even by default) */
+    double q = nearbyint(ldexp(a, 10 - E));
+    if (q >= 2048) {                /* rounded up to the next binade */
+        q /= 2;
+        E++;
     }
-    uint32_t hm = m >> 13, rem = m & 0x1fff;
-    uint32_t h = s | (uint32_t)e << 10 | hm;
-    if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
-        h++;
-    return (uint16_t)h;
+    if (E > 15)
+        return (uint16_t)(s | 0x7c00);
+    if (q < 1024)                   /* a subnormal (E is -14) */
+        return (uint16_t)(s | (uint16_t)q);
+    return (uint16_t)(s | (uint16_t)((E + 15) << 10) | (uint16_t)((uint32_t)q - 1024));
 }
 
 /* a float operand of type t as a double (f16 and f32 exactly) */
@@ -225,7 +225,7 @@ static inline double fval(uint64_t v, PtxType t)
 static inline uint64_t fbits(double d, PtxType t)
 {
     return t == PTX_T_F64 ? bits_f64(d) : t == PTX_T_F32 ? bits_f32((float)d)
-                                                          : float_to_half((float)d);
+                                                          : ptx_half_of_double(d);
 }
 
 /* ---- errors ---- */

@@ -77,5 +77,8 @@ void ptx_buffer_free(PtxBuffer *b);
 const char *ptx_dtype_name(PtxDtype d);
 bool ptx_dtype_parse(const char *s, PtxDtype *d);
 uint32_t ptx_dtype_bytes(PtxDtype d);
+/* d as an IEEE half, rounded once to nearest even (subnormals kept; a double rounded to float
+ * first, then to half, could round twice: cvt.rn.f16.f64, fma.rn.f16, f16 initial data). */
+uint16_t ptx_half_of_double(double d);
 
 #endif

@@ -84,23 +84,8 @@ static void put_value(PtxBuffer *b, uint64_t i, double v)
     case PTX_D_F32: { float f = (float)v; memcpy(p, &f, 4); break; }
     case PTX_D_F64: memcpy(p, &v, 8); break;
     case PTX_D_F16: {
-        /* through float, rounded to nearest even */
-        float f = (float)v;
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        uint32_t s = (u >> 16) & 0x8000, e = (u >> 23) & 0xff, m = u & 0x7fffff;
-        uint16_t h;
-        if (e == 0xff)
-            h = (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
-        else if ((int)e - 112 >= 31)
-            h = (uint16_t)(s | 0x7c00);
-        else if ((int)e - 112 <= 0)
-            h = (uint16_t)s;            /* tiny values flush to zero in initial data */
-        else {
-            h = (uint16_t)(s | (e - 112) << 10 | m >> 13);
-            if ((m & 0x1fff) > 0x1000 || ((m & 0x1fff) == 0x1000 && (h & 1)))
-                h++;
-        }
+        /* rounded once to nearest even, subnormals kept (they were flushed to zero) */
+        uint16_t h = ptx_half_of_double(v);
         memcpy(p, &h, 2);
         break;
     }

@@ -659,6 +659,65 @@ static void test_alu_corners(void)
     run_free(&R);
 }
 
+/* A double to a half, rounded once to nearest even with subnormals kept: the references are
+ * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
+ * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
+ * 1e-5 to 0. */
+static void test_half_rounding(void)
+{
+    static const struct {
+        double d;
+        uint16_t h;
+    } v[] = {
+    { 1.0004882812509095, 0x3c01 },
+    { 1e-05, 0x00a8 },
+    { -1e-05, 0x80a8 },
+    { 65504.0, 0x7bff },
+    { 65519.99, 0x7bff },
+    { 65520.0, 0x7c00 },
+    { 6e-08, 0x0001 },
+    { 2.9e-08, 0x0000 },
+    { 3e-08, 0x0001 },
+    { 6.103515625e-05, 0x0400 },
+    { 6.1035e-05, 0x0400 },
+    { 1.00048828125, 0x3c00 },
+    { 1.00146484375, 0x3c02 },
+    { 0.1, 0x2e66 },
+    { -2.5, 0xc100 },
+    { 1e-30, 0x0000 },
+    { 3.14159265358979, 0x4248 },
+    { -24.663412923357267, 0xce2a },
+    { -14724.710500755711, 0xf331 },
+    { -59858.91986654401, 0xfb4f },
+    { -18803.551632238028, 0xf497 },
+    { 57.35856884003432, 0x532b },
+    { -0.0006475060781812212, 0x914e },
+    { -11.455898808093677, 0xc9ba },
+    { -0.0005730017813185889, 0x90b2 },
+    { -61724.52914894152, 0xfb89 },
+    { 62642.958099048235, 0x7ba6 },
+    { 0.00010794412806449807, 0x0713 },
+    { -63.057496125431996, 0xd3e2 },
+    { -63.47842471351412, 0xd3ef },
+    { -29.454699913565324, 0xcf5d },
+    { 0.005696023974499941, 0x1dd5 },
+    { 8.436018781793784, 0x4838 },
+    { -55.57220025789721, 0xd2f2 },
+    { -17864.344018397627, 0xf45d },
+    { 9.011561038674133, 0x4881 },
+    { -5.019706841111474e-06, 0x8054 },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(v); i++) {
+        uint16_t h = ptx_half_of_double(v[i].d);
+        CU_ASSERT_EQUAL(h, v[i].h);
+        if (h != v[i].h)
+            fprintf(stderr, "\n%.17g: 0x%04x, want 0x%04x\n", v[i].d, h, v[i].h);
+    }
+    CU_ASSERT_EQUAL(ptx_half_of_double(NAN) & 0x7c00, 0x7c00);
+    CU_ASSERT_EQUAL(ptx_half_of_double(-0.0), 0x8000);
+    CU_ASSERT_EQUAL(ptx_half_of_double(-INFINITY), 0xfc00);
+}
+
 /* ---- the launch YAML ---- */
 
 static void test_launch_yaml(void)
@@ -767,6 +826,7 @@ int main(void)
         return CU_get_error();
     CU_pSuite s = CU_add_suite("ptx", NULL, NULL);
     if (s == NULL || !CU_add_test(s, "parser: every construct nvcc writes", test_parse_constructs) ||
+        !CU_add_test(s, "a double to a half, rounded once", test_half_rounding) ||
         !CU_add_test(s, "parser: errors at their line and column", test_parse_errors) ||
         !CU_add_test(s, "SIMT: nested divergence reconverges", test_divergence_nested) ||
         !CU_add_test(s, "SIMT: a loop with early exits and a return inside", test_loop_early_exit) ||
