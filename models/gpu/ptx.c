@@ -338,7 +338,10 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
 
 typedef struct {
     PtxEntry *e;
-    GHashTable *reg_index;      /* name -> index + 1 */
+    GHashTable *reg_index;      /* name -> index + 1, as seen in the current { } scope */
+    /* per open { } scope, the names it declared and what each hid: RegShadow (nvcc declares a
+     * temporary such as %tmp in several blocks of one kernel) */
+    GPtrArray *scopes;
     GHashTable *labels;         /* name -> instruction index + 1 */
     GArray *fixups;             /* Fixup: labels used before their definition */
 } Ent;
@@ -348,6 +351,43 @@ typedef struct {
     char *name;
     const char *at;
 } Fixup;
+
+typedef struct {
+    char *name;
+    gpointer hidden;            /* the outer declaration's reg_index value, NULL none */
+} RegShadow;
+
+static void scope_push(Ent *en)
+{
+    g_ptr_array_add(en->scopes, g_array_new(FALSE, FALSE, sizeof(RegShadow)));
+}
+
+/* The scope's names go out of sight; what they hid comes back. */
+static void scope_pop(Ent *en)
+{
+    GArray *sc = g_ptr_array_steal_index(en->scopes, en->scopes->len - 1);
+    for (guint i = sc->len; i-- > 0;) {
+        RegShadow *r = &g_array_index(sc, RegShadow, i);
+        if (r->hidden)
+            g_hash_table_replace(en->reg_index, g_strdup(r->name), r->hidden);
+        else
+            g_hash_table_remove(en->reg_index, r->name);
+        g_free(r->name);
+    }
+    g_array_free(sc, TRUE);
+}
+
+/* Whether name was declared in the innermost open scope. */
+static bool scope_has(const Ent *en, const char *name)
+{
+    if (en->scopes->len == 0)
+        return false;
+    const GArray *sc = g_ptr_array_index(en->scopes, en->scopes->len - 1);
+    for (guint i = 0; i < sc->len; i++)
+        if (strcmp(g_array_index(sc, RegShadow, i).name, name) == 0)
+            return true;
+    return false;
+}
 
 static bool reg_decl(P *p, Ent *en)
 {
@@ -361,7 +401,7 @@ static bool reg_decl(P *p, Ent *en)
     p->p += n;
     do {
         size_t k = peek_ident(p);
-        if (k == 0 || p->p[0] != '%')
+        if (k == 0 || p->p[0] == '.')       /* %name, or a plain identifier (__$temp3) */
             return perr(p, p->p, "expected a register name (%%name)");
         const char *name = p->p, *at = p->p;
         p->p += k;
@@ -378,14 +418,18 @@ static bool reg_decl(P *p, Ent *en)
         for (int64_t i = 0; i < (count < 0 ? 1 : count); i++) {
             char *full = count < 0 ? g_strndup(name, k)
                                    : g_strdup_printf("%.*s%" G_GINT64_FORMAT, (int)k, name, i);
-            if (g_hash_table_contains(en->reg_index, full)) {
+            if (scope_has(en, full)) {
                 perr(p, at, "register %s is declared twice", full);
                 g_free(full);
                 return false;
             }
+            /* a name of an outer scope is hidden until this scope closes (scope_pop) */
+            gpointer hidden = g_hash_table_lookup(en->reg_index, full);
+            RegShadow sh = { g_strdup(full), hidden };
+            g_array_append_val(g_ptr_array_index(en->scopes, en->scopes->len - 1), sh);
             PtxReg r = { .name = full, .type = (uint8_t)t };
             g_array_append_val(en->e->regs, r);
-            g_hash_table_insert(en->reg_index, g_strdup(full), GUINT_TO_POINTER(en->e->regs->len));
+            g_hash_table_replace(en->reg_index, g_strdup(full), GUINT_TO_POINTER(en->e->regs->len));
         }
     } while (accept(p, ','));
     return expect(p, ';', "the ';' after the declaration");
@@ -407,6 +451,15 @@ static const struct { const char *name; PtxSreg sr; } sregs[] = {
 };
 
 /* A register by name (at p->p, length n): its index, or -1 with the error set. */
+/* Whether the n characters at s name a register in sight (nvcc names some without '%'). */
+static bool reg_named(const Ent *en, const char *s, size_t n)
+{
+    char *k = g_strndup(s, n);
+    bool yes = g_hash_table_contains(en->reg_index, k);
+    g_free(k);
+    return yes;
+}
+
 static int reg_ref(P *p, Ent *en, size_t n)
 {
     char *k = g_strndup(p->p, n);
@@ -493,7 +546,7 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
         a->kind = PTX_A_ADDR;
         skip_ws(p);
         size_t n = peek_ident(p);
-        if (n > 0 && p->p[0] == '%') {
+        if (n > 0 && (p->p[0] == '%' || reg_named(en, p->p, n))) {
             int r = reg_ref(p, en, n);
             if (r < 0)
                 return false;
@@ -533,7 +586,7 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
                 continue;
             }
             size_t n = peek_ident(p);
-            if (n == 0 || p->p[0] != '%')
+            if (n == 0 || (p->p[0] != '%' && !reg_named(en, p->p, n)))
                 return perr(p, p->p, "expected a register in the vector");
             int r = reg_ref(p, en, n);
             if (r < 0)
@@ -546,7 +599,7 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
         p->p++;
         a->neg = true;
         size_t n = peek_ident(p);
-        if (n == 0 || p->p[0] != '%')
+        if (n == 0 || (p->p[0] != '%' && !reg_named(en, p->p, n)))
             return perr(p, p->p, "expected a predicate register after '!'");
         a->kind = PTX_A_REG;
         a->reg = reg_ref(p, en, n);
@@ -555,6 +608,11 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
     if (c == '%')
         return reg_or_sreg(p, en, a);
     size_t n = peek_ident(p);
+    if (n > 0 && c != '.' && reg_named(en, p->p, n)) {     /* a register named without '%' */
+        a->kind = PTX_A_REG;
+        a->reg = reg_ref(p, en, n);
+        return a->reg >= 0;
+    }
     if (n > 0 && c != '.') {
         /* a label (branches) or a variable's address */
         int s = sym_find(p, p->p, n);
@@ -661,7 +719,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         if (accept(p, '!'))
             in.guard_neg = true;
         size_t n = peek_ident(p);
-        if (n == 0 || p->p[0] != '%')
+        if (n == 0 || (p->p[0] != '%' && !reg_named(en, p->p, n)))
             return perr(p, p->p, "expected a predicate register after '@'");
         in.guard = reg_ref(p, en, n);
         if (in.guard < 0)
@@ -1108,7 +1166,8 @@ static bool parse_entry(P *p, const char *kw)
     g_ptr_array_add(p->m->entries, e);
     Ent en = { .e = e, .reg_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                .labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-               .fixups = g_array_new(FALSE, FALSE, sizeof(Fixup)) };
+               .fixups = g_array_new(FALSE, FALSE, sizeof(Fixup)),
+               .scopes = g_ptr_array_new() };
     bool ok = false;
     size_t n = peek_ident(p);
     if (n == 0 || p->p[0] == '.' || p->p[0] == '%') {
@@ -1175,6 +1234,7 @@ static bool parse_entry(P *p, const char *kw)
     }
     if (!expect(p, '{', "the entry's body"))
         goto out;
+    scope_push(&en);
     int depth = 1;
     while (depth > 0) {
         skip_ws(p);
@@ -1191,10 +1251,12 @@ static bool parse_entry(P *p, const char *kw)
         const char *stmt = p->p;
         if (accept(p, '{')) {
             depth++;
+            scope_push(&en);
             continue;
         }
         if (accept(p, '}')) {
             depth--;
+            scope_pop(&en);
             continue;
         }
         if (accept_word(p, ".reg")) {
@@ -1296,6 +1358,9 @@ out:
     for (guint i = 0; i < en.fixups->len; i++)
         g_free(g_array_index(en.fixups, Fixup, i).name);
     g_array_free(en.fixups, TRUE);
+    while (en.scopes->len > 0)      /* left open by an error */
+        scope_pop(&en);
+    g_ptr_array_free(en.scopes, TRUE);
     g_hash_table_destroy(en.reg_index);
     g_hash_table_destroy(en.labels);
     return ok;

@@ -406,6 +406,45 @@ static void test_loop_early_exit(void)
     run_free(&R);
 }
 
+/* nvcc's { } blocks: a temporary declared again in another block, an inner name hiding an
+ * outer one until its block closes, registers named without '%' (cuda_fp16's __$temp) */
+static void test_scoped_registers(void)
+{
+    const char *src = HEAD OUT_PARAM "{\n"
+        ".reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "mul.wide.u32 %rd2, %r1, 12;\n"
+        "add.s64 %rd3, %rd1, %rd2;\n"
+        "{ .reg .b32 %tmp; add.u32 %tmp, %r1, 100; st.global.u32 [%rd3], %tmp; }\n"
+        "{ .reg .b32 %tmp; .reg .b32 %r1; mov.u32 %r1, 7; add.u32 %tmp, %r1, 1;\n"
+        "  st.global.u32 [%rd3+4], %tmp; }\n"
+        "{ .reg .pred __$temp3; setp.lt.u32 __$temp3, %r1, 4;\n"   /* the outer %r1 again */
+        "  selp.u32 %r2, 1, 0, __$temp3; @!__$temp3 add.u32 %r2, %r2, 10; }\n"
+        "st.global.u32 [%rd3+8], %r2;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 32 * 3);
+    Run R;
+    char *err = NULL;
+    bool ok = run_kernel(&R, src, 1, 32, 32, &out, 1, 0, &err);
+    if (!ok)
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_FATAL(ok);
+    for (uint32_t t = 0; t < 32; t++) {
+        CU_ASSERT_EQUAL(U32(out)[3 * t], t + 100);
+        CU_ASSERT_EQUAL(U32(out)[3 * t + 1], 8);
+        CU_ASSERT_EQUAL(U32(out)[3 * t + 2], t < 4 ? 1 : 10);
+    }
+    run_free(&R);
+    /* the same name twice in one block is still an error */
+    const char *twice = HEAD OUT_PARAM "{\n{ .reg .b32 %tmp; .reg .b32 %tmp; }\nret;\n}\n";
+    ok = run_kernel(&R, twice, 1, 32, 32, &out, 1, 0, &err);
+    CU_ASSERT_FALSE(ok);
+    CU_ASSERT(err && strstr(err, "register %tmp is declared twice"));
+    if (ok)
+        run_free(&R);
+}
+
 static void test_atomics(void)
 {
     /* out[0] add 1 (the old values say the order), [1] min, [2] max, [3] exch, [4] cas chain,
@@ -827,6 +866,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("ptx", NULL, NULL);
     if (s == NULL || !CU_add_test(s, "parser: every construct nvcc writes", test_parse_constructs) ||
         !CU_add_test(s, "a double to a half, rounded once", test_half_rounding) ||
+        !CU_add_test(s, "parser: nvcc's scoped and %-less registers", test_scoped_registers) ||
         !CU_add_test(s, "parser: errors at their line and column", test_parse_errors) ||
         !CU_add_test(s, "SIMT: nested divergence reconverges", test_divergence_nested) ||
         !CU_add_test(s, "SIMT: a loop with early exits and a return inside", test_loop_early_exit) ||
