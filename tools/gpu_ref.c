@@ -276,6 +276,17 @@ int main(int argc, char **argv)
         rc = compare_out_i32(k, dir, want, in->count);
         g_free(v);
         g_free(want);
+    } else if (!strcmp(k, "produce")) {
+        /* produce, then consume: g[t] = 3t + 1 and the counter of 64 survive the launch */
+        uint32_t *got = (uint32_t *)(void *)read_out(dir, "out", 65 * 4);
+        if (got) {
+            uint32_t bad = got[64] != 64;
+            for (uint32_t i = 0; i < 64; i++)
+                bad += got[i] != 3 * i + 1;
+            printf("%s then consume: 65 values, %u differ\n", k, bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
     } else if (!strcmp(k, "bitonic512")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "data");
         uint32_t *want = g_memdup2(in->data, in->bytes);

@@ -1372,6 +1372,8 @@ void ptx_module_free(PtxModule *m)
 {
     if (!m)
         return;
+    if (m->vars)
+        g_ptr_array_unref(m->vars);
     g_free(m->path);
     if (m->syms) {
         for (guint i = 0; i < m->syms->len; i++)

@@ -165,6 +165,10 @@ typedef struct {
     GPtrArray *entries; /* PtxEntry * */
     GPtrArray *texts;   /* opcode texts by PtxInst.text */
     GHashTable *text_index;
+    /* per symbol, the device memory of its .global and .const variables (NULL for the others),
+     * made by the module's first run and kept for the next (CUDA keeps a module's __device__
+     * variables from one launch to the next); ptxexec.c owns it, freed with the module */
+    GPtrArray *vars;
 } PtxModule;
 
 /* Parses path (at most PTX_MAX_BYTES). */

@@ -1409,20 +1409,27 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
     for (guint i = 0; i < l->buffers->len; i++)
         g_ptr_array_add(r->sorted, g_ptr_array_index(l->buffers, i));
     r->sym_addr = g_new0(uint64_t, MAX(l->m->syms->len, 1u));
+    /* the module's variables live as long as the module: a later launch sees what an earlier
+     * one wrote (they were zeroed for each launch) */
+    PtxModule *mod = (PtxModule *)l->m;
+    if (!mod->vars) {
+        mod->vars = g_ptr_array_new_with_free_func((GDestroyNotify)ptx_buffer_free);
+        g_ptr_array_set_size(mod->vars, (gint)l->m->syms->len);
+    }
     for (guint i = 0; i < l->m->syms->len; i++) {
         const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
         if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
-            PtxBuffer *b = ptx_buffer_new(s->name, PTX_D_U8, s->size);
-            if (!b) {
+            PtxBuffer *b = g_ptr_array_index(mod->vars, i);
+            if (!b && !(b = ptx_buffer_new(s->name, PTX_D_U8, s->size))) {
                 g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: cannot "
                             "allocate %" G_GUINT64_FORMAT " bytes for variable %s",
                             l->m->path, s->size, s->name);
                 ptx_run_free(r);
                 return NULL;
             }
-            b->addr = at;
+            mod->vars->pdata[i] = b;
+            b->addr = at;                   /* placed after this launch's buffers */
             at += (b->bytes + 255) / 256 * 256 + 256;
-            g_ptr_array_add(r->own, b);
             g_ptr_array_add(r->sorted, b);
             r->sym_addr[i] = b->addr;
         } else {

@@ -15,3 +15,18 @@ extern "C" __global__ void early_exit(const int *in, const int *flag, int *out)
     __syncthreads();
     out[i] = s[(t + 1) % blockDim.x] + __shfl_down_sync(0xffffffffu, v, 1);
 }
+
+// Module variables live as long as the module: the second launch reads what the first wrote.
+__device__ unsigned g[64];
+__device__ unsigned counter;
+extern "C" __global__ void produce()
+{
+    g[threadIdx.x] = threadIdx.x * 3 + 1;
+    atomicAdd(&counter, 1u);
+}
+extern "C" __global__ void consume(unsigned *out)
+{
+    out[threadIdx.x] = g[threadIdx.x];
+    if (threadIdx.x == 0)
+        out[64] = counter;
+}
