@@ -865,7 +865,10 @@ static uint64_t kc_run(KCore *k)
                 return 0;
             } else {
                 k->iter++;
-                sim_progress(k->base.eng);          /* an iteration done: the watchdog's progress */
+                /* an iteration done: the watchdog's progress; inside a transaction not yet (an
+                 * abort takes it back, and a loop in one that always aborts ran forever) */
+                if (!k->tx_depth)
+                    sim_progress(k->base.eng);
                 bool more = (k->p.iterations == 0 || k->iter < k->p.iterations) &&
                             (k->p.duration == 0 || now < k->p.duration);
                 if (more) {
