@@ -285,7 +285,8 @@ static uint32_t send_parts(Core *k, Port *port, uint16_t cmd, uint16_t flags, co
     uint64_t first = r->addr >> k->line_shift;
     uint64_t last = (r->addr + r->size - 1) >> k->line_shift;
     uint32_t n = 0;
-    if (last != first)
+    /* one reference: an M's store half is the same reference as its load half */
+    if (last != first && !(cmd == MSG_WRITE_REQ && r->kind == MEMREF_MODIFY))
         k->split_refs++;
     for (uint64_t b = first; b <= last; b++, n++) {
         Msg *m = sim_msg_alloc(k->base.sim);
