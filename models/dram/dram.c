@@ -86,7 +86,12 @@ static double f_row_hit_rate(const Component *c)
 }
 static double f_bus_util(const Component *c)
 {
-    return stats_ratio((double)D(c)->bus_busy_ticks, (double)sim_stats_ticks(c->sim));
+    /* bursts are charged when granted: in a run cut short (sim.max_cycles) the ones still
+     * queued past its end are taken off (8.0 with a slow bus; exact when they are back to back) */
+    const Dram *d = D(c);
+    Tick now = c->eng->now, tail = d->bus_free > now ? d->bus_free - now : 0;
+    return stats_ratio((double)(d->bus_busy_ticks - MIN(d->bus_busy_ticks, tail)),
+                       (double)sim_stats_ticks(c->sim));
 }
 static double f_bandwidth(const Component *c)
 {

@@ -178,6 +178,15 @@ static bool link_counted(const Noc *k, const NocLink *l)
 {
     return l->kind == LINK_NET || (k->p.topology == TOPO_CROSSBAR && l->kind == LINK_EJECT);
 }
+/* A link's busy cycles within the run: a message granted near the end of a run cut short
+ * (sim.max_cycles) was charged all its flits, past the last cycle (link_utilization_max 1.2) */
+static uint64_t link_busy(const Component *c, const NocLink *l)
+{
+    uint64_t end = sim_component_cycle(c) + 1;
+    uint64_t tail = l->busy_until > end ? l->busy_until - end : 0;
+    return l->busy - MIN(l->busy, tail);
+}
+
 static double f_util_avg(const Component *c)
 {
     const Noc *k = N_(c);
@@ -185,7 +194,7 @@ static double f_util_avg(const Component *c)
     int cnt = 0;
     for (int i = 0; i < k->nlinks; i++)
         if (link_counted(k, &k->link[i])) {
-            sum += (double)k->link[i].busy;
+            sum += (double)link_busy(c, &k->link[i]);
             cnt++;
         }
     return stats_ratio(sum, cnt * noc_cycles(c));
@@ -195,8 +204,8 @@ static double f_util_max(const Component *c)
     const Noc *k = N_(c);
     uint64_t mx = 0;
     for (int i = 0; i < k->nlinks; i++)
-        if (link_counted(k, &k->link[i]) && k->link[i].busy > mx)
-            mx = k->link[i].busy;
+        if (link_counted(k, &k->link[i]) && link_busy(c, &k->link[i]) > mx)
+            mx = link_busy(c, &k->link[i]);
     return stats_ratio((double)mx, noc_cycles(c));
 }
 
@@ -762,7 +771,7 @@ static void noc_extra_stats(const Component *c, StatSet *out)
     double cycles = noc_cycles(c);
     for (int i = 0; i < k->nlinks; i++) {
         char *n = g_strdup_printf("%s.%s.utilization", c->name, k->link[i].name);
-        stats_add_double(out, n, stats_ratio((double)k->link[i].busy, cycles), "ratio",
+        stats_add_double(out, n, stats_ratio((double)link_busy(c, &k->link[i]), cycles), "ratio",
                          "busy cycles / sim.cycles");
         g_free(n);
     }
