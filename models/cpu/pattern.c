@@ -56,7 +56,8 @@ static const ParamSpec pat_params[] = {
     { .name = "ops", .type = PARAM_UINT, .def = "10000", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1e12, .doc = "memory operations per core (a read-modify-write counts once)",
       .offset = offsetof(PatParams, ops) },
-    { .name = "base", .type = PARAM_UINT, .def = "0x100000", .doc = "first address",
+    { .name = "base", .type = PARAM_UINT, .def = "0x100000", .flags = PARAM_F_RANGE, .min = 0,
+      .max = 1e15, .doc = "first address (every core's words end below 2^64: at most 10^15)",
       .offset = offsetof(PatParams, base) },
     { .name = "words", .type = PARAM_UINT, .def = "16", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1 << 24, .doc = "words each core cycles through",
@@ -64,7 +65,8 @@ static const ParamSpec pat_params[] = {
     { .name = "word", .type = PARAM_SIZE, .def = "8B", .flags = PARAM_F_RANGE | PARAM_F_POW2,
       .min = 1, .max = 8, .doc = "access size", .offset = offsetof(PatParams, word) },
     { .name = "spacing", .type = PARAM_SIZE, .def = "8B", .flags = PARAM_F_RANGE, .min = 1,
-      .max = 1 << 20, .doc = "distance between cores' words (false_sharing, private)",
+      .max = 1 << 20, .doc = "distance between words: false_sharing, one word per core this far "
+      "apart; private, a core's own words this far apart (its region: words x spacing)",
       .offset = offsetof(PatParams, spacing) },
     { .name = "gap", .type = PARAM_CYCLES, .def = "1", .flags = PARAM_F_RANGE, .min = 1,
       .max = 1e6, .doc = "compute cycles between memory operations",
@@ -213,6 +215,23 @@ static bool pat_realize(Component *c, GError **error)
         return false;
     }
     return true;
+}
+
+bool pattern_check_private(Component *core, uint64_t line, GError **error)
+{
+    if (core->cls != &pattern_core_class)
+        return true;
+    const PatCore *k = (const PatCore *)core;
+    uint64_t region = k->p.words * k->p.spacing;
+    if (k->p.pattern != PAT_PRIVATE || line == 0 || (region % line == 0 && k->p.base % line == 0))
+        return true;
+    return sim_component_reject(core, k->p.base % line ? "base" : "words", error,
+                                "the private pattern gives each core words x spacing = %"
+                                G_GUINT64_FORMAT " B from base 0x%" G_GINT64_MODIFIER "x, which "
+                                "does not start and end on %" G_GUINT64_FORMAT " B lines: cores "
+                                "would share lines (false sharing, not private data); hint: make "
+                                "words x spacing and base multiples of l1d.line",
+                                region, k->p.base, line);
 }
 
 static void pat_start(Component *c) { sim_component_wake(c); }

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../cpu/pattern.h"
 #include "../../sim/error.h"
 #include "../mem/oracle.h"
 #include "../dir/dirmsg.h"
@@ -154,6 +155,8 @@ static bool dirsmp_build(Sim *sim, const void *params, const CfgNode *root, GErr
         sim_component_param_u64(l1, "line", &ll);
         if (cl > ll)
             return smp_reject_line(core, l1, cl, ll, error);
+        if (!pattern_check_private(core, ll, error))
+            return false;
         if (!sys_set_u64(root, l1, "l1d", "caches", n, error) ||
             !sys_set_u64(root, l1, "l1d", "banks", banks, error) ||
             !sys_set(root, l1, "l1d", "protocol", proto, error))

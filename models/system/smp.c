@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "../cpu/pattern.h"
 #include "../../sim/error.h"
 #include "../mem/oracle.h"
 
@@ -153,6 +154,8 @@ static bool smp_build(Sim *sim, const void *params, const CfgNode *root, GError 
         sim_component_param_u64(l1, "line", &ll);
         if (cl > ll)
             return smp_reject_line(core, l1, cl, ll, error);
+        if (!pattern_check_private(core, ll, error))
+            return false;
         if (i == 0 && !same_line(l1, bus, error))
             return false;
     }
