@@ -996,6 +996,21 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         if (in.a[d].pair && d != 1)
             return perr(p, op_at, "'%.*s': only the destination may be a pair (d|p)", (int)oplen,
                         op_at);
+    /* sources: a label only as bra's target, a vector only as st's data or mov's packed source
+     * (ptxas refuses the others; they were read as 0) */
+    uint32_t first_src = writes ? (in.nargs > 1 && in.a[1].pair ? 2u : 1u) : 0u;
+    for (uint32_t d = first_src; d < in.nargs; d++) {
+        const PtxArg *a = &in.a[d];
+        if (a->kind == PTX_A_LABEL && in.op != PTX_OP_BRA)
+            return perr(p, op_at, "'%.*s': operand %u is a label, not a value", (int)oplen, op_at,
+                        d + 1);
+        if (a->kind == PTX_A_VEC && !(in.op == PTX_OP_ST && d == 1) && in.op != PTX_OP_MOV)
+            return perr(p, op_at, "'%.*s': operand %u is a vector {...}, which only ld, st and "
+                        "mov take", (int)oplen, op_at, d + 1);
+    }
+    if (in.op == PTX_OP_SETP && in.nargs - first_src < 2)
+        return perr(p, op_at, "'%.*s' compares two values: setp.CMP.TYPE p[|q], a, b[, c]",
+                    (int)oplen, op_at);
     if (en->e->insts->len >= PTX_MAX_INSTS)
         return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
     g_array_append_val(en->e->insts, in);

@@ -161,6 +161,12 @@ static void test_parse_errors(void)
           "lists it and says how to add one)" },
         { "add.u32 %r1, %r2, %r9;", "t.ptx:6:19: register %r9 is not declared (a .reg line declares it)" },
         { "add.u32 %r1, %r2;", "t.ptx:6:1: 'add.u32' takes 3 operands, got 2" },
+        /* ptxas refuses these; they were read as 0 */
+        { "add.u32 %r1, {%r2, %r2}, 1;",
+          "t.ptx:6:1: 'add.u32': operand 2 is a vector {...}, which only ld, st and mov take" },
+        { "L1: add.u32 %r1, L1, 1;", "t.ptx:6:5: 'add.u32': operand 2 is a label, not a value" },
+        { "setp.lt.s32 %p1|%p2, %r1;",
+          "t.ptx:6:1: 'setp.lt.s32' compares two values: setp.CMP.TYPE p[|q], a, b[, c]" },
         { "add.cc.u32 %r1, %r2, %r3;", "t.ptx:6:4: 'add.cc.u32': carry (.cc) arithmetic is not in the subset" },
         { "mul.lo.zz.u32 %r1, %r2, %r3;", "t.ptx:6:7: 'mul.lo.zz.u32': modifier .zz is not in archsim's PTX subset" },
         { "add.u32 %r1, %r2, %r3", "t.ptx:7:1: expected the ';' that ends the instruction (';'), got '}'" },
