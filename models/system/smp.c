@@ -118,9 +118,12 @@ bool smp_sys_set(const CfgNode *root, Component *c, const char *sys, const char 
     const CfgNode *sec = cfg_map_get(root, section);
     const CfgNode *v = sec && sec->kind == CFG_MAP ? cfg_map_get(sec, key) : NULL;
     if (v && (v->kind != CFG_SCALAR || strcmp(v->scalar, value) != 0)) {
+        /* where the value came from: its file:line:col, or the --set that gave it */
+        char *where = cfg_node_where(v);
         g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG,
-                    "%s:%d:%d: %s.%s is set by system %s to %s here; remove it",
-                    v->file ? v->file : "<config>", v->line, v->col, section, key, sys, value);
+                    "%s: %s.%s is set by system %s to %s here; remove it", where, section, key,
+                    sys, value);
+        g_free(where);
         return false;
     }
     return sim_component_set_param(c, key, value, error);
