@@ -1255,7 +1255,8 @@ static bool kc_make_world(KCore *k, GError **error)
                         p->kernel_file, e->message + skip);
             g_error_free(e);
             g_string_free(buf, TRUE);
-            return false;
+            /* placed at kernel_file's own value (a --set names the --set) */
+            return sim_component_prefix_error(c, "kernel_file", error);
         }
         const char *nul = memchr(buf->str, '\0', buf->len);
         if (nul != NULL) {
@@ -1284,8 +1285,10 @@ static bool kc_make_world(KCore *k, GError **error)
     Kernel *prog = kernel_parse(&src, 1, env, (p->base + line - 1) & ~(line - 1), line, error);
     g_free(text);
     g_free(fname);
-    if (!prog)
-        return false;
+    if (!prog)      /* under the key that gave the program: its file, --set or section */
+        return sim_component_prefix_error(c, p->kernel ? "kernel" : p->kernel_file ? "kernel_file"
+                                                                                  : "program",
+                                          error);
     KcWorld *w = g_new0(KcWorld, 1);
     w->refs = 1;
     w->prog = prog;
