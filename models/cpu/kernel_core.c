@@ -106,6 +106,7 @@ typedef struct {
     int sp;
     int64_t val[KERNEL_NVALS];   /* r0..r15, then the read-only values */
     uint64_t iter;
+    uint64_t batch_acc;         /* kc_run: cycles of the ops run before this one in its batch */
     /* the access in flight */
     int mem_op;                  /* op index, -1 for init and check accesses */
     uint64_t mem_addr, issued_at;
@@ -276,8 +277,9 @@ static void kc_fail(KCore *k, int code, int op, const char *fmt, ...)
     char *why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     char *where = op >= 0 && op < k->w->prog->nops ? kernel_op_where(k->w->prog, op) : NULL;
+    /* the op's own cycle: the batch's start plus the ALU and delay cycles run before it */
     sim_fail(k->base.sim, g_error_new(ARCHSIM_SIM_ERROR, code, "cycle %" G_GUINT64_FORMAT
-                                      ": %s: %s%s%s", kc_now(k), k->base.name,
+                                      ": %s: %s%s%s", kc_now(k) + k->batch_acc, k->base.name,
                                       where ? where : "", where ? ": " : "", why));
     g_free(where);
     g_free(why);
@@ -798,8 +800,19 @@ static void kc_halt(KCore *k, uint64_t now)
 /* ---- execution ------------------------------------------------------------------------------ */
 
 /* Runs ops from pc at the current cycle until one must wait; returns the cycles until the next
- * tick, 0 when an answer from the L1 (or nothing) comes next. */
+ * tick, 0 when an answer from the L1 (or nothing) comes next (kc_run). */
+static uint64_t kc_run_batch(KCore *k);
+
+/* kc_run_batch, with kc_fail's cycle offset cleared after it: an error outside a batch (an
+ * answer, a check) is at the current cycle */
 static uint64_t kc_run(KCore *k)
+{
+    uint64_t next = kc_run_batch(k);
+    k->batch_acc = 0;
+    return next;
+}
+
+static uint64_t kc_run_batch(KCore *k)
 {
     const Kernel *K = k->w->prog;
     uint64_t now = kc_now(k), acc = 0;
@@ -810,6 +823,7 @@ static uint64_t kc_run(KCore *k)
             return 0;
         }
         const KernelOp *op = &K->ops[k->pc];
+        k->batch_acc = acc;                         /* for kc_fail's cycle */
         switch (op->kind) {
         case KOP_LOAD:
         case KOP_STORE:
