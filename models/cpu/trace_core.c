@@ -58,6 +58,10 @@ typedef struct {
     bool mod_store;          /* M: the load part is done, the store part is next */
     uint32_t loads_out;
     Tick load_issued;
+    uint64_t load_part_max;  /* the slowest part so far of the load in flight */
+    /* stores split across lines in flight: token -> parts left << 40 | slowest part's latency,
+     * so that each store is one latency sample, as each load and fetch is */
+    GHashTable *split_stores;
     uint32_t sb_used;
     double credit;
     Port *ic, *dc;
@@ -142,7 +146,7 @@ static const StatSpec core_stats[] = {
       offsetof(Core, sb_full_stalls), NULL },
     { "amat", STAT_FORMULA, "cycle",
       "average memory access time seen by the core: (sum of fetch, load and store latencies) / "
-      "accesses", 0, f_amat },
+      "references (a line-crossing one counts once, at its slowest part)", 0, f_amat },
     { "amat_load", STAT_FORMULA, "cycle", "mean load latency", 0, f_amat_load },
     { "amat_ifetch", STAT_FORMULA, "cycle", "mean instruction-fetch latency", 0, f_amat_ifetch },
     { "ifetch_latency", STAT_HIST, "cycle", "fetch issue to data", offsetof(Core, ifetch_lat), NULL },
@@ -186,6 +190,8 @@ static void core_finalize(Component *c)
     Core *k = (Core *)c;
     if (k->reader)
         lackey_close(k->reader);
+    if (k->split_stores)
+        g_hash_table_destroy(k->split_stores);
     g_free(k->rb);
     g_free(k->fq);
 }
@@ -359,8 +365,17 @@ static bool run_data(Core *k)
         /* traces carry no values: each store writes a token unique to (core, store) so the
          * reference memory can tell every write apart */
         k->store_seq++;
-        k->sb_used += send_parts(k, k->dc, MSG_WRITE_REQ, 0, r,
-                                 ((uint64_t)(k->base.index + 1) << 48) | (k->store_seq & 0xffffffffffffull));
+        uint64_t token = ((uint64_t)(k->base.index + 1) << 48) | (k->store_seq & 0xffffffffffffull);
+        uint32_t sent = send_parts(k, k->dc, MSG_WRITE_REQ, 0, r, token);
+        k->sb_used += sent;
+        if (G_UNLIKELY(sent > 1)) {
+            if (!k->split_stores)
+                k->split_stores = g_hash_table_new(g_int64_hash, g_int64_equal);
+            uint64_t *key = g_new(uint64_t, 1);
+            *key = token;
+            g_hash_table_insert(k->split_stores, key,
+                                GSIZE_TO_POINTER((gsize)((uint64_t)sent << 40)));
+        }
         k->mod_store = false;
         k->di++;
     }
@@ -439,9 +454,12 @@ static void core_recv(Component *c, Port *port, Msg *m)
         if (in->pending == 0 && mem_msg(m)->tag == k->fq_head && k->ex == EX_IDLE)
             sim_component_wake(c);
     } else if (m->cmd == MSG_READ_RESP) {
-        sim_hist_add(&k->load_lat, lat);
+        /* one sample per load, its slowest part (load to use), as a fetch is one per fetch */
+        k->load_part_max = MAX(k->load_part_max, lat);
         g_assert(k->loads_out > 0);
         if (--k->loads_out == 0) {
+            sim_hist_add(&k->load_lat, k->load_part_max);
+            k->load_part_max = 0;
             k->load_stall_cycles += clock_cycle(c->clk, c->eng->now - k->load_issued);
             Instr *in = &k->fq[k->fq_head];
             if (in->data[k->di].kind == MEMREF_MODIFY)
@@ -453,7 +471,23 @@ static void core_recv(Component *c, Port *port, Msg *m)
         }
     } else {
         g_assert(m->cmd == MSG_WRITE_RESP && k->sb_used > 0);
-        sim_hist_add(&k->store_lat, lat);
+        uint64_t token = mem_msg(m)->tag;
+        gpointer key = NULL, v = NULL;
+        if (G_UNLIKELY(k->split_stores != NULL) &&
+            g_hash_table_lookup_extended(k->split_stores, &token, &key, &v)) {
+            uint64_t left = (uint64_t)GPOINTER_TO_SIZE(v) >> 40;
+            uint64_t slow = MAX((uint64_t)GPOINTER_TO_SIZE(v) & ((1ull << 40) - 1), lat);
+            if (left > 1) {
+                g_hash_table_insert(k->split_stores, key,
+                                    GSIZE_TO_POINTER((gsize)((left - 1) << 40 | slow)));
+            } else {
+                sim_hist_add(&k->store_lat, slow);     /* the store's last part is done */
+                g_hash_table_remove(k->split_stores, &token);
+                g_free(key);
+            }
+        } else {
+            sim_hist_add(&k->store_lat, lat);
+        }
         k->sb_used--;
         if (k->ex == EX_WAIT_SB || (k->sb_used == 0 && k->trace_done))
             sim_component_wake(c);

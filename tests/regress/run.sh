@@ -141,5 +141,14 @@ else
     echo "skip tools/plot (no gnuplot; sh tools/deps.sh install)"
 fi
 
+# line-crossing references: one split reference and one latency sample each, for loads, stores
+# and M alike (a split load gave a sample per part, an M two split references)
+printf ' L 3c,8\n S 7c,8\n M bc,8\n L 100,4\n' > "$T/split.lackey"
+$A run configs/default.yaml -q -o "$T/split" --set core.trace="$T/split.lackey" > /dev/null 2>&1
+st() { awk -v k="$1" '$1 == k { print $2 }' "$T/split/stats.txt"; }
+check "split references: 3 split_refs, load samples = loads + modifies, store samples = stores + modifies" \
+    "[ '$(st core.split_refs)' = 3 ] && [ '$(st core.load_latency::samples)' = 3 ] &&
+     [ '$(st core.store_latency::samples)' = 2 ]"
+
 echo "regress: $pass passed, $fail failed"
 [ $fail -eq 0 ]
