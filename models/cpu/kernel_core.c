@@ -1327,6 +1327,27 @@ static bool kc_realize(Component *c, GError **error)
     if (owner == k) {
         if (!kc_make_world(k, error))
             return false;
+        /* a transaction needs an L1 that keeps transactional state (the snooping coherent
+         * cache: its htm_* parameters); refused here, so that validate says it too (the
+         * directory L1 failed the run at the first xbegin, with no place) */
+        const Component *l1 = k->dc->peer->owner;
+        bool htm = false;
+        for (const ParamSpec *s = l1->cls->params; s && s->name && !htm; s++)
+            htm = strcmp(s->name, "htm_conflict") == 0;
+        for (int i = 0; !htm && i < k->w->prog->nops; i++) {
+            int kind = k->w->prog->ops[i].kind;
+            if (kind == KOP_XBEGIN || kind == KOP_XEND || kind == KOP_XABORT || kind == KOP_XTEST) {
+                char *where = kernel_op_where(k->w->prog, i);
+                sim_component_reject(c, k->p.kernel ? "kernel" : k->p.kernel_file ? "kernel_file"
+                                                                                  : "program",
+                                     error, "%s: %s is a hardware transaction, and %s (%s) keeps "
+                                     "no transactional state; hint: the snooping machine "
+                                     "(system.type: smp) has them", where,
+                                     kernel_ops[kind].name, l1->name, l1->cls->name);
+                g_free(where);
+                return false;
+            }
+        }
     } else {
         if (!owner->w) {
             g_set_error(error, ARCHSIM_CONFIG_ERROR, ARCHSIM_EXIT_CONFIG, "%s has no program",
