@@ -512,7 +512,6 @@ static inline __attribute__((always_inline)) void est_request(EstBuf *b, int64_t
  * would otherwise wrap them and read every word as absent). Entries older than the window read
  * as absent (-1); pages taken back, whose entries are all dead, are dropped. */
 int64_t tpu_est_rebias_at = 1 << 30;
-#define EST_REBIAS_AT tpu_est_rebias_at
 
 static void est_relative(EstBuf *b)
 {
@@ -542,7 +541,7 @@ static __attribute__((noinline)) void est_set_done(EstBuf *b, int64_t cycle)
     b->in_cur = 0;
     b->cur++;
     b->full_sets++;
-    if (G_UNLIKELY(b->cur - b->bias >= EST_REBIAS_AT))
+    if (G_UNLIKELY(b->cur - b->bias >= tpu_est_rebias_at))
         est_rebias(b);
     b->cur32 = (int32_t)(b->cur - b->bias);
     if (b->cur != b->read_end + 1)
@@ -569,9 +568,7 @@ static __attribute__((noinline)) void est_set_done(EstBuf *b, int64_t cycle)
         b->bias += (int64_t)b->sets_prefetch;
     b->last_start = b->last_end + 1;
     b->last_end = cycle;
-    if (G_UNLIKELY(b->cur - b->bias >= EST_REBIAS_AT))
-        est_rebias(b);
-    est_relative(b);
+    est_relative(b);        /* cur - bias was checked above; a slide only raises bias */
     pages_reclaim(&b->latest, b->live32);
     if (b->ep_from && b->fed >= b->ep_from) {        /* a slide in the sample's second half */
         if (!b->ep1_fed)
