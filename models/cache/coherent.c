@@ -904,7 +904,10 @@ static void coh_recv(Component *c, Port *port, Msg *m)
             else
                 k->loads++;
             count_pure_hit(k, f, store);
-            if (G_UNLIKELY(n > 8 || mem_writes(c->sim) != NULL)) {
+            /* the slow path checks loads (the oracle) and records stores (the oracle, or the
+             * miss classes' write record): a load with only the record stays on the fast one */
+            if (G_UNLIKELY(n > 8 || mem_oracle(c->sim) != NULL ||
+                           (store && mem_writes(c->sim) != NULL))) {
                 perform_at(k, f, &ts, way, m, k->p.hit_latency);
                 return;
             }
