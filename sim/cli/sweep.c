@@ -1141,14 +1141,6 @@ static GHashTable *point0_path_places(const Sweep *s, const CfgNode *base)
     return places;
 }
 
-/* sweep-base.yaml runs from the sweep directory: the values read as file paths, and only they,
- * made absolute (a value that merely named a file beside the config, `repl: lru` beside a file
- * `lru`, was rewritten, and a trace directory was not). */
-static void absolutize_paths(CfgNode *n, GHashTable *places)
-{
-    system_absolute_paths(n, places);
-}
-
 bool sweep_config_seed(const CfgNode *root, uint64_t *seed, GError **error)
 {
     const CfgNode *sim = cfg_map_get(root, "sim");
@@ -1567,11 +1559,14 @@ int sweep_main(int argc, char **argv)
     if (!s->exe)
         s->exe = g_strdup("/proc/self/exe");
     if (rank == 0) {
-        /* what every point runs: with a sweep: block, sweep-base.yaml (paths made absolute) */
+        /* what every point runs: with a sweep: block, sweep-base.yaml, which runs from the sweep
+         * directory: the values read as file paths, and only they, made absolute (a value that
+         * merely named a file beside the config, `repl: lru` beside a file `lru`, was rewritten,
+         * and a trace directory was not) */
         CfgNode *base = cfg_node_copy(root);
         if (has_block) {
             path_places = point0_path_places(s, root);
-            absolutize_paths(base, path_places);
+            system_absolute_paths(base, path_places);
         }
         sweep_digest_points(s, base);
         cfg_node_free(base);
@@ -1581,7 +1576,7 @@ int sweep_main(int argc, char **argv)
         goto out;
     GString *buf = g_string_new(NULL);
     if (has_block && rank == 0) {
-        absolutize_paths(root, path_places);
+        system_absolute_paths(root, path_places);
         g_string_append_printf(buf, "# archsim sweep: %s without its sweep: block (includes "
                                "resolved, relative file paths made absolute); every point runs "
                                "this file\n", s->config);
