@@ -318,6 +318,135 @@ static uint32_t count_at(const Run *R, guint bi, uint32_t wi, uint32_t idx, uint
     return n;
 }
 
+/* ---- reconvergence points ---- */
+
+/* ipdom of every branch against post-dominator sets computed the slow, obvious way (per
+ * instruction, bit sets, iterated to a fixed point) on 3,000 random control-flow graphs:
+ * forward and backward branches, guarded and not, returns in the middle, endless loops that
+ * never reach the exit (their branches reconverge at the exit, ninsts). */
+static void test_ipdom_random(void)
+{
+    GRand *r = g_rand_new_with_seed(18);
+    for (int t = 0; t < 3000; t++) {
+        int n = g_rand_int_range(r, 1, 48);        /* instructions before the final ret */
+        int nl = g_rand_int_range(r, 1, 8);
+        int at[8];
+        for (int l = 0; l < nl; l++)
+            at[l] = g_rand_int_range(r, 0, n + 1);  /* the label before instruction at[l] */
+        GString *src = g_string_new(HEAD ".visible .entry k()\n{\n.reg .pred %p<2>;\n"
+                                    ".reg .b32 %r<2>;\n");
+        for (int i = 0; i <= n; i++) {
+            for (int l = 0; l < nl; l++)
+                if (at[l] == i)
+                    g_string_append_printf(src, "L%d:\n", l);
+            if (i == n)
+                break;
+            int kind = g_rand_int_range(r, 0, 10);
+            int tl = g_rand_int_range(r, 0, nl);
+            if (kind < 3)
+                g_string_append_printf(src, "@%%p1 bra L%d;\n", tl);
+            else if (kind < 5)
+                g_string_append_printf(src, "bra L%d;\n", tl);
+            else if (kind == 5)
+                g_string_append(src, "@%p1 ret;\n");
+            else if (kind == 6)
+                g_string_append(src, "ret;\n");
+            else
+                g_string_append(src, "add.s32 %r1, %r1, 1;\n");
+        }
+        g_string_append(src, "ret;\n}\n");
+        GError *e = NULL;
+        PtxModule *m = parse(src->str, &e);
+        if (!m)
+            fprintf(stderr, "\n%s\n%s\n", e->message, src->str);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        PtxEntry *k = ptx_entry(m, NULL, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+        const PtxInst *in = (const PtxInst *)(void *)k->insts->data;
+        uint32_t ni = k->insts->len;                 /* node ni: the exit */
+        CU_ASSERT_FATAL(ni < 64);
+        uint64_t all = (ni + 1 == 64) ? ~0ull : (1ull << (ni + 1)) - 1, pd[64];
+        for (uint32_t i = 0; i < ni; i++)
+            pd[i] = all;
+        pd[ni] = 1ull << ni;
+        bool reach[64] = { false };                      /* reaches the exit */
+        reach[ni] = true;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (uint32_t i = ni; i-- > 0;) {
+                uint32_t s[2], ns = 0, next = i + 1;    /* next == ni: falls off into the exit */
+                if (in[i].op == PTX_OP_BRA) {
+                    s[ns++] = (uint32_t)in[i].a[0].imm;
+                    if (in[i].guard >= 0)
+                        s[ns++] = next;
+                } else if (in[i].op == PTX_OP_RET || in[i].op == PTX_OP_EXIT) {
+                    s[ns++] = ni;
+                    if (in[i].guard >= 0)
+                        s[ns++] = next;
+                } else {
+                    s[ns++] = next;
+                }
+                uint64_t v = all;
+                bool rv = false;
+                for (uint32_t j = 0; j < ns; j++) {
+                    v &= pd[s[j]];
+                    rv = rv || reach[s[j]];
+                }
+                v |= 1ull << i;
+                if (v != pd[i] || rv != reach[i]) {
+                    pd[i] = v;
+                    reach[i] = rv;
+                    changed = true;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < ni; i++) {
+            if (in[i].op != PTX_OP_BRA)
+                continue;
+            uint32_t want = ni;                          /* never reaches the exit: ni */
+            if (reach[i]) {
+                uint64_t strict = pd[i] & ~(1ull << i);
+                for (uint32_t j = 0; j <= ni; j++)       /* the nearest: its set is the rest */
+                    if ((strict >> j & 1) && pd[j] == strict)
+                        want = j;
+            }
+            if (k->ipdom[i] != want)
+                fprintf(stderr, "\nbranch %u: ipdom %u, want %u\n%s\n", i, k->ipdom[i], want,
+                        src->str);
+            CU_ASSERT_EQUAL_FATAL(k->ipdom[i], want);
+        }
+        ptx_module_free(m);
+        g_string_free(src, TRUE);
+    }
+    g_rand_free(r);
+}
+
+/* A ladder of 200,000 backward branches (each block loops to its own head from below the
+ * others): an iterative dominator algorithm walks the whole chain for every branch (minutes at
+ * 490,000); every branch reconverges after itself, at the next one. */
+static void test_ipdom_ladder(void)
+{
+    enum { N = 200000 };
+    GString *src = g_string_new(HEAD ".visible .entry k()\n{\n.reg .pred %p<2>;\n.reg .b32 %r<2>;\n");
+    for (int i = 0; i < N; i++)
+        g_string_append_printf(src, "B%d:\nadd.s32 %%r1, %%r1, 1;\n", i);
+    for (int i = 0; i < N; i++)
+        g_string_append_printf(src, "@%%p1 bra B%d;\n", i);
+    g_string_append(src, "ret;\n}\n");
+    GError *e = NULL;
+    PtxModule *m = parse(src->str, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    PtxEntry *k = ptx_entry(m, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(k->insts->len, 2 * N + 1);
+    bool ok = true;
+    for (uint32_t i = N; i < 2 * N; i++)
+        ok = ok && k->ipdom[i] == i + 1;
+    CU_ASSERT(ok);
+    ptx_module_free(m);
+    g_string_free(src, TRUE);
+}
+
 #define OUT_PARAM ".visible .entry k(.param .u64 out, .param .u32 n)\n"
 
 static void test_divergence_nested(void)
@@ -874,6 +1003,8 @@ int main(void)
         !CU_add_test(s, "a double to a half, rounded once", test_half_rounding) ||
         !CU_add_test(s, "parser: nvcc's scoped and %-less registers", test_scoped_registers) ||
         !CU_add_test(s, "parser: errors at their line and column", test_parse_errors) ||
+        !CU_add_test(s, "reconvergence points against post-dominator sets", test_ipdom_random) ||
+        !CU_add_test(s, "reconvergence points of a ladder of 200,000 loops", test_ipdom_ladder) ||
         !CU_add_test(s, "SIMT: nested divergence reconverges", test_divergence_nested) ||
         !CU_add_test(s, "SIMT: a loop with early exits and a return inside", test_loop_early_exit) ||
         !CU_add_test(s, "atomics: each operation, in a defined order", test_atomics) ||
