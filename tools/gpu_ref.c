@@ -77,6 +77,53 @@ static int compare_f32(const char *what, const float *got, const float *want, si
     return bad ? 1 : 0;
 }
 
+/* tests/gpu/ptx/bits.cu, each from its documentation, written apart from ptxexec.c: CUDA's
+ * __byte_perm and __funnelshift_* (CUDA Math API), the PTX ISA's prmt (its mode table, row by
+ * row), bfi (its pseudocode, bit by bit) and lop3 (the function each table encodes). */
+static uint32_t byte_of(uint32_t x, uint32_t y, uint32_t k)   /* {y, x}: bytes 0-3 of x, 4-7 y */
+{
+    return k < 4 ? x >> (8 * k) & 0xff : y >> (8 * (k - 4)) & 0xff;
+}
+static uint32_t ref_prmt(int mode, uint32_t x, uint32_t y, uint32_t c)
+{
+    /* the ISA's table: for c[1:0] = 0..3, the source bytes of d.b3 d.b2 d.b1 d.b0 */
+    static const char *const tab[6][4] = {
+        { "3210", "4321", "5432", "6543" },     /* f4e */
+        { "5670", "6701", "7012", "0123" },     /* b4e */
+        { "0000", "1111", "2222", "3333" },     /* rc8 */
+        { "3210", "3211", "3222", "3333" },     /* ecl */
+        { "0000", "1110", "2210", "3210" },     /* ecr */
+        { "1010", "3232", "1010", "3232" },     /* rc16 */
+    };
+    uint32_t d = 0;
+    for (uint32_t n = 0; n < 4; n++) {
+        uint32_t b;
+        if (mode < 0) {                         /* generic: nibble n; its msb replicates the sign */
+            uint32_t sel = c >> (4 * n) & 15;
+            b = byte_of(x, y, sel & 7);
+            if (sel & 8)
+                b = (b & 0x80) ? 0xff : 0;
+        } else {
+            b = byte_of(x, y, (uint32_t)(tab[mode][c & 3][3 - n] - '0'));
+        }
+        d |= b << (8 * n);
+    }
+    return d;
+}
+static uint32_t ref_funnel(uint32_t lo, uint32_t hi, uint32_t shift, bool left, bool clamp)
+{
+    uint64_t v = (uint64_t)hi << 32 | lo;
+    uint32_t n = clamp ? (shift < 32 ? shift : 32) : shift & 31;
+    return left ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
+}
+static uint32_t ref_bfi(uint32_t a, uint32_t b, uint32_t pos, uint32_t len)
+{
+    uint32_t f = b;
+    for (uint32_t i = 0; i < len && pos + i <= 31; i++)
+        f = (f & ~(1u << (pos + i))) | ((a >> i & 1) << (pos + i));
+    return f;
+}
+
 /* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
 static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
 {
@@ -299,6 +346,41 @@ int main(int argc, char **argv)
                    rc ? "NOT sorted as the reference" : "sorted as the reference");
         }
         g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "bits")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const uint32_t *v = (const uint32_t *)(void *)in->data;
+        uint64_t n = in->count;
+        int32_t *want = g_new(int32_t, 16 * n);
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t x = v[i], y = v[(i + 1) % n], c = v[(i + 7) % n], o[16];
+            o[0] = ref_prmt(-1, x, y, c & 0x7777);          /* __byte_perm: 3-bit selectors */
+            o[1] = ref_funnel(x, y, c, true, false);
+            o[2] = ref_funnel(x, y, c >> 3, false, false);
+            o[3] = ref_funnel(y, x, (c >> 7) & 63, true, true);
+            o[4] = ref_funnel(y, x, (c >> 13) & 63, false, true);
+            o[5] = ref_prmt(-1, x, y, c);
+            for (int m = 0; m < 6; m++)
+                o[6 + m] = ref_prmt(m, x, y, c >> (2 * m));
+            o[12] = ref_bfi(x, y, c & 63, (c >> 6) & 63);
+            o[13] = (x & y) | (x & c) | (y & c);
+            o[14] = (x & y) | (~x & c);
+            o[15] = x ^ y ^ c;
+            memcpy(want + 16 * i, o, sizeof o);
+        }
+        rc = compare_out_i32(k, dir, want, 16 * n);
+        g_free(want);
+    } else if (!strcmp(k, "pack")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const uint8_t *b = in->data;
+        uint64_t n = in->count / 4;
+        int32_t *want = g_new(int32_t, n);
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t w = b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)(b[4 * i + 2] & 15) << 16 |
+                         (uint32_t)b[4 * i + 3] << 24;
+            want[i] = (int32_t)(w << 13 | w >> 19);
+        }
+        rc = compare_out_i32(k, dir, want, n);
         g_free(want);
     } else if (!strcmp(k, "ddot")) {
         const PtxBuffer *a = gpu_launch_buffer(s, "a"), *b = gpu_launch_buffer(s, "b");

@@ -242,7 +242,8 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_RET] = "ret", [PTX_OP_EXIT] = "exit", [PTX_OP_BAR] = "bar",
     [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar", [PTX_OP_ATOM] = "atom",
     [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
-    [PTX_OP_ACTIVEMASK] = "activemask",
+    [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
+    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -672,7 +673,8 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "bra", PTX_OP_BRA }, { "ret", PTX_OP_RET }, { "exit", PTX_OP_EXIT }, { "bar", PTX_OP_BAR },
     { "barrier", PTX_OP_BAR }, { "membar", PTX_OP_MEMBAR }, { "fence", PTX_OP_MEMBAR },
     { "atom", PTX_OP_ATOM }, { "red", PTX_OP_RED }, { "shfl", PTX_OP_SHFL },
-    { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK },
+    { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK }, { "bfi", PTX_OP_BFI },
+    { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
 };
 
 static const char *const cmp_names[] = {
@@ -752,7 +754,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     in.col = (uint32_t)(op_at - start) + 1;
     PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
     int ntypes = 0;
-    bool have_cmp = false, have_sub = false;
+    bool have_cmp = false, have_sub = false, have_dir = false, have_clamp = false;
     const char *m = op_at + baselen;
     while (m < q) {
         if (*m != '.')              /* a ':' outside a modifier such as L2::128B */
@@ -836,6 +838,18 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    (k = name_in((const char *const[]){ "all", "any", "uni", "ballot" }, 4, w, n)) >= 0) {
             in.sub = (uint8_t)k;
             have_sub = true;
+        } else if (in.op == PTX_OP_PRMT && !have_sub &&
+                   (k = name_in((const char *const[]){ "f4e", "b4e", "rc8", "ecl", "ecr", "rc16" },
+                                6, w, n)) >= 0) {
+            in.sub = (uint8_t)(PTX_PRMT_F4E + k);
+            have_sub = true;
+        } else if (in.op == PTX_OP_SHF && !have_dir && n == 1 && (w[0] == 'l' || w[0] == 'r')) {
+            in.sub |= w[0] == 'r' ? PTX_SHF_R : 0;
+            have_dir = true;
+        } else if (in.op == PTX_OP_SHF && !have_clamp &&
+                   ((n == 4 && !memcmp(w, "wrap", 4)) || (n == 5 && !memcmp(w, "clamp", 5)))) {
+            in.sub |= w[0] == 'c' ? PTX_SHF_CLAMP : 0;
+            have_clamp = true;
         } else if (n == 2 && !memcmp(w, "cc", 2)) {
             return perr(p, w - 1, "'%.*s': carry (.cc) arithmetic is not in the subset",
                         (int)oplen, op_at);
@@ -871,9 +885,21 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         if (ntypes != 2)
             return perr(p, op_at, "cvt needs two types (cvt.DEST.SOURCE)");
         break;
+    case PTX_OP_SHF:
+        if (!have_dir || !have_clamp)
+            return perr(p, op_at, "'%.*s' needs a direction and a mode: shf.l or shf.r, then .wrap "
+                        "or .clamp", (int)oplen, op_at);
+        break;
     default:
         break;
     }
+    /* the bit-manipulation instructions take only the types the ISA gives them */
+    if ((in.op == PTX_OP_PRMT || in.op == PTX_OP_LOP3 || in.op == PTX_OP_SHF) && ntypes > 0 &&
+        (ntypes != 1 || types[0] != PTX_T_B32))
+        return perr(p, op_at, "'%.*s': the type must be .b32", (int)oplen, op_at);
+    if (in.op == PTX_OP_BFI && ntypes > 0 &&
+        (ntypes != 1 || (types[0] != PTX_T_B32 && types[0] != PTX_T_B64)))
+        return perr(p, op_at, "'%.*s': the type must be .b32 or .b64", (int)oplen, op_at);
     bool needs_type = !(in.op == PTX_OP_BRA || in.op == PTX_OP_RET || in.op == PTX_OP_EXIT ||
                         in.op == PTX_OP_BAR || in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR ||
                         in.op == PTX_OP_ACTIVEMASK);
@@ -934,8 +960,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_SHL: case PTX_OP_SHR:
         want_min = want_max = 3;
         break;
-    case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE:
+    case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE: case PTX_OP_PRMT:
+    case PTX_OP_SHF:
         want_min = want_max = 4;
+        break;
+    case PTX_OP_BFI: case PTX_OP_LOP3:
+        want_min = want_max = 5;
         break;
     case PTX_OP_SETP:
         want_min = 3, want_max = 5;     /* p[|q], a, b[, c] */
@@ -983,6 +1013,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     }
     if (in.op == PTX_OP_BRA && in.a[0].kind != PTX_A_LABEL)
         return perr(p, op_at, "bra needs a label");
+    if (in.op == PTX_OP_LOP3 && (in.a[4].kind != PTX_A_IMM || in.a[4].imm < 0 || in.a[4].imm > 255))
+        return perr(p, op_at, "'%.*s': the lookup table (operand 5) must be a constant from 0 to "
+                    "255", (int)oplen, op_at);
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
                     in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_BAR ||

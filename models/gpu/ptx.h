@@ -42,6 +42,7 @@ typedef enum {
     PTX_OP_EX2, PTX_OP_LG2, PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_SIN, PTX_OP_COS,
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR,
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK,
+    PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF,
     PTX_OP_COUNT
 } PtxOp;
 
@@ -110,13 +111,21 @@ typedef struct {
     int32_t vec[4];     /* vector registers (-1: '_', a sink) */
 } PtxArg;
 
+/* prmt's byte selection: the generic form (four 4-bit selectors in c) or a mode on c[1:0] */
+typedef enum {
+    PTX_PRMT_GENERIC, PTX_PRMT_F4E, PTX_PRMT_B4E, PTX_PRMT_RC8, PTX_PRMT_ECL, PTX_PRMT_ECR,
+    PTX_PRMT_RC16,
+} PtxPrmt;
+/* shf (funnel shift): the direction and how the amount is limited */
+enum { PTX_SHF_R = 1, PTX_SHF_CLAMP = 2 };
+
 typedef struct {
     uint8_t op;         /* PtxOp */
     uint8_t type, type2;        /* type; cvt's source type; atom/ld's second is unused */
     uint8_t space;      /* PtxSpace (ld, st, atom, red, cvta) */
     uint8_t vec;        /* ld/st .v2/.v4: 2 or 4, else 1 */
     uint8_t cmp, boolop;        /* setp */
-    uint8_t sub;        /* atom/red op, shfl mode, vote mode */
+    uint8_t sub;        /* atom/red op, shfl mode, vote mode, prmt mode (PtxPrmt), shf (PTX_SHF_*) */
     uint32_t mods;      /* PTX_M_* */
     int32_t guard;      /* predicate register, or -1 */
     bool guard_neg;

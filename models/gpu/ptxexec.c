@@ -446,7 +446,8 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_EXIT] = GPU_UNIT_BRANCH, [PTX_OP_BAR] = GPU_UNIT_BARRIER,
     [PTX_OP_BAR_WARP] = GPU_UNIT_BARRIER, [PTX_OP_MEMBAR] = GPU_UNIT_BARRIER,
     [PTX_OP_ATOM] = GPU_UNIT_LDST, [PTX_OP_RED] = GPU_UNIT_LDST, [PTX_OP_SHFL] = GPU_UNIT_LDST,
-    [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT,
+    [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT, [PTX_OP_BFI] = GPU_UNIT_INT,
+    [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -748,7 +749,33 @@ static inline uint64_t ftz32(uint64_t v)
 }
 
 /* Arithmetic of one lane: d = op(a, b, c) in type t. */
-static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
+/* prmt: byte i of d is byte sel(i) of {b, a} (a: bytes 0-3, b: 4-7); the generic form takes
+ * four 4-bit selectors from c (bit 3: replicate the byte's sign), a mode takes c[1:0] and the
+ * ISA's table for that mode (PTX ISA, "prmt") */
+static uint32_t prmt(uint8_t mode, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t src = (uint64_t)b << 32 | a;
+    uint32_t s = c & 3, d = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t k, byte;
+        switch ((PtxPrmt)mode) {
+        case PTX_PRMT_F4E: k = s + i; break;                          /* 3210 4321 5432 6543 */
+        case PTX_PRMT_B4E: k = (s - i) & 7; break;                    /* 5670 6701 7012 0123 */
+        case PTX_PRMT_RC8: k = s; break;                              /* 0000 1111 2222 3333 */
+        case PTX_PRMT_ECL: k = MAX(i, s); break;                      /* 3210 3211 3222 3333 */
+        case PTX_PRMT_ECR: k = MIN(i, s); break;                      /* 0000 1110 2210 3210 */
+        case PTX_PRMT_RC16: k = 2 * (s & 1) + (i & 1); break;         /* 1010 3232 1010 3232 */
+        default: k = (c >> (4 * i)) & 7; break;
+        }
+        byte = (uint32_t)(src >> (8 * k)) & 0xff;
+        if (mode == PTX_PRMT_GENERIC && (c >> (4 * i + 3) & 1))
+            byte = byte & 0x80 ? 0xff : 0;
+        d |= byte << (8 * i);
+    }
+    return d;
+}
+
+static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
@@ -756,7 +783,7 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
         a = ftz32(a), b = ftz32(b), c = ftz32(c);
         PtxInst plain = *in;
         plain.mods &= ~PTX_M_FTZ;
-        return ftz32(alu(&plain, a, b, c));
+        return ftz32(alu(&plain, a, b, c, e));
     }
     if (t == PTX_T_F32 && !(in->mods & PTX_M_SAT)) {     /* the common case, in single precision */
         float x = f32_of(a), y = f32_of(b);
@@ -892,6 +919,34 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c)
         if (sg && len > 0 && (ua >> MIN(pos + len - 1, bits - 1) & 1) && have < 64)
             f |= ~0ull << have;
         return f;
+    }
+    case PTX_OP_BFI: {
+        /* bfi f, a, b, c, d: b with bits [pos, pos + len) from a's low bits, pos = c[7:0],
+         * len = d[7:0], none past the msb */
+        uint32_t pos = (uint32_t)(c & 0xff), len = (uint32_t)(e & 0xff);
+        uint32_t have = pos >= bits ? 0 : MIN(len, bits - pos);
+        if (have == 0)
+            return b;
+        uint64_t m = (have >= 64 ? UINT64_MAX : (1ull << have) - 1) << pos;
+        return (b & ~m) | ((a << pos) & m);
+    }
+    case PTX_OP_PRMT:
+        return prmt(in->sub, (uint32_t)a, (uint32_t)b, (uint32_t)c);
+    case PTX_OP_LOP3: {
+        /* bit i of d is bit (a_i b_i c_i) of the table: F(0xF0, 0xCC, 0xAA) = the table */
+        uint32_t d = 0;
+        for (uint32_t i = 0; i < 32; i++) {
+            uint32_t k = (uint32_t)((a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1));
+            d |= (uint32_t)(e >> k & 1) << i;
+        }
+        return d;
+    }
+    case PTX_OP_SHF: {
+        /* funnel shift of {b, a} (b high) by n: .wrap n = c & 31, .clamp n = min(c, 32); shf.l
+         * keeps the high 32 bits, shf.r the low 32 */
+        uint64_t ab = (uint64_t)(uint32_t)b << 32 | (uint32_t)a;
+        uint32_t n = (in->sub & PTX_SHF_CLAMP) ? (uint32_t)MIN((uint32_t)c, 32u) : (uint32_t)c & 31;
+        return (in->sub & PTX_SHF_R) ? (uint32_t)(ab >> n) : (uint32_t)((ab << n) >> 32);
     }
     default:
         return 0;
@@ -1207,13 +1262,15 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             break;
         arith: {
             /* arithmetic and logic: operands for the whole warp, then one op per lane */
-            uint64_t A[32], Bv[32], C[32];
+            uint64_t A[32], Bv[32], C[32], E[32];
             if (in->nargs > 1)
                 fetch(r, &in->a[1], base, exec, A);
             if (in->nargs > 2)
                 fetch(r, &in->a[2], base, exec, Bv);
             if (in->nargs > 3)
                 fetch(r, &in->a[3], base, exec, C);
+            if (in->nargs > 4)                  /* bfi's length, lop3's table */
+                fetch(r, &in->a[4], base, exec, E);
             for (uint32_t l = exec; l; l &= l - 1) {
                 uint32_t lane = (uint32_t)__builtin_ctz(l);
                 if (in->nargs <= 1)
@@ -1222,6 +1279,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     Bv[lane] = 0;
                 if (in->nargs <= 3)
                     C[lane] = 0;
+                if (in->nargs <= 4)
+                    E[lane] = 0;
             }
             PtxType dt = t;
             if (in->mods & PTX_M_WIDE)          /* mul.wide, mad.wide: twice as wide */
@@ -1235,7 +1294,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             uint32_t sb = is_signed(dt) && tbits(dt) < 64 ? tbits(dt) : 0;
             for (uint32_t l = exec; l; l &= l - 1) {
                 uint32_t lane = (uint32_t)__builtin_ctz(l);
-                uint64_t v = alu(in, A[lane], Bv[lane], C[lane]);
+                uint64_t v = alu(in, A[lane], Bv[lane], C[lane], E[lane]);
                 if (sb)
                     v = (uint64_t)sext(v, sb);
                 drow[lane] = dpred ? (v != 0) : v & dmask;

@@ -197,6 +197,20 @@ static void test_parse_errors(void)
           "is not allowed" },
         { "setp.lt.a.s32 %p1, %r1, %r2, %p2;", "t.ptx:6:8: 'setp.lt.a.s32': modifier .a is not "
           "in archsim's PTX subset" },
+        { "shf.l.b32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'shf.l.b32' needs a direction and a mode: "
+          "shf.l or shf.r, then .wrap or .clamp" },
+        { "shf.l.wrap.b64 %rd1, %rd2, %rd2, %r4;", "t.ptx:6:1: 'shf.l.wrap.b64': the type must be .b32" },
+        { "prmt.b32.f4e.b4e %r1, %r2, %r3, %r4;", "t.ptx:6:13: 'prmt.b32.f4e.b4e': modifier .b4e "
+          "is not in archsim's PTX subset" },
+        { "prmt.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'prmt.u32': the type must be .b32" },
+        { "bfi.u32 %r1, %r2, %r3, 0, 8;", "t.ptx:6:1: 'bfi.u32': the type must be .b32 or .b64" },
+        { "bfi.b32 %r1, %r2, %r3, 0;", "t.ptx:6:1: 'bfi.b32' takes 5 operands, got 4" },
+        { "lop3.b32 %r1, %r2, %r3, %r4, %r1;", "t.ptx:6:1: 'lop3.b32': the lookup table (operand 5) "
+          "must be a constant from 0 to 255" },
+        { "lop3.b32 %r1, %r2, %r3, %r4, 256;", "t.ptx:6:1: 'lop3.b32': the lookup table (operand 5) "
+          "must be a constant from 0 to 255" },
+        { "lop3.or.b32 %r1|%p1, %r2, %r3, %r4, 0x80, %p2;", "t.ptx:6:5: 'lop3.or.b32': modifier .or "
+          "is not in archsim's PTX subset" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
@@ -833,6 +847,74 @@ static void test_alu_corners(void)
     run_free(&R);
 }
 
+/* prmt, shf, bfi and lop3 at their edges, values worked by hand from the PTX ISA: cub's PRMT
+ * example (0x03020100, 0x07060504, selector 0x7531: 0x07050301), a selector's sign bit, shifts
+ * of 0 and 32 and past them, fields that run past the msb, bfi.b64, lop3 tables. */
+static void test_bit_ops(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<24>; .reg .b64 %rd<6>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, 0x03020100; mov.u32 %r2, 0x07060504;\n"
+        "prmt.b32 %r3, %r1, %r2, 0x7531;\n"             /* 0x07050301 */
+        "mov.u32 %r4, 0x80417f00;\n"
+        "prmt.b32 %r5, %r4, %r4, 0x8b9a;\n"             /* signs of bytes 2, 1, 3, 0: 0x00ff0000 */
+        "prmt.b32.f4e %r6, %r1, %r2, 3;\n"              /* 6543: 0x06050403 */
+        "prmt.b32.b4e %r7, %r1, %r2, 1;\n"              /* 6701: 0x06070001 */
+        "prmt.b32.ecl %r8, %r1, %r2, 2;\n"              /* 3222: 0x03020202 */
+        "prmt.b32.ecr %r9, %r1, %r2, 5;\n"              /* c[1:0] = 1, 1110: 0x01010100 */
+        "prmt.b32.rc16 %r10, %r1, %r2, 1;\n"            /* 3232: 0x03020302 */
+        "mov.u32 %r11, 0x89abcdef; mov.u32 %r12, 0x01234567;\n"
+        "shf.l.wrap.b32 %r13, %r11, %r12, 36;\n"        /* n = 4: 0x12345678 */
+        "shf.l.clamp.b32 %r14, %r11, %r12, 40;\n"       /* n = 32: a = 0x89abcdef */
+        "shf.r.wrap.b32 %r15, %r11, %r12, 0;\n"         /* n = 0: a */
+        "shf.r.clamp.b32 %r16, %r11, %r12, 33;\n"       /* n = 32: b = 0x01234567 */
+        "bfi.b32 %r17, 0xff, 0x0, 28, 8;\n"             /* only 4 bits fit: 0xf0000000 */
+        "bfi.b32 %r18, 0xff, 0x12345678, 40, 8;\n"      /* pos past the msb: b */
+        "bfi.b32 %r19, 0xa5, 0xffffffff, 4, 0;\n"       /* len 0: b */
+        "mov.u64 %rd2, 0x1111111111111111;\n"
+        "bfi.b64 %rd3, 0xabc, %rd2, 58, 12;\n"          /* 6 bits fit: 0xf111111111111111 */
+        "lop3.b32 %r20, %r11, %r12, %r1, 0x96;\n"       /* a ^ b ^ c */
+        "lop3.b32 %r21, %r11, %r12, %r1, 0xF0;\n"       /* a */
+        "lop3.b32 %r22, %r11, %r12, %r1, 0;\n"          /* 0 */
+        "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r5; st.global.u32 [%rd1+8], %r6;\n"
+        "st.global.u32 [%rd1+12], %r7; st.global.u32 [%rd1+16], %r8; st.global.u32 [%rd1+20], %r9;\n"
+        "st.global.u32 [%rd1+24], %r10; st.global.u32 [%rd1+28], %r13; st.global.u32 [%rd1+32], %r14;\n"
+        "st.global.u32 [%rd1+36], %r15; st.global.u32 [%rd1+40], %r16; st.global.u32 [%rd1+44], %r17;\n"
+        "st.global.u32 [%rd1+48], %r18; st.global.u32 [%rd1+52], %r19; st.global.u64 [%rd1+56], %rd3;\n"
+        "st.global.u32 [%rd1+64], %r20; st.global.u32 [%rd1+68], %r21; st.global.u32 [%rd1+72], %r22;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 19);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    CU_ASSERT_EQUAL(o[0], 0x07050301u);
+    /* selector nibbles from byte 0: 0xa (byte 2 = 0x41, sign 0: 0x00), 0x9 (byte 1 = 0x7f,
+     * sign 0: 0x00), 0xb (byte 3 = 0x80, sign 1: 0xff), 0x8 (byte 0 = 0x00, sign 0: 0x00) */
+    CU_ASSERT_EQUAL(o[1], 0x00ff0000u);
+    CU_ASSERT_EQUAL(o[2], 0x06050403u);
+    CU_ASSERT_EQUAL(o[3], 0x06070001u);
+    CU_ASSERT_EQUAL(o[4], 0x03020202u);
+    CU_ASSERT_EQUAL(o[5], 0x01010100u);
+    CU_ASSERT_EQUAL(o[6], 0x03020302u);
+    CU_ASSERT_EQUAL(o[7], 0x12345678u);
+    CU_ASSERT_EQUAL(o[8], 0x89abcdefu);
+    CU_ASSERT_EQUAL(o[9], 0x89abcdefu);
+    CU_ASSERT_EQUAL(o[10], 0x01234567u);
+    CU_ASSERT_EQUAL(o[11], 0xf0000000u);
+    CU_ASSERT_EQUAL(o[12], 0x12345678u);
+    CU_ASSERT_EQUAL(o[13], 0xffffffffu);
+    uint64_t b64;
+    memcpy(&b64, o + 14, 8);
+    CU_ASSERT_EQUAL(b64, 0xf111111111111111ull);
+    CU_ASSERT_EQUAL(o[16], 0x89abcdefu ^ 0x01234567u ^ 0x03020100u);
+    CU_ASSERT_EQUAL(o[17], 0x89abcdefu);
+    CU_ASSERT_EQUAL(o[18], 0);
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1012,6 +1094,7 @@ int main(void)
         !CU_add_test(s, "shuffles and votes", test_shuffle_vote) ||
         !CU_add_test(s, "faults: out of bounds, endless loops", test_faults) ||
         !CU_add_test(s, "the ISA's corner cases", test_alu_corners) ||
+        !CU_add_test(s, "prmt, shf, bfi and lop3 at their edges", test_bit_ops) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
