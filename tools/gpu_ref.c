@@ -124,6 +124,17 @@ static uint32_t ref_bfi(uint32_t a, uint32_t b, uint32_t pos, uint32_t len)
     return f;
 }
 
+/* Units in the last place between two floats of the same sign (or both zero): their bit
+ * patterns as ordered integers. */
+static uint64_t ulps_apart(float a, float b)
+{
+    int32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    int64_t ox = x < 0 ? (int64_t)INT32_MIN - x : x, oy = y < 0 ? (int64_t)INT32_MIN - y : y;
+    return (uint64_t)(ox > oy ? ox - oy : oy - ox);
+}
+
 /* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
 static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
 {
@@ -370,6 +381,33 @@ int main(int argc, char **argv)
         }
         rc = compare_out_i32(k, dir, want, 16 * n);
         g_free(want);
+    } else if (!strcmp(k, "mathf")) {
+        /* the host's libm (glibc: within 1 ulp) against CUDA's (the CUDA Programming Guide's
+         * bounds: expf, tanhf, erff, sinf, cosf 2 ulp, log1pf 1, atan2f 3, fmodf exact): at
+         * most 4 ulp apart, fmodf equal */
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const float *x = (const float *)(void *)in->data;
+        uint64_t n = in->count;
+        float *got = (float *)(void *)read_out(dir, "out", 8 * n * 4);
+        if (got) {
+            uint64_t bad = 0, worst = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                /* nvcc contracts a * b + c into one fma (--fmad=true, its default) */
+                float v = x[i], big = (v - 0.5f) * 2.0e7f, w[8] = {
+                    expf(fmaf(v, 20.0f, -10.0f)), tanhf(fmaf(v, 6.0f, -3.0f)),
+                    erff(fmaf(v, 4.0f, -2.0f)), sinf(big), cosf(big), fmodf(big, 0.37f),
+                    log1pf(fmaf(v, 10.0f, -0.9f)), atan2f(v - 0.5f, 0.25f) };
+                for (int f = 0; f < 8; f++) {
+                    uint64_t u = ulps_apart(got[8 * i + f], w[f]);
+                    worst = u > worst ? u : worst;
+                    bad += u > (f == 5 ? 0u : 4u);
+                }
+            }
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " beyond 4 ulp (fmodf: "
+                   "0) of the host's libm, worst %" G_GUINT64_FORMAT " ulp\n", k, 8 * n, bad, worst);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

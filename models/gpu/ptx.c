@@ -243,7 +243,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar", [PTX_OP_ATOM] = "atom",
     [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
     [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
-    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf",
+    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -260,6 +260,7 @@ static int sym_add(P *p, const char *at, const char *name, size_t n, PtxSym sym)
 {
     if (sym_find(p, name, n) >= 0) {
         perr(p, at, "'%.*s' is declared twice", (int)n, name);
+        g_free(sym.init);
         return -1;
     }
     sym.name = g_strndup(name, n);
@@ -267,6 +268,68 @@ static int sym_add(P *p, const char *at, const char *name, size_t n, PtxSym sym)
     int i = (int)p->m->syms->len - 1;
     g_hash_table_insert(p->sym_index, g_strdup(sym.name), GUINT_TO_POINTER((guint)i + 1));
     return i;
+}
+
+static bool parse_imm(P *p, PtxArg *a);
+
+/* `= v` or `= {v, v, ...}` of a .global/.const variable of `count` elements of type t (count 0:
+ * an array declared `[]`, sized by its list): integers, or 0f/0d bits for 4- and 8-byte
+ * elements; fewer values than elements leave the rest zero (PTX ISA 5.4.4). *bytes gets the
+ * variable's bytes, *count the element count. */
+static bool parse_init(P *p, PtxType t, uint64_t *count, uint8_t **bytes)
+{
+    size_t eb = ptx_type_bytes(t);
+    GByteArray *v = g_byte_array_new();
+    bool braces = accept(p, '{'), ok = false;
+    for (;;) {
+        skip_ws(p);
+        const char *at = p->p;
+        if (p->p < p->end && *p->p == '{') {
+            perr(p, at, "nested { } initialisers (arrays of arrays) are not in archsim's PTX subset");
+            goto out;
+        }
+        if (p->p < p->end && !g_ascii_isdigit(*p->p) && *p->p != '-' && *p->p != '+') {
+            perr(p, at, "an initialiser that is not a number (a variable's address, generic(...)) "
+                 "is not in archsim's PTX subset");
+            goto out;
+        }
+        bool fbits = p->p + 1 < p->end && p->p[0] == '0' && (p->p[1] == 'f' || p->p[1] == 'F'),
+             dbits = p->p + 1 < p->end && p->p[0] == '0' && (p->p[1] == 'd' || p->p[1] == 'D');
+        PtxArg a;
+        if (!parse_imm(p, &a))
+            goto out;
+        if ((fbits && eb != 4) || (dbits && eb != 8)) {
+            perr(p, at, "a %s literal for an element of %zu bytes", fbits ? "0f (4-byte)"
+                 : "0d (8-byte)", eb);
+            goto out;
+        }
+        if ((*count && v->len / eb == *count) || v->len + eb > PTX_MAX_ARRAY) {
+            perr(p, at, "more values than the %" G_GUINT64_FORMAT " elements of the array",
+                 *count ? *count : PTX_MAX_ARRAY / eb);
+            goto out;
+        }
+        uint64_t x = (uint64_t)a.imm;
+        uint8_t le[8];
+        for (size_t i = 0; i < eb; i++)
+            le[i] = (uint8_t)(x >> (8 * i));
+        g_byte_array_append(v, le, (guint)eb);
+        if (!braces || !accept(p, ','))
+            break;
+    }
+    if (braces && !expect(p, '}', "the '}' that closes the initialiser"))
+        goto out;
+    if (*count == 0)
+        *count = v->len / eb;
+    if (!braces && *count != 1) {
+        perr(p, p->p, "an array's initialiser is a list in braces: {v, v, ...}");
+        goto out;
+    }
+    *bytes = g_malloc0(*count * eb);
+    memcpy(*bytes, v->data, v->len);
+    ok = true;
+out:
+    g_byte_array_free(v, TRUE);
+    return ok;
 }
 
 /* `[.align N] .TYPE name[N] [= {...}]` after a state space; *sym gets the declaration. */
@@ -309,10 +372,13 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
     bool dynamic = false;
     if (accept(p, '[')) {
         if (accept(p, ']')) {
-            if (!(is_extern && space == PTX_SPACE_SHARED))
+            skip_ws(p);
+            bool sized_by_init = p->p < p->end && *p->p == '=' && !is_extern &&
+                                 (space == PTX_SPACE_GLOBAL || space == PTX_SPACE_CONST);
+            if (!(is_extern && space == PTX_SPACE_SHARED) && !sized_by_init)
                 return perr(p, p->p, "an array without a size (only `.extern .shared` may have "
                             "one: the launch's dynamic shared memory)");
-            dynamic = true;
+            dynamic = !sized_by_init;
             count = 0;
         } else {
             const char *at = p->p;
@@ -326,12 +392,17 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
         }
     }
     skip_ws(p);
-    if (p->p < p->end && *p->p == '=')
-        return perr(p, p->p, "initialised variables are not in archsim's PTX subset (set the "
-                    "data with the launch's buffers)");
+    uint8_t *init = NULL;
+    if (p->p < p->end && *p->p == '=') {
+        if (is_extern || (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_CONST))
+            return perr(p, p->p, "only .global and .const variables take an initialiser");
+        p->p++;
+        if (!parse_init(p, t, &count, &init))
+            return false;
+    }
     *sym = (PtxSym){ .space = space, .size = count * ptx_type_bytes(t),
                      .align = align ? align : ptx_type_bytes(t), .dynamic = dynamic,
-                     .type = (uint8_t)t };
+                     .type = (uint8_t)t, .init = init };
     return true;
 }
 
@@ -675,6 +746,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "atom", PTX_OP_ATOM }, { "red", PTX_OP_RED }, { "shfl", PTX_OP_SHFL },
     { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK }, { "bfi", PTX_OP_BFI },
     { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
+    { "copysign", PTX_OP_COPYSIGN },
 };
 
 static const char *const cmp_names[] = {
@@ -897,6 +969,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if ((in.op == PTX_OP_PRMT || in.op == PTX_OP_LOP3 || in.op == PTX_OP_SHF) && ntypes > 0 &&
         (ntypes != 1 || types[0] != PTX_T_B32))
         return perr(p, op_at, "'%.*s': the type must be .b32", (int)oplen, op_at);
+    if (in.op == PTX_OP_COPYSIGN && ntypes > 0 &&
+        (ntypes != 1 || (types[0] != PTX_T_F32 && types[0] != PTX_T_F64)))
+        return perr(p, op_at, "'%.*s': the type must be .f32 or .f64", (int)oplen, op_at);
     if (in.op == PTX_OP_BFI && ntypes > 0 &&
         (ntypes != 1 || (types[0] != PTX_T_B32 && types[0] != PTX_T_B64)))
         return perr(p, op_at, "'%.*s': the type must be .b32 or .b64", (int)oplen, op_at);
@@ -908,10 +983,21 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if (in.op == PTX_OP_ACTIVEMASK && ntypes == 0)
         in.type = PTX_T_B32;
     /* what is parsed but not computed is refused, never approximated */
-    if (in.mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
-        return perr(p, op_at, "'%.*s': rounding toward zero or an infinity (.rz, .rm, .rp) is not "
-                    "in archsim's PTX subset (.rn is; cvt's .rzi/.rmi/.rpi/.rni are)", (int)oplen,
-                    op_at);
+    /* rounding toward zero or an infinity: on the IEEE operations of f32 and f64 (add, sub,
+     * mul, fma, mad, div, rcp, sqrt) and conversions to them, which the host computes in that
+     * rounding mode (math library code such as expf and fmodf writes fma.rm, fma.rz) */
+    if (in.mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP)) {
+        bool f3264 = in.type == PTX_T_F32 || in.type == PTX_T_F64;
+        bool ieee = in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+                    in.op == PTX_OP_FMA || in.op == PTX_OP_MAD || in.op == PTX_OP_DIV ||
+                    in.op == PTX_OP_RCP || in.op == PTX_OP_SQRT || in.op == PTX_OP_CVT;
+        if (!f3264 || !ieee || (in.mods & PTX_M_APPROX) ||
+            ((in.mods & PTX_M_RZ) != 0) + ((in.mods & PTX_M_RM) != 0) + ((in.mods & PTX_M_RP) != 0) > 1 ||
+            (in.op == PTX_OP_CVT && in.type2 == PTX_T_F16))
+            return perr(p, op_at, "'%.*s': rounding toward zero or an infinity (.rz, .rm, .rp) is "
+                        "in archsim's PTX subset only on f32 and f64 add, sub, mul, fma, mad, div, "
+                        "rcp, sqrt and cvt to them", (int)oplen, op_at);
+    }
     bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64);
     if ((in.mods & PTX_M_SAT) && int_t && in.op != PTX_OP_CVT &&
         !(in.type == PTX_T_S32 && (in.op == PTX_OP_ADD || in.op == PTX_OP_SUB ||
@@ -957,7 +1043,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         break;
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_DIV: case PTX_OP_REM:
     case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR:
-    case PTX_OP_SHL: case PTX_OP_SHR:
+    case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_COPYSIGN:
         want_min = want_max = 3;
         break;
     case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE: case PTX_OP_PRMT:
@@ -1467,8 +1553,10 @@ void ptx_module_free(PtxModule *m)
         g_ptr_array_unref(m->vars);
     g_free(m->path);
     if (m->syms) {
-        for (guint i = 0; i < m->syms->len; i++)
+        for (guint i = 0; i < m->syms->len; i++) {
             g_free(g_array_index(m->syms, PtxSym, i).name);
+            g_free(g_array_index(m->syms, PtxSym, i).init);
+        }
         g_array_free(m->syms, TRUE);
     }
     if (m->entries) {
@@ -1587,9 +1675,12 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
             PtxSym s;
             const char *name;
             size_t nl;
-            if (!parse_array_decl(&p, sp, is_extern, &s, &name, &nl) ||
-                !expect(&p, ';', "the ';' after the declaration"))
+            if (!parse_array_decl(&p, sp, is_extern, &s, &name, &nl))
                 break;
+            if (!expect(&p, ';', "the ';' after the declaration")) {
+                g_free(s.init);
+                break;
+            }
             if (sym_add(&p, at, name, nl, s) < 0)
                 break;
             continue;

@@ -42,7 +42,7 @@ typedef enum {
     PTX_OP_EX2, PTX_OP_LG2, PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_SIN, PTX_OP_COS,
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR,
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK,
-    PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF,
+    PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF, PTX_OP_COPYSIGN,
     PTX_OP_COUNT
 } PtxOp;
 
@@ -143,6 +143,7 @@ typedef struct {
                            variables (shared and local: PtxEntry.sym_offset) */
     bool dynamic;       /* extern shared: the launch's dynamic shared memory */
     uint8_t type;       /* PARAM: the element type */
+    uint8_t *init;      /* .global/.const with an initialiser: its size bytes (else NULL) */
 } PtxSym;
 
 typedef struct {

@@ -5,6 +5,7 @@
  */
 #include "ptxexec.h"
 
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -448,6 +449,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_ATOM] = GPU_UNIT_LDST, [PTX_OP_RED] = GPU_UNIT_LDST, [PTX_OP_SHFL] = GPU_UNIT_LDST,
     [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT, [PTX_OP_BFI] = GPU_UNIT_INT,
     [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
+    [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -748,7 +750,6 @@ static inline uint64_t ftz32(uint64_t v)
     return (u & 0x7f800000u) == 0 ? u & 0x80000000u : u;
 }
 
-/* Arithmetic of one lane: d = op(a, b, c) in type t. */
 /* prmt: byte i of d is byte sel(i) of {b, a} (a: bytes 0-3, b: 4-7); the generic form takes
  * four 4-bit selectors from c (bit 3: replicate the byte's sign), a mode takes c[1:0] and the
  * ISA's table for that mode (PTX ISA, "prmt") */
@@ -775,10 +776,15 @@ static uint32_t prmt(uint8_t mode, uint32_t a, uint32_t b, uint32_t c)
     return d;
 }
 
+/* Arithmetic of one lane: d = op(a, b, c, e) in type t. */
 static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
+    if (in->op == PTX_OP_COPYSIGN) {        /* copysign d, a, b: b with the sign of a */
+        uint64_t sign = 1ull << (bits - 1);
+        return (b & ~sign & (sign | (sign - 1))) | (a & sign);
+    }
     if (t == PTX_T_F32 && (in->mods & PTX_M_FTZ)) {      /* subnormals in and out are zero */
         a = ftz32(a), b = ftz32(b), c = ftz32(c);
         PtxInst plain = *in;
@@ -951,6 +957,33 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
     default:
         return 0;
     }
+}
+
+/* .rz, .rm, .rp (the parser allows them on f32/f64 IEEE operations and conversions to f32/f64):
+ * the host's floating point computes in that rounding mode for one lane. The operands are read
+ * and the result written through volatile objects between the two fesetround calls, so the
+ * compiler cannot move the arithmetic out of the window (C11 7.6; GCC does not honour FENV_ACCESS). */
+static int rounding_of(const PtxInst *in)
+{
+    return (in->mods & PTX_M_RZ) ? FE_TOWARDZERO : (in->mods & PTX_M_RM) ? FE_DOWNWARD
+         : (in->mods & PTX_M_RP) ? FE_UPWARD : FE_TONEAREST;
+}
+static G_GNUC_NO_INLINE uint64_t alu_rounded(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c,
+                                             uint64_t e)
+{
+    volatile uint64_t va = a, vb = b, vc = c, ve = e, vr;
+    fesetround(rounding_of(in));
+    vr = alu(in, va, vb, vc, ve);
+    fesetround(FE_TONEAREST);
+    return vr;
+}
+static G_GNUC_NO_INLINE uint64_t cvt_rounded(const PtxInst *in, uint64_t v)
+{
+    volatile uint64_t vv = v, vr;
+    fesetround(rounding_of(in));
+    vr = do_cvt(in, vv);
+    fesetround(FE_TONEAREST);
+    return vr;
 }
 
 static uint64_t atom_apply(PtxAtomOp op, PtxType t, uint64_t old, uint64_t b, uint64_t c,
@@ -1227,9 +1260,12 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     set(r, in->a[0].reg, tid, (in->mods & PTX_M_TO) ? v - win : v + win, t);
                     break;
                 }
-                case PTX_OP_CVT:
-                    set(r, in->a[0].reg, tid, do_cvt(in, val(r, &in->a[1], tid)), t);
+                case PTX_OP_CVT: {
+                    uint64_t v = val(r, &in->a[1], tid);
+                    set(r, in->a[0].reg, tid, G_UNLIKELY(in->mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
+                                                  ? cvt_rounded(in, v) : do_cvt(in, v), t);
                     break;
+                }
                 case PTX_OP_SETP: {
                     int32_t q = in->a[1].pair ? in->a[1].reg : -1;
                     uint32_t o = q >= 0 ? 2 : 1;
@@ -1294,7 +1330,9 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             uint32_t sb = is_signed(dt) && tbits(dt) < 64 ? tbits(dt) : 0;
             for (uint32_t l = exec; l; l &= l - 1) {
                 uint32_t lane = (uint32_t)__builtin_ctz(l);
-                uint64_t v = alu(in, A[lane], Bv[lane], C[lane], E[lane]);
+                uint64_t v = G_UNLIKELY(in->mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
+                           ? alu_rounded(in, A[lane], Bv[lane], C[lane], E[lane])
+                           : alu(in, A[lane], Bv[lane], C[lane], E[lane]);
                 if (sb)
                     v = (uint64_t)sext(v, sb);
                 drow[lane] = dpred ? (v != 0) : v & dmask;
@@ -1479,12 +1517,16 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
         const PtxSym *s = &g_array_index(l->m->syms, PtxSym, i);
         if (s->space == PTX_SPACE_GLOBAL || s->space == PTX_SPACE_CONST) {
             PtxBuffer *b = g_ptr_array_index(mod->vars, i);
-            if (!b && !(b = ptx_buffer_new(s->name, PTX_D_U8, s->size))) {
-                g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: cannot "
-                            "allocate %" G_GUINT64_FORMAT " bytes for variable %s",
-                            l->m->path, s->size, s->name);
-                ptx_run_free(r);
-                return NULL;
+            if (!b) {
+                if (!(b = ptx_buffer_new(s->name, PTX_D_U8, s->size))) {
+                    g_set_error(error, ARCHSIM_TRACE_ERROR, ARCHSIM_EXIT_DATAERR, "%s: cannot "
+                                "allocate %" G_GUINT64_FORMAT " bytes for variable %s",
+                                l->m->path, s->size, s->name);
+                    ptx_run_free(r);
+                    return NULL;
+                }
+                if (s->init)                /* its initialiser, once: then what launches wrote */
+                    memcpy(b->data, s->init, s->size);
             }
             mod->vars->pdata[i] = b;
             b->addr = at;                   /* placed after this launch's buffers */

@@ -6,6 +6,7 @@
  * Run from the repo root.
  */
 #include <CUnit/Basic.h>
+#include <fenv.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,8 +133,17 @@ static void test_parse_errors(void)
         { HEAD "/* open\n", "t.ptx:4:1: a comment that is never closed (no */)" },
         { HEAD ".shared .b8 s[];\n", "t.ptx:4:16: an array without a size (only `.extern .shared` may "
           "have one: the launch's dynamic shared memory)" },
-        { HEAD ".global .u32 g[4] = {1, 2, 3, 4};\n", "t.ptx:4:19: initialised variables are not in "
-          "archsim's PTX subset (set the data with the launch's buffers)" },
+        { HEAD ".global .u32 g[2] = {1, 2, 3};\n", "t.ptx:4:28: more values than the 2 elements of the array" },
+        { HEAD ".global .u32 g[2] = {{1}, {2}};\n", "t.ptx:4:22: nested { } initialisers (arrays of "
+          "arrays) are not in archsim's PTX subset" },
+        { HEAD ".global .u64 g[2] = {g, 0};\n", "t.ptx:4:22: an initialiser that is not a number (a "
+          "variable's address, generic(...)) is not in archsim's PTX subset" },
+        { HEAD ".global .u32 g[2] = {0d3FF0000000000000};\n", "t.ptx:4:22: a 0d (8-byte) literal "
+          "for an element of 4 bytes" },
+        { HEAD ".global .u32 g[2] = 7;\n", "t.ptx:4:22: an array's initialiser is a list in braces: "
+          "{v, v, ...}" },
+        { HEAD ".shared .u32 s[2] = {1, 2};\n", "t.ptx:4:19: only .global and .const variables take "
+          "an initialiser" },
         { HEAD ".texref t;\n", "t.ptx:4:1: '.texref' is not in archsim's PTX subset at module level "
           "(expected .version, .target, .address_size, .entry or a .shared/.global/.const variable)" },
         { HEAD ".visible .entry k(.param .u32 a, .param .u32 a)\n{\nret;\n}\n",
@@ -187,9 +197,16 @@ static void test_parse_errors(void)
         { ".maxnreg 32;", "t.ptx:6:1: directive .maxnreg is not in archsim's PTX subset inside an entry" },
         { "add.u32 %r1, %r2, 12ab;", "t.ptx:6:19: '12ab' is not a number" },
         { "mov.u32 %tid.x, 5;", "t.ptx:6:1: 'mov.u32': its destination must be a register" },
-        { "add.rz.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'add.rz.f32': rounding toward zero or an "
-          "infinity (.rz, .rm, .rp) is not in archsim's PTX subset (.rn is; cvt's "
-          ".rzi/.rmi/.rpi/.rni are)" },
+        { "min.rz.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'min.rz.f32': rounding toward zero or an "
+          "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
+          "fma, mad, div, rcp, sqrt and cvt to them" },
+        { "add.rz.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'add.rz.s32': rounding toward zero or an "
+          "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
+          "fma, mad, div, rcp, sqrt and cvt to them" },
+        { "add.rz.rm.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'add.rz.rm.f32': rounding toward zero or an "
+          "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
+          "fma, mad, div, rcp, sqrt and cvt to them" },
+        { "copysign.f16 %f1, %f1, %f2;", "t.ptx:6:1: 'copysign.f16': the type must be .f32 or .f64" },
         { "mul.lo.sat.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'mul.lo.sat.s32': .sat on this integer "
           "instruction is not in archsim's PTX subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 "
           "and cvt.sat are)" },
@@ -915,6 +932,88 @@ static void test_bit_ops(void)
     run_free(&R);
 }
 
+/* .rz/.rm/.rp on f32 and f64 arithmetic and conversions (values worked from IEEE 754: 1/3 in
+ * f32 is 0x3eaaaaab to nearest, 0x3eaaaaaa toward zero or down), copysign, and initialised
+ * .global/.const variables, a `[]` array sized by its list. */
+static void test_rounding_init(void)
+{
+    const char *src = HEAD
+        ".global .align 4 .u32 tab[] = {7, 0x10, 010, -1};\n"
+        ".const .align 8 .f64 dk[2] = {0d3FF8000000000000};\n"
+        ".global .align 4 .f32 one = 0f3F800000;\n"
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<30>; .reg .b64 %rd<6>; .reg .f32 %f<20>; .reg .f64 %fd<6>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.f32 %f1, 0f3F800000; mov.f32 %f2, 0f30800000; mov.f32 %f3, 0f40400000;\n"
+        "add.rz.f32 %f4, %f1, %f2;\n"                   /* 1 + 2^-30: 0x3f800000 */
+        "add.rp.f32 %f5, %f1, %f2;\n"                   /* 0x3f800001 */
+        "sub.rm.f32 %f6, %f1, %f2;\n"                   /* 0x3f7fffff */
+        "div.rz.f32 %f7, %f1, %f3;\n"                   /* 1/3: 0x3eaaaaaa */
+        "div.rn.f32 %f8, %f1, %f3;\n"                   /* 0x3eaaaaab */
+        "sqrt.rp.f32 %f9, %f3;\n"                       /* 0x3fddb3d8 */
+        "fma.rm.f32 %f10, %f2, %f2, %f1;\n"             /* 1 + 2^-60 down: 0x3f800000 */
+        "fma.rp.f32 %f11, %f2, %f2, %f1;\n"             /* up: 0x3f800001 */
+        "mov.f64 %fd1, 0d3FF0000000000000; mov.f64 %fd2, 0d4008000000000000;\n"
+        "div.rz.f64 %fd3, %fd1, %fd2;\n"                /* 0x3fd5555555555555 */
+        "div.rp.f64 %fd4, %fd1, %fd2;\n"                /* 0x3fd5555555555556 */
+        "cvt.rz.f32.f64 %f12, %fd3;\n"                  /* 0x3eaaaaaa */
+        "cvt.rp.f32.f64 %f13, %fd3;\n"                  /* 0x3eaaaaab */
+        "mov.u32 %r1, 16777217;\n"
+        "cvt.rm.f32.s32 %f14, %r1;\n"                   /* 2^24: 0x4b800000 */
+        "cvt.rp.f32.s32 %f15, %r1;\n"                   /* 2^24 + 2: 0x4b800001 */
+        "mov.f32 %f16, 0fBF000000;\n"
+        "copysign.f32 %f17, %f16, %f3;\n"               /* -3: 0xc0400000 */
+        "copysign.f64 %fd5, %fd1, %fd2;\n"              /* +3 */
+        "ld.global.u32 %r2, [tab]; ld.global.u32 %r3, [tab+4]; ld.global.u32 %r4, [tab+8];\n"
+        "ld.global.u32 %r5, [tab+12]; ld.const.f64 %fd1, [dk]; ld.const.f64 %fd2, [dk+8];\n"
+        "ld.global.f32 %f18, [one];\n"
+        "st.global.f32 [%rd1], %f4; st.global.f32 [%rd1+4], %f5; st.global.f32 [%rd1+8], %f6;\n"
+        "st.global.f32 [%rd1+12], %f7; st.global.f32 [%rd1+16], %f8; st.global.f32 [%rd1+20], %f9;\n"
+        "st.global.f32 [%rd1+24], %f10; st.global.f32 [%rd1+28], %f11; st.global.f64 [%rd1+32], %fd3;\n"
+        "st.global.f64 [%rd1+40], %fd4; st.global.f32 [%rd1+48], %f12; st.global.f32 [%rd1+52], %f13;\n"
+        "st.global.f32 [%rd1+56], %f14; st.global.f32 [%rd1+60], %f15; st.global.f32 [%rd1+64], %f17;\n"
+        "st.global.f64 [%rd1+72], %fd5; st.global.u32 [%rd1+80], %r2; st.global.u32 [%rd1+84], %r3;\n"
+        "st.global.u32 [%rd1+88], %r4; st.global.u32 [%rd1+92], %r5; st.global.f64 [%rd1+96], %fd1;\n"
+        "st.global.f64 [%rd1+104], %fd2; st.global.f32 [%rd1+112], %f18;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 29);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    static const uint32_t want32[] = { 0x3f800000u, 0x3f800001u, 0x3f7fffffu, 0x3eaaaaaau,
+                                       0x3eaaaaabu, 0x3fddb3d8u, 0x3f800000u, 0x3f800001u };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want32); i++) {
+        if (o[i] != want32[i])
+            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want32[i]);
+        CU_ASSERT_EQUAL(o[i], want32[i]);
+    }
+    uint64_t d;
+    memcpy(&d, o + 8, 8);
+    CU_ASSERT_EQUAL(d, 0x3fd5555555555555ull);
+    memcpy(&d, o + 10, 8);
+    CU_ASSERT_EQUAL(d, 0x3fd5555555555556ull);
+    CU_ASSERT_EQUAL(o[12], 0x3eaaaaaau);
+    CU_ASSERT_EQUAL(o[13], 0x3eaaaaabu);
+    CU_ASSERT_EQUAL(o[14], 0x4b800000u);
+    CU_ASSERT_EQUAL(o[15], 0x4b800001u);
+    CU_ASSERT_EQUAL(o[16], 0xc0400000u);
+    memcpy(&d, o + 18, 8);
+    CU_ASSERT_EQUAL(d, 0x4008000000000000ull);
+    CU_ASSERT_EQUAL(o[20], 7);
+    CU_ASSERT_EQUAL(o[21], 16);
+    CU_ASSERT_EQUAL(o[22], 8);
+    CU_ASSERT_EQUAL(o[23], 0xffffffffu);
+    memcpy(&d, o + 24, 8);
+    CU_ASSERT_EQUAL(d, 0x3ff8000000000000ull);
+    memcpy(&d, o + 26, 8);
+    CU_ASSERT_EQUAL(d, 0);                                 /* the rest of dk: zero */
+    CU_ASSERT_EQUAL(o[28], 0x3f800000u);
+    CU_ASSERT_EQUAL(fegetround(), FE_TONEAREST);           /* the host's mode is put back */
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1095,6 +1194,7 @@ int main(void)
         !CU_add_test(s, "faults: out of bounds, endless loops", test_faults) ||
         !CU_add_test(s, "the ISA's corner cases", test_alu_corners) ||
         !CU_add_test(s, "prmt, shf, bfi and lop3 at their edges", test_bit_ops) ||
+        !CU_add_test(s, ".rz/.rm/.rp, copysign, initialised variables", test_rounding_init) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
