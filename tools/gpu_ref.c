@@ -408,6 +408,45 @@ int main(int argc, char **argv)
             rc = bad ? 1 : 0;
         }
         g_free(got);
+    } else if (!strcmp(k, "calls")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const float *x = (const float *)(void *)in->data;
+        float *want = g_new(float, in->count);
+        for (uint64_t i = 0; i < in->count; i++) {
+            float v = x[i], tw = v > 0.5f ? v * v + 3.0f : 2.0f * v;
+            want[i] = (v * v + 1.0f) + ((v + 1.0f) * (v + 1.0f) + 2.0f) + tw;
+        }
+        float *got = (float *)(void *)read_out(dir, "out", in->count * 4);
+        rc = got ? compare_f32(k, got, want, in->count, 1e-6) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "mathd")) {
+        /* the host's libm against CUDA's (the Programming Guide: sin, cos, pow, exp, log within
+         * 1 or 2 ulp): at most 4 ulp apart */
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const double *x = (const double *)(void *)in->data;
+        uint64_t n = in->count;
+        double *got = (double *)(void *)read_out(dir, "out", 4 * n * 8);
+        if (got) {
+            uint64_t bad = 0, worst = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                double v = x[i] * 40.0 - 20.0, w[4] = { sin(v * 1e15), cos(v), pow(fabs(v), 0.3),
+                                                        exp(v) + log(fabs(v) + 1.0) };
+                for (int f = 0; f < 4; f++) {
+                    int64_t gi, wi;
+                    memcpy(&gi, &got[4 * i + f], 8);
+                    memcpy(&wi, &w[f], 8);
+                    uint64_t u = (gi < 0) != (wi < 0) ? UINT64_MAX
+                               : (uint64_t)(gi > wi ? gi - wi : wi - gi);
+                    worst = u > worst ? u : worst;
+                    bad += u > 4;
+                }
+            }
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " beyond 4 ulp of the "
+                   "host's libm, worst %" G_GUINT64_FORMAT " ulp\n", k, 4 * n, bad, worst);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

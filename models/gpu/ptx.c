@@ -15,6 +15,8 @@
 #include "../../sim/error.h"
 #include "../../sim/input.h"
 
+struct Ent;
+
 typedef struct {
     const char *path;
     const char *s, *end, *p;
@@ -22,6 +24,10 @@ typedef struct {
     const char *line_start;
     PtxModule *m;
     GHashTable *sym_index;      /* name -> index + 1 */
+    GHashTable *funcs;          /* name -> FuncDef: the file's .func definitions */
+    struct Ent *en;             /* the entry being read (its scoped names), or NULL */
+    uint32_t uniq;              /* numbers the inlined copies and scoped symbols */
+    uint64_t copied;            /* bytes of function bodies read again at calls */
     GError **error;
     bool failed;
 } P;
@@ -248,10 +254,14 @@ static const char *const op_names[PTX_OP_COUNT] = {
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
 
+static GHashTable *ent_alias(const struct Ent *en);
+
 static int sym_find(P *p, const char *name, size_t n)
 {
     char *k = g_strndup(name, n);
-    gpointer v = g_hash_table_lookup(p->sym_index, k);
+    gpointer v = p->en ? g_hash_table_lookup(ent_alias(p->en), k) : NULL;
+    if (!v)
+        v = g_hash_table_lookup(p->sym_index, k);
     g_free(k);
     return v ? (int)GPOINTER_TO_UINT(v) - 1 : -1;
 }
@@ -408,14 +418,28 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
 
 /* ---- registers ---- */
 
-typedef struct {
+/* A .func being inlined at a call (calls are expanded in place: archsim's SIMT stack has no
+ * call frames, and nvcc's functions do not recurse) */
+typedef struct Inl Inl;
+struct Inl {
+    const char *fname;
+    char suffix[16];            /* "\x01N": appended to its labels, one set per copy */
+    char *ret_label;            /* where its ret goes */
+    Inl *up;                    /* the copy it was called from */
+    uint32_t depth;
+};
+
+typedef struct Ent {
     PtxEntry *e;
     GHashTable *reg_index;      /* name -> index + 1, as seen in the current { } scope */
     /* per open { } scope, the names it declared and what each hid: RegShadow (nvcc declares a
-     * temporary such as %tmp in several blocks of one kernel) */
+     * temporary such as %tmp in several blocks of one kernel; a call's .param arguments and an
+     * inlined function's formals and arrays are scoped the same way) */
     GPtrArray *scopes;
     GHashTable *labels;         /* name -> instruction index + 1 */
     GArray *fixups;             /* Fixup: labels used before their definition */
+    GHashTable *sym_alias;      /* scoped symbol name -> module symbol index + 1 */
+    Inl *inl;                   /* the function being inlined, NULL in the entry's own body */
 } Ent;
 
 typedef struct {
@@ -424,9 +448,19 @@ typedef struct {
     const char *at;
 } Fixup;
 
+static GHashTable *ent_alias(const struct Ent *en) { return en->sym_alias; }
+
+/* A label's name as this copy of the code knows it: inside an inlined function, with the copy's
+ * suffix (each copy has its own labels). */
+static char *label_name(const Ent *en, const char *name, size_t n)
+{
+    return en->inl ? g_strdup_printf("%.*s%s", (int)n, name, en->inl->suffix) : g_strndup(name, n);
+}
+
 typedef struct {
     char *name;
-    gpointer hidden;            /* the outer declaration's reg_index value, NULL none */
+    gpointer hidden;            /* the outer declaration's value, NULL none */
+    bool sym;                   /* a symbol alias (sym_alias), else a register (reg_index) */
 } RegShadow;
 
 static void scope_push(Ent *en)
@@ -440,25 +474,38 @@ static void scope_pop(Ent *en)
     GArray *sc = g_ptr_array_steal_index(en->scopes, en->scopes->len - 1);
     for (guint i = sc->len; i-- > 0;) {
         RegShadow *r = &g_array_index(sc, RegShadow, i);
+        GHashTable *h = r->sym ? en->sym_alias : en->reg_index;
         if (r->hidden)
-            g_hash_table_replace(en->reg_index, g_strdup(r->name), r->hidden);
+            g_hash_table_replace(h, g_strdup(r->name), r->hidden);
         else
-            g_hash_table_remove(en->reg_index, r->name);
+            g_hash_table_remove(h, r->name);
         g_free(r->name);
     }
     g_array_free(sc, TRUE);
 }
 
-/* Whether name was declared in the innermost open scope. */
-static bool scope_has(const Ent *en, const char *name)
+/* Whether name was declared in the innermost open scope (a register, or a symbol alias). */
+static bool scope_has_kind(const Ent *en, const char *name, bool sym)
 {
     if (en->scopes->len == 0)
         return false;
     const GArray *sc = g_ptr_array_index(en->scopes, en->scopes->len - 1);
     for (guint i = 0; i < sc->len; i++)
-        if (strcmp(g_array_index(sc, RegShadow, i).name, name) == 0)
+        if (g_array_index(sc, RegShadow, i).sym == sym &&
+            strcmp(g_array_index(sc, RegShadow, i).name, name) == 0)
             return true;
     return false;
+}
+static bool scope_has(const Ent *en, const char *name) { return scope_has_kind(en, name, false); }
+
+/* name stands for module symbol idx until the innermost scope closes. */
+static void alias_add(Ent *en, const char *name, size_t n, int idx)
+{
+    char *k = g_strndup(name, n);
+    gpointer old = g_hash_table_lookup(en->sym_alias, k);
+    RegShadow r = { .name = g_strdup(k), .hidden = old, .sym = true };
+    g_array_append_val(g_ptr_array_index(en->scopes, en->scopes->len - 1), r);
+    g_hash_table_replace(en->sym_alias, k, GUINT_TO_POINTER((guint)idx + 1));
 }
 
 static bool reg_decl(P *p, Ent *en)
@@ -497,7 +544,7 @@ static bool reg_decl(P *p, Ent *en)
             }
             /* a name of an outer scope is hidden until this scope closes (scope_pop) */
             gpointer hidden = g_hash_table_lookup(en->reg_index, full);
-            RegShadow sh = { g_strdup(full), hidden };
+            RegShadow sh = { g_strdup(full), hidden, false };
             g_array_append_val(g_ptr_array_index(en->scopes, en->scopes->len - 1), sh);
             PtxReg r = { .name = full, .type = (uint8_t)t };
             g_array_append_val(en->e->regs, r);
@@ -695,7 +742,7 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
             return true;
         }
         a->kind = PTX_A_LABEL;
-        char *name = g_strndup(p->p, n);
+        char *name = label_name(en, p->p, n);
         gpointer v = g_hash_table_lookup(en->labels, name);
         if (v) {
             a->imm = (int64_t)GPOINTER_TO_UINT(v) - 1;
@@ -746,7 +793,8 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "atom", PTX_OP_ATOM }, { "red", PTX_OP_RED }, { "shfl", PTX_OP_SHFL },
     { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK }, { "bfi", PTX_OP_BFI },
     { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
-    { "copysign", PTX_OP_COPYSIGN },
+    { "copysign", PTX_OP_COPYSIGN }, { "addc", PTX_OP_ADD }, { "subc", PTX_OP_SUB },
+    { "madc", PTX_OP_MAD },
 };
 
 static const char *const cmp_names[] = {
@@ -819,10 +867,15 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     for (size_t i = 0; i < G_N_ELEMENTS(base_ops); i++)
         if (strlen(base_ops[i].name) == baselen && memcmp(base_ops[i].name, op_at, baselen) == 0)
             base = (int)i;
+    if (base < 0 && baselen == 4 && memcmp(op_at, "call", 4) == 0)
+        return perr(p, op_at, "a call under a guard (@p call) is not in archsim's PTX subset "
+                    "(branch around it)");
     if (base < 0)
         return perr(p, op_at, "instruction '%.*s' is not in archsim's PTX subset (docs/gpu-ptx.md "
                     "lists it and says how to add one)", (int)oplen, op_at);
     in.op = (uint8_t)base_ops[base].op;
+    if (baselen == 4 && op_at[3] == 'c')    /* addc, subc, madc */
+        in.mods |= PTX_M_CIN;
     in.col = (uint32_t)(op_at - start) + 1;
     PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
     int ntypes = 0;
@@ -923,8 +976,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             in.sub |= w[0] == 'c' ? PTX_SHF_CLAMP : 0;
             have_clamp = true;
         } else if (n == 2 && !memcmp(w, "cc", 2)) {
-            return perr(p, w - 1, "'%.*s': carry (.cc) arithmetic is not in the subset",
-                        (int)oplen, op_at);
+            in.mods |= PTX_M_CC;
         } else if (!ignorable(w, n)) {
             return perr(p, w - 1, "'%.*s': modifier .%.*s is not in archsim's PTX subset",
                         (int)oplen, op_at, (int)n, w);
@@ -969,6 +1021,15 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if ((in.op == PTX_OP_PRMT || in.op == PTX_OP_LOP3 || in.op == PTX_OP_SHF) && ntypes > 0 &&
         (ntypes != 1 || types[0] != PTX_T_B32))
         return perr(p, op_at, "'%.*s': the type must be .b32", (int)oplen, op_at);
+    /* carry arithmetic (PTX ISA 9.7.2): add.cc, addc, sub.cc, subc, mad.lo/.hi.cc, madc on 32-
+     * and 64-bit integers; the flag is one per thread */
+    if ((in.mods & (PTX_M_CC | PTX_M_CIN)) &&
+        (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_U64 ||
+                          types[0] == PTX_T_S64 || types[0] == PTX_T_B32 || types[0] == PTX_T_B64) ||
+         (in.op == PTX_OP_MAD && !(in.mods & (PTX_M_LO | PTX_M_HI))) ||
+         (in.mods & (PTX_M_SAT | PTX_M_WIDE))))
+        return perr(p, op_at, "'%.*s': carry arithmetic is add.cc, addc, sub.cc, subc, mad.lo.cc, "
+                    "mad.hi.cc and madc on 32- and 64-bit integers", (int)oplen, op_at);
     if (in.op == PTX_OP_COPYSIGN && ntypes > 0 &&
         (ntypes != 1 || (types[0] != PTX_T_F32 && types[0] != PTX_T_F64)))
         return perr(p, op_at, "'%.*s': the type must be .f32 or .f64", (int)oplen, op_at);
@@ -1005,10 +1066,6 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "'%.*s': .sat on this integer instruction is not in archsim's PTX "
                     "subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 and cvt.sat are)",
                     (int)oplen, op_at);
-    if ((in.op == PTX_OP_ST || in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) &&
-        (in.space == PTX_SPACE_PARAM || in.space == PTX_SPACE_CONST))
-        return perr(p, op_at, "'%.*s': writing the %s space is not allowed", (int)oplen, op_at,
-                    in.space == PTX_SPACE_PARAM ? "parameter" : "constant");
     /* operands */
     uint32_t idx = en->e->insts->len;
     skip_ws(p);
@@ -1097,6 +1154,23 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             return perr(p, op_at, "'%.*s': the vector has %u elements", (int)oplen, op_at,
                         in.a[in.op == PTX_OP_LD ? 0 : 1].n);
     }
+    /* a call's arguments and results (.param declared in a body, and an inlined function's
+     * formals) are per-thread local storage; the kernel's own parameters are read-only */
+    for (uint32_t d = 0; d < in.nargs; d++) {
+        const PtxArg *a = &in.a[d];
+        int si = a->kind == PTX_A_SYM ? a->reg : a->kind == PTX_A_ADDR ? a->sym : -1;
+        if (si < 0 || !g_array_index(p->m->syms, PtxSym, si).callparam)
+            continue;
+        if (a->kind == PTX_A_SYM || !(in.op == PTX_OP_LD || in.op == PTX_OP_ST) ||
+            in.space != PTX_SPACE_PARAM)
+            return perr(p, op_at, "'%.*s': a call's parameter is read with ld.param and written "
+                        "with st.param only", (int)oplen, op_at);
+        in.space = PTX_SPACE_LOCAL;
+    }
+    if ((in.op == PTX_OP_ST || in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) &&
+        (in.space == PTX_SPACE_PARAM || in.space == PTX_SPACE_CONST))
+        return perr(p, op_at, "'%.*s': writing the %s space is not allowed", (int)oplen, op_at,
+                    in.space == PTX_SPACE_PARAM ? "parameter" : "constant");
     if (in.op == PTX_OP_BRA && in.a[0].kind != PTX_A_LABEL)
         return perr(p, op_at, "bra needs a label");
     if (in.op == PTX_OP_LOP3 && (in.a[4].kind != PTX_A_IMM || in.a[4].imm < 0 || in.a[4].imm > 255))
@@ -1334,6 +1408,487 @@ static void entry_free(PtxEntry *e)
     g_free(e);
 }
 
+/* ---- device functions (.func): read once, copied into each caller at its call ---- */
+
+typedef struct {
+    char *name;
+    const char *at;             /* its .func */
+    const char *body;           /* just after its '{', NULL: declared only */
+    uint64_t body_len;          /* bytes to its '}' */
+    uint32_t line;              /* the line of body */
+    const char *line_start;
+    GPtrArray *rets, *args;     /* the formal names (char *) */
+    GArray *ret_syms, *arg_syms;        /* their declarations (PtxSym: size, align) */
+} FuncDef;
+
+static void func_free(gpointer d)
+{
+    FuncDef *f = d;
+    g_free(f->name);
+    g_ptr_array_free(f->rets, TRUE);
+    g_ptr_array_free(f->args, TRUE);
+    g_array_free(f->ret_syms, TRUE);
+    g_array_free(f->arg_syms, TRUE);
+    g_free(f);
+}
+
+/* `(.param .T name[, ...])`: the formal list of a .func's results or arguments */
+static bool func_formals(P *p, GPtrArray *names, GArray *syms)
+{
+    if (accept(p, ')'))
+        return true;
+    do {
+        if (word_is(p, ".reg"))
+            return perr(p, p->p, "a .reg parameter (an old calling convention) is not in "
+                        "archsim's PTX subset: .param ones are");
+        if (!accept_word(p, ".param"))
+            return perr(p, p->p, "expected .param");
+        PtxSym s;
+        const char *name;
+        size_t nl;
+        if (!parse_array_decl(p, PTX_SPACE_PARAM, false, &s, &name, &nl))
+            return false;
+        if (s.size == 0)
+            return perr(p, name, "a parameter without a size");
+        g_ptr_array_add(names, g_strndup(name, nl));
+        g_array_append_val(syms, s);
+    } while (accept(p, ','));
+    return expect(p, ')', "the parameter list's ')'");
+}
+
+/* After `.func`: `[(results)] name[(arguments)] [.noreturn ...]` then `;` or a body. *body_at
+ * gets the body's '{' (NULL for a declaration). */
+static FuncDef *func_header(P *p, const char *at, const char **body_at)
+{
+    FuncDef *f = g_new0(FuncDef, 1);
+    f->at = at;
+    f->rets = g_ptr_array_new_with_free_func(g_free);
+    f->args = g_ptr_array_new_with_free_func(g_free);
+    f->ret_syms = g_array_new(FALSE, FALSE, sizeof(PtxSym));
+    f->arg_syms = g_array_new(FALSE, FALSE, sizeof(PtxSym));
+    *body_at = NULL;
+    while (accept_word(p, ".attribute")) {                   /* .attribute(.unified(...)) */
+        int depth = 0;
+        skip_ws(p);
+        do {
+            if (p->p < p->end && *p->p == '(')
+                depth++;
+            else if (p->p < p->end && *p->p == ')')
+                depth--;
+            p->p++;
+        } while (p->p < p->end && depth > 0);
+    }
+    if (accept(p, '(') && !func_formals(p, f->rets, f->ret_syms))
+        goto fail;
+    size_t n = peek_ident(p);
+    if (n == 0 || p->p[0] == '.' || p->p[0] == '%') {
+        perr(p, p->p, "expected the function's name after .func");
+        goto fail;
+    }
+    f->name = g_strndup(p->p, n);
+    p->p += n;
+    if (accept(p, '(') && !func_formals(p, f->args, f->arg_syms))
+        goto fail;
+    while (accept_word(p, ".noreturn") || accept_word(p, ".pragma")) {
+        while (p->p < p->end && *p->p != ';' && *p->p != '{')
+            p->p++;
+        accept(p, ';');
+    }
+    skip_ws(p);
+    if (p->p < p->end && *p->p == '{') {
+        *body_at = p->p;
+    } else if (!expect(p, ';', "a function's body or the ';' of its declaration")) {
+        goto fail;
+    }
+    return f;
+fail:
+    g_free(f->name);
+    f->name = g_strdup("");
+    func_free(f);
+    return NULL;
+}
+
+/* p->p at a '{': past its matching '}' (comments and strings skipped); false at the end of the
+ * file without it (the caller says what was left open). */
+static bool skip_block(P *p)
+{
+    int depth = 0;
+    while (p->p < p->end) {
+        skip_ws(p);
+        if (p->p >= p->end)
+            break;
+        char c = *p->p++;
+        if (c == '{') {
+            depth++;
+        } else if (c == '}') {
+            if (--depth == 0)
+                return true;
+        } else if (c == '"') {
+            while (p->p < p->end && *p->p != '"' && *p->p != '\n')
+                p->p++;
+            if (p->p < p->end && *p->p == '"')
+                p->p++;
+        }
+    }
+    return false;
+}
+
+/* Every .func of the file, before any entry is read (an entry may call a function defined
+ * after it): its header, and where its body starts. */
+static bool scan_funcs(P *p)
+{
+    P q = *p;
+    q.p = q.s;
+    while (!q.failed) {
+        skip_ws(&q);
+        if (q.p >= q.end)
+            break;
+        const char *at = q.p;
+        if (*q.p == '{') {
+            if (!skip_block(&q))
+                break;                      /* an entry left open: reported when it is read */
+            continue;
+        }
+        if (accept_word(&q, ".func")) {
+            const char *body;
+            FuncDef *f = func_header(&q, at, &body);
+            if (!f)
+                break;
+            FuncDef *old = g_hash_table_lookup(p->funcs, f->name);
+            if (old && old->body && body) {
+                perr(&q, at, "function %s is defined twice", f->name);
+                func_free(f);
+                break;
+            }
+            if (body) {
+                f->body = body + 1;
+                f->line = 1;
+                f->line_start = q.s;
+                for (const char *c = q.s; c < f->body; c++)
+                    if (*c == '\n') {
+                        f->line++;
+                        f->line_start = c + 1;
+                    }
+                q.p = body;
+                if (!skip_block(&q)) {
+                    perr(&q, q.end, "the file ends inside function %s (no closing '}')", f->name);
+                    func_free(f);
+                    break;
+                }
+                f->body_len = (uint64_t)(q.p - f->body);
+            }
+            if (old && !body)
+                func_free(f);               /* a declaration after the definition */
+            else
+                g_hash_table_replace(p->funcs, g_strdup(f->name), f);
+            continue;
+        }
+        /* anything else: to the next ';', '{' or line */
+        size_t k = peek_ident(&q);
+        q.p += k ? k : 1;
+    }
+    if (q.failed) {
+        p->failed = true;
+        return false;
+    }
+    return true;
+}
+
+/* `call[.uni] [(r)], f[, (a, b, ...)];` in a body: f's body copied here, its formals standing
+ * for the caller's .param variables, its ret a branch to the copy's end, its labels and arrays
+ * its own (PTX ISA 9.7.12.7 "call"; no recursion, no indirect calls). */
+static bool parse_body(P *p, Ent *en);
+
+static bool call_list(P *p, Ent *en, GArray *out, const char *what)
+{
+    (void)en;
+    if (accept(p, ')'))
+        return true;
+    do {
+        size_t n = peek_ident(p);
+        if (n == 0)
+            return perr(p, p->p, "expected a .param variable in the call's %s", what);
+        int si = sym_find(p, p->p, n);
+        if (si < 0 || !g_array_index(p->m->syms, PtxSym, si).callparam)
+            return perr(p, p->p, "'%.*s': a call's %s are .param variables declared before it "
+                        "(immediates and registers are not in archsim's PTX subset)", (int)n,
+                        p->p, what);
+        g_array_append_val(out, si);
+        p->p += n;
+    } while (accept(p, ','));
+    return expect(p, ')', "the list's ')'");
+}
+
+static bool inline_call(P *p, Ent *en, const char *stmt)
+{
+    p->p += 4;                                  /* call */
+    while (p->p < p->end && *p->p == '.') {
+        size_t n = peek_ident(p);
+        if (n == 4 && memcmp(p->p, ".uni", 4) == 0) {
+            p->p += n;
+            continue;
+        }
+        return perr(p, p->p, "call%.*s is not in archsim's PTX subset (call and call.uni are)",
+                    (int)n, p->p);
+    }
+    GArray *rets = g_array_new(FALSE, FALSE, sizeof(int)), *args = g_array_new(FALSE, FALSE, sizeof(int));
+    bool ok = false;
+    FuncDef *f = NULL;
+    const char *fat;
+    size_t n;
+    if (accept(p, '(') && (!call_list(p, en, rets, "results") || !expect(p, ',', "',' after the results")))
+        goto out;
+    fat = (skip_ws(p), p->p);
+    n = peek_ident(p);
+    if (n == 0 || p->p[0] == '.') {
+        perr(p, p->p, "expected the called function's name");
+        goto out;
+    }
+    if (p->p[0] == '%' || reg_named(en, p->p, n)) {
+        perr(p, p->p, "an indirect call (through a register) is not in archsim's PTX subset");
+        goto out;
+    }
+    {
+        char *name = g_strndup(p->p, n);
+        f = g_hash_table_lookup(p->funcs, name);
+        g_free(name);
+    }
+    p->p += n;
+    if (accept(p, ',')) {
+        if (!expect(p, '(', "the arguments' '('") || !call_list(p, en, args, "arguments"))
+            goto out;
+        if (accept(p, ',')) {
+            perr(p, p->p, "a call with a prototype (an indirect call) is not in archsim's PTX subset");
+            goto out;
+        }
+    }
+    if (!expect(p, ';', "the ';' that ends the call"))
+        goto out;
+    if (!f) {
+        perr(p, fat, "function %.*s is not declared in this file", (int)n, fat);
+        goto out;
+    }
+    if (!f->body) {
+        perr(p, fat, "function %s is declared but not defined in this file (external functions "
+             "such as vprintf are not in archsim's PTX subset)", f->name);
+        goto out;
+    }
+    for (Inl *u = en->inl; u; u = u->up)
+        if (strcmp(u->fname, f->name) == 0) {
+            perr(p, fat, "function %s calls itself (recursion is not in archsim's PTX subset)",
+                 f->name);
+            goto out;
+        }
+    if (en->inl && en->inl->depth >= 64) {
+        perr(p, fat, "calls nested more than 64 deep");
+        goto out;
+    }
+    /* every call reads its function's body again: a bound on all of it (calls that double at
+     * each level would otherwise read without end) */
+    p->copied += f->body_len;
+    if (p->copied > PTX_MAX_BYTES) {
+        perr(p, fat, "the calls copy more than %" G_GUINT64_FORMAT " MiB of function bodies "
+             "(archsim expands each call in place)", PTX_MAX_BYTES >> 20);
+        goto out;
+    }
+    if (rets->len != f->rets->len || args->len != f->args->len) {
+        perr(p, stmt, "call of %s with %u argument%s and %u result%s: it takes %u and returns %u",
+             f->name, args->len, args->len == 1 ? "" : "s", rets->len, rets->len == 1 ? "" : "s",
+             f->args->len, f->rets->len);
+        goto out;
+    }
+    for (int k = 0; k < 2; k++) {
+        GArray *act = k ? args : rets, *frm = k ? f->arg_syms : f->ret_syms;
+        for (guint i = 0; i < act->len; i++) {
+            const PtxSym *a = &g_array_index(p->m->syms, PtxSym, g_array_index(act, int, i));
+            const PtxSym *b = &g_array_index(frm, PtxSym, i);
+            if (a->size < b->size) {
+                perr(p, stmt, "call of %s: %s %u has %" G_GUINT64_FORMAT " bytes, the function's "
+                     "%" G_GUINT64_FORMAT, f->name, k ? "argument" : "result", i + 1, a->size,
+                     b->size);
+                goto out;
+            }
+        }
+    }
+    {
+        Inl inl = { .fname = f->name, .up = en->inl, .depth = en->inl ? en->inl->depth + 1 : 1 };
+        uint32_t id = ++p->uniq;
+        snprintf(inl.suffix, sizeof inl.suffix, "\x01%u", id);
+        inl.ret_label = g_strdup_printf("\x01ret%u", id);
+        const char *save_p = p->p, *save_ls = p->line_start;
+        uint32_t save_line = p->line;
+        p->p = f->body;
+        p->line = f->line;
+        p->line_start = f->line_start;
+        scope_push(en);
+        for (guint i = 0; i < f->rets->len; i++) {
+            const char *fn = g_ptr_array_index(f->rets, i);
+            alias_add(en, fn, strlen(fn), g_array_index(rets, int, i));
+        }
+        for (guint i = 0; i < f->args->len; i++) {
+            const char *fn = g_ptr_array_index(f->args, i);
+            alias_add(en, fn, strlen(fn), g_array_index(args, int, i));
+        }
+        en->inl = &inl;
+        bool body_ok = parse_body(p, en);
+        en->inl = inl.up;
+        p->p = save_p;
+        p->line = save_line;
+        p->line_start = save_ls;
+        if (body_ok)        /* the copy's end: where its ret goes */
+            g_hash_table_insert(en->labels, inl.ret_label, GUINT_TO_POINTER(en->e->insts->len + 1));
+        else
+            g_free(inl.ret_label);
+        ok = body_ok;
+    }
+out:
+    g_array_free(rets, TRUE);
+    g_array_free(args, TRUE);
+    return ok;
+}
+
+/* The statements of a body after its '{' (whose scope the caller opened), to its '}': an
+ * entry's, or a function's copy at a call. */
+static bool inline_call(P *p, Ent *en, const char *stmt);
+
+static bool parse_body(P *p, Ent *en)
+{
+    int depth = 1;
+    while (depth > 0) {
+        skip_ws(p);
+        if (p->p >= p->end) {
+            if (en->inl)
+                perr(p, p->end, "the file ends inside function %s (no closing '}')", en->inl->fname);
+            else
+                perr(p, p->end, "the file ends inside entry %s (no closing '}')", en->e->name);
+            return false;
+        }
+        /* the line of what comes next */
+        for (const char *c = p->line_start; c < p->p; c++)
+            if (*c == '\n') {
+                p->line++;
+                p->line_start = c + 1;
+            }
+        const char *stmt = p->p;
+        if (accept(p, '{')) {
+            depth++;
+            scope_push(en);
+            continue;
+        }
+        if (accept(p, '}')) {
+            depth--;
+            scope_pop(en);
+            continue;
+        }
+        if (accept_word(p, ".reg")) {
+            if (!reg_decl(p, en))
+                return false;
+            continue;
+        }
+        if (word_is(p, ".shared") || word_is(p, ".local") || word_is(p, ".global") ||
+            word_is(p, ".const") || word_is(p, ".param")) {
+            PtxSpace sp = p->p[1] == 's' ? PTX_SPACE_SHARED : p->p[1] == 'l' ? PTX_SPACE_LOCAL
+                        : p->p[1] == 'g' ? PTX_SPACE_GLOBAL : p->p[1] == 'p' ? PTX_SPACE_PARAM
+                        : PTX_SPACE_CONST;
+            p->p += peek_ident(p);
+            PtxSym s;
+            const char *name;
+            size_t nl;
+            if (!parse_array_decl(p, sp, false, &s, &name, &nl))
+                return false;
+            if (!expect(p, ';', "the ';' after the declaration")) {
+                g_free(s.init);
+                return false;
+            }
+            if (sp == PTX_SPACE_PARAM) {        /* a call's argument or result */
+                if (s.size == 0)
+                    return perr(p, stmt, "a parameter without a size");
+                s.space = PTX_SPACE_LOCAL;
+                s.callparam = true;
+            }
+            if (sp == PTX_SPACE_PARAM || en->inl) {
+                /* scoped: each callseq { } declares its param0, each copy of a function its
+                 * arrays, under a name of their own */
+                char *plain = g_strndup(name, nl);
+                if (scope_has_kind(en, plain, true)) {
+                    perr(p, stmt, "'%s' is declared twice", plain);
+                    g_free(plain);
+                    g_free(s.init);
+                    return false;
+                }
+                char *inner = g_strdup_printf("%s\x01%u", plain, ++p->uniq);
+                int si = sym_add(p, stmt, inner, strlen(inner), s);
+                g_free(inner);
+                if (si < 0) {
+                    g_free(plain);
+                    return false;
+                }
+                alias_add(en, plain, strlen(plain), si);
+                g_free(plain);
+                continue;
+            }
+            if (sym_add(p, stmt, name, nl, s) < 0)
+                return false;
+            continue;
+        }
+        if (accept_word(p, ".pragma")) {
+            while (p->p < p->end && *p->p != ';')
+                p->p++;
+            if (!expect(p, ';', "the ';' after .pragma"))
+                return false;
+            continue;
+        }
+        if (word_is(p, ".loc") || word_is(p, ".file")) {
+            while (p->p < p->end && *p->p != '\n')
+                p->p++;
+            continue;
+        }
+        /* a label? */
+        size_t k = peek_ident(p);
+        if (k > 0 && p->p[0] != '.' && p->p[0] != '%') {
+            const char *after = p->p + k;
+            while (after < p->end && (*after == ' ' || *after == '\t'))
+                after++;
+            if (after < p->end && *after == ':') {
+                char *name = label_name(en, p->p, k);
+                if (g_hash_table_contains(en->labels, name)) {
+                    perr(p, p->p, "label %.*s is defined twice", (int)k, p->p);
+                    g_free(name);
+                    return false;
+                }
+                g_hash_table_insert(en->labels, name, GUINT_TO_POINTER(en->e->insts->len + 1));
+                p->p = after + 1;
+                continue;
+            }
+        }
+        if (k > 0 && p->p[0] == '.') {
+            perr(p, p->p, "directive %.*s is not in archsim's PTX subset inside an entry",
+                 (int)k, p->p);
+            return false;
+        }
+        if (k == 4 && memcmp(p->p, "call", 4) == 0) {
+            if (!inline_call(p, en, stmt))
+                return false;
+            continue;
+        }
+        if (!parse_inst(p, en, p->line_start))
+            return false;
+        PtxInst *last = &g_array_index(en->e->insts, PtxInst, en->e->insts->len - 1);
+        if (en->inl && last->op == PTX_OP_RET) {
+            /* a function's ret: a branch to the end of this copy (under the ret's guard) */
+            last->op = PTX_OP_BRA;
+            last->nargs = 1;
+            memset(&last->a[0], 0, sizeof last->a[0]);
+            last->a[0].kind = PTX_A_LABEL;
+            last->a[0].reg = last->a[0].sym = -1;
+            Fixup f = { .inst = en->e->insts->len - 1, .arg = 0,
+                        .name = g_strdup(en->inl->ret_label), .at = stmt };
+            g_array_append_val(en->fixups, f);
+        }
+    }
+    return true;
+}
+
 static bool parse_entry(P *p, const char *kw)
 {
     PtxEntry *e = g_new0(PtxEntry, 1);
@@ -1344,7 +1899,9 @@ static bool parse_entry(P *p, const char *kw)
     Ent en = { .e = e, .reg_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                .labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                .fixups = g_array_new(FALSE, FALSE, sizeof(Fixup)),
-               .scopes = g_ptr_array_new() };
+               .scopes = g_ptr_array_new(),
+               .sym_alias = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+    p->en = &en;
     bool ok = false;
     size_t n = peek_ident(p);
     if (n == 0 || p->p[0] == '.' || p->p[0] == '%') {
@@ -1412,88 +1969,8 @@ static bool parse_entry(P *p, const char *kw)
     if (!expect(p, '{', "the entry's body"))
         goto out;
     scope_push(&en);
-    int depth = 1;
-    while (depth > 0) {
-        skip_ws(p);
-        if (p->p >= p->end) {
-            perr(p, p->end, "the file ends inside entry %s (no closing '}')", e->name);
-            goto out;
-        }
-        /* the line of what comes next */
-        for (const char *c = p->line_start; c < p->p; c++)
-            if (*c == '\n') {
-                p->line++;
-                p->line_start = c + 1;
-            }
-        const char *stmt = p->p;
-        if (accept(p, '{')) {
-            depth++;
-            scope_push(&en);
-            continue;
-        }
-        if (accept(p, '}')) {
-            depth--;
-            scope_pop(&en);
-            continue;
-        }
-        if (accept_word(p, ".reg")) {
-            if (!reg_decl(p, &en))
-                goto out;
-            continue;
-        }
-        if (word_is(p, ".shared") || word_is(p, ".local") || word_is(p, ".global") ||
-            word_is(p, ".const")) {
-            PtxSpace sp = p->p[1] == 's' ? PTX_SPACE_SHARED : p->p[1] == 'l' ? PTX_SPACE_LOCAL
-                        : p->p[1] == 'g' ? PTX_SPACE_GLOBAL : PTX_SPACE_CONST;
-            p->p += peek_ident(p);
-            PtxSym s;
-            const char *name;
-            size_t nl;
-            if (!parse_array_decl(p, sp, false, &s, &name, &nl) ||
-                !expect(p, ';', "the ';' after the declaration"))
-                goto out;
-            if (sym_add(p, stmt, name, nl, s) < 0)
-                goto out;
-            continue;
-        }
-        if (accept_word(p, ".pragma")) {
-            while (p->p < p->end && *p->p != ';')
-                p->p++;
-            if (!expect(p, ';', "the ';' after .pragma"))
-                goto out;
-            continue;
-        }
-        if (word_is(p, ".loc") || word_is(p, ".file")) {
-            while (p->p < p->end && *p->p != '\n')
-                p->p++;
-            continue;
-        }
-        /* a label? */
-        size_t k = peek_ident(p);
-        if (k > 0 && p->p[0] != '.' && p->p[0] != '%') {
-            const char *after = p->p + k;
-            while (after < p->end && (*after == ' ' || *after == '\t'))
-                after++;
-            if (after < p->end && *after == ':') {
-                char *name = g_strndup(p->p, k);
-                if (g_hash_table_contains(en.labels, name)) {
-                    perr(p, p->p, "label %s is defined twice", name);
-                    g_free(name);
-                    goto out;
-                }
-                g_hash_table_insert(en.labels, name, GUINT_TO_POINTER(e->insts->len + 1));
-                p->p = after + 1;
-                continue;
-            }
-        }
-        if (k > 0 && p->p[0] == '.') {
-            perr(p, p->p, "directive %.*s is not in archsim's PTX subset inside an entry",
-                 (int)k, p->p);
-            goto out;
-        }
-        if (!parse_inst(p, &en, p->line_start))
-            goto out;
-    }
+    if (!parse_body(p, &en))
+        goto out;
     for (guint i = 0; i < en.fixups->len; i++) {
         Fixup *f = &g_array_index(en.fixups, Fixup, i);
         gpointer v = g_hash_table_lookup(en.labels, f->name);
@@ -1540,6 +2017,8 @@ out:
     g_ptr_array_free(en.scopes, TRUE);
     g_hash_table_destroy(en.reg_index);
     g_hash_table_destroy(en.labels);
+    g_hash_table_destroy(en.sym_alias);
+    p->en = NULL;
     return ok;
 }
 
@@ -1581,12 +2060,15 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
     m->text_index = g_hash_table_new(g_str_hash, g_str_equal);
     P p = { .path = path, .s = text, .end = text + len, .p = text, .line = 1, .line_start = text,
             .m = m, .sym_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+            .funcs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, func_free),
             .error = error };
     bool have_version = false, have_target = false;
     if (memchr(text, '\0', len)) {
         const char *z = memchr(text, '\0', len);
         perr(&p, z, "a NUL byte in a PTX file");
     }
+    if (!p.failed)
+        scan_funcs(&p);
     while (!p.failed && !at_end(&p)) {
         const char *at = p.p;
         if (accept_word(&p, ".version")) {
@@ -1663,10 +2145,20 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
                 break;
             continue;
         }
-        if (word_is(&p, ".func")) {
-            perr(&p, p.p, "device functions (.func) are not in archsim's PTX subset: mark them "
-                 "__forceinline__ or compile with -O3 so that nvcc inlines them");
-            break;
+        if (accept_word(&p, ".func")) {     /* read by scan_funcs; copied at each call */
+            const char *body;
+            FuncDef *f = func_header(&p, at, &body);
+            if (!f)
+                break;
+            func_free(f);
+            if (body) {
+                p.p = body;
+                if (!skip_block(&p)) {
+                    perr(&p, p.end, "the file ends inside a function (no closing '}')");
+                    break;
+                }
+            }
+            continue;
         }
         if (word_is(&p, ".shared") || word_is(&p, ".global") || word_is(&p, ".const")) {
             PtxSpace sp = p.p[1] == 's' ? PTX_SPACE_SHARED : p.p[1] == 'g' ? PTX_SPACE_GLOBAL
@@ -1694,6 +2186,7 @@ PtxModule *ptx_parse(const char *path, const char *text, size_t len, GError **er
     if (!p.failed && m->entries->len == 0)
         perr(&p, p.end, "no .entry in the file");
     g_hash_table_destroy(p.sym_index);
+    g_hash_table_destroy(p.funcs);
     if (p.failed) {
         ptx_module_free(m);
         return NULL;

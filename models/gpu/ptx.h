@@ -61,6 +61,7 @@ enum {
     PTX_M_UNI = 1u << 11,                   /* bra.uni */
     PTX_M_CC = 1u << 12,
     PTX_M_RZ = 1u << 13, PTX_M_RM = 1u << 14, PTX_M_RP = 1u << 15,    /* float rounding */
+    PTX_M_CIN = 1u << 16,                   /* addc, subc, madc: the carry flag comes in */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */
@@ -144,6 +145,7 @@ typedef struct {
     bool dynamic;       /* extern shared: the launch's dynamic shared memory */
     uint8_t type;       /* PARAM: the element type */
     uint8_t *init;      /* .global/.const with an initialiser: its size bytes (else NULL) */
+    bool callparam;     /* a call's argument or result (.param in a body): per-thread LOCAL */
 } PtxSym;
 
 typedef struct {

@@ -41,6 +41,7 @@ struct PtxRun {
     uint8_t *shared;
     uint64_t shared_bytes, local_bytes;
     uint8_t *local;             /* nthreads x local_bytes */
+    uint8_t *cc;                /* per thread: the carry flag of add.cc and friends */
     uint64_t *sym_addr;         /* each symbol's address in its space */
     GPtrArray *sorted;          /* PtxBuffer *, by address (the launch's and the module's) */
     GPtrArray *own;             /* module variables' buffers, owned here */
@@ -959,6 +960,45 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
     }
 }
 
+/* Carry arithmetic of one lane (PTX ISA 9.7.2): add and mad.lo/.hi add their c and, for addc
+ * and madc, the flag *cf; sub subtracts b and, for subc, the flag (a borrow); .cc writes the
+ * carry (the borrow for sub) out of the instruction's width to *cf. mad.hi takes the high half
+ * of the signed or unsigned product by the type. */
+static uint64_t alu_carry(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint8_t *cf)
+{
+    PtxType t = (PtxType)in->type;
+    uint32_t bits = tbits(t);
+    unsigned __int128 m = bits >= 64 ? ((unsigned __int128)1 << 64) - 1 : (1ull << bits) - 1;
+    unsigned __int128 ua = a & m, ub = b & m, uc = c & m, cin = (in->mods & PTX_M_CIN) ? *cf : 0;
+    unsigned __int128 r;
+    bool out;
+    if (in->op == PTX_OP_SUB) {
+        r = (ua - ub - cin) & m;
+        out = ua < ub + cin;
+    } else {
+        unsigned __int128 x = ua;
+        if (in->op == PTX_OP_MAD) {
+            if (in->mods & PTX_M_HI) {
+                if (is_signed(t)) {
+                    __int128 sp = (__int128)sext(a, bits) * (__int128)sext(b, bits);
+                    x = ((unsigned __int128)sp >> bits) & m;
+                } else {
+                    x = ((ua * ub) >> bits) & m;
+                }
+            } else {
+                x = (ua * ub) & m;
+            }
+            ub = uc;
+        }
+        unsigned __int128 sum = x + ub + cin;
+        r = sum & m;
+        out = sum > m;
+    }
+    if (in->mods & PTX_M_CC)
+        *cf = out;
+    return (uint64_t)r;
+}
+
 /* .rz, .rm, .rp (the parser allows them on f32/f64 IEEE operations and conversions to f32/f64):
  * the host's floating point computes in that rounding mode for one lane. The operands are read
  * and the result written through volatile objects between the two fesetround calls, so the
@@ -1328,6 +1368,16 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             uint64_t *drow = &REG(r, dreg, base), dmask = r->rmask[dreg];
             bool dpred = r->rpred[dreg];
             uint32_t sb = is_signed(dt) && tbits(dt) < 64 ? tbits(dt) : 0;
+            if (G_UNLIKELY(in->mods & (PTX_M_CC | PTX_M_CIN))) {
+                for (uint32_t l = exec; l; l &= l - 1) {
+                    uint32_t lane = (uint32_t)__builtin_ctz(l);
+                    uint64_t v = alu_carry(in, A[lane], Bv[lane], C[lane], &r->cc[base + lane]);
+                    if (sb)
+                        v = (uint64_t)sext(v, sb);
+                    drow[lane] = dpred ? (v != 0) : v & dmask;
+                }
+                break;
+            }
             for (uint32_t l = exec; l; l &= l - 1) {
                 uint32_t lane = (uint32_t)__builtin_ctz(l);
                 uint64_t v = G_UNLIKELY(in->mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
@@ -1352,6 +1402,7 @@ static bool run_block(PtxRun *r, uint64_t id)
     r->bz = (uint32_t)(id / ((uint64_t)r->l.grid[0] * r->l.grid[1]));
     r->executed = 0;
     memset(r->regs, 0, (size_t)r->nregs * r->nthreads * sizeof(uint64_t));
+    memset(r->cc, 0, r->nthreads);
     memset(r->shared, 0, r->shared_bytes);
     if (r->local_bytes)
         memset(r->local, 0, (size_t)r->nthreads * r->local_bytes);
@@ -1488,6 +1539,7 @@ PtxRun *ptx_run_new(PtxLaunch *l, GError **error)
     r->regs = g_new0(uint64_t, (size_t)MAX(r->nregs, 1u) * r->nthreads);
     r->shared = g_malloc0(shared ? shared : 1);
     r->local = r->local_bytes ? g_malloc0((size_t)r->nthreads * r->local_bytes) : NULL;
+    r->cc = g_malloc0(r->nthreads);
     r->w = g_new0(PWarp, r->nwarps);
     r->rmask = g_new(uint64_t, MAX(r->nregs, 1u));
     r->rpred = g_new(uint8_t, MAX(r->nregs, 1u));
@@ -1586,6 +1638,7 @@ void ptx_run_free(PtxRun *r)
     g_free(r->regs);
     g_free(r->shared);
     g_free(r->local);
+    g_free(r->cc);
     g_free(r->sym_addr);
     g_free(r->order);
     g_free(r->tmpl);

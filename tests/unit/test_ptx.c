@@ -124,9 +124,11 @@ static void test_parse_errors(void)
         { ".version 5.0\n", "t.ptx:1:1: .version 5.0: archsim reads PTX ISA 6.x to 9.x (nvcc 10 to 13)" },
         { ".version 8.0\n.target sm_80\n.address_size 32\n",
           "t.ptx:3:1: .address_size 32: archsim runs 64-bit PTX only" },
-        { HEAD ".func f()\n{\nret;\n}\n",
-          "t.ptx:4:1: device functions (.func) are not in archsim's PTX subset: mark them "
-          "__forceinline__ or compile with -O3 so that nvcc inlines them" },
+        { HEAD ".func f()\n{\nret;\n}\n", "t.ptx:8:1: no .entry in the file" },
+        { HEAD ".func f()\n{\nret;\n}\n.func f()\n{\nret;\n}\n", "t.ptx:8:1: function f is defined twice" },
+        { HEAD ".func (.reg .b32 r) f()\n{\nret;\n}\n", "t.ptx:4:8: a .reg parameter (an old "
+          "calling convention) is not in archsim's PTX subset: .param ones are" },
+        { HEAD ".func f()\n{\nret;\n", "t.ptx:7:1: the file ends inside function f (no closing '}')" },
         { HEAD, "t.ptx:4:1: no .entry in the file" },
         { ".entry k() { ret; }\n", "t.ptx:1:1: an entry before the .version and .target lines" },
         { HEAD ".visible .entry k()\n{\n\tret;\n", "t.ptx:7:1: the file ends inside entry k (no closing '}')" },
@@ -177,7 +179,21 @@ static void test_parse_errors(void)
         { "L1: add.u32 %r1, L1, 1;", "t.ptx:6:5: 'add.u32': operand 2 is a label, not a value" },
         { "setp.lt.s32 %p1|%p2, %r1;",
           "t.ptx:6:1: 'setp.lt.s32' compares two values: setp.CMP.TYPE p[|q], a, b[, c]" },
-        { "add.cc.u32 %r1, %r2, %r3;", "t.ptx:6:4: 'add.cc.u32': carry (.cc) arithmetic is not in the subset" },
+        { "add.cc.f32 %f1, %f2, %f2;", "t.ptx:6:1: 'add.cc.f32': carry arithmetic is add.cc, addc, "
+          "sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
+        { "madc.cc.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'madc.cc.u32': carry arithmetic is add.cc, "
+          "addc, sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
+        { "call g;", "t.ptx:6:6: function g is not declared in this file" },
+        { "@%p1 call g;", "t.ptx:6:6: a call under a guard (@p call) is not in archsim's PTX subset "
+          "(branch around it)" },
+        { "call %rd1, (x);", "t.ptx:6:6: an indirect call (through a register) is not in archsim's "
+          "PTX subset" },
+        { "call.tail g;", "t.ptx:6:5: call.tail is not in archsim's PTX subset (call and call.uni are)" },
+        { "call g, (%r1);", "t.ptx:6:10: '%r1': a call's arguments are .param variables declared "
+          "before it (immediates and registers are not in archsim's PTX subset)" },
+        { "{ .param .b32 a; .param .b32 a; }", "t.ptx:6:18: 'a' is declared twice" },
+        { "{ .param .b64 a; mov.u64 %rd1, a; }", "t.ptx:6:18: 'mov.u64': a call's parameter is read "
+          "with ld.param and written with st.param only" },
         { "mul.lo.zz.u32 %r1, %r2, %r3;", "t.ptx:6:7: 'mul.lo.zz.u32': modifier .zz is not in archsim's PTX subset" },
         { "add.u32 %r1, %r2, %r3", "t.ptx:7:1: expected the ';' that ends the instruction (';'), got '}'" },
         { "bra NOWHERE;", "t.ptx:6:5: label NOWHERE is not defined in k" },
@@ -607,6 +623,7 @@ static void test_scoped_registers(void)
     ok = run_kernel(&R, twice, 1, 32, 32, &out, 1, 0, &err);
     CU_ASSERT_FALSE(ok);
     CU_ASSERT(err && strstr(err, "register %tmp is declared twice"));
+    g_free(err);
     if (ok)
         run_free(&R);
 }
@@ -1014,6 +1031,134 @@ static void test_rounding_init(void)
     run_free(&R);
 }
 
+/* A .func copied into its caller at each call: its formals stand for the caller's .param
+ * variables (scoped: two callseqs both declare param0), a ret taken by some lanes only, a label
+ * and a .local array of its own in each copy, a call nested in another. Then carry chains:
+ * 64-bit arithmetic on 32-bit halves (add.cc/addc, sub.cc/subc borrowing), mad.lo.cc/madc.hi,
+ * add.cc.u64; values worked by hand. */
+static void test_calls_carry(void)
+{
+    const char *src = HEAD
+        ".func (.param .b32 r) add1(.param .b32 a);\n"          /* declared first, as nvcc does */
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<30>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "mul.wide.u32 %rd2, %r1, 8;\n"
+        "add.u64 %rd3, %rd1, %rd2;\n"
+        "{ .param .b32 param0; .param .b32 retval0;\n"
+        "  st.param.b32 [param0], %r1;\n"
+        "  call.uni (retval0), add1, (param0);\n"
+        "  ld.param.b32 %r2, [retval0]; }\n"
+        "add.u32 %r3, %r1, 8;\n"
+        "{ .param .b32 param0; .param .b32 retval0;\n"
+        "  st.param.b32 [param0], %r3;\n"
+        "  call.uni (retval0), twice1, (param0);\n"
+        "  ld.param.b32 %r4, [retval0]; }\n"
+        "st.global.u32 [%rd3], %r2; st.global.u32 [%rd3+4], %r4;\n"
+        "setp.ne.u32 %p1, %r1, 0;\n"
+        "@%p1 bra DONE;\n"
+        "add.cc.u32 %r10, 0xffffffff, 1;\n"             /* 0x1_ffffffff + 1 = 0x2_00000000 */
+        "addc.u32 %r11, 1, 0;\n"
+        "sub.cc.u32 %r12, %r10, 1;\n"                   /* - 1 = 0x1_ffffffff (a borrow) */
+        "subc.u32 %r13, %r11, 0;\n"
+        "mad.lo.cc.u32 %r14, 0xffffffff, 2, 3;\n"       /* 0x1_fffffffe + 3: lo 1, carry */
+        "madc.hi.u32 %r15, 0xffffffff, 2, 0;\n"         /* hi 1 + 0 + carry = 2 */
+        "add.cc.u64 %rd4, 0xffffffffffffffff, 2;\n"     /* 1, carry */
+        "addc.cc.u64 %rd5, 0, 0;\n"                     /* 1, no carry */
+        "addc.u64 %rd6, 0, 0;\n"                        /* 0 */
+        "st.global.u32 [%rd1+256], %r10; st.global.u32 [%rd1+260], %r11;\n"
+        "st.global.u32 [%rd1+264], %r12; st.global.u32 [%rd1+268], %r13;\n"
+        "st.global.u32 [%rd1+272], %r14; st.global.u32 [%rd1+276], %r15;\n"
+        "st.global.u64 [%rd1+280], %rd4; st.global.u64 [%rd1+288], %rd5; st.global.u64 [%rd1+296], %rd6;\n"
+        "DONE:\n"
+        "ret;\n}\n"
+        ".func (.param .b32 r) add1(.param .b32 a)\n{\n"
+        ".reg .b32 %r<3>; .reg .pred %p<2>;\n"
+        "ld.param.b32 %r1, [a];\n"
+        "setp.gt.u32 %p1, %r1, 10;\n"
+        "@%p1 bra BIG;\n"
+        "add.u32 %r2, %r1, 1;\n"
+        "st.param.b32 [r], %r2;\n"
+        "ret;\n"
+        "BIG:\n"
+        ".local .align 4 .b8 buf[8];\n"
+        "st.local.u32 [buf+4], %r1; ld.local.u32 %r2, [buf+4];\n"
+        "add.u32 %r2, %r2, 100;\n"
+        "st.param.b32 [r], %r2;\n"
+        "ret;\n}\n"
+        ".func (.param .b32 r) twice1(.param .b32 a)\n{\n"
+        ".reg .b32 %r<3>;\n"
+        "ld.param.b32 %r1, [a];\n"
+        "{ .param .b32 param0; .param .b32 retval0;\n"
+        "  st.param.b32 [param0], %r1;\n"
+        "  call (retval0), add1, (param0);\n"
+        "  ld.param.b32 %r2, [retval0]; }\n"
+        "shl.b32 %r2, %r2, 1;\n"
+        "st.param.b32 [r], %r2;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 76);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    bool ok = true;
+    for (uint32_t t = 0; t < 32; t++) {
+        uint32_t a = t > 10 ? t + 100 : t + 1, u = t + 8, b = 2 * (u > 10 ? u + 100 : u + 1);
+        if (o[2 * t] != a || o[2 * t + 1] != b) {
+            fprintf(stderr, "\nthread %u: %u %u, want %u %u\n", t, o[2 * t], o[2 * t + 1], a, b);
+            ok = false;
+        }
+    }
+    CU_ASSERT(ok);
+    CU_ASSERT_EQUAL(o[64], 0);
+    CU_ASSERT_EQUAL(o[65], 2);
+    CU_ASSERT_EQUAL(o[66], 0xffffffffu);
+    CU_ASSERT_EQUAL(o[67], 1);
+    CU_ASSERT_EQUAL(o[68], 1);
+    CU_ASSERT_EQUAL(o[69], 2);
+    uint64_t q;
+    memcpy(&q, o + 70, 8);
+    CU_ASSERT_EQUAL(q, 1);
+    memcpy(&q, o + 72, 8);
+    CU_ASSERT_EQUAL(q, 1);
+    memcpy(&q, o + 74, 8);
+    CU_ASSERT_EQUAL(q, 0);
+    run_free(&R);
+    /* a function that calls itself, directly or not, and a call of an undefined one */
+    static const BadCase bad[] = {
+        { ".func f()\n{\ncall f;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
+          "t.ptx:6:6: function f calls itself (recursion is not in archsim's PTX subset)" },
+        { ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);\n"
+          ".visible .entry k()\n{\n{ .param .b64 a; .param .b64 b; .param .b32 r;\n"
+          "call (r), vprintf, (a, b); }\nret;\n}\n",
+          "t.ptx:8:11: function vprintf is declared but not defined in this file (external "
+          "functions such as vprintf are not in archsim's PTX subset)" },
+        { ".func g(.param .b32 a)\n{\nret;\n}\n.visible .entry k()\n{\ncall g;\nret;\n}\n",
+          "t.ptx:10:1: call of g with 0 arguments and 0 results: it takes 1 and returns 0" },
+        { ".func g(.param .b64 a)\n{\nret;\n}\n.visible .entry k()\n{\n{ .param .b32 x;\n"
+          "call g, (x); }\nret;\n}\n",
+          "t.ptx:11:1: call of g: argument 1 has 4 bytes, the function's 8" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        char *full = g_strconcat(HEAD, bad[i].body, NULL);
+        GError *e = NULL;
+        PtxModule *m = parse(full, &e);
+        CU_ASSERT_PTR_NULL(m);
+        if (!e) {
+            fprintf(stderr, "\nno error for call case %zu\n", i);
+            ptx_module_free(m);
+        } else {
+            if (strcmp(e->message, bad[i].msg))
+                fprintf(stderr, "\ncall case %zu:\n got: %s\nwant: %s\n", i, e->message, bad[i].msg);
+            CU_ASSERT_STRING_EQUAL(e->message, bad[i].msg);
+            g_error_free(e);
+        }
+        g_free(full);
+    }
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1195,6 +1340,7 @@ int main(void)
         !CU_add_test(s, "the ISA's corner cases", test_alu_corners) ||
         !CU_add_test(s, "prmt, shf, bfi and lop3 at their edges", test_bit_ops) ||
         !CU_add_test(s, ".rz/.rm/.rp, copysign, initialised variables", test_rounding_init) ||
+        !CU_add_test(s, "device functions inlined at their calls; carry chains", test_calls_carry) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
