@@ -135,6 +135,33 @@ static uint64_t ulps_apart(float a, float b)
     return (uint64_t)(ox > oy ? ox - oy : oy - ox);
 }
 
+/* IEEE binary16, written here apart from ptxexec.c: a double rounded once to the nearest even
+ * half (subnormals kept, 65520 and up to infinity), and a half's value. */
+static uint16_t ref_half(double d)
+{
+    uint16_t s = signbit(d) ? 0x8000 : 0;
+    d = fabs(d);
+    if (isnan(d))
+        return s | 0x7e00;
+    if (d >= 65520.0)
+        return s | 0x7c00;
+    int e;
+    frexp(d, &e);                                   /* d in [2^(e-1), 2^e) */
+    int q = e - 1 < -14 ? -24 : e - 1 - 10;         /* the quantum of d's binade */
+    double r = ldexp(nearbyint(ldexp(d, -q)), q);   /* exact: fewer than 12 bits */
+    if (r < ldexp(1.0, -14))
+        return s | (uint16_t)ldexp(r, 24);          /* subnormal (or zero) */
+    frexp(r, &e);
+    return s | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(ldexp(r, -(e - 1)) * 1024.0 - 1024.0);
+}
+static double ref_unhalf(uint16_t h)
+{
+    int ex = h >> 10 & 31;
+    double m = h & 1023, v = ex == 0 ? ldexp(m, -24) : ex == 31 ? (m ? NAN : INFINITY)
+                                                               : ldexp(m + 1024.0, ex - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
 /* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
 static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
 {
@@ -447,6 +474,43 @@ int main(int argc, char **argv)
             rc = bad ? 1 : 0;
         }
         g_free(got);
+    } else if (!strcmp(k, "hmath2")) {
+        /* each half op: exact in double, rounded once to a half (IEEE 754 for add, sub, mul, and
+         * for fma of halves, whose exact result is at most one double rounding from a half) */
+        const PtxBuffer *ab = gpu_launch_buffer(s, "a"), *bb = gpu_launch_buffer(s, "b");
+        const uint16_t *A = (const uint16_t *)(void *)ab->data, *Bh = (const uint16_t *)(void *)bb->data;
+        uint64_t n = ab->count / 2;
+        uint16_t *got = (uint16_t *)(void *)read_out(dir, "o", 12 * n);
+        float *gf = (float *)(void *)read_out(dir, "f", 8 * n);
+        if (got && gf) {
+            uint64_t bad = 0;
+            for (uint64_t i = 0; i < n; i++)
+                for (int h = 0; h < 2; h++) {
+                    double x = ref_unhalf(A[2 * i + h]), y = ref_unhalf(Bh[2 * i + h]);
+                    double sum = ref_unhalf(ref_half(x + y));
+                    double r = ref_unhalf(ref_half(fma(x, y, sum)));
+                    r = ref_unhalf(ref_half(r * ref_unhalf(ref_half(x - y))));
+                    uint16_t o0 = ref_half(fmax(r, -y));
+                    float gx = (float)ref_unhalf(A[2 * i]), gy = (float)ref_unhalf(A[2 * i + 1]);
+                    uint16_t o1 = ref_half(h ? (double)(gy - 1.0f) : (double)(gx * 3.0f));
+                    uint16_t o2 = x > y ? 0x3c00 : 0;
+                    bad += got[2 * i + h] != o0;
+                    bad += got[2 * n + 2 * i + h] != o1;
+                    bad += got[4 * n + 2 * i + h] != o2;
+                }
+            for (uint64_t i = 0; i < n; i++) {
+                float x0 = (float)ref_unhalf(A[2 * i]), x1 = (float)ref_unhalf(A[2 * i + 1]);
+                float y0 = (float)ref_unhalf(Bh[2 * i]), y1 = (float)ref_unhalf(Bh[2 * i + 1]);
+                bad += gf[2 * i] != y0 + x0;
+                bad += gf[2 * i + 1] != x1 * y1;
+            }
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, 8 * n, bad);
+            rc = bad ? 1 : 0;
+        } else {
+            rc = 2;
+        }
+        g_free(got);
+        g_free(gf);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

@@ -205,7 +205,7 @@ static const char *const type_names[PTX_T_COUNT] = {
     [PTX_T_NONE] = "", [PTX_T_PRED] = "pred", [PTX_T_B8] = "b8", [PTX_T_B16] = "b16",
     [PTX_T_B32] = "b32", [PTX_T_B64] = "b64", [PTX_T_U8] = "u8", [PTX_T_U16] = "u16",
     [PTX_T_U32] = "u32", [PTX_T_U64] = "u64", [PTX_T_S8] = "s8", [PTX_T_S16] = "s16",
-    [PTX_T_S32] = "s32", [PTX_T_S64] = "s64", [PTX_T_F16] = "f16", [PTX_T_F32] = "f32",
+    [PTX_T_S32] = "s32", [PTX_T_S64] = "s64", [PTX_T_F16] = "f16", [PTX_T_F16X2] = "f16x2", [PTX_T_F32] = "f32",
     [PTX_T_F64] = "f64",
 };
 
@@ -218,7 +218,7 @@ uint32_t ptx_type_bytes(PtxType t)
         return 1;
     case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: case PTX_T_F16:
         return 2;
-    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32:
+    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32: case PTX_T_F16X2:
         return 4;
     case PTX_T_B64: case PTX_T_U64: case PTX_T_S64: case PTX_T_F64:
         return 8;
@@ -249,7 +249,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar", [PTX_OP_ATOM] = "atom",
     [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
     [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
-    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign",
+    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -794,7 +794,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK }, { "bfi", PTX_OP_BFI },
     { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
     { "copysign", PTX_OP_COPYSIGN }, { "addc", PTX_OP_ADD }, { "subc", PTX_OP_SUB },
-    { "madc", PTX_OP_MAD },
+    { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET },
 };
 
 static const char *const cmp_names[] = {
@@ -908,9 +908,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             in.space = PTX_SPACE_CONST;
         } else if (n == 2 && (!memcmp(w, "v2", 2) || !memcmp(w, "v4", 2))) {
             in.vec = (uint8_t)(w[1] - '0');
-        } else if (n == 2 && !memcmp(w, "lo", 2) && in.op != PTX_OP_SETP) {
+        } else if (n == 2 && !memcmp(w, "lo", 2) && in.op != PTX_OP_SETP && in.op != PTX_OP_SET) {
             in.mods |= PTX_M_LO;
-        } else if (n == 2 && !memcmp(w, "hi", 2) && in.op != PTX_OP_SETP) {
+        } else if (n == 2 && !memcmp(w, "hi", 2) && in.op != PTX_OP_SETP && in.op != PTX_OP_SET) {
             in.mods |= PTX_M_HI;
         } else if (n == 4 && !memcmp(w, "wide", 4)) {
             in.mods |= PTX_M_WIDE;
@@ -943,11 +943,11 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         } else if ((in.op == PTX_OP_BAR) && ((n == 6 && !memcmp(w, "arrive", 6)) ||
                                              (n == 3 && !memcmp(w, "red", 3)))) {
             return perr(p, w, "bar.%.*s is not in the subset (bar.sync is)", (int)n, w);
-        } else if (in.op == PTX_OP_SETP && !have_cmp &&
+        } else if ((in.op == PTX_OP_SETP || in.op == PTX_OP_SET) && !have_cmp &&
                    (k = name_in(cmp_names, G_N_ELEMENTS(cmp_names), w, n)) >= 0) {
             in.cmp = (uint8_t)k;
             have_cmp = true;
-        } else if (in.op == PTX_OP_SETP && have_cmp &&
+        } else if ((in.op == PTX_OP_SETP || in.op == PTX_OP_SET) && have_cmp &&
                    ((n == 3 && !memcmp(w, "and", 3)) || (n == 2 && !memcmp(w, "or", 2)) ||
                     (n == 3 && !memcmp(w, "xor", 3)))) {
             in.boolop = w[0] == 'a' ? PTX_BOOL_AND : w[0] == 'o' ? PTX_BOOL_OR : PTX_BOOL_XOR;
@@ -994,6 +994,15 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_SETP:
         if (!have_cmp)
             return perr(p, op_at, "setp needs a comparison (.lt, .eq, ...)");
+        break;
+    case PTX_OP_SET:
+        if (!have_cmp)
+            return perr(p, op_at, "set needs a comparison (.lt, .eq, ...)");
+        if (ntypes != 2 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
+                             types[0] == PTX_T_F32 || types[0] == PTX_T_F16X2) ||
+            (types[0] == PTX_T_F16X2) != (types[1] == PTX_T_F16X2))
+            return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 "
+                        "(.f16x2 with .f16x2)", (int)oplen, op_at);
         break;
     case PTX_OP_ATOM:
     case PTX_OP_RED:
@@ -1059,7 +1068,18 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         "in archsim's PTX subset only on f32 and f64 add, sub, mul, fma, mad, div, "
                         "rcp, sqrt and cvt to them", (int)oplen, op_at);
     }
-    bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64);
+    bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64 ||
+                   in.type == PTX_T_F16X2);
+    /* two halves in one register: the arithmetic nvcc's cuda_fp16 writes for __half2 */
+    if (((ntypes >= 1 && types[0] == PTX_T_F16X2) || (ntypes == 2 && types[1] == PTX_T_F16X2)) &&
+        !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+          in.op == PTX_OP_FMA || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
+          in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_SETP ||
+          in.op == PTX_OP_SET || in.op == PTX_OP_LD || in.op == PTX_OP_ST ||
+          in.op == PTX_OP_MOV || (in.op == PTX_OP_CVT && types[0] == PTX_T_F16X2 &&
+                                  types[1] == PTX_T_F32)))
+        return perr(p, op_at, "'%.*s': .f16x2 is in archsim's PTX subset on add, sub, mul, fma, "
+                    "min, max, neg, abs, setp, set, mov, ld, st and cvt.f16x2.f32", (int)oplen, op_at);
     if ((in.mods & PTX_M_SAT) && int_t && in.op != PTX_OP_CVT &&
         !(in.type == PTX_T_S32 && (in.op == PTX_OP_ADD || in.op == PTX_OP_SUB ||
                                    (in.op == PTX_OP_MAD && (in.mods & PTX_M_HI)))))
@@ -1092,7 +1112,10 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     /* operand counts */
     int want_min = 0, want_max = 0;
     switch ((PtxOp)in.op) {
-    case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_MOV: case PTX_OP_CVTA: case PTX_OP_CVT:
+    case PTX_OP_CVT:
+        want_min = want_max = in.type == PTX_T_F16X2 ? 3 : 2;   /* cvt.rn.f16x2.f32 d, a, b */
+        break;
+    case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_MOV: case PTX_OP_CVTA:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_NOT: case PTX_OP_POPC: case PTX_OP_CLZ:
     case PTX_OP_BREV: case PTX_OP_EX2: case PTX_OP_LG2: case PTX_OP_RCP: case PTX_OP_SQRT:
     case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_COS:
@@ -1112,6 +1135,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         break;
     case PTX_OP_SETP:
         want_min = 3, want_max = 5;     /* p[|q], a, b[, c] */
+        break;
+    case PTX_OP_SET:
+        want_min = 3, want_max = 4;     /* d, a, b[, c] */
         break;
     case PTX_OP_BRA:
         want_min = want_max = 1;

@@ -120,7 +120,7 @@ static const uint8_t type_bits[PTX_T_COUNT] = {
     [PTX_T_PRED] = 1, [PTX_T_B8] = 8, [PTX_T_B16] = 16, [PTX_T_B32] = 32, [PTX_T_B64] = 64,
     [PTX_T_U8] = 8, [PTX_T_U16] = 16, [PTX_T_U32] = 32, [PTX_T_U64] = 64, [PTX_T_S8] = 8,
     [PTX_T_S16] = 16, [PTX_T_S32] = 32, [PTX_T_S64] = 64, [PTX_T_F16] = 16, [PTX_T_F32] = 32,
-    [PTX_T_F64] = 64,
+    [PTX_T_F64] = 64, [PTX_T_F16X2] = 32,
 };
 static inline uint32_t tbits(PtxType t) { return type_bits[t]; }
 static inline bool is_float(PtxType t) { return t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64; }
@@ -451,6 +451,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT, [PTX_OP_BFI] = GPU_UNIT_INT,
     [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
+    [PTX_OP_SET] = GPU_UNIT_INT,
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -460,7 +461,7 @@ uint8_t ptx_unit_class(const PtxInst *in)
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
         return t == PTX_T_F32 ? GPU_UNIT_FP32 : t == PTX_T_F64 ? GPU_UNIT_FP64
-             : t == PTX_T_F16 ? GPU_UNIT_FP16 : GPU_UNIT_INT;
+             : t == PTX_T_F16 || t == PTX_T_F16X2 ? GPU_UNIT_FP16 : GPU_UNIT_INT;
     case PTX_OP_DIV: case PTX_OP_REM:       /* a subroutine in SASS: the SFU's rate */
         return t == PTX_T_F64 ? GPU_UNIT_FP64 : GPU_UNIT_SFU;
     case PTX_OP_CVT:                        /* integer resizes are ALU work */
@@ -782,6 +783,13 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
+    if (t == PTX_T_F16X2) {                 /* each half as an f16, the low one first */
+        PtxInst half = *in;
+        half.type = PTX_T_F16;
+        uint64_t lo = alu(&half, a & 0xffff, b & 0xffff, c & 0xffff, e);
+        uint64_t hi = alu(&half, a >> 16 & 0xffff, b >> 16 & 0xffff, c >> 16 & 0xffff, e);
+        return (lo & 0xffff) | (hi & 0xffff) << 16;
+    }
     if (in->op == PTX_OP_COPYSIGN) {        /* copysign d, a, b: b with the sign of a */
         uint64_t sign = 1ull << (bits - 1);
         return (b & ~sign & (sign | (sign - 1))) | (a & sign);
@@ -1269,7 +1277,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             break;
         default:
             if (in->op != PTX_OP_MOV && in->op != PTX_OP_CVTA && in->op != PTX_OP_CVT &&
-                in->op != PTX_OP_SETP && in->op != PTX_OP_SELP)
+                in->op != PTX_OP_SETP && in->op != PTX_OP_SELP && in->op != PTX_OP_SET)
                 goto arith;
             for (uint32_t lanes = exec; lanes; lanes &= lanes - 1) {
                 uint32_t tid = base + (uint32_t)__builtin_ctz(lanes);
@@ -1302,14 +1310,61 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                 }
                 case PTX_OP_CVT: {
                     uint64_t v = val(r, &in->a[1], tid);
+                    if (t == PTX_T_F16X2) {     /* cvt.rn.f16x2.f32 d, a, b: a high, b low */
+                        PtxInst half = *in;
+                        half.type = PTX_T_F16;
+                        uint64_t lo = do_cvt(&half, val(r, &in->a[2], tid)) & 0xffff;
+                        set(r, in->a[0].reg, tid, lo | (do_cvt(&half, v) & 0xffff) << 16, t);
+                        break;
+                    }
                     set(r, in->a[0].reg, tid, G_UNLIKELY(in->mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP))
                                                   ? cvt_rounded(in, v) : do_cvt(in, v), t);
+                    break;
+                }
+                case PTX_OP_SET: {
+                    /* set.CMP[.BOOL].DTYPE.STYPE d, a, b[, c]: all ones (u32, s32), 1.0 (f32), per
+                     * half 1.0 (f16x2) when true, else 0 */
+                    PtxType st = (PtxType)in->type2;
+                    uint64_t a = val(r, &in->a[1], tid), b = val(r, &in->a[2], tid), d = 0;
+                    bool x = in->nargs > 3 && val(r, &in->a[3], tid) != 0;
+                    uint32_t parts = st == PTX_T_F16X2 ? 2 : 1;
+                    for (uint32_t h = 0; h < parts; h++) {
+                        PtxType et = st == PTX_T_F16X2 ? PTX_T_F16 : st;
+                        uint64_t ah = parts == 2 ? a >> (16 * h) & 0xffff : a;
+                        uint64_t bh = parts == 2 ? b >> (16 * h) & 0xffff : b;
+                        if (et == PTX_T_F32 && (in->mods & PTX_M_FTZ))
+                            ah = ftz32(ah), bh = ftz32(bh);
+                        bool c = is_float(et) ? cmp_float((PtxCmp)in->cmp, fval(ah, et), fval(bh, et))
+                                              : cmp_int((PtxCmp)in->cmp, ah, bh, et);
+                        if (in->boolop != PTX_BOOL_NONE && in->nargs > 3)
+                            c = in->boolop == PTX_BOOL_AND ? c && x
+                              : in->boolop == PTX_BOOL_OR ? c || x : c != x;
+                        uint64_t one = t == PTX_T_F16X2 ? 0x3c00 : t == PTX_T_F32 ? 0x3f800000u
+                                                                                  : 0xffffffffu;
+                        d |= (c ? one : 0) << (16 * h);
+                    }
+                    set(r, in->a[0].reg, tid, d, t);
                     break;
                 }
                 case PTX_OP_SETP: {
                     int32_t q = in->a[1].pair ? in->a[1].reg : -1;
                     uint32_t o = q >= 0 ? 2 : 1;
                     uint64_t a = val(r, &in->a[o], tid), b = val(r, &in->a[o + 1], tid);
+                    if (t == PTX_T_F16X2) {
+                        /* p|q: the low halves' comparison, then the high halves' (PTX ISA,
+                         * setp), each with the .BOOL and c */
+                        bool x = in->nargs > o + 2 && val(r, &in->a[o + 2], tid) != 0;
+                        for (uint32_t h = 0; h < 2; h++) {
+                            bool c = cmp_float((PtxCmp)in->cmp, fval(a >> (16 * h) & 0xffff, PTX_T_F16),
+                                               fval(b >> (16 * h) & 0xffff, PTX_T_F16));
+                            if (in->boolop != PTX_BOOL_NONE && in->nargs > o + 2)
+                                c = in->boolop == PTX_BOOL_AND ? c && x
+                                  : in->boolop == PTX_BOOL_OR ? c || x : c != x;
+                            if (h == 0 || q >= 0)
+                                set(r, h == 0 ? in->a[0].reg : q, tid, c, PTX_T_PRED);
+                        }
+                        break;
+                    }
                     if (t == PTX_T_F32 && (in->mods & PTX_M_FTZ))
                         a = ftz32(a), b = ftz32(b);     /* subnormal inputs compare as zeros */
                     bool c = is_float(t) ? cmp_float((PtxCmp)in->cmp, fval(a, t), fval(b, t))

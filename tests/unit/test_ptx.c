@@ -184,6 +184,13 @@ static void test_parse_errors(void)
         { "madc.cc.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'madc.cc.u32': carry arithmetic is add.cc, "
           "addc, sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "call g;", "t.ptx:6:6: function g is not declared in this file" },
+        { "div.rn.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'div.rn.f16x2': .f16x2 is in archsim's PTX "
+          "subset on add, sub, mul, fma, min, max, neg, abs, setp, set, mov, ld, st and "
+          "cvt.f16x2.f32" },
+        { "set.lt.f16x2.f32 %r1, %f1, %f2;", "t.ptx:6:1: 'set.lt.f16x2.f32': set takes "
+          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 (.f16x2 with .f16x2)" },
+        { "set.lt.u32.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'set.lt.u32.f16x2': set takes "
+          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 (.f16x2 with .f16x2)" },
         { "@%p1 call g;", "t.ptx:6:6: a call under a guard (@p call) is not in archsim's PTX subset "
           "(branch around it)" },
         { "call %rd1, (x);", "t.ptx:6:6: an indirect call (through a register) is not in archsim's "
@@ -1159,6 +1166,52 @@ static void test_calls_carry(void)
     }
 }
 
+/* .f16x2: each half on its own (low half first), setp's p|q per half, set's results by its
+ * destination type, cvt.rn.f16x2.f32 packing a into the high half. Halves: 1.5 0x3e00, 2.25
+ * 0x4080, -1 0xbc00, 3.75 0x4380, 0.5 0x3800. */
+static void test_half2(void)
+{
+    const char *src2 = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<5>; .reg .b32 %r<16>; .reg .f32 %f<3>; .reg .b64 %rd<3>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.b32 %r1, 0x40803e00;\n"
+        "mov.b32 %r2, 0x3800bc00;\n"
+        "add.f16x2 %r3, %r1, %r2;\n"
+        "mul.f16x2 %r4, %r1, %r2;\n"
+        "fma.rn.f16x2 %r5, %r1, %r2, %r1;\n"
+        "neg.f16x2 %r6, %r2;\n"
+        "max.f16x2 %r7, %r1, %r6;\n"
+        "setp.lt.f16x2 %p1|%p2, %r2, %r1;\n"
+        "setp.gt.f16x2 %p3|%p4, %r2, %r1;\n"
+        "selp.u32 %r8, 1, 0, %p1; selp.u32 %r9, 2, 0, %p2; selp.u32 %r10, 4, 0, %p3;\n"
+        "selp.u32 %r11, 8, 0, %p4;\n"
+        "add.u32 %r8, %r8, %r9; add.u32 %r8, %r8, %r10; add.u32 %r8, %r8, %r11;\n"
+        "set.gt.f16x2.f16x2 %r12, %r1, %r6;\n"
+        "mov.f32 %f1, 0f3F800000; mov.f32 %f2, 0f40700000;\n"   /* 1, 3.75 */
+        "set.lt.u32.f32 %r13, %f1, %f2;\n"              /* 0xffffffff */
+        "set.lt.f32.f32 %r14, %f2, %f1;\n"              /* 0 */
+        "cvt.rn.f16x2.f32 %r15, %f2, %f1;\n"            /* {1, 3.75}: 0x43803c00 */
+        "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r4; st.global.u32 [%rd1+8], %r5;\n"
+        "st.global.u32 [%rd1+12], %r6; st.global.u32 [%rd1+16], %r7; st.global.u32 [%rd1+20], %r8;\n"
+        "st.global.u32 [%rd1+24], %r12; st.global.u32 [%rd1+28], %r13; st.global.u32 [%rd1+32], %r14;\n"
+        "st.global.u32 [%rd1+36], %r15;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 10);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src2, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    static const uint32_t want[] = { 0x41803800u, 0x3c80be00u, 0x42c00000u, 0xb8003c00u,
+                                     0x40803e00u, 3, 0x3c003c00u, 0xffffffffu, 0, 0x43803c00u };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
+        if (o[i] != want[i])
+            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
+        CU_ASSERT_EQUAL(o[i], want[i]);
+    }
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1341,6 +1394,7 @@ int main(void)
         !CU_add_test(s, "prmt, shf, bfi and lop3 at their edges", test_bit_ops) ||
         !CU_add_test(s, ".rz/.rm/.rp, copysign, initialised variables", test_rounding_init) ||
         !CU_add_test(s, "device functions inlined at their calls; carry chains", test_calls_carry) ||
+        !CU_add_test(s, ".f16x2 arithmetic, setp p|q, set, cvt packing", test_half2) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
