@@ -286,10 +286,12 @@ static bool parse_imm(P *p, PtxArg *a);
  * an array declared `[]`, sized by its list): integers, or 0f/0d bits for 4- and 8-byte
  * elements; fewer values than elements leave the rest zero (PTX ISA 5.4.4). *bytes gets the
  * variable's bytes, *count the element count. */
-static bool parse_init(P *p, PtxType t, uint64_t *count, uint8_t **bytes)
+static bool parse_init(P *p, PtxType t, bool is_array, uint64_t *count, uint8_t **bytes)
 {
     size_t eb = ptx_type_bytes(t);
     GByteArray *v = g_byte_array_new();
+    skip_ws(p);
+    const char *list = p->p;
     bool braces = accept(p, '{'), ok = false;
     for (;;) {
         skip_ws(p);
@@ -308,9 +310,10 @@ static bool parse_init(P *p, PtxType t, uint64_t *count, uint8_t **bytes)
         PtxArg a;
         if (!parse_imm(p, &a))
             goto out;
-        if ((fbits && eb != 4) || (dbits && eb != 8)) {
-            perr(p, at, "a %s literal for an element of %zu bytes", fbits ? "0f (4-byte)"
-                 : "0d (8-byte)", eb);
+        bool fl = t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64;
+        if ((fbits && t != PTX_T_F32) || (dbits && t != PTX_T_F64) || (fl && !fbits && !dbits)) {
+            perr(p, at, "an initial value of the wrong type for a .%s element (ptxas: 0f for .f32, "
+                 "0d for .f64, integers for the integer types)", type_names[t]);
             goto out;
         }
         if ((*count && v->len / eb == *count) || v->len + eb > PTX_MAX_ARRAY) {
@@ -328,6 +331,10 @@ static bool parse_init(P *p, PtxType t, uint64_t *count, uint8_t **bytes)
     }
     if (braces && !expect(p, '}', "the '}' that closes the initialiser"))
         goto out;
+    if (braces && *count == 1 && !is_array) {
+        perr(p, list, "a scalar's initialiser is a value, not a list in braces");
+        goto out;
+    }
     if (*count == 0)
         *count = v->len / eb;
     if (!braces && *count != 1) {
@@ -379,8 +386,9 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
     *nlen = n;
     p->p += n;
     uint64_t count = 1;
-    bool dynamic = false;
+    bool dynamic = false, is_array = false;
     if (accept(p, '[')) {
+        is_array = true;
         if (accept(p, ']')) {
             skip_ws(p);
             bool sized_by_init = p->p < p->end && *p->p == '=' && !is_extern &&
@@ -407,7 +415,7 @@ static bool parse_array_decl(P *p, PtxSpace space, bool is_extern, PtxSym *sym, 
         if (is_extern || (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_CONST))
             return perr(p, p->p, "only .global and .const variables take an initialiser");
         p->p++;
-        if (!parse_init(p, t, &count, &init))
+        if (!parse_init(p, t, is_array, &count, &init))
             return false;
     }
     *sym = (PtxSym){ .space = space, .size = count * ptx_type_bytes(t),
@@ -874,7 +882,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "instruction '%.*s' is not in archsim's PTX subset (docs/gpu-ptx.md "
                     "lists it and says how to add one)", (int)oplen, op_at);
     in.op = (uint8_t)base_ops[base].op;
-    if (baselen == 4 && op_at[3] == 'c')    /* addc, subc, madc */
+    if (baselen == 4 && (memcmp(op_at, "addc", 4) == 0 || memcmp(op_at, "subc", 4) == 0 ||
+                         memcmp(op_at, "madc", 4) == 0))
         in.mods |= PTX_M_CIN;
     in.col = (uint32_t)(op_at - start) + 1;
     PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
@@ -1033,7 +1042,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     /* carry arithmetic (PTX ISA 9.7.2): add.cc, addc, sub.cc, subc, mad.lo/.hi.cc, madc on 32-
      * and 64-bit integers; the flag is one per thread */
     if ((in.mods & (PTX_M_CC | PTX_M_CIN)) &&
-        (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_U64 ||
+        (!(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MAD) || ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_U64 ||
                           types[0] == PTX_T_S64 || types[0] == PTX_T_B32 || types[0] == PTX_T_B64) ||
          (in.op == PTX_OP_MAD && !(in.mods & (PTX_M_LO | PTX_M_HI))) ||
          (in.mods & (PTX_M_SAT | PTX_M_WIDE))))
@@ -1516,9 +1525,11 @@ static FuncDef *func_header(P *p, const char *at, const char **body_at)
     if (accept(p, '(') && !func_formals(p, f->args, f->arg_syms))
         goto fail;
     while (accept_word(p, ".noreturn") || accept_word(p, ".pragma")) {
-        while (p->p < p->end && *p->p != ';' && *p->p != '{')
-            p->p++;
-        accept(p, ';');
+        if (p->p[-1] == 'a') {          /* .pragma "...";: its string and ';' */
+            while (p->p < p->end && *p->p != ';' && *p->p != '{')
+                p->p++;
+            accept(p, ';');
+        }
     }
     skip_ws(p);
     if (p->p < p->end && *p->p == '{') {
@@ -1834,7 +1845,8 @@ static bool parse_body(P *p, Ent *en)
             }
             if (sp == PTX_SPACE_PARAM || en->inl) {
                 /* scoped: each callseq { } declares its param0, each copy of a function its
-                 * arrays, under a name of their own */
+                 * .local arrays, under a name of their own; a function's .shared, .global and
+                 * .const variables are one object however many copies name them */
                 char *plain = g_strndup(name, nl);
                 if (scope_has_kind(en, plain, true)) {
                     perr(p, stmt, "'%s' is declared twice", plain);
@@ -1842,8 +1854,14 @@ static bool parse_body(P *p, Ent *en)
                     g_free(s.init);
                     return false;
                 }
-                char *inner = g_strdup_printf("%s\x01%u", plain, ++p->uniq);
-                int si = sym_add(p, stmt, inner, strlen(inner), s);
+                bool one = sp != PTX_SPACE_PARAM && sp != PTX_SPACE_LOCAL;
+                char *inner = one ? g_strdup_printf("%s\x01%s", plain, en->inl->fname)
+                                  : g_strdup_printf("%s\x01%u", plain, ++p->uniq);
+                int si = one ? sym_find(p, inner, strlen(inner)) : -1;
+                if (si >= 0)
+                    g_free(s.init);             /* an earlier copy declared it */
+                else
+                    si = sym_add(p, stmt, inner, strlen(inner), s);
                 g_free(inner);
                 if (si < 0) {
                     g_free(plain);
@@ -2001,7 +2019,8 @@ static bool parse_entry(P *p, const char *kw)
         Fixup *f = &g_array_index(en.fixups, Fixup, i);
         gpointer v = g_hash_table_lookup(en.labels, f->name);
         if (!v) {
-            perr(p, f->at, "label %s is not defined in %s", f->name, e->name);
+            perr(p, f->at, "label %.*s is not defined in %s", (int)strcspn(f->name, "\x01"),
+                 f->name, e->name);
             goto out;
         }
         g_array_index(e->insts, PtxInst, f->inst).a[f->arg].imm = (int64_t)GPOINTER_TO_UINT(v) - 1;

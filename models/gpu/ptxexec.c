@@ -746,6 +746,13 @@ static uint64_t do_cvt(const PtxInst *in, uint64_t v)
 }
 
 /* An f32's bits with a subnormal flushed to a zero of its sign (.ftz). */
+/* An f16's bits with a subnormal flushed to a zero of its sign (.ftz on f16 and f16x2). */
+static inline uint64_t ftz16(uint64_t v)
+{
+    uint16_t u = (uint16_t)v;
+    return (u & 0x7c00u) == 0 ? u & 0x8000u : u;
+}
+
 static inline uint64_t ftz32(uint64_t v)
 {
     uint32_t u = (uint32_t)v;
@@ -799,6 +806,12 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
         PtxInst plain = *in;
         plain.mods &= ~PTX_M_FTZ;
         return ftz32(alu(&plain, a, b, c, e));
+    }
+    if (t == PTX_T_F16 && (in->mods & PTX_M_FTZ)) {      /* the same for halves */
+        a = ftz16(a), b = ftz16(b), c = ftz16(c);
+        PtxInst plain = *in;
+        plain.mods &= ~PTX_M_FTZ;
+        return ftz16(alu(&plain, a, b, c, e));
     }
     if (t == PTX_T_F32 && !(in->mods & PTX_M_SAT)) {     /* the common case, in single precision */
         float x = f32_of(a), y = f32_of(b);
@@ -1334,6 +1347,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                         uint64_t bh = parts == 2 ? b >> (16 * h) & 0xffff : b;
                         if (et == PTX_T_F32 && (in->mods & PTX_M_FTZ))
                             ah = ftz32(ah), bh = ftz32(bh);
+                        if (et == PTX_T_F16 && (in->mods & PTX_M_FTZ))
+                            ah = ftz16(ah), bh = ftz16(bh);
                         bool c = is_float(et) ? cmp_float((PtxCmp)in->cmp, fval(ah, et), fval(bh, et))
                                               : cmp_int((PtxCmp)in->cmp, ah, bh, et);
                         if (in->boolop != PTX_BOOL_NONE && in->nargs > 3)
@@ -1355,8 +1370,10 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                          * setp), each with the .BOOL and c */
                         bool x = in->nargs > o + 2 && val(r, &in->a[o + 2], tid) != 0;
                         for (uint32_t h = 0; h < 2; h++) {
-                            bool c = cmp_float((PtxCmp)in->cmp, fval(a >> (16 * h) & 0xffff, PTX_T_F16),
-                                               fval(b >> (16 * h) & 0xffff, PTX_T_F16));
+                            uint64_t ah = a >> (16 * h) & 0xffff, bh = b >> (16 * h) & 0xffff;
+                            if (in->mods & PTX_M_FTZ)
+                                ah = ftz16(ah), bh = ftz16(bh);
+                            bool c = cmp_float((PtxCmp)in->cmp, fval(ah, PTX_T_F16), fval(bh, PTX_T_F16));
                             if (in->boolop != PTX_BOOL_NONE && in->nargs > o + 2)
                                 c = in->boolop == PTX_BOOL_AND ? c && x
                                   : in->boolop == PTX_BOOL_OR ? c || x : c != x;
@@ -1367,6 +1384,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     }
                     if (t == PTX_T_F32 && (in->mods & PTX_M_FTZ))
                         a = ftz32(a), b = ftz32(b);     /* subnormal inputs compare as zeros */
+                    if (t == PTX_T_F16 && (in->mods & PTX_M_FTZ))
+                        a = ftz16(a), b = ftz16(b);
                     bool c = is_float(t) ? cmp_float((PtxCmp)in->cmp, fval(a, t), fval(b, t))
                                          : cmp_int((PtxCmp)in->cmp, a, b, t);
                     bool p = c, np = !c;

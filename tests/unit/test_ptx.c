@@ -140,8 +140,15 @@ static void test_parse_errors(void)
           "arrays) are not in archsim's PTX subset" },
         { HEAD ".global .u64 g[2] = {g, 0};\n", "t.ptx:4:22: an initialiser that is not a number (a "
           "variable's address, generic(...)) is not in archsim's PTX subset" },
-        { HEAD ".global .u32 g[2] = {0d3FF0000000000000};\n", "t.ptx:4:22: a 0d (8-byte) literal "
-          "for an element of 4 bytes" },
+        { HEAD ".global .u32 g[2] = {0d3FF0000000000000};\n", "t.ptx:4:22: an initial value of the "
+          "wrong type for a .u32 element (ptxas: 0f for .f32, 0d for .f64, integers for the integer "
+          "types)" },
+        { HEAD ".global .f32 g[2] = {1, 2};\n", "t.ptx:4:22: an initial value of the wrong type for a "
+          ".f32 element (ptxas: 0f for .f32, 0d for .f64, integers for the integer types)" },
+        { HEAD ".global .u32 g = {1};\n", "t.ptx:4:18: a scalar's initialiser is a value, not a list "
+          "in braces" },
+        { HEAD ".func f()\n{\nbra L;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
+          "t.ptx:6:5: label L is not defined in k" },
         { HEAD ".global .u32 g[2] = 7;\n", "t.ptx:4:22: an array's initialiser is a list in braces: "
           "{v, v, ...}" },
         { HEAD ".shared .u32 s[2] = {1, 2};\n", "t.ptx:4:19: only .global and .const variables take "
@@ -184,6 +191,8 @@ static void test_parse_errors(void)
         { "madc.cc.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'madc.cc.u32': carry arithmetic is add.cc, "
           "addc, sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "call g;", "t.ptx:6:6: function g is not declared in this file" },
+        { "and.cc.b32 %r1, %r2, %r3;", "t.ptx:6:1: 'and.cc.b32': carry arithmetic is add.cc, addc, "
+          "sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "div.rn.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'div.rn.f16x2': .f16x2 is in archsim's PTX "
           "subset on add, sub, mul, fma, min, max, neg, abs, setp, set, mov, ld, st and "
           "cvt.f16x2.f32" },
@@ -918,14 +927,17 @@ static void test_bit_ops(void)
         "lop3.b32 %r20, %r11, %r12, %r1, 0x96;\n"       /* a ^ b ^ c */
         "lop3.b32 %r21, %r11, %r12, %r1, 0xF0;\n"       /* a */
         "lop3.b32 %r22, %r11, %r12, %r1, 0;\n"          /* 0 */
+        "add.cc.u32 %r23, 0xffffffff, 1;\n"              /* sets the carry flag */
+        "popc.b32 %r23, %r11;\n"                        /* 0x89abcdef: 20 bits, no carry in */
         "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r5; st.global.u32 [%rd1+8], %r6;\n"
         "st.global.u32 [%rd1+12], %r7; st.global.u32 [%rd1+16], %r8; st.global.u32 [%rd1+20], %r9;\n"
         "st.global.u32 [%rd1+24], %r10; st.global.u32 [%rd1+28], %r13; st.global.u32 [%rd1+32], %r14;\n"
         "st.global.u32 [%rd1+36], %r15; st.global.u32 [%rd1+40], %r16; st.global.u32 [%rd1+44], %r17;\n"
         "st.global.u32 [%rd1+48], %r18; st.global.u32 [%rd1+52], %r19; st.global.u64 [%rd1+56], %rd3;\n"
         "st.global.u32 [%rd1+64], %r20; st.global.u32 [%rd1+68], %r21; st.global.u32 [%rd1+72], %r22;\n"
+        "st.global.u32 [%rd1+76], %r23;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 19);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 20);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
@@ -953,6 +965,7 @@ static void test_bit_ops(void)
     CU_ASSERT_EQUAL(o[16], 0x89abcdefu ^ 0x01234567u ^ 0x03020100u);
     CU_ASSERT_EQUAL(o[17], 0x89abcdefu);
     CU_ASSERT_EQUAL(o[18], 0);
+    CU_ASSERT_EQUAL(o[19], 20);                            /* popc is not addc */
     run_free(&R);
 }
 
@@ -1133,6 +1146,25 @@ static void test_calls_carry(void)
     memcpy(&q, o + 74, 8);
     CU_ASSERT_EQUAL(q, 0);
     run_free(&R);
+    /* a .shared variable declared in a function is one object: two calls count 1, 2; a
+     * declaration marked .noreturn reads */
+    const char *cnt = HEAD
+        ".func (.param .b32 r) never(.param .b32 a) .noreturn;\n"
+        ".func (.param .b32 r) cnt()\n"
+        "{ .reg .b32 %r<3>; .shared .align 4 .u32 c;\n"
+        "  ld.shared.u32 %r1, [c]; add.u32 %r2, %r1, 1; st.shared.u32 [c], %r2;\n"
+        "  st.param.b32 [r], %r2; ret; }\n"
+        ".visible .entry k(.param .u64 out)\n"
+        "{ .reg .b32 %r<3>; .reg .b64 %rd1; ld.param.u64 %rd1, [out];\n"
+        "  { .param .b32 q; call (q), cnt, (); ld.param.b32 %r1, [q]; }\n"
+        "  { .param .b32 q; call (q), cnt, (); ld.param.b32 %r2, [q]; }\n"
+        "  st.global.u32 [%rd1], %r1; st.global.u32 [%rd1+4], %r2; ret; }\n";
+    PtxBuffer *two = ptx_buffer_new("out", PTX_D_U32, 2);
+    if (!run_kernel(&R, cnt, 1, 1, -1, &two, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_EQUAL(U32(two)[0], 1);
+    CU_ASSERT_EQUAL(U32(two)[1], 2);
+    run_free(&R);
     /* a function that calls itself, directly or not, and a call of an undefined one */
     static const BadCase bad[] = {
         { ".func f()\n{\ncall f;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
@@ -1191,19 +1223,22 @@ static void test_half2(void)
         "set.lt.u32.f32 %r13, %f1, %f2;\n"              /* 0xffffffff */
         "set.lt.f32.f32 %r14, %f2, %f1;\n"              /* 0 */
         "cvt.rn.f16x2.f32 %r15, %f2, %f1;\n"            /* {1, 3.75}: 0x43803c00 */
+        "mov.b32 %r9, 0x80010001; mov.b32 %r10, 0;\n"    /* {+subnormal, -subnormal} */
+        "add.ftz.f16x2 %r9, %r9, %r10;\n"               /* flushed: -0 + 0 is +0: 0 */
         "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r4; st.global.u32 [%rd1+8], %r5;\n"
         "st.global.u32 [%rd1+12], %r6; st.global.u32 [%rd1+16], %r7; st.global.u32 [%rd1+20], %r8;\n"
         "st.global.u32 [%rd1+24], %r12; st.global.u32 [%rd1+28], %r13; st.global.u32 [%rd1+32], %r14;\n"
-        "st.global.u32 [%rd1+36], %r15;\n"
+        "st.global.u32 [%rd1+36], %r15; st.global.u32 [%rd1+40], %r9;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 10);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 11);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src2, 1, 32, -1, &out, 1, 0, &err))
         fprintf(stderr, "\n%s\n", err);
     const uint32_t *o = U32(out);
     static const uint32_t want[] = { 0x41803800u, 0x3c80be00u, 0x42c00000u, 0xb8003c00u,
-                                     0x40803e00u, 3, 0x3c003c00u, 0xffffffffu, 0, 0x43803c00u };
+                                     0x40803e00u, 3, 0x3c003c00u, 0xffffffffu, 0, 0x43803c00u,
+                                     0 };
     for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
         if (o[i] != want[i])
             fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
