@@ -162,6 +162,23 @@ static double ref_unhalf(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
+/* bfloat16 by the usual bit trick on a float (round to nearest even on the 16 bits dropped;
+ * no NaN arrives here), and back: apart from ptxexec.c's rounding from a double. The inputs of
+ * tests/gpu/ptx/bf16.cu keep every exact result within a float. */
+static uint16_t ref_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+}
+static float ref_unbf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 /* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
 static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
 {
@@ -511,6 +528,36 @@ int main(int argc, char **argv)
         }
         g_free(got);
         g_free(gf);
+    } else if (!strcmp(k, "bmath")) {
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const float *x = (const float *)(void *)in->data;
+        uint64_t n = in->count;
+        float *got = (float *)(void *)read_out(dir, "out", 16 * n);
+        uint32_t *gp = (uint32_t *)(void *)read_out(dir, "pk", 8 * n);
+        if (got && gp) {
+            uint64_t bad = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                float v = fmaf(x[i], 8.0f, -4.0f), w = x[(i + 5) % n] * 2.0f;
+                float bx = ref_unbf16(ref_bf16(v)), by = ref_unbf16(ref_bf16(w));
+                float o[4] = { ref_unbf16(ref_bf16((float)((double)bx * by + 1.0))),
+                               ref_unbf16(ref_bf16(bx + by)), ref_unbf16(ref_bf16(bx * by)),
+                               ref_unbf16(ref_bf16(v * 3.0f)) };
+                for (int f = 0; f < 4; f++)
+                    bad += memcmp(&got[4 * i + f], &o[f], 4) != 0;
+                uint16_t lo = ref_bf16(v), hi = ref_bf16(w);
+                float l = ref_unbf16(lo), h = ref_unbf16(hi);
+                uint32_t q = ref_bf16((float)((double)l * l + l)) |
+                             (uint32_t)ref_bf16((float)((double)h * h + h)) << 16;
+                bad += gp[2 * i] != q;
+                bad += gp[2 * i + 1] != (lo | (uint32_t)hi << 16);
+            }
+            printf("%s: %" G_GUINT64_FORMAT " values, %" G_GUINT64_FORMAT " differ\n", k, 6 * n, bad);
+            rc = bad ? 1 : 0;
+        } else {
+            rc = 2;
+        }
+        g_free(got);
+        g_free(gp);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

@@ -205,7 +205,8 @@ static const char *const type_names[PTX_T_COUNT] = {
     [PTX_T_NONE] = "", [PTX_T_PRED] = "pred", [PTX_T_B8] = "b8", [PTX_T_B16] = "b16",
     [PTX_T_B32] = "b32", [PTX_T_B64] = "b64", [PTX_T_U8] = "u8", [PTX_T_U16] = "u16",
     [PTX_T_U32] = "u32", [PTX_T_U64] = "u64", [PTX_T_S8] = "s8", [PTX_T_S16] = "s16",
-    [PTX_T_S32] = "s32", [PTX_T_S64] = "s64", [PTX_T_F16] = "f16", [PTX_T_F16X2] = "f16x2", [PTX_T_F32] = "f32",
+    [PTX_T_S32] = "s32", [PTX_T_S64] = "s64", [PTX_T_F16] = "f16", [PTX_T_F16X2] = "f16x2", [PTX_T_BF16] = "bf16",
+    [PTX_T_BF16X2] = "bf16x2", [PTX_T_F32] = "f32",
     [PTX_T_F64] = "f64",
 };
 
@@ -216,9 +217,10 @@ uint32_t ptx_type_bytes(PtxType t)
     switch (t) {
     case PTX_T_B8: case PTX_T_U8: case PTX_T_S8:
         return 1;
-    case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: case PTX_T_F16:
+    case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: case PTX_T_F16: case PTX_T_BF16:
         return 2;
     case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32: case PTX_T_F16X2:
+    case PTX_T_BF16X2:
         return 4;
     case PTX_T_B64: case PTX_T_U64: case PTX_T_S64: case PTX_T_F64:
         return 8;
@@ -712,6 +714,19 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
                 a->vec[a->n++] = -1;
                 continue;
             }
+            if (p->p < p->end && g_ascii_isdigit(*p->p)) {
+                /* a zero packed into a register (cuda_bf16: mov.b32 %f1, {0, %rs2}): the same
+                 * as '_', which a packed source reads as zero */
+                const char *at = p->p;
+                int64_t z;
+                if (!parse_int(p, &z))
+                    return false;
+                if (z != 0)
+                    return perr(p, at, "a vector element is a register, '_' or 0");
+                a->zero = true;
+                a->vec[a->n++] = -1;
+                continue;
+            }
             size_t n = peek_ident(p);
             if (n == 0 || (p->p[0] != '%' && !reg_named(en, p->p, n)))
                 return perr(p, p->p, "expected a register in the vector");
@@ -1078,7 +1093,20 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         "rcp, sqrt and cvt to them", (int)oplen, op_at);
     }
     bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64 ||
-                   in.type == PTX_T_F16X2);
+                   in.type == PTX_T_F16X2 || in.type == PTX_T_BF16 || in.type == PTX_T_BF16X2);
+    /* bfloat16 (sm_80's fma.rn.bf16/.bf16x2, sm_90's add, sub, mul, min, max, neg, abs): what
+     * cuda_bf16 writes, including cvt between it and f32 */
+    bool bf = (ntypes >= 1 && (types[0] == PTX_T_BF16 || types[0] == PTX_T_BF16X2)) ||
+              (ntypes == 2 && (types[1] == PTX_T_BF16 || types[1] == PTX_T_BF16X2));
+    if (bf && !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+                in.op == PTX_OP_FMA || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
+                in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_LD ||
+                in.op == PTX_OP_ST || in.op == PTX_OP_MOV ||
+                (in.op == PTX_OP_CVT && ((types[0] == PTX_T_BF16 && types[1] == PTX_T_F32) ||
+                                         (types[0] == PTX_T_F32 && types[1] == PTX_T_BF16) ||
+                                         (types[0] == PTX_T_BF16X2 && types[1] == PTX_T_F32)))))
+        return perr(p, op_at, "'%.*s': .bf16/.bf16x2 is in archsim's PTX subset on fma, add, sub, "
+                    "mul, min, max, neg, abs, mov, ld, st and cvt to or from f32", (int)oplen, op_at);
     /* two halves in one register: the arithmetic nvcc's cuda_fp16 writes for __half2 */
     if (((ntypes >= 1 && types[0] == PTX_T_F16X2) || (ntypes == 2 && types[1] == PTX_T_F16X2)) &&
         !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
@@ -1121,8 +1149,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     /* operand counts */
     int want_min = 0, want_max = 0;
     switch ((PtxOp)in.op) {
-    case PTX_OP_CVT:
-        want_min = want_max = in.type == PTX_T_F16X2 ? 3 : 2;   /* cvt.rn.f16x2.f32 d, a, b */
+    case PTX_OP_CVT:                    /* cvt.rn.f16x2.f32 d, a, b (and .bf16x2) */
+        want_min = want_max = in.type == PTX_T_F16X2 || in.type == PTX_T_BF16X2 ? 3 : 2;
         break;
     case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_MOV: case PTX_OP_CVTA:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_NOT: case PTX_OP_POPC: case PTX_OP_CLZ:
@@ -1217,7 +1245,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                     in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR);
     for (uint32_t d = 0; writes && d < (in.nargs > 1 && in.a[1].pair ? 2u : 1u); d++) {
         const PtxArg *a = &in.a[d];
-        bool vec_ok = d == 0 && a->kind == PTX_A_VEC && (in.op == PTX_OP_LD || in.op == PTX_OP_MOV);
+        bool vec_ok = d == 0 && a->kind == PTX_A_VEC && !a->zero &&
+                      (in.op == PTX_OP_LD || in.op == PTX_OP_MOV);
         if ((a->kind != PTX_A_REG && !vec_ok) || a->neg)
             return perr(p, op_at, "'%.*s': its destination must be a register", (int)oplen, op_at);
     }
@@ -1236,6 +1265,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         if (a->kind == PTX_A_VEC && !(in.op == PTX_OP_ST && d == 1) && in.op != PTX_OP_MOV)
             return perr(p, op_at, "'%.*s': operand %u is a vector {...}, which only ld, st and "
                         "mov take", (int)oplen, op_at, d + 1);
+        if (a->kind == PTX_A_VEC && a->zero && in.op != PTX_OP_MOV)
+            return perr(p, op_at, "'%.*s': a 0 in a vector is for mov's packed source only",
+                        (int)oplen, op_at);
     }
     if (in.op == PTX_OP_SETP && in.nargs - first_src < 2)
         return perr(p, op_at, "'%.*s' compares two values: setp.CMP.TYPE p[|q], a, b[, c]",

@@ -31,6 +31,7 @@ typedef enum {
     PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
     PTX_T_F16, PTX_T_F32, PTX_T_F64,
     PTX_T_F16X2,        /* two halves in 32 bits: the low half is element 0 */
+    PTX_T_BF16, PTX_T_BF16X2,   /* bfloat16: the high 16 bits of an f32; two in 32 bits */
     PTX_T_COUNT
 } PtxType;
 
@@ -107,6 +108,7 @@ typedef struct {
     uint8_t kind;       /* PtxArgKind */
     bool neg;           /* !%p (a predicate operand) */
     bool pair;          /* the second of d|p (shfl, setp) */
+    bool zero;          /* VEC: has a 0 element (a packed source's zero, as '_') */
     uint8_t n;          /* vector length */
     int32_t reg;        /* register (or symbol) index; -1: none */
     int32_t sym;        /* ADDR: symbol index or -1 */

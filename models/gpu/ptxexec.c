@@ -120,10 +120,13 @@ static const uint8_t type_bits[PTX_T_COUNT] = {
     [PTX_T_PRED] = 1, [PTX_T_B8] = 8, [PTX_T_B16] = 16, [PTX_T_B32] = 32, [PTX_T_B64] = 64,
     [PTX_T_U8] = 8, [PTX_T_U16] = 16, [PTX_T_U32] = 32, [PTX_T_U64] = 64, [PTX_T_S8] = 8,
     [PTX_T_S16] = 16, [PTX_T_S32] = 32, [PTX_T_S64] = 64, [PTX_T_F16] = 16, [PTX_T_F32] = 32,
-    [PTX_T_F64] = 64, [PTX_T_F16X2] = 32,
+    [PTX_T_F64] = 64, [PTX_T_F16X2] = 32, [PTX_T_BF16] = 16, [PTX_T_BF16X2] = 32,
 };
 static inline uint32_t tbits(PtxType t) { return type_bits[t]; }
-static inline bool is_float(PtxType t) { return t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64; }
+static inline bool is_float(PtxType t)
+{
+    return t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64 || t == PTX_T_BF16;
+}
 static inline bool is_signed(PtxType t)
 {
     return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
@@ -218,16 +221,62 @@ uint16_t ptx_half_of_double(double d)
     return (uint16_t)(s | (uint16_t)((E + 15) << 10) | (uint16_t)((uint32_t)q - 1024));
 }
 
+uint16_t ptx_bf16_of_double(double d)
+{
+    uint16_t s = signbit(d) ? 0x8000 : 0;
+    if (isnan(d))
+        return (uint16_t)(s | 0x7fc0);
+    double a = fabs(d);
+    if (isinf(a))
+        return (uint16_t)(s | 0x7f80);
+    if (a == 0)
+        return s;
+    int e;
+    (void)frexp(a, &e);
+    int E = e - 1 < -126 ? -126 : e - 1;
+    double q = nearbyint(ldexp(a, 7 - E));  /* in units of 2^(E - 7): one rounding, to even */
+    if (q >= 256) {
+        q /= 2;
+        E++;
+    }
+    if (E > 127)
+        return (uint16_t)(s | 0x7f80);
+    if (q < 128)                    /* a subnormal */
+        return (uint16_t)(s | (uint16_t)q);
+    return (uint16_t)(s | (uint16_t)((E + 127) << 7) | (uint16_t)((uint32_t)q - 128));
+}
+
+/* x * y + z rounded once to a bfloat16: the product is exact in a double, the sum is made
+ * round-to-odd in a double (two-sum, then the last bit set when anything was lost), which a
+ * second rounding to 8 bits cannot turn into a wrong tie (Boldo and Melquiond, "Emulation of
+ * FMA and correctly rounded sums", IEEE TC 2008) */
+static uint16_t bf16_fma(double x, double y, double z)
+{
+    double p = x * y, s = p + z;
+    if (!isfinite(s))
+        return ptx_bf16_of_double(s);
+    double bp = s - z, err = (p - bp) + (z - (s - bp));
+    if (err != 0) {
+        uint64_t u;
+        memcpy(&u, &s, 8);
+        if (!(u & 1)) {             /* even: step one ulp toward the lost part */
+            s = nextafter(s, err > 0 ? INFINITY : -INFINITY);
+        }
+    }
+    return ptx_bf16_of_double(s);
+}
+
 /* a float operand of type t as a double (f16 and f32 exactly) */
 static inline double fval(uint64_t v, PtxType t)
 {
     return t == PTX_T_F64 ? f64_of(v) : t == PTX_T_F32 ? (double)f32_of(v)
-                                                        : (double)half_to_float((uint16_t)v);
+         : t == PTX_T_BF16 ? (double)f32_of((v & 0xffff) << 16)
+                           : (double)half_to_float((uint16_t)v);
 }
 static inline uint64_t fbits(double d, PtxType t)
 {
     return t == PTX_T_F64 ? bits_f64(d) : t == PTX_T_F32 ? bits_f32((float)d)
-                                                          : ptx_half_of_double(d);
+         : t == PTX_T_BF16 ? ptx_bf16_of_double(d) : ptx_half_of_double(d);
 }
 
 /* ---- errors ---- */
@@ -461,7 +510,8 @@ uint8_t ptx_unit_class(const PtxInst *in)
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_MIN: case PTX_OP_MAX:
         return t == PTX_T_F32 ? GPU_UNIT_FP32 : t == PTX_T_F64 ? GPU_UNIT_FP64
-             : t == PTX_T_F16 || t == PTX_T_F16X2 ? GPU_UNIT_FP16 : GPU_UNIT_INT;
+             : t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 || t == PTX_T_BF16X2
+                 ? GPU_UNIT_FP16 : GPU_UNIT_INT;
     case PTX_OP_DIV: case PTX_OP_REM:       /* a subroutine in SASS: the SFU's rate */
         return t == PTX_T_F64 ? GPU_UNIT_FP64 : GPU_UNIT_SFU;
     case PTX_OP_CVT:                        /* integer resizes are ALU work */
@@ -790,9 +840,9 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
 {
     PtxType t = (PtxType)in->type;
     uint32_t bits = tbits(t);
-    if (t == PTX_T_F16X2) {                 /* each half as an f16, the low one first */
+    if (t == PTX_T_F16X2 || t == PTX_T_BF16X2) {    /* each half on its own, the low one first */
         PtxInst half = *in;
-        half.type = PTX_T_F16;
+        half.type = t == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
         uint64_t lo = alu(&half, a & 0xffff, b & 0xffff, c & 0xffff, e);
         uint64_t hi = alu(&half, a >> 16 & 0xffff, b >> 16 & 0xffff, c >> 16 & 0xffff, e);
         return (lo & 0xffff) | (hi & 0xffff) << 16;
@@ -826,6 +876,8 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
         default: break;
         }
     }
+    if (t == PTX_T_BF16 && (in->op == PTX_OP_FMA || in->op == PTX_OP_MAD))
+        return bf16_fma(fval(a, t), fval(b, t), fval(c, t));
     if (is_float(t)) {
         double x = fval(a, t), y = fval(b, t), z = fval(c, t), d = 0;
         bool f32 = t == PTX_T_F32;
@@ -1323,9 +1375,9 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                 }
                 case PTX_OP_CVT: {
                     uint64_t v = val(r, &in->a[1], tid);
-                    if (t == PTX_T_F16X2) {     /* cvt.rn.f16x2.f32 d, a, b: a high, b low */
+                    if (t == PTX_T_F16X2 || t == PTX_T_BF16X2) {  /* d, a, b: a high, b low */
                         PtxInst half = *in;
-                        half.type = PTX_T_F16;
+                        half.type = t == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
                         uint64_t lo = do_cvt(&half, val(r, &in->a[2], tid)) & 0xffff;
                         set(r, in->a[0].reg, tid, lo | (do_cvt(&half, v) & 0xffff) << 16, t);
                         break;

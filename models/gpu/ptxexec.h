@@ -80,5 +80,7 @@ uint32_t ptx_dtype_bytes(PtxDtype d);
 /* d as an IEEE half, rounded once to nearest even (subnormals kept; a double rounded to float
  * first, then to half, could round twice: cvt.rn.f16.f64, fma.rn.f16, f16 initial data). */
 uint16_t ptx_half_of_double(double d);
+/* d rounded once to the nearest even bfloat16 (subnormals kept, NaN quiet) */
+uint16_t ptx_bf16_of_double(double d);
 
 #endif

@@ -191,6 +191,12 @@ static void test_parse_errors(void)
         { "madc.cc.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'madc.cc.u32': carry arithmetic is add.cc, "
           "addc, sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "call g;", "t.ptx:6:6: function g is not declared in this file" },
+        { "div.rn.bf16 %rs1, %rs1, %rs1;", "t.ptx:6:1: 'div.rn.bf16': .bf16/.bf16x2 is in archsim's "
+          "PTX subset on fma, add, sub, mul, min, max, neg, abs, mov, ld, st and cvt to or from f32" },
+        { "add.u32 %r1, {%r2, 0}, 1;", "t.ptx:6:1: 'add.u32': operand 2 is a vector {...}, which "
+          "only ld, st and mov take" },
+        { "mov.b32 {%r1, 0}, %rd1;", "t.ptx:6:1: 'mov.b32': its destination must be a register" },
+        { "mov.b64 %rd1, {%r1, 5};", "t.ptx:6:21: a vector element is a register, '_' or 0" },
         { "and.cc.b32 %r1, %r2, %r3;", "t.ptx:6:1: 'and.cc.b32': carry arithmetic is add.cc, addc, "
           "sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "div.rn.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'div.rn.f16x2': .f16x2 is in archsim's PTX "
@@ -265,8 +271,8 @@ static void test_parse_errors(void)
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
         /* declarations first on the same line as the brace keep the body on line 6 */
         char *full = g_strdup_printf(HEAD ".visible .entry k() { .reg .pred %%p<3>; .reg .b32 "
-                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>;\n\n%s\n}\n",
-                                     insts[i].body);
+                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>; .reg .b16 "
+                                     "%%rs<3>;\n\n%s\n}\n", insts[i].body);
         (void)src;
         GError *e = NULL;
         PtxModule *m = parse(full, &e);
@@ -1247,6 +1253,47 @@ static void test_half2(void)
     run_free(&R);
 }
 
+/* bfloat16: 1.0625 x 1.0625 = 1.12890625 is the tie between 1.125 and 1.1328125, and 2^-80
+ * more must round it up (a double first would make it a tie, to even: down); -2^-80 down; cvt
+ * both ways; bf16x2 halves; the zero packed below a bfloat16 to widen it. */
+static void test_bf16(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b16 %rs<12>; .reg .b32 %r<8>; .reg .f32 %f<4>; .reg .b64 %rd<3>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.b16 %rs1, 0x3f88; mov.b16 %rs2, 0x1780; mov.b16 %rs3, 0x9780;\n"
+        "fma.rn.bf16 %rs4, %rs1, %rs1, %rs2;\n"         /* up: 0x3f91 */
+        "fma.rn.bf16 %rs5, %rs1, %rs1, %rs3;\n"         /* down: 0x3f90 */
+        "mov.f32 %f1, 0f3F808000;\n"                    /* 1 + 2^-8: a tie, to even 1.0 */
+        "cvt.rn.bf16.f32 %rs6, %f1;\n"                  /* 0x3f80 */
+        "mov.f32 %f2, 0f3F818001;\n"                    /* just above the tie: 0x3f82 */
+        "cvt.rn.bf16.f32 %rs7, %f2;\n"
+        "cvt.f32.bf16 %f3, %rs4;\n"                     /* 0x3f910000 */
+        "mov.b32 %r1, {0, %rs5};\n"                     /* 0x3f900000 */
+        "mov.b32 %r2, 0x40003f80;\n"                    /* {1, 2} */
+        "fma.rn.bf16x2 %r3, %r2, %r2, %r2;\n"           /* {2, 6}: 0x40c04000 */
+        "cvt.rn.bf16x2.f32 %r4, %f1, %f2;\n"            /* a high: {0x3f82, 0x3f80} */
+        "mov.b32 %r5, {%rs4, %rs5};\n"
+        "mov.b32 %r6, {%rs6, %rs7};\n"
+        "st.global.u32 [%rd1], %r5; st.global.u32 [%rd1+4], %r6; st.global.f32 [%rd1+8], %f3;\n"
+        "st.global.u32 [%rd1+12], %r1; st.global.u32 [%rd1+16], %r3; st.global.u32 [%rd1+20], %r4;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 6);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    static const uint32_t want[] = { 0x3f903f91u, 0x3f823f80u, 0x3f910000u, 0x3f900000u,
+                                     0x40c04000u, 0x3f803f82u };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
+        if (o[i] != want[i])
+            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
+        CU_ASSERT_EQUAL(o[i], want[i]);
+    }
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1430,6 +1477,7 @@ int main(void)
         !CU_add_test(s, ".rz/.rm/.rp, copysign, initialised variables", test_rounding_init) ||
         !CU_add_test(s, "device functions inlined at their calls; carry chains", test_calls_carry) ||
         !CU_add_test(s, ".f16x2 arithmetic, setp p|q, set, cvt packing", test_half2) ||
+        !CU_add_test(s, "bfloat16: one rounding of fma, cvt, bf16x2", test_bf16) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
