@@ -194,57 +194,38 @@ static float half_to_float(uint16_t h)
     return f32_of(u);
 }
 
-uint16_t ptx_half_of_double(double d)
+/* d rounded once to the nearest even value of a 16-bit binary format with `m` fraction bits and
+ * exponent bias `bias` (f16: 10, 15; bfloat16: 7, 127): subnormals kept, past the largest
+ * finite value an infinity, NaN quiet. */
+static uint16_t small_float_of_double(double d, int m, int bias)
 {
-    uint16_t s = signbit(d) ? 0x8000 : 0;
+    uint16_t s = signbit(d) ? 0x8000 : 0, inf = (uint16_t)((2 * bias + 1) << m);
     if (isnan(d))
-        return (uint16_t)(s | 0x7e00);
+        return (uint16_t)(s | inf | 1u << (m - 1));
     double a = fabs(d);
     if (isinf(a))
-        return (uint16_t)(s | 0x7c00);
+        return (uint16_t)(s | inf);
     if (a == 0)
         return s;
     int e;
     (void)frexp(a, &e);             /* a = 1.f x 2^(e - 1) */
-    int E = e - 1 < -14 ? -14 : e - 1;
-    /* a in units of 2^(E - 10), the spacing of halves there (2^-24 below the normals): the
-     * scaling is exact, the one rounding is nearbyint's (to nearest even by default) */
-    double q = nearbyint(ldexp(a, 10 - E));
-    if (q >= 2048) {                /* rounded up to the next binade */
+    int E = e - 1 < 1 - bias ? 1 - bias : e - 1;
+    /* a in units of 2^(E - m), the format's spacing there (the subnormals' below the normals):
+     * the scaling is exact, the one rounding is nearbyint's (to nearest even by default) */
+    double q = nearbyint(ldexp(a, m - E)), one = ldexp(1.0, m);
+    if (q >= 2 * one) {             /* rounded up to the next binade */
         q /= 2;
         E++;
     }
-    if (E > 15)
-        return (uint16_t)(s | 0x7c00);
-    if (q < 1024)                   /* a subnormal (E is -14) */
+    if (E > bias)
+        return (uint16_t)(s | inf);
+    if (q < one)                    /* a subnormal (E is 1 - bias) */
         return (uint16_t)(s | (uint16_t)q);
-    return (uint16_t)(s | (uint16_t)((E + 15) << 10) | (uint16_t)((uint32_t)q - 1024));
+    return (uint16_t)(s | (uint16_t)((E + bias) << m) | (uint16_t)((uint32_t)(q - one)));
 }
 
-uint16_t ptx_bf16_of_double(double d)
-{
-    uint16_t s = signbit(d) ? 0x8000 : 0;
-    if (isnan(d))
-        return (uint16_t)(s | 0x7fc0);
-    double a = fabs(d);
-    if (isinf(a))
-        return (uint16_t)(s | 0x7f80);
-    if (a == 0)
-        return s;
-    int e;
-    (void)frexp(a, &e);
-    int E = e - 1 < -126 ? -126 : e - 1;
-    double q = nearbyint(ldexp(a, 7 - E));  /* in units of 2^(E - 7): one rounding, to even */
-    if (q >= 256) {
-        q /= 2;
-        E++;
-    }
-    if (E > 127)
-        return (uint16_t)(s | 0x7f80);
-    if (q < 128)                    /* a subnormal */
-        return (uint16_t)(s | (uint16_t)q);
-    return (uint16_t)(s | (uint16_t)((E + 127) << 7) | (uint16_t)((uint32_t)q - 128));
-}
+uint16_t ptx_half_of_double(double d) { return small_float_of_double(d, 10, 15); }
+uint16_t ptx_bf16_of_double(double d) { return small_float_of_double(d, 7, 127); }
 
 /* x * y + z rounded once to a bfloat16: the product is exact in a double, the sum is made
  * round-to-odd in a double (two-sum, then the last bit set when anything was lost), which a
