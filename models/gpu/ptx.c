@@ -229,6 +229,24 @@ uint32_t ptx_type_bytes(PtxType t)
     }
 }
 
+/* Whether a register of type r may be an operand of an instruction of type i (PTX ISA 5.5.1,
+ * "Operand type checking"): the same size, and a bit type on either side, or both integers
+ * (signed or not), or both floats; predicates only where the instruction's type is .pred. */
+static bool reg_fits(PtxType i, PtxType r)
+{
+    if (i == PTX_T_PRED || r == PTX_T_PRED)
+        return i == r;
+    if (ptx_type_bytes(i) != ptx_type_bytes(r))
+        return false;
+    bool ib = i == PTX_T_B8 || i == PTX_T_B16 || i == PTX_T_B32 || i == PTX_T_B64;
+    bool rb = r == PTX_T_B8 || r == PTX_T_B16 || r == PTX_T_B32 || r == PTX_T_B64;
+    bool fi = i == PTX_T_F16 || i == PTX_T_F32 || i == PTX_T_F64 || i == PTX_T_F16X2 ||
+              i == PTX_T_BF16 || i == PTX_T_BF16X2;
+    bool fr = r == PTX_T_F16 || r == PTX_T_F32 || r == PTX_T_F64 || r == PTX_T_F16X2 ||
+              r == PTX_T_BF16 || r == PTX_T_BF16X2;
+    return ib || rb || fi == fr;
+}
+
 static PtxType type_of(const char *w, size_t n)
 {
     for (int t = PTX_T_PRED; t < PTX_T_COUNT; t++)
@@ -1239,6 +1257,26 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if (in.op == PTX_OP_LOP3 && (in.a[4].kind != PTX_A_IMM || in.a[4].imm < 0 || in.a[4].imm > 255))
         return perr(p, op_at, "'%.*s': the lookup table (operand 5) must be a constant from 0 to "
                     "255", (int)oplen, op_at);
+    /* the registers of a plain arithmetic or logic instruction are of its type (ptxas refuses
+     * add.u32 %rd1, ... and add.f32 on .s32 registers; they were computed on the bits) */
+    bool checked = in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+                   in.op == PTX_OP_MAD || in.op == PTX_OP_FMA || in.op == PTX_OP_DIV ||
+                   in.op == PTX_OP_REM || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
+                   in.op == PTX_OP_ABS || in.op == PTX_OP_NEG || in.op == PTX_OP_AND ||
+                   in.op == PTX_OP_OR || in.op == PTX_OP_XOR || in.op == PTX_OP_NOT ||
+                   in.op == PTX_OP_SELP || in.op == PTX_OP_COPYSIGN || in.op == PTX_OP_PRMT ||
+                   in.op == PTX_OP_LOP3 || in.op == PTX_OP_BFI || in.op == PTX_OP_BREV;
+    for (uint32_t d = 0; checked && !(in.mods & PTX_M_WIDE) && d < in.nargs; d++) {
+        const PtxArg *a = &in.a[d];
+        if (a->kind != PTX_A_REG || (in.op == PTX_OP_SELP && d == 3) ||
+            (in.op == PTX_OP_BFI && d >= 3))    /* selp's predicate, bfi's position, length */
+            continue;
+        const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->reg);
+        if (!reg_fits((PtxType)in.type, (PtxType)rg->type))
+            return perr(p, op_at, "'%.*s': operand %u, %s, is a .%s register; the instruction "
+                        "takes .%s values", (int)oplen, op_at, d + 1, rg->name,
+                        type_names[rg->type], type_names[in.type]);
+    }
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
                     in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_BAR ||

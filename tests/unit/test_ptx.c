@@ -197,6 +197,12 @@ static void test_parse_errors(void)
           "only ld, st and mov take" },
         { "mov.b32 {%r1, 0}, %rd1;", "t.ptx:6:1: 'mov.b32': its destination must be a register" },
         { "mov.b64 %rd1, {%r1, 5};", "t.ptx:6:21: a vector element is a register, '_' or 0" },
+        { "add.u32 %rd1, %r1, %r2;", "t.ptx:6:1: 'add.u32': operand 1, %rd1, is a .b64 register; "
+          "the instruction takes .u32 values" },
+        { "add.u32 %r1, %f1, %r2;", "t.ptx:6:1: 'add.u32': operand 2, %f1, is a .f32 register; the "
+          "instruction takes .u32 values" },
+        { "add.u32 %r1, %p1, 1;", "t.ptx:6:1: 'add.u32': operand 2, %p1, is a .pred register; the "
+          "instruction takes .u32 values" },
         { "and.cc.b32 %r1, %r2, %r3;", "t.ptx:6:1: 'and.cc.b32': carry arithmetic is add.cc, addc, "
           "sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "div.rn.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'div.rn.f16x2': .f16x2 is in archsim's PTX "
