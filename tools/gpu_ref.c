@@ -558,6 +558,40 @@ int main(int argc, char **argv)
         }
         g_free(got);
         g_free(gp);
+    } else if (!strcmp(k, "intrin")) {
+        /* __ffs from the CUDA Math API (the lowest set bit, counted from 1; 0 for none), the
+         * warp reductions over each 32 threads, __umul64hi as a 128-bit product */
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const uint32_t *v = (const uint32_t *)(void *)in->data;
+        uint64_t n = in->count;
+        uint32_t *want = g_new0(uint32_t, 4 * n), *xs = g_new(uint32_t, n);
+        uint64_t *ys = g_new(uint64_t, n);
+        for (uint64_t i = 0; i < n; i++) {
+            xs[i] = v[i] >> (i % 32);
+            ys[i] = ((uint64_t)v[(i + 3) % n] << 32 | v[(i + 9) % n]) >> (i % 64);
+        }
+        for (uint64_t w = 0; w < n; w += 32) {
+            uint32_t add = 0, max = 0, or = 0;
+            int32_t min = INT32_MAX;
+            for (uint64_t i = w; i < w + 32 && i < n; i++) {
+                add += xs[i] & 0xffff;
+                max = xs[i] > max ? xs[i] : max;
+                min = (int32_t)xs[i] < min ? (int32_t)xs[i] : min;
+                or |= xs[i] & 0xff0;
+            }
+            for (uint64_t i = w; i < w + 32 && i < n; i++) {
+                uint32_t f = xs[i] ? (uint32_t)__builtin_ctz(xs[i]) + 1 : 0;
+                uint32_t fl = ys[i] ? (uint32_t)__builtin_ctzll(ys[i]) + 1 : 0;
+                want[4 * i] = f + 64 * fl;
+                want[4 * i + 1] = add ^ max;
+                want[4 * i + 2] = (uint32_t)min + or;
+                want[4 * i + 3] = (uint32_t)(((unsigned __int128)ys[i] * 0x9e3779b97f4a7c15ull) >> 64);
+            }
+        }
+        rc = compare_out_i32(k, dir, (const int32_t *)(void *)want, 4 * n);
+        g_free(want);
+        g_free(xs);
+        g_free(ys);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

@@ -269,7 +269,8 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar", [PTX_OP_ATOM] = "atom",
     [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
     [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
-    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set",
+    [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set", [PTX_OP_BFIND] = "bfind",
+    [PTX_OP_REDUX] = "redux",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -835,7 +836,8 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "vote", PTX_OP_VOTE }, { "activemask", PTX_OP_ACTIVEMASK }, { "bfi", PTX_OP_BFI },
     { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
     { "copysign", PTX_OP_COPYSIGN }, { "addc", PTX_OP_ADD }, { "subc", PTX_OP_SUB },
-    { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET },
+    { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET }, { "bfind", PTX_OP_BFIND },
+    { "redux", PTX_OP_REDUX },
 };
 
 static const char *const cmp_names[] = {
@@ -993,7 +995,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    ((n == 3 && !memcmp(w, "and", 3)) || (n == 2 && !memcmp(w, "or", 2)) ||
                     (n == 3 && !memcmp(w, "xor", 3)))) {
             in.boolop = w[0] == 'a' ? PTX_BOOL_AND : w[0] == 'o' ? PTX_BOOL_OR : PTX_BOOL_XOR;
-        } else if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && !have_sub &&
+        } else if (in.op == PTX_OP_BFIND && n == 8 && !memcmp(w, "shiftamt", 8)) {
+            in.mods |= PTX_M_SHIFTAMT;
+        } else if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED || in.op == PTX_OP_REDUX) && !have_sub &&
                    (k = name_in(atom_names, G_N_ELEMENTS(atom_names), w, n)) >= 0) {
             in.sub = (uint8_t)k;
             have_sub = true;
@@ -1045,6 +1049,21 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             (types[0] == PTX_T_F16X2) != (types[1] == PTX_T_F16X2))
             return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 "
                         "(.f16x2 with .f16x2)", (int)oplen, op_at);
+        break;
+    case PTX_OP_REDUX:
+        /* redux.sync.OP.TYPE d, a, membermask: add, min, max on .u32/.s32, and, or, xor on .b32 */
+        if (!have_sub || ntypes != 1 ||
+            ((in.sub == PTX_ATOM_ADD || in.sub == PTX_ATOM_MIN || in.sub == PTX_ATOM_MAX)
+                 ? !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32)
+                 : !((in.sub == PTX_ATOM_AND || in.sub == PTX_ATOM_OR || in.sub == PTX_ATOM_XOR) &&
+                     types[0] == PTX_T_B32)))
+            return perr(p, op_at, "'%.*s': redux.sync takes .add, .min, .max with .u32 or .s32, "
+                        "and .and, .or, .xor with .b32", (int)oplen, op_at);
+        break;
+    case PTX_OP_BFIND:
+        if (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
+                             types[0] == PTX_T_U64 || types[0] == PTX_T_S64))
+            return perr(p, op_at, "'%.*s': bfind takes .u32, .s32, .u64 or .s64", (int)oplen, op_at);
         break;
     case PTX_OP_ATOM:
     case PTX_OP_RED:
@@ -1215,8 +1234,11 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_SHFL:
         want_min = 5, want_max = 6;     /* d[|p], a, b, c, membermask */
         break;
-    case PTX_OP_VOTE:
+    case PTX_OP_VOTE: case PTX_OP_REDUX:
         want_min = want_max = 3;
+        break;
+    case PTX_OP_BFIND:
+        want_min = want_max = 2;
         break;
     default:
         break;

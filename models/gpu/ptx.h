@@ -46,6 +46,7 @@ typedef enum {
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR,
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK,
     PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF, PTX_OP_COPYSIGN, PTX_OP_SET,
+    PTX_OP_BFIND, PTX_OP_REDUX,
     PTX_OP_COUNT
 } PtxOp;
 
@@ -65,6 +66,7 @@ enum {
     PTX_M_CC = 1u << 12,
     PTX_M_RZ = 1u << 13, PTX_M_RM = 1u << 14, PTX_M_RP = 1u << 15,    /* float rounding */
     PTX_M_CIN = 1u << 16,                   /* addc, subc, madc: the carry flag comes in */
+    PTX_M_SHIFTAMT = 1u << 17,              /* bfind.shiftamt */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */

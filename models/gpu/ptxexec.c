@@ -481,7 +481,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_VOTE] = GPU_UNIT_INT, [PTX_OP_ACTIVEMASK] = GPU_UNIT_INT, [PTX_OP_BFI] = GPU_UNIT_INT,
     [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
-    [PTX_OP_SET] = GPU_UNIT_INT,
+    [PTX_OP_SET] = GPU_UNIT_INT, [PTX_OP_BFIND] = GPU_UNIT_INT, [PTX_OP_REDUX] = GPU_UNIT_INT,
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -612,7 +612,7 @@ static uint32_t sync_lanes(PtxRun *r, const PWarp *w, const PtxInst *in, uint32_
     case PTX_OP_BAR_WARP:
         mask = &in->a[0];
         break;
-    case PTX_OP_VOTE:
+    case PTX_OP_VOTE: case PTX_OP_REDUX:
         mask = &in->a[in->nargs - 1];
         break;
     case PTX_OP_SHFL:
@@ -981,6 +981,16 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
             f |= ~0ull << have;
         return f;
     }
+    case PTX_OP_BFIND: {
+        /* the most significant 1 (unsigned) or bit unlike the sign (signed), 0xffffffff when
+         * none; .shiftamt: how far left it is from the msb */
+        uint64_t x = sg && (ua >> (bits - 1) & 1) ? ~ua & (bits >= 64 ? UINT64_MAX : (1ull << bits) - 1)
+                                                  : ua;
+        if (x == 0)
+            return 0xffffffffu;
+        uint32_t pos = 63u - (uint32_t)__builtin_clzll(x);
+        return (in->mods & PTX_M_SHIFTAMT) ? bits - 1 - pos : pos;
+    }
     case PTX_OP_BFI: {
         /* bfi f, a, b, c, d: b with bits [pos, pos + len) from a's low bits, pos = c[7:0],
          * len = d[7:0], none past the msb */
@@ -1196,7 +1206,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         g_assert(pc < n);
         const PtxInst *in = &insts[pc];
         if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
-                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE) &&
+                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX) &&
             active != w->live && sync_park(r, w, in, pc, active, base))
             continue;
         if (++r->executed > r->max_insts) {
@@ -1310,6 +1320,29 @@ static bool run_warp(PtxRun *r, uint32_t wi)
             case PTX_VOTE_ANY: v = ballot != 0; break;
             case PTX_VOTE_UNI: v = ballot == 0 || ballot == exec; break;
             default: v = ballot; break;
+            }
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if (exec >> lane & 1)
+                    set(r, in->a[0].reg, base + lane, v, t);
+            break;
+        }
+        case PTX_OP_REDUX: {
+            /* one value from the lanes that run it, to each of them (PTX ISA, redux.sync) */
+            bool first = true, sg = t == PTX_T_S32;
+            uint32_t v = 0;
+            for (uint32_t lane = 0; lane < 32; lane++) {
+                if (!(exec >> lane & 1))
+                    continue;
+                uint32_t x = (uint32_t)val(r, &in->a[1], base + lane);
+                switch ((PtxAtomOp)in->sub) {
+                case PTX_ATOM_ADD: v += x; break;
+                case PTX_ATOM_MIN: v = first || (sg ? (int32_t)x < (int32_t)v : x < v) ? x : v; break;
+                case PTX_ATOM_MAX: v = first || (sg ? (int32_t)x > (int32_t)v : x > v) ? x : v; break;
+                case PTX_ATOM_AND: v = first ? x : v & x; break;
+                case PTX_ATOM_OR: v |= x; break;
+                default: v ^= x; break;
+                }
+                first = false;
             }
             for (uint32_t lane = 0; lane < 32; lane++)
                 if (exec >> lane & 1)

@@ -203,6 +203,11 @@ static void test_parse_errors(void)
           "instruction takes .u32 values" },
         { "add.u32 %r1, %p1, 1;", "t.ptx:6:1: 'add.u32': operand 2, %p1, is a .pred register; the "
           "instruction takes .u32 values" },
+        { "redux.sync.cas.b32 %r1, %r2, -1;", "t.ptx:6:1: 'redux.sync.cas.b32': redux.sync takes "
+          ".add, .min, .max with .u32 or .s32, and .and, .or, .xor with .b32" },
+        { "redux.sync.add.b32 %r1, %r2, -1;", "t.ptx:6:1: 'redux.sync.add.b32': redux.sync takes "
+          ".add, .min, .max with .u32 or .s32, and .and, .or, .xor with .b32" },
+        { "bfind.b32 %r1, %r2;", "t.ptx:6:1: 'bfind.b32': bfind takes .u32, .s32, .u64 or .s64" },
         { "and.cc.b32 %r1, %r2, %r3;", "t.ptx:6:1: 'and.cc.b32': carry arithmetic is add.cc, addc, "
           "sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "div.rn.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'div.rn.f16x2': .f16x2 is in archsim's PTX "
@@ -1300,6 +1305,62 @@ static void test_bf16(void)
     run_free(&R);
 }
 
+/* bfind (the ISA's examples: the top 1 of unsigned, the top bit unlike the sign of signed,
+ * 0xffffffff for none, .shiftamt counting from the msb) and redux.sync over the whole warp and
+ * over the half of it that took a branch (lane i holds i). */
+static void test_bfind_redux(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<2>; .reg .b32 %r<24>; .reg .b64 %rd<6>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "bfind.u32 %r2, 0x00010000;\n"                  /* 16 */
+        "bfind.u32 %r3, 0;\n"                           /* 0xffffffff */
+        "bfind.s32 %r4, -1;\n"                          /* 0xffffffff */
+        "bfind.s32 %r5, -2;\n"                          /* 0 */
+        "bfind.s32 %r6, 0x40000000;\n"                  /* 30 */
+        "bfind.shiftamt.u32 %r7, 1;\n"                  /* 31 */
+        "mov.u64 %rd2, 0x10000000000;\n"
+        "bfind.u64 %r8, %rd2;\n"                        /* 40 */
+        "redux.sync.add.u32 %r9, %r1, 0xffffffff;\n"    /* 496 */
+        "sub.s32 %r10, %r1, 16;\n"
+        "redux.sync.min.s32 %r11, %r10, 0xffffffff;\n"  /* -16 */
+        "redux.sync.max.u32 %r12, %r1, 0xffffffff;\n"   /* 31 */
+        "or.b32 %r13, %r1, 0x100;\n"
+        "redux.sync.and.b32 %r14, %r13, 0xffffffff;\n"  /* 0x100 */
+        "redux.sync.or.b32 %r15, %r13, 0xffffffff;\n"   /* 0x11f */
+        "redux.sync.xor.b32 %r16, %r1, 0xffffffff;\n"   /* 0 */
+        "mov.u32 %r17, 0;\n"
+        "setp.lt.u32 %p1, %r1, 16;\n"
+        "@!%p1 bra SKIP;\n"
+        "redux.sync.add.u32 %r17, %r1, 0xffff;\n"       /* lanes 0-15: 120 */
+        "SKIP:\n"
+        "redux.sync.max.u32 %r18, %r17, 0xffffffff;\n"  /* 120 */
+        "setp.eq.u32 %p1, %r1, 0;\n"
+        "@!%p1 bra DONE;\n"
+        "st.global.u32 [%rd1], %r2; st.global.u32 [%rd1+4], %r3; st.global.u32 [%rd1+8], %r4;\n"
+        "st.global.u32 [%rd1+12], %r5; st.global.u32 [%rd1+16], %r6; st.global.u32 [%rd1+20], %r7;\n"
+        "st.global.u32 [%rd1+24], %r8; st.global.u32 [%rd1+28], %r9; st.global.u32 [%rd1+32], %r11;\n"
+        "st.global.u32 [%rd1+36], %r12; st.global.u32 [%rd1+40], %r14; st.global.u32 [%rd1+44], %r15;\n"
+        "st.global.u32 [%rd1+48], %r16; st.global.u32 [%rd1+52], %r18;\n"
+        "DONE:\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 14);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    const uint32_t *o = U32(out);
+    static const uint32_t want[] = { 16, 0xffffffffu, 0xffffffffu, 0, 30, 31, 40, 496,
+                                     (uint32_t)-16, 31, 0x100, 0x11f, 0, 120 };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
+        if (o[i] != want[i])
+            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
+        CU_ASSERT_EQUAL(o[i], want[i]);
+    }
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1484,6 +1545,7 @@ int main(void)
         !CU_add_test(s, "device functions inlined at their calls; carry chains", test_calls_carry) ||
         !CU_add_test(s, ".f16x2 arithmetic, setp p|q, set, cvt packing", test_half2) ||
         !CU_add_test(s, "bfloat16: one rounding of fma, cvt, bf16x2", test_bf16) ||
+        !CU_add_test(s, "bfind and redux.sync", test_bfind_redux) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
