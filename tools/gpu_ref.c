@@ -564,7 +564,7 @@ int main(int argc, char **argv)
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint32_t *v = (const uint32_t *)(void *)in->data;
         uint64_t n = in->count;
-        uint32_t *want = g_new0(uint32_t, 4 * n), *xs = g_new(uint32_t, n);
+        uint32_t *want = g_new0(uint32_t, 6 * n), *xs = g_new(uint32_t, n);
         uint64_t *ys = g_new(uint64_t, n);
         for (uint64_t i = 0; i < n; i++) {
             xs[i] = v[i] >> (i % 32);
@@ -582,13 +582,24 @@ int main(int argc, char **argv)
             for (uint64_t i = w; i < w + 32 && i < n; i++) {
                 uint32_t f = xs[i] ? (uint32_t)__builtin_ctz(xs[i]) + 1 : 0;
                 uint32_t fl = ys[i] ? (uint32_t)__builtin_ctzll(ys[i]) + 1 : 0;
-                want[4 * i] = f + 64 * fl;
-                want[4 * i + 1] = add ^ max;
-                want[4 * i + 2] = (uint32_t)min + or;
-                want[4 * i + 3] = (uint32_t)(((unsigned __int128)ys[i] * 0x9e3779b97f4a7c15ull) >> 64);
+                want[6 * i] = f + 64 * fl;
+                want[6 * i + 1] = add ^ max;
+                want[6 * i + 2] = (uint32_t)min + or;
+                want[6 * i + 3] = (uint32_t)(((unsigned __int128)ys[i] * 0x9e3779b97f4a7c15ull) >> 64);
+                /* __sad, __usad: |a - b| + c; __dp4a: c + the products of the bytes */
+                int64_t p = (int32_t)v[i], q = (int32_t)v[(i + 1) % n];
+                uint32_t sd = (uint32_t)(p > q ? p - q : q - p) + 7;
+                sd += (xs[i] > v[i] ? xs[i] - v[i] : v[i] - xs[i]) + 1;
+                want[6 * i + 4] = sd;
+                uint32_t d1 = 5, d2 = 3;
+                for (int b = 0; b < 4; b++) {
+                    d1 += (uint32_t)((int8_t)(v[i] >> (8 * b)) * (int8_t)(v[(i + 2) % n] >> (8 * b)));
+                    d2 += (xs[i] >> (8 * b) & 0xff) * (v[i] >> (8 * b) & 0xff);
+                }
+                want[6 * i + 5] = d1 + d2;
             }
         }
-        rc = compare_out_i32(k, dir, (const int32_t *)(void *)want, 4 * n);
+        rc = compare_out_i32(k, dir, (const int32_t *)(void *)want, 6 * n);
         g_free(want);
         g_free(xs);
         g_free(ys);

@@ -270,7 +270,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_RED] = "red", [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote",
     [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
     [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set", [PTX_OP_BFIND] = "bfind",
-    [PTX_OP_REDUX] = "redux",
+    [PTX_OP_REDUX] = "redux", [PTX_OP_SAD] = "sad", [PTX_OP_DP4A] = "dp4a",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -837,7 +837,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "prmt", PTX_OP_PRMT }, { "lop3", PTX_OP_LOP3 }, { "shf", PTX_OP_SHF },
     { "copysign", PTX_OP_COPYSIGN }, { "addc", PTX_OP_ADD }, { "subc", PTX_OP_SUB },
     { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET }, { "bfind", PTX_OP_BFIND },
-    { "redux", PTX_OP_REDUX },
+    { "redux", PTX_OP_REDUX }, { "sad", PTX_OP_SAD }, { "dp4a", PTX_OP_DP4A },
 };
 
 static const char *const cmp_names[] = {
@@ -1060,6 +1060,19 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             return perr(p, op_at, "'%.*s': redux.sync takes .add, .min, .max with .u32 or .s32, "
                         "and .and, .or, .xor with .b32", (int)oplen, op_at);
         break;
+    case PTX_OP_SAD:
+        if (ntypes != 1 || !(types[0] == PTX_T_U16 || types[0] == PTX_T_S16 || types[0] == PTX_T_U32 ||
+                             types[0] == PTX_T_S32 || types[0] == PTX_T_U64 || types[0] == PTX_T_S64))
+            return perr(p, op_at, "'%.*s': sad takes a 16-, 32- or 64-bit integer type", (int)oplen,
+                        op_at);
+        break;
+    case PTX_OP_DP4A:
+        /* dp4a.ATYPE.BTYPE d, a, b, c: d and c are .s32 when either is signed, else .u32 */
+        if (ntypes != 2 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32) ||
+            !(types[1] == PTX_T_U32 || types[1] == PTX_T_S32))
+            return perr(p, op_at, "'%.*s': dp4a takes dp4a.ATYPE.BTYPE, each .u32 or .s32",
+                        (int)oplen, op_at);
+        break;
     case PTX_OP_BFIND:
         if (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
                              types[0] == PTX_T_U64 || types[0] == PTX_T_S64))
@@ -1201,7 +1214,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         want_min = want_max = 3;
         break;
     case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE: case PTX_OP_PRMT:
-    case PTX_OP_SHF:
+    case PTX_OP_SHF: case PTX_OP_SAD: case PTX_OP_DP4A:
         want_min = want_max = 4;
         break;
     case PTX_OP_BFI: case PTX_OP_LOP3:
@@ -1287,7 +1300,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    in.op == PTX_OP_ABS || in.op == PTX_OP_NEG || in.op == PTX_OP_AND ||
                    in.op == PTX_OP_OR || in.op == PTX_OP_XOR || in.op == PTX_OP_NOT ||
                    in.op == PTX_OP_SELP || in.op == PTX_OP_COPYSIGN || in.op == PTX_OP_PRMT ||
-                   in.op == PTX_OP_LOP3 || in.op == PTX_OP_BFI || in.op == PTX_OP_BREV;
+                   in.op == PTX_OP_LOP3 || in.op == PTX_OP_BFI || in.op == PTX_OP_BREV ||
+                   in.op == PTX_OP_SAD;
     for (uint32_t d = 0; checked && !(in.mods & PTX_M_WIDE) && d < in.nargs; d++) {
         const PtxArg *a = &in.a[d];
         if (a->kind != PTX_A_REG || (in.op == PTX_OP_SELP && d == 3) ||

@@ -482,6 +482,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
     [PTX_OP_SET] = GPU_UNIT_INT, [PTX_OP_BFIND] = GPU_UNIT_INT, [PTX_OP_REDUX] = GPU_UNIT_INT,
+    [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT,
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -980,6 +981,20 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
         if (sg && len > 0 && (ua >> MIN(pos + len - 1, bits - 1) & 1) && have < 64)
             f |= ~0ull << have;
         return f;
+    }
+    case PTX_OP_SAD:                        /* |a - b| + c */
+        return (sg ? (sa < sb ? (uint64_t)sb - (uint64_t)sa : (uint64_t)sa - (uint64_t)sb)
+                   : (ua < ub ? ub - ua : ua - ub)) + c;
+    case PTX_OP_DP4A: {
+        /* c + the four products of a's and b's bytes, each byte signed by its operand's type */
+        bool as = t == PTX_T_S32, bs = (PtxType)in->type2 == PTX_T_S32;
+        uint32_t d = (uint32_t)c;
+        for (uint32_t i = 0; i < 4; i++) {
+            uint32_t x = (uint32_t)a >> (8 * i) & 0xff, y = (uint32_t)b >> (8 * i) & 0xff;
+            int32_t xs = as ? (int8_t)x : (int32_t)x, ys = bs ? (int8_t)y : (int32_t)y;
+            d += (uint32_t)(xs * ys);
+        }
+        return d;
     }
     case PTX_OP_BFIND: {
         /* the most significant 1 (unsigned) or bit unlike the sign (signed), 0xffffffff when

@@ -1306,8 +1306,8 @@ static void test_bf16(void)
 }
 
 /* bfind (the ISA's examples: the top 1 of unsigned, the top bit unlike the sign of signed,
- * 0xffffffff for none, .shiftamt counting from the msb) and redux.sync over the whole warp and
- * over the half of it that took a branch (lane i holds i). */
+ * 0xffffffff for none, .shiftamt counting from the msb), redux.sync over the whole warp and
+ * over the half of it that took a branch (lane i holds i), sad and dp4a worked by hand. */
 static void test_bfind_redux(void)
 {
     const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
@@ -1336,23 +1336,28 @@ static void test_bfind_redux(void)
         "redux.sync.add.u32 %r17, %r1, 0xffff;\n"       /* lanes 0-15: 120 */
         "SKIP:\n"
         "redux.sync.max.u32 %r18, %r17, 0xffffffff;\n"  /* 120 */
+        "sad.s32 %r19, -5, 7, 1;\n"                     /* 13 */
+        "sad.u32 %r20, 3, 10, 100;\n"                   /* 107 */
+        "dp4a.s32.u32 %r21, 0x01ff02fe, 0x03040506, 10;\n"   /* 10 + 6*-2 + 5*2 + 4*-1 + 3*1 = 7 */
+        "dp4a.u32.u32 %r22, 0xffffffff, 0x01010101, 0;\n"    /* 4 * 255 = 1020 */
         "setp.eq.u32 %p1, %r1, 0;\n"
         "@!%p1 bra DONE;\n"
         "st.global.u32 [%rd1], %r2; st.global.u32 [%rd1+4], %r3; st.global.u32 [%rd1+8], %r4;\n"
         "st.global.u32 [%rd1+12], %r5; st.global.u32 [%rd1+16], %r6; st.global.u32 [%rd1+20], %r7;\n"
         "st.global.u32 [%rd1+24], %r8; st.global.u32 [%rd1+28], %r9; st.global.u32 [%rd1+32], %r11;\n"
         "st.global.u32 [%rd1+36], %r12; st.global.u32 [%rd1+40], %r14; st.global.u32 [%rd1+44], %r15;\n"
-        "st.global.u32 [%rd1+48], %r16; st.global.u32 [%rd1+52], %r18;\n"
+        "st.global.u32 [%rd1+48], %r16; st.global.u32 [%rd1+52], %r18; st.global.u32 [%rd1+56], %r19;\n"
+        "st.global.u32 [%rd1+60], %r20; st.global.u32 [%rd1+64], %r21; st.global.u32 [%rd1+68], %r22;\n"
         "DONE:\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 14);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 18);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
         fprintf(stderr, "\n%s\n", err);
     const uint32_t *o = U32(out);
     static const uint32_t want[] = { 16, 0xffffffffu, 0xffffffffu, 0, 30, 31, 40, 496,
-                                     (uint32_t)-16, 31, 0x100, 0x11f, 0, 120 };
+                                     (uint32_t)-16, 31, 0x100, 0x11f, 0, 120, 13, 107, 7, 1020 };
     for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
         if (o[i] != want[i])
             fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
@@ -1545,7 +1550,7 @@ int main(void)
         !CU_add_test(s, "device functions inlined at their calls; carry chains", test_calls_carry) ||
         !CU_add_test(s, ".f16x2 arithmetic, setp p|q, set, cvt packing", test_half2) ||
         !CU_add_test(s, "bfloat16: one rounding of fma, cvt, bf16x2", test_bf16) ||
-        !CU_add_test(s, "bfind and redux.sync", test_bfind_redux) ||
+        !CU_add_test(s, "bfind, redux.sync, sad and dp4a", test_bfind_redux) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
