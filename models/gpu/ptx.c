@@ -331,11 +331,30 @@ static bool parse_init(P *p, PtxType t, bool is_array, uint64_t *count, uint8_t 
         PtxArg a;
         if (!parse_imm(p, &a))
             goto out;
-        bool fl = t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64;
-        if ((fbits && t != PTX_T_F32) || (dbits && t != PTX_T_F64) || (fl && !fbits && !dbits)) {
-            perr(p, at, "an initial value of the wrong type for a .%s element (ptxas: 0f for .f32, "
-                 "0d for .f64, integers for the integer types)", type_names[t]);
+        /* as ptxas takes them: .f32 and .f64 a 0f or 0d value (converted to the element's
+         * precision), .b32 0f bits, .b64 0d bits, the integer types integers */
+        bool fl = t == PTX_T_F32 || t == PTX_T_F64;
+        if ((fbits && !(fl || t == PTX_T_B32)) || (dbits && !(fl || t == PTX_T_B64)) ||
+            (fl && !fbits && !dbits) || t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 ||
+            t == PTX_T_BF16X2) {
+            perr(p, at, "an initial value of the wrong type for a .%s element (ptxas: 0f or 0d for "
+                 ".f32 and .f64, integers for the integer types; none for 16-bit floats)",
+                 type_names[t]);
             goto out;
+        }
+        if (fbits && t == PTX_T_F64) {      /* a float's value as a double */
+            uint32_t u = (uint32_t)a.imm;
+            float f;
+            memcpy(&f, &u, 4);
+            double d = f;
+            memcpy(&a.imm, &d, 8);
+        } else if (dbits && t == PTX_T_F32) {   /* a double's value rounded to a float */
+            double d;
+            memcpy(&d, &a.imm, 8);
+            float f = (float)d;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            a.imm = u;
         }
         if ((*count && v->len / eb == *count) || v->len + eb > PTX_MAX_ARRAY) {
             perr(p, at, "more values than the %" G_GUINT64_FORMAT " elements of the array",
@@ -923,7 +942,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     in.col = (uint32_t)(op_at - start) + 1;
     PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
     int ntypes = 0;
-    bool have_cmp = false, have_sub = false, have_dir = false, have_clamp = false;
+    bool have_cmp = false, have_sub = false, have_dir = false, have_clamp = false, have_rn = false;
     const char *m = op_at + baselen;
     while (m < q) {
         if (*m != '.')              /* a ':' outside a modifier such as L2::128B */
@@ -995,6 +1014,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    ((n == 3 && !memcmp(w, "and", 3)) || (n == 2 && !memcmp(w, "or", 2)) ||
                     (n == 3 && !memcmp(w, "xor", 3)))) {
             in.boolop = w[0] == 'a' ? PTX_BOOL_AND : w[0] == 'o' ? PTX_BOOL_OR : PTX_BOOL_XOR;
+        } else if (n == 2 && !memcmp(w, "rn", 2)) {
+            have_rn = true;
+        } else if (in.op == PTX_OP_FMA && n == 4 && !memcmp(w, "relu", 4)) {
+            in.mods |= PTX_M_RELU;
+        } else if ((in.op == PTX_OP_MIN || in.op == PTX_OP_MAX) && n == 3 && !memcmp(w, "NaN", 3)) {
+            in.mods |= PTX_M_NAN;
         } else if (in.op == PTX_OP_BFIND && n == 8 && !memcmp(w, "shiftamt", 8)) {
             in.mods |= PTX_M_SHIFTAMT;
         } else if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED || in.op == PTX_OP_REDUX) && !have_sub &&
@@ -1044,11 +1069,16 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_SET:
         if (!have_cmp)
             return perr(p, op_at, "set needs a comparison (.lt, .eq, ...)");
-        if (ntypes != 2 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
-                             types[0] == PTX_T_F32 || types[0] == PTX_T_F16X2) ||
-            (types[0] == PTX_T_F16X2) != (types[1] == PTX_T_F16X2))
-            return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 "
-                        "(.f16x2 with .f16x2)", (int)oplen, op_at);
+        /* DTYPE .u32, .s32, .f32 (and .u16, .s16, .f16); from .f16x2 or .bf16x2, .u32, .s32 or
+         * the same pair type, one result per half */
+        if (ntypes != 2 ||
+            ((types[1] == PTX_T_F16X2 || types[1] == PTX_T_BF16X2)
+                 ? !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == types[1])
+                 : !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_F32 ||
+                     types[0] == PTX_T_U16 || types[0] == PTX_T_S16 || types[0] == PTX_T_F16)))
+            return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32, "
+                        ".u16, .s16 or .f16 (from .f16x2 or .bf16x2: .u32, .s32 or the same)",
+                        (int)oplen, op_at);
         break;
     case PTX_OP_REDUX:
         /* redux.sync.OP.TYPE d, a, membermask: add, min, max on .u32/.s32, and, or, xor on .b32 */
@@ -1131,7 +1161,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
      * mul, fma, mad, div, rcp, sqrt) and conversions to them, which the host computes in that
      * rounding mode (math library code such as expf and fmodf writes fma.rm, fma.rz) */
     if (in.mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP)) {
-        bool f3264 = in.type == PTX_T_F32 || in.type == PTX_T_F64;
+        bool f3264 = in.type == PTX_T_F32 || in.type == PTX_T_F64 ||
+                     (in.op == PTX_OP_CVT && (in.type == PTX_T_F16 || in.type == PTX_T_BF16) &&
+                      (in.type2 == PTX_T_F32 || in.type2 == PTX_T_F64));
         bool ieee = in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
                     in.op == PTX_OP_FMA || in.op == PTX_OP_MAD || in.op == PTX_OP_DIV ||
                     in.op == PTX_OP_RCP || in.op == PTX_OP_SQRT || in.op == PTX_OP_CVT;
@@ -1140,7 +1172,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             (in.op == PTX_OP_CVT && in.type2 == PTX_T_F16))
             return perr(p, op_at, "'%.*s': rounding toward zero or an infinity (.rz, .rm, .rp) is "
                         "in archsim's PTX subset only on f32 and f64 add, sub, mul, fma, mad, div, "
-                        "rcp, sqrt and cvt to them", (int)oplen, op_at);
+                        "rcp, sqrt and cvt to them, and cvt from them to f16 and bf16",
+                        (int)oplen, op_at);
     }
     bool int_t = !(in.type == PTX_T_F16 || in.type == PTX_T_F32 || in.type == PTX_T_F64 ||
                    in.type == PTX_T_F16X2 || in.type == PTX_T_BF16 || in.type == PTX_T_BF16X2);
@@ -1150,13 +1183,36 @@ static bool parse_inst(P *p, Ent *en, const char *start)
               (ntypes == 2 && (types[1] == PTX_T_BF16 || types[1] == PTX_T_BF16X2));
     if (bf && !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
                 in.op == PTX_OP_FMA || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
-                in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_LD ||
-                in.op == PTX_OP_ST || in.op == PTX_OP_MOV ||
+                in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_SET ||
+                in.op == PTX_OP_SETP ||
                 (in.op == PTX_OP_CVT && ((types[0] == PTX_T_BF16 && types[1] == PTX_T_F32) ||
                                          (types[0] == PTX_T_F32 && types[1] == PTX_T_BF16) ||
                                          (types[0] == PTX_T_BF16X2 && types[1] == PTX_T_F32)))))
         return perr(p, op_at, "'%.*s': .bf16/.bf16x2 is in archsim's PTX subset on fma, add, sub, "
-                    "mul, min, max, neg, abs, mov, ld, st and cvt to or from f32", (int)oplen, op_at);
+                    "mul, min, max, neg, abs, set, setp and cvt to or from f32 (move and load them "
+                    "as .b16/.b32)", (int)oplen, op_at);
+    bool pair_or_bf = bf || (ntypes >= 1 && types[0] == PTX_T_F16X2) ||
+                      (ntypes == 2 && types[1] == PTX_T_F16X2);
+    if (pair_or_bf && (in.op == PTX_OP_LD || in.op == PTX_OP_ST || in.op == PTX_OP_MOV))
+        return perr(p, op_at, "'%.*s': move and load two halves or a bfloat16 as .b32 or .b16",
+                    (int)oplen, op_at);
+    if (bf && (in.mods & (PTX_M_SAT | PTX_M_FTZ)))
+        return perr(p, op_at, "'%.*s': bfloat16 arithmetic has no .sat or .ftz", (int)oplen, op_at);
+    if ((in.mods & PTX_M_RELU) && !(types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 ||
+                                    types[0] == PTX_T_BF16 || types[0] == PTX_T_BF16X2))
+        return perr(p, op_at, "'%.*s': .relu is on 16-bit float fma only", (int)oplen, op_at);
+    if ((in.mods & PTX_M_NAN) && !(types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 ||
+                                   types[0] == PTX_T_BF16 || types[0] == PTX_T_BF16X2 ||
+                                   types[0] == PTX_T_F32))
+        return perr(p, op_at, "'%.*s': .NaN is on float min and max only", (int)oplen, op_at);
+    if (pair_or_bf && in.op == PTX_OP_CVT &&
+        (in.mods & (PTX_M_SAT | PTX_M_FTZ | PTX_M_RNI | PTX_M_RZI | PTX_M_RMI | PTX_M_RPI)))
+        return perr(p, op_at, "'%.*s': a conversion to two halves or a bfloat16 takes only its "
+                    "rounding (.rn, .rz, .rm, .rp)", (int)oplen, op_at);
+    /* the 16-bit float fma and the conversions to the new formats name their rounding (.rn) */
+    if (pair_or_bf && ((in.op == PTX_OP_FMA) || (in.op == PTX_OP_CVT && types[1] == PTX_T_F32)) &&
+        !(in.mods & (PTX_M_RZ | PTX_M_RM | PTX_M_RP)) && !have_rn)
+        return perr(p, op_at, "'%.*s' needs its rounding, .rn", (int)oplen, op_at);
     /* two halves in one register: the arithmetic nvcc's cuda_fp16 writes for __half2 */
     if (((ntypes >= 1 && types[0] == PTX_T_F16X2) || (ntypes == 2 && types[1] == PTX_T_F16X2)) &&
         !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
@@ -1292,6 +1348,11 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if (in.op == PTX_OP_LOP3 && (in.a[4].kind != PTX_A_IMM || in.a[4].imm < 0 || in.a[4].imm > 255))
         return perr(p, op_at, "'%.*s': the lookup table (operand 5) must be a constant from 0 to "
                     "255", (int)oplen, op_at);
+    if (pair_or_bf && in.op != PTX_OP_CVT)
+        for (uint32_t d = 0; d < in.nargs; d++)
+            if (in.a[d].kind == PTX_A_IMM)
+                return perr(p, op_at, "'%.*s': operand %u: two halves or a bfloat16 come in a "
+                            "register, not as a constant", (int)oplen, op_at, d + 1);
     /* the registers of a plain arithmetic or logic instruction are of its type (ptxas refuses
      * add.u32 %rd1, ... and add.f32 on .s32 registers; they were computed on the bits) */
     bool checked = in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||

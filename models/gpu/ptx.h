@@ -67,6 +67,8 @@ enum {
     PTX_M_RZ = 1u << 13, PTX_M_RM = 1u << 14, PTX_M_RP = 1u << 15,    /* float rounding */
     PTX_M_CIN = 1u << 16,                   /* addc, subc, madc: the carry flag comes in */
     PTX_M_SHIFTAMT = 1u << 17,              /* bfind.shiftamt */
+    PTX_M_RELU = 1u << 18,                  /* fma.rn.relu on 16-bit floats: max(0, d) */
+    PTX_M_NAN = 1u << 19,                   /* min.NaN, max.NaN: a NaN in, the canonical NaN out */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */

@@ -217,8 +217,12 @@ static uint16_t small_float_of_double(double d, int m, int bias)
         q /= 2;
         E++;
     }
-    if (E > bias)
-        return (uint16_t)(s | inf);
+    if (E > bias) {                 /* past the largest finite value: infinity, or that value
+                                       when the rounding (cvt.rz, .rm, .rp) goes the other way */
+        int rm = fegetround();
+        bool keep = rm == FE_TOWARDZERO || (rm == FE_DOWNWARD && !s) || (rm == FE_UPWARD && s);
+        return (uint16_t)(s | (keep ? inf - 1 : inf));
+    }
     if (q < one)                    /* a subnormal (E is 1 - bias) */
         return (uint16_t)(s | (uint16_t)q);
     return (uint16_t)(s | (uint16_t)((E + bias) << m) | (uint16_t)((uint32_t)(q - one)));
@@ -853,10 +857,32 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
         case PTX_OP_MUL: return bits_f32(x * y);
         case PTX_OP_MAD:
         case PTX_OP_FMA: return bits_f32(fmaf(x, y, f32_of(c)));
-        case PTX_OP_MIN: return bits_f32(fminf(x, y));
-        case PTX_OP_MAX: return bits_f32(fmaxf(x, y));
+        case PTX_OP_MIN:
+        case PTX_OP_MAX:
+            if ((in->mods & PTX_M_NAN) && (isnan(x) || isnan(y)))
+                return 0x7fffffffu;         /* min.NaN/max.NaN: the canonical NaN */
+            return bits_f32(in->op == PTX_OP_MIN ? fminf(x, y) : fmaxf(x, y));
         default: break;
         }
+    }
+    if ((t == PTX_T_F16 || t == PTX_T_BF16) && (in->op == PTX_OP_MIN || in->op == PTX_OP_MAX)) {
+        /* cuda_fp16/cuda_bf16's __hmin/__hmax: +0 above -0; a NaN gives the other value, two
+         * NaNs (or one, with .NaN) the canonical NaN 0x7fff; else the input itself */
+        double x = fval(a, t), y = fval(b, t);
+        bool na = isnan(x), nb = isnan(y), mn = in->op == PTX_OP_MIN;
+        if ((na && nb) || ((na || nb) && (in->mods & PTX_M_NAN)))
+            return 0x7fff;
+        if (na || nb)
+            return (na ? b : a) & 0xffff;
+        if (x == y)                 /* equal, or zeros of two signs: the negative one for min */
+            return ((a >> 15 & 1) == mn ? a : b) & 0xffff;
+        return ((mn ? x < y : x > y) ? a : b) & 0xffff;
+    }
+    if ((in->mods & PTX_M_RELU) && (t == PTX_T_F16 || t == PTX_T_BF16)) {
+        PtxInst plain = *in;        /* fma.rn.relu: a NaN gives the canonical NaN, below 0 gives 0 */
+        plain.mods &= ~PTX_M_RELU;
+        uint64_t r = alu(&plain, a, b, c, e);
+        return isnan(fval(r, t)) ? 0x7fff : (r & 0x8000) ? 0 : r;
     }
     if (t == PTX_T_BF16 && (in->op == PTX_OP_FMA || in->op == PTX_OP_MAD))
         return bf16_fma(fval(a, t), fval(b, t), fval(c, t));
@@ -1421,9 +1447,14 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     PtxType st = (PtxType)in->type2;
                     uint64_t a = val(r, &in->a[1], tid), b = val(r, &in->a[2], tid), d = 0;
                     bool x = in->nargs > 3 && val(r, &in->a[3], tid) != 0;
-                    uint32_t parts = st == PTX_T_F16X2 ? 2 : 1;
+                    uint32_t parts = st == PTX_T_F16X2 || st == PTX_T_BF16X2 ? 2 : 1;
+                    /* true: 1.0 of a float destination, else all ones (per half from a pair) */
+                    uint64_t one = t == PTX_T_F32 ? 0x3f800000u : t == PTX_T_F16 || t == PTX_T_F16X2
+                                 ? 0x3c00 : t == PTX_T_BF16X2 ? 0x3f80
+                                 : parts == 2 ? 0xffff : tbits(t) >= 64 ? UINT64_MAX
+                                                                        : (1ull << tbits(t)) - 1;
                     for (uint32_t h = 0; h < parts; h++) {
-                        PtxType et = st == PTX_T_F16X2 ? PTX_T_F16 : st;
+                        PtxType et = st == PTX_T_F16X2 ? PTX_T_F16 : st == PTX_T_BF16X2 ? PTX_T_BF16 : st;
                         uint64_t ah = parts == 2 ? a >> (16 * h) & 0xffff : a;
                         uint64_t bh = parts == 2 ? b >> (16 * h) & 0xffff : b;
                         if (et == PTX_T_F32 && (in->mods & PTX_M_FTZ))
@@ -1435,8 +1466,6 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                         if (in->boolop != PTX_BOOL_NONE && in->nargs > 3)
                             c = in->boolop == PTX_BOOL_AND ? c && x
                               : in->boolop == PTX_BOOL_OR ? c || x : c != x;
-                        uint64_t one = t == PTX_T_F16X2 ? 0x3c00 : t == PTX_T_F32 ? 0x3f800000u
-                                                                                  : 0xffffffffu;
                         d |= (c ? one : 0) << (16 * h);
                     }
                     set(r, in->a[0].reg, tid, d, t);
@@ -1446,15 +1475,16 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     int32_t q = in->a[1].pair ? in->a[1].reg : -1;
                     uint32_t o = q >= 0 ? 2 : 1;
                     uint64_t a = val(r, &in->a[o], tid), b = val(r, &in->a[o + 1], tid);
-                    if (t == PTX_T_F16X2) {
+                    if (t == PTX_T_F16X2 || t == PTX_T_BF16X2) {
                         /* p|q: the low halves' comparison, then the high halves' (PTX ISA,
                          * setp), each with the .BOOL and c */
+                        PtxType et = t == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
                         bool x = in->nargs > o + 2 && val(r, &in->a[o + 2], tid) != 0;
                         for (uint32_t h = 0; h < 2; h++) {
                             uint64_t ah = a >> (16 * h) & 0xffff, bh = b >> (16 * h) & 0xffff;
                             if (in->mods & PTX_M_FTZ)
                                 ah = ftz16(ah), bh = ftz16(bh);
-                            bool c = cmp_float((PtxCmp)in->cmp, fval(ah, PTX_T_F16), fval(bh, PTX_T_F16));
+                            bool c = cmp_float((PtxCmp)in->cmp, fval(ah, et), fval(bh, et));
                             if (in->boolop != PTX_BOOL_NONE && in->nargs > o + 2)
                                 c = in->boolop == PTX_BOOL_AND ? c && x
                                   : in->boolop == PTX_BOOL_OR ? c || x : c != x;

@@ -141,10 +141,11 @@ static void test_parse_errors(void)
         { HEAD ".global .u64 g[2] = {g, 0};\n", "t.ptx:4:22: an initialiser that is not a number (a "
           "variable's address, generic(...)) is not in archsim's PTX subset" },
         { HEAD ".global .u32 g[2] = {0d3FF0000000000000};\n", "t.ptx:4:22: an initial value of the "
-          "wrong type for a .u32 element (ptxas: 0f for .f32, 0d for .f64, integers for the integer "
-          "types)" },
+          "wrong type for a .u32 element (ptxas: 0f or 0d for .f32 and .f64, integers for the "
+          "integer types; none for 16-bit floats)" },
         { HEAD ".global .f32 g[2] = {1, 2};\n", "t.ptx:4:22: an initial value of the wrong type for a "
-          ".f32 element (ptxas: 0f for .f32, 0d for .f64, integers for the integer types)" },
+          ".f32 element (ptxas: 0f or 0d for .f32 and .f64, integers for the integer types; none "
+          "for 16-bit floats)" },
         { HEAD ".global .u32 g = {1};\n", "t.ptx:4:18: a scalar's initialiser is a value, not a list "
           "in braces" },
         { HEAD ".func f()\n{\nbra L;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
@@ -192,7 +193,22 @@ static void test_parse_errors(void)
           "addc, sub.cc, subc, mad.lo.cc, mad.hi.cc and madc on 32- and 64-bit integers" },
         { "call g;", "t.ptx:6:6: function g is not declared in this file" },
         { "div.rn.bf16 %rs1, %rs1, %rs1;", "t.ptx:6:1: 'div.rn.bf16': .bf16/.bf16x2 is in archsim's "
-          "PTX subset on fma, add, sub, mul, min, max, neg, abs, mov, ld, st and cvt to or from f32" },
+          "PTX subset on fma, add, sub, mul, min, max, neg, abs, set, setp and cvt to or from f32 "
+          "(move and load them as .b16/.b32)" },
+        { "ld.global.bf16 %rs1, [%rd1];", "t.ptx:6:1: 'ld.global.bf16': .bf16/.bf16x2 is in "
+          "archsim's PTX subset on fma, add, sub, mul, min, max, neg, abs, set, setp and cvt to or "
+          "from f32 (move and load them as .b16/.b32)" },
+        { "mov.f16x2 %r1, %r2;", "t.ptx:6:1: 'mov.f16x2': move and load two halves or a bfloat16 as "
+          ".b32 or .b16" },
+        { "add.sat.bf16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'add.sat.bf16x2': bfloat16 arithmetic has no "
+          ".sat or .ftz" },
+        { "fma.f16x2 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'fma.f16x2' needs its rounding, .rn" },
+        { "cvt.rn.sat.f16x2.f32 %r1, %f1, %f2;", "t.ptx:6:1: 'cvt.rn.sat.f16x2.f32': a conversion to "
+          "two halves or a bfloat16 takes only its rounding (.rn, .rz, .rm, .rp)" },
+        { "add.f16x2 %r1, %r2, 0x3c003c00;", "t.ptx:6:1: 'add.f16x2': operand 3: two halves or a "
+          "bfloat16 come in a register, not as a constant" },
+        { "fma.rn.relu.f32 %f1, %f1, %f1, %f1;", "t.ptx:6:1: 'fma.rn.relu.f32': .relu is on 16-bit "
+          "float fma only" },
         { "add.u32 %r1, {%r2, 0}, 1;", "t.ptx:6:1: 'add.u32': operand 2 is a vector {...}, which "
           "only ld, st and mov take" },
         { "mov.b32 {%r1, 0}, %rd1;", "t.ptx:6:1: 'mov.b32': its destination must be a register" },
@@ -214,9 +230,8 @@ static void test_parse_errors(void)
           "subset on add, sub, mul, fma, min, max, neg, abs, setp, set, mov, ld, st and "
           "cvt.f16x2.f32" },
         { "set.lt.f16x2.f32 %r1, %f1, %f2;", "t.ptx:6:1: 'set.lt.f16x2.f32': set takes "
-          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 (.f16x2 with .f16x2)" },
-        { "set.lt.u32.f16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'set.lt.u32.f16x2': set takes "
-          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32 or .f32 (.f16x2 with .f16x2)" },
+          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32, .u16, .s16 or .f16 (from .f16x2 or .bf16x2: "
+          ".u32, .s32 or the same)" },
         { "@%p1 call g;", "t.ptx:6:6: a call under a guard (@p call) is not in archsim's PTX subset "
           "(branch around it)" },
         { "call %rd1, (x);", "t.ptx:6:6: an indirect call (through a register) is not in archsim's "
@@ -248,13 +263,13 @@ static void test_parse_errors(void)
         { "mov.u32 %tid.x, 5;", "t.ptx:6:1: 'mov.u32': its destination must be a register" },
         { "min.rz.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'min.rz.f32': rounding toward zero or an "
           "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
-          "fma, mad, div, rcp, sqrt and cvt to them" },
+          "fma, mad, div, rcp, sqrt and cvt to them, and cvt from them to f16 and bf16" },
         { "add.rz.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'add.rz.s32': rounding toward zero or an "
           "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
-          "fma, mad, div, rcp, sqrt and cvt to them" },
+          "fma, mad, div, rcp, sqrt and cvt to them, and cvt from them to f16 and bf16" },
         { "add.rz.rm.f32 %f1, %f1, %f2;", "t.ptx:6:1: 'add.rz.rm.f32': rounding toward zero or an "
           "infinity (.rz, .rm, .rp) is in archsim's PTX subset only on f32 and f64 add, sub, mul, "
-          "fma, mad, div, rcp, sqrt and cvt to them" },
+          "fma, mad, div, rcp, sqrt and cvt to them, and cvt from them to f16 and bf16" },
         { "copysign.f16 %f1, %f1, %f2;", "t.ptx:6:1: 'copysign.f16': the type must be .f32 or .f64" },
         { "mul.lo.sat.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'mul.lo.sat.s32': .sat on this integer "
           "instruction is not in archsim's PTX subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 "
@@ -994,7 +1009,7 @@ static void test_rounding_init(void)
     const char *src = HEAD
         ".global .align 4 .u32 tab[] = {7, 0x10, 010, -1};\n"
         ".const .align 8 .f64 dk[2] = {0d3FF8000000000000};\n"
-        ".global .align 4 .f32 one = 0f3F800000;\n"
+        ".global .align 4 .f32 one = 0d3FF0000000000000;\n"      /* 1.0 as a float */
         ".visible .entry k(.param .u64 out)\n{\n"
         ".reg .b32 %r<30>; .reg .b64 %rd<6>; .reg .f32 %f<20>; .reg .f64 %fd<6>;\n"
         "ld.param.u64 %rd1, [out];\n"
@@ -1221,7 +1236,7 @@ static void test_calls_carry(void)
 static void test_half2(void)
 {
     const char *src2 = HEAD ".visible .entry k(.param .u64 out)\n{\n"
-        ".reg .pred %p<5>; .reg .b32 %r<16>; .reg .f32 %f<3>; .reg .b64 %rd<3>;\n"
+        ".reg .pred %p<5>; .reg .b32 %r<28>; .reg .f32 %f<4>; .reg .b64 %rd<3>; .reg .b16 %rs<3>;\n"
         "ld.param.u64 %rd1, [out];\n"
         "mov.b32 %r1, 0x40803e00;\n"
         "mov.b32 %r2, 0x3800bc00;\n"
@@ -1242,12 +1257,27 @@ static void test_half2(void)
         "cvt.rn.f16x2.f32 %r15, %f2, %f1;\n"            /* {1, 3.75}: 0x43803c00 */
         "mov.b32 %r9, 0x80010001; mov.b32 %r10, 0;\n"    /* {+subnormal, -subnormal} */
         "add.ftz.f16x2 %r9, %r9, %r10;\n"               /* flushed: -0 + 0 is +0: 0 */
+        "mov.b32 %r16, 0x00008000; mov.b32 %r17, 0x80000000;\n"   /* {-0, +0}, {+0, -0} */
+        "min.f16x2 %r18, %r16, %r17;\n"                 /* -0 below +0: 0x80008000 */
+        "max.bf16x2 %r19, %r16, %r17;\n"                /* 0 */
+        "mov.b32 %r20, 0x7e01fe01; mov.b32 %r21, 0xfe013c00;\n"
+        "min.f16x2 %r22, %r20, %r21;\n"                 /* {NaN,1}: 1; {NaN,NaN}: 0x7fff */
+        "max.NaN.f16x2 %r23, %r20, %r21;\n"             /* both 0x7fff */
+        "mov.b32 %r24, 0xbc003c00;\n"                   /* {1, -1} */
+        "fma.rn.relu.f16x2 %r25, %r24, %r24, %r24;\n"   /* {1*1+1, -1*-1-1 = 0}: 0x00004000 */
+        "set.lt.u32.f16x2 %r26, %r2, %r1;\n"            /* both halves true: 0xffffffff */
+        "mov.f32 %f3, 0f7F7FFFFF;\n"                    /* FLT_MAX */
+        "cvt.rz.bf16.f32 %rs1, %f3;\n"                  /* the largest bf16, not inf: 0x7f7f */
+        "cvt.rn.bf16.f32 %rs2, %f3;\n"                  /* inf: 0x7f80 */
+        "mov.b32 %r27, {%rs1, %rs2};\n"
         "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r4; st.global.u32 [%rd1+8], %r5;\n"
         "st.global.u32 [%rd1+12], %r6; st.global.u32 [%rd1+16], %r7; st.global.u32 [%rd1+20], %r8;\n"
         "st.global.u32 [%rd1+24], %r12; st.global.u32 [%rd1+28], %r13; st.global.u32 [%rd1+32], %r14;\n"
-        "st.global.u32 [%rd1+36], %r15; st.global.u32 [%rd1+40], %r9;\n"
+        "st.global.u32 [%rd1+36], %r15; st.global.u32 [%rd1+40], %r9; st.global.u32 [%rd1+44], %r18;\n"
+        "st.global.u32 [%rd1+48], %r19; st.global.u32 [%rd1+52], %r22; st.global.u32 [%rd1+56], %r23;\n"
+        "st.global.u32 [%rd1+60], %r25; st.global.u32 [%rd1+64], %r26; st.global.u32 [%rd1+68], %r27;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 11);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 18);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src2, 1, 32, -1, &out, 1, 0, &err))
@@ -1255,7 +1285,8 @@ static void test_half2(void)
     const uint32_t *o = U32(out);
     static const uint32_t want[] = { 0x41803800u, 0x3c80be00u, 0x42c00000u, 0xb8003c00u,
                                      0x40803e00u, 3, 0x3c003c00u, 0xffffffffu, 0, 0x43803c00u,
-                                     0 };
+                                     0, 0x80008000u, 0, 0x7fff3c00u, 0x7fff7fffu, 0x00004000u,
+                                     0xffffffffu, 0x7f807f7fu };
     for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
         if (o[i] != want[i])
             fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
