@@ -334,21 +334,19 @@ static bool parse_init(P *p, PtxType t, bool is_array, uint64_t *count, uint8_t 
         /* as ptxas takes them: .f32 and .f64 a 0f or 0d value (converted to the element's
          * precision), .b32 0f bits, .b64 0d bits, the integer types integers */
         bool fl = t == PTX_T_F32 || t == PTX_T_F64;
-        if ((fbits && !(fl || t == PTX_T_B32)) || (dbits && !(fl || t == PTX_T_B64)) ||
-            (fl && !fbits && !dbits) || t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 ||
-            t == PTX_T_BF16X2) {
+        bool bit = t == PTX_T_B16 || t == PTX_T_B32 || t == PTX_T_B64;
+        if (((fbits || dbits) && !(fl || bit)) || (dbits && eb < 4) || (fl && !fbits && !dbits) ||
+            t == PTX_T_F16 || t == PTX_T_F16X2 || t == PTX_T_BF16 || t == PTX_T_BF16X2) {
             perr(p, at, "an initial value of the wrong type for a .%s element (ptxas: 0f or 0d for "
-                 ".f32 and .f64, integers for the integer types; none for 16-bit floats)",
-                 type_names[t]);
+                 ".f32, .f64 and the bit types, integers for the integer types; none for 16-bit "
+                 "floats)", type_names[t]);
             goto out;
         }
-        if (fbits && t == PTX_T_F64) {      /* a float's value as a double */
-            uint32_t u = (uint32_t)a.imm;
-            float f;
-            memcpy(&f, &u, 4);
-            double d = f;
-            memcpy(&a.imm, &d, 8);
-        } else if (dbits && t == PTX_T_F32) {   /* a double's value rounded to a float */
+        /* as ptxas stores them: 0f's bits cut or zero-extended to the element, 0d's bits in 8
+         * bytes and its value rounded to a float in 4 */
+        if (fbits) {
+            a.imm = (int64_t)(uint32_t)a.imm;
+        } else if (dbits && eb == 4) {      /* a double's value rounded to a float */
             double d;
             memcpy(&d, &a.imm, 8);
             float f = (float)d;
@@ -1074,11 +1072,14 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         if (ntypes != 2 ||
             ((types[1] == PTX_T_F16X2 || types[1] == PTX_T_BF16X2)
                  ? !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == types[1])
+                 : types[1] == PTX_T_F16 || types[1] == PTX_T_BF16
+                 ? !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_U16 ||
+                     types[0] == PTX_T_S16 || types[0] == types[1])
                  : !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 || types[0] == PTX_T_F32 ||
-                     types[0] == PTX_T_U16 || types[0] == PTX_T_S16 || types[0] == PTX_T_F16)))
-            return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32, "
-                        ".u16, .s16 or .f16 (from .f16x2 or .bf16x2: .u32, .s32 or the same)",
-                        (int)oplen, op_at);
+                     types[0] == PTX_T_F16)))
+            return perr(p, op_at, "'%.*s': set takes set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32 "
+                        "or .f16 (from .f16 or .bf16: .u32, .s32, .u16, .s16 or the same; from "
+                        ".f16x2 or .bf16x2: .u32, .s32 or the same)", (int)oplen, op_at);
         break;
     case PTX_OP_REDUX:
         /* redux.sync.OP.TYPE d, a, membermask: add, min, max on .u32/.s32, and, or, xor on .b32 */
@@ -1191,11 +1192,18 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "'%.*s': .bf16/.bf16x2 is in archsim's PTX subset on fma, add, sub, "
                     "mul, min, max, neg, abs, set, setp and cvt to or from f32 (move and load them "
                     "as .b16/.b32)", (int)oplen, op_at);
-    bool pair_or_bf = bf || (ntypes >= 1 && types[0] == PTX_T_F16X2) ||
-                      (ntypes == 2 && types[1] == PTX_T_F16X2);
+    bool pair_or_bf = bf || (ntypes >= 1 && (types[0] == PTX_T_F16X2 || types[0] == PTX_T_F16)) ||
+                      (ntypes == 2 && (types[1] == PTX_T_F16X2 || types[1] == PTX_T_F16));
+    if (bf && p->m->target < 90 &&
+        (in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+         in.op == PTX_OP_SET || in.op == PTX_OP_SETP))
+        return perr(p, op_at, "'%.*s' needs .target sm_90 or higher (sm_80 has fma, min, max, neg, "
+                    "abs and cvt on bfloat16)", (int)oplen, op_at);
+    if ((in.mods & PTX_M_RELU) && (in.mods & PTX_M_SAT))
+        return perr(p, op_at, "'%.*s': .relu and .sat do not go together", (int)oplen, op_at);
     if (pair_or_bf && (in.op == PTX_OP_LD || in.op == PTX_OP_ST || in.op == PTX_OP_MOV))
-        return perr(p, op_at, "'%.*s': move and load two halves or a bfloat16 as .b32 or .b16",
-                    (int)oplen, op_at);
+        return perr(p, op_at, "'%.*s': move and load 16-bit floats and pairs of them as .b16 or "
+                    ".b32", (int)oplen, op_at);
     if (bf && (in.mods & (PTX_M_SAT | PTX_M_FTZ)))
         return perr(p, op_at, "'%.*s': bfloat16 arithmetic has no .sat or .ftz", (int)oplen, op_at);
     if ((in.mods & PTX_M_RELU) && !(types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 ||
@@ -1205,7 +1213,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                                    types[0] == PTX_T_BF16 || types[0] == PTX_T_BF16X2 ||
                                    types[0] == PTX_T_F32))
         return perr(p, op_at, "'%.*s': .NaN is on float min and max only", (int)oplen, op_at);
-    if (pair_or_bf && in.op == PTX_OP_CVT &&
+    if (in.op == PTX_OP_CVT && (types[0] == PTX_T_F16X2 || types[0] == PTX_T_BF16 ||
+                                types[0] == PTX_T_BF16X2) &&
         (in.mods & (PTX_M_SAT | PTX_M_FTZ | PTX_M_RNI | PTX_M_RZI | PTX_M_RMI | PTX_M_RPI)))
         return perr(p, op_at, "'%.*s': a conversion to two halves or a bfloat16 takes only its "
                     "rounding (.rn, .rz, .rm, .rp)", (int)oplen, op_at);
@@ -1351,7 +1360,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     if (pair_or_bf && in.op != PTX_OP_CVT)
         for (uint32_t d = 0; d < in.nargs; d++)
             if (in.a[d].kind == PTX_A_IMM)
-                return perr(p, op_at, "'%.*s': operand %u: two halves or a bfloat16 come in a "
+                return perr(p, op_at, "'%.*s': operand %u: a 16-bit float or pair comes in a "
                             "register, not as a constant", (int)oplen, op_at, d + 1);
     /* the registers of a plain arithmetic or logic instruction are of its type (ptxas refuses
      * add.u32 %rd1, ... and add.f32 on .s32 registers; they were computed on the bits) */

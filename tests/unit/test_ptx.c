@@ -141,11 +141,11 @@ static void test_parse_errors(void)
         { HEAD ".global .u64 g[2] = {g, 0};\n", "t.ptx:4:22: an initialiser that is not a number (a "
           "variable's address, generic(...)) is not in archsim's PTX subset" },
         { HEAD ".global .u32 g[2] = {0d3FF0000000000000};\n", "t.ptx:4:22: an initial value of the "
-          "wrong type for a .u32 element (ptxas: 0f or 0d for .f32 and .f64, integers for the "
-          "integer types; none for 16-bit floats)" },
+          "wrong type for a .u32 element (ptxas: 0f or 0d for .f32, .f64 and the bit types, "
+          "integers for the integer types; none for 16-bit floats)" },
         { HEAD ".global .f32 g[2] = {1, 2};\n", "t.ptx:4:22: an initial value of the wrong type for a "
-          ".f32 element (ptxas: 0f or 0d for .f32 and .f64, integers for the integer types; none "
-          "for 16-bit floats)" },
+          ".f32 element (ptxas: 0f or 0d for .f32, .f64 and the bit types, integers for the integer "
+          "types; none for 16-bit floats)" },
         { HEAD ".global .u32 g = {1};\n", "t.ptx:4:18: a scalar's initialiser is a value, not a list "
           "in braces" },
         { HEAD ".func f()\n{\nbra L;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
@@ -198,15 +198,24 @@ static void test_parse_errors(void)
         { "ld.global.bf16 %rs1, [%rd1];", "t.ptx:6:1: 'ld.global.bf16': .bf16/.bf16x2 is in "
           "archsim's PTX subset on fma, add, sub, mul, min, max, neg, abs, set, setp and cvt to or "
           "from f32 (move and load them as .b16/.b32)" },
-        { "mov.f16x2 %r1, %r2;", "t.ptx:6:1: 'mov.f16x2': move and load two halves or a bfloat16 as "
-          ".b32 or .b16" },
-        { "add.sat.bf16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'add.sat.bf16x2': bfloat16 arithmetic has no "
-          ".sat or .ftz" },
+        { "mov.f16x2 %r1, %r2;", "t.ptx:6:1: 'mov.f16x2': move and load 16-bit floats and pairs of "
+          "them as .b16 or .b32" },
+        { "mov.f16 %rs1, %rs2;", "t.ptx:6:1: 'mov.f16': move and load 16-bit floats and pairs of "
+          "them as .b16 or .b32" },
+        { "fma.rn.sat.bf16x2 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'fma.rn.sat.bf16x2': bfloat16 "
+          "arithmetic has no .sat or .ftz" },
+        { "add.bf16x2 %r1, %r2, %r3;", "t.ptx:6:1: 'add.bf16x2' needs .target sm_90 or higher (sm_80 "
+          "has fma, min, max, neg, abs and cvt on bfloat16)" },
+        { "fma.rn.sat.relu.f16 %rs1, %rs1, %rs1, %rs1;", "t.ptx:6:1: 'fma.rn.sat.relu.f16': .relu and "
+          ".sat do not go together" },
+        { "set.eq.u16.f32 %rs1, %f1, %f2;", "t.ptx:6:1: 'set.eq.u16.f32': set takes "
+          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32 or .f16 (from .f16 or .bf16: .u32, .s32, "
+          ".u16, .s16 or the same; from .f16x2 or .bf16x2: .u32, .s32 or the same)" },
         { "fma.f16x2 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'fma.f16x2' needs its rounding, .rn" },
         { "cvt.rn.sat.f16x2.f32 %r1, %f1, %f2;", "t.ptx:6:1: 'cvt.rn.sat.f16x2.f32': a conversion to "
           "two halves or a bfloat16 takes only its rounding (.rn, .rz, .rm, .rp)" },
-        { "add.f16x2 %r1, %r2, 0x3c003c00;", "t.ptx:6:1: 'add.f16x2': operand 3: two halves or a "
-          "bfloat16 come in a register, not as a constant" },
+        { "add.f16x2 %r1, %r2, 0x3c003c00;", "t.ptx:6:1: 'add.f16x2': operand 3: a 16-bit float or "
+          "pair comes in a register, not as a constant" },
         { "fma.rn.relu.f32 %f1, %f1, %f1, %f1;", "t.ptx:6:1: 'fma.rn.relu.f32': .relu is on 16-bit "
           "float fma only" },
         { "add.u32 %r1, {%r2, 0}, 1;", "t.ptx:6:1: 'add.u32': operand 2 is a vector {...}, which "
@@ -230,8 +239,8 @@ static void test_parse_errors(void)
           "subset on add, sub, mul, fma, min, max, neg, abs, setp, set, mov, ld, st and "
           "cvt.f16x2.f32" },
         { "set.lt.f16x2.f32 %r1, %f1, %f2;", "t.ptx:6:1: 'set.lt.f16x2.f32': set takes "
-          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32, .u16, .s16 or .f16 (from .f16x2 or .bf16x2: "
-          ".u32, .s32 or the same)" },
+          "set.CMP.DTYPE.STYPE, DTYPE .u32, .s32, .f32 or .f16 (from .f16 or .bf16: .u32, .s32, "
+          ".u16, .s16 or the same; from .f16x2 or .bf16x2: .u32, .s32 or the same)" },
         { "@%p1 call g;", "t.ptx:6:6: a call under a guard (@p call) is not in archsim's PTX subset "
           "(branch around it)" },
         { "call %rd1, (x);", "t.ptx:6:6: an indirect call (through a register) is not in archsim's "
@@ -1009,6 +1018,7 @@ static void test_rounding_init(void)
     const char *src = HEAD
         ".global .align 4 .u32 tab[] = {7, 0x10, 010, -1};\n"
         ".const .align 8 .f64 dk[2] = {0d3FF8000000000000};\n"
+        ".global .align 8 .f64 raw = 0f3FC00000;\n"           /* ptxas: the bits, not 1.5 */
         ".global .align 4 .f32 one = 0d3FF0000000000000;\n"      /* 1.0 as a float */
         ".visible .entry k(.param .u64 out)\n{\n"
         ".reg .b32 %r<30>; .reg .b64 %rd<6>; .reg .f32 %f<20>; .reg .f64 %fd<6>;\n"
@@ -1035,7 +1045,7 @@ static void test_rounding_init(void)
         "copysign.f64 %fd5, %fd1, %fd2;\n"              /* +3 */
         "ld.global.u32 %r2, [tab]; ld.global.u32 %r3, [tab+4]; ld.global.u32 %r4, [tab+8];\n"
         "ld.global.u32 %r5, [tab+12]; ld.const.f64 %fd1, [dk]; ld.const.f64 %fd2, [dk+8];\n"
-        "ld.global.f32 %f18, [one];\n"
+        "ld.global.f32 %f18, [one]; ld.global.b64 %rd4, [raw];\n"
         "st.global.f32 [%rd1], %f4; st.global.f32 [%rd1+4], %f5; st.global.f32 [%rd1+8], %f6;\n"
         "st.global.f32 [%rd1+12], %f7; st.global.f32 [%rd1+16], %f8; st.global.f32 [%rd1+20], %f9;\n"
         "st.global.f32 [%rd1+24], %f10; st.global.f32 [%rd1+28], %f11; st.global.f64 [%rd1+32], %fd3;\n"
@@ -1043,9 +1053,9 @@ static void test_rounding_init(void)
         "st.global.f32 [%rd1+56], %f14; st.global.f32 [%rd1+60], %f15; st.global.f32 [%rd1+64], %f17;\n"
         "st.global.f64 [%rd1+72], %fd5; st.global.u32 [%rd1+80], %r2; st.global.u32 [%rd1+84], %r3;\n"
         "st.global.u32 [%rd1+88], %r4; st.global.u32 [%rd1+92], %r5; st.global.f64 [%rd1+96], %fd1;\n"
-        "st.global.f64 [%rd1+104], %fd2; st.global.f32 [%rd1+112], %f18;\n"
+        "st.global.f64 [%rd1+104], %fd2; st.global.f32 [%rd1+112], %f18; st.global.b64 [%rd1+120], %rd4;\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 29);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 32);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
@@ -1079,6 +1089,8 @@ static void test_rounding_init(void)
     memcpy(&d, o + 26, 8);
     CU_ASSERT_EQUAL(d, 0);                                 /* the rest of dk: zero */
     CU_ASSERT_EQUAL(o[28], 0x3f800000u);
+    memcpy(&d, o + 30, 8);
+    CU_ASSERT_EQUAL(d, 0x3fc00000ull);
     CU_ASSERT_EQUAL(fegetround(), FE_TONEAREST);           /* the host's mode is put back */
     run_free(&R);
 }
