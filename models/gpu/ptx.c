@@ -1432,6 +1432,25 @@ static bool parse_inst(P *p, Ent *en, const char *start)
  * back edges: 490,000 of them took minutes.) Each branch reconverges at its block's immediate
  * post-dominator's first instruction, or at the exit (ninsts). Every walk is a loop over
  * arrays: a kernel of 10^6 instructions needs no deep recursion. */
+/* Lengauer-Tarjan's eval(v): the path from v up to its forest root compressed (a loop over
+ * `stack`, no recursion), then the node of least semidominator on it. NONE: no ancestor. */
+static uint32_t lt_eval(uint32_t v, uint32_t *anc, uint32_t *label, const uint32_t *semi,
+                        uint32_t *stack)
+{
+    if (anc[v] == UINT32_MAX)
+        return v;
+    uint32_t sp = 0;
+    for (uint32_t x = v; anc[anc[x]] != UINT32_MAX; x = anc[x])
+        stack[sp++] = x;
+    while (sp > 0) {
+        uint32_t x = stack[--sp], a = anc[x];
+        if (semi[label[a]] < semi[label[x]])
+            label[x] = label[a];
+        anc[x] = anc[a];
+    }
+    return label[v];
+}
+
 static void compute_ipdom(PtxEntry *e)
 {
     uint32_t n = e->insts->len;
@@ -1530,19 +1549,7 @@ static void compute_ipdom(PtxEntry *e)
             if (dfn[v] == 0)
                 continue;                           /* never reaches the exit */
             /* eval(v): compress the path from v to its forest root, then v's label */
-            uint32_t u = v;
-            if (anc[v] != NONE) {
-                sp = 0;
-                for (uint32_t x = v; anc[anc[x]] != NONE; x = anc[x])
-                    stack[sp++] = x;
-                while (sp > 0) {
-                    uint32_t x = stack[--sp], a = anc[x];
-                    if (semi[label[a]] < semi[label[x]])
-                        label[x] = label[a];
-                    anc[x] = anc[a];
-                }
-                u = label[v];
-            }
+            uint32_t u = lt_eval(v, anc, label, semi, stack);
             if (semi[u] < semi[w])
                 semi[w] = semi[u];
         }
@@ -1551,19 +1558,7 @@ static void compute_ipdom(PtxEntry *e)
         bhead[sw] = w;
         anc[w] = p;                                 /* link(parent, w) */
         for (uint32_t v = bhead[p]; v != NONE; v = bnext[v]) {
-            uint32_t u = v;
-            if (anc[v] != NONE) {
-                sp = 0;
-                for (uint32_t x = v; anc[anc[x]] != NONE; x = anc[x])
-                    stack[sp++] = x;
-                while (sp > 0) {
-                    uint32_t x = stack[--sp], a = anc[x];
-                    if (semi[label[a]] < semi[label[x]])
-                        label[x] = label[a];
-                    anc[x] = anc[a];
-                }
-                u = label[v];
-            }
+            uint32_t u = lt_eval(v, anc, label, semi, stack);
             idom[v] = semi[u] < semi[v] ? u : p;
         }
         bhead[p] = NONE;

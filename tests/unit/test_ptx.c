@@ -551,6 +551,16 @@ static void test_ipdom_ladder(void)
     g_string_free(src, TRUE);
 }
 
+/* Each word of an output against what it should be, the first ones that differ named. */
+static void check_words(const uint32_t *o, const uint32_t *want, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (o[i] != want[i])
+            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
+        CU_ASSERT_EQUAL(o[i], want[i]);
+    }
+}
+
 #define OUT_PARAM ".visible .entry k(.param .u64 out, .param .u32 n)\n"
 
 static void test_divergence_nested(void)
@@ -1063,11 +1073,7 @@ static void test_rounding_init(void)
     const uint32_t *o = U32(out);
     static const uint32_t want32[] = { 0x3f800000u, 0x3f800001u, 0x3f7fffffu, 0x3eaaaaaau,
                                        0x3eaaaaabu, 0x3fddb3d8u, 0x3f800000u, 0x3f800001u };
-    for (unsigned i = 0; i < G_N_ELEMENTS(want32); i++) {
-        if (o[i] != want32[i])
-            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want32[i]);
-        CU_ASSERT_EQUAL(o[i], want32[i]);
-    }
+    check_words(o, want32, G_N_ELEMENTS(want32));
     uint64_t d;
     memcpy(&d, o + 8, 8);
     CU_ASSERT_EQUAL(d, 0x3fd5555555555555ull);
@@ -1299,11 +1305,7 @@ static void test_half2(void)
                                      0x40803e00u, 3, 0x3c003c00u, 0xffffffffu, 0, 0x43803c00u,
                                      0, 0x80008000u, 0, 0x7fff3c00u, 0x7fff7fffu, 0x00004000u,
                                      0xffffffffu, 0x7f807f7fu };
-    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
-        if (o[i] != want[i])
-            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
-        CU_ASSERT_EQUAL(o[i], want[i]);
-    }
+    check_words(o, want, G_N_ELEMENTS(want));
     run_free(&R);
 }
 
@@ -1340,11 +1342,7 @@ static void test_bf16(void)
     const uint32_t *o = U32(out);
     static const uint32_t want[] = { 0x3f903f91u, 0x3f823f80u, 0x3f910000u, 0x3f900000u,
                                      0x40c04000u, 0x3f803f82u };
-    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
-        if (o[i] != want[i])
-            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
-        CU_ASSERT_EQUAL(o[i], want[i]);
-    }
+    check_words(o, want, G_N_ELEMENTS(want));
     run_free(&R);
 }
 
@@ -1401,11 +1399,7 @@ static void test_bfind_redux(void)
     const uint32_t *o = U32(out);
     static const uint32_t want[] = { 16, 0xffffffffu, 0xffffffffu, 0, 30, 31, 40, 496,
                                      (uint32_t)-16, 31, 0x100, 0x11f, 0, 120, 13, 107, 7, 1020 };
-    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++) {
-        if (o[i] != want[i])
-            fprintf(stderr, "\nword %u: %08x, want %08x\n", i, o[i], want[i]);
-        CU_ASSERT_EQUAL(o[i], want[i]);
-    }
+    check_words(o, want, G_N_ELEMENTS(want));
     run_free(&R);
 }
 
