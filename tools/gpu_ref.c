@@ -179,6 +179,77 @@ static float ref_unbf16(uint16_t h)
     return f;
 }
 
+/* tests/gpu/ptx/wmma.cu's three kernels (see main); f32 results within a relative 1e-6, f16
+ * within one unit in the last place (the sum of 16 products may round differently in another
+ * order, rarely enough to move the rounded result). */
+static int ref_wmma(const GpuLaunchSpec *s, const char *k, const char *dir)
+{
+    int rc = 2;
+    if (!strcmp(k, "wgemm")) {
+        uint32_t M = param_u32(s, 4), N = param_u32(s, 5), K = param_u32(s, 6);
+        float alpha = param_f32(s, 7);
+        const uint16_t *a = (const uint16_t *)(void *)gpu_launch_buffer(s, "a")->data;
+        const uint16_t *b = (const uint16_t *)(void *)gpu_launch_buffer(s, "b")->data;
+        const float *c = F(s, "c");
+        float *want = g_new0(float, (size_t)M * N);
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t j = 0; j < N; j++) {
+                float acc = c[i * N + j];                   /* C row-major */
+                for (uint32_t k0 = 0; k0 < K; k0 += 16) {
+                    double sum = acc;
+                    for (uint32_t q = k0; q < k0 + 16; q++) /* A row-major, B column-major */
+                        sum += ref_unhalf(a[i * K + q]) * ref_unhalf(b[j * K + q]);
+                    acc = (float)sum;
+                }
+                want[j * M + i] = acc * alpha;              /* D column-major */
+            }
+        float *got = (float *)(void *)read_out(dir, "d", (size_t)M * N * 4);
+        rc = got ? compare_f32("wgemm d", got, want, (size_t)M * N, 1e-6) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "wgemm_h")) {
+        uint32_t K = param_u32(s, 3), nb = s->l[0].grid[0];
+        const float *x = F(s, "x"), *y = F(s, "y");
+        uint16_t *got = (uint16_t *)(void *)read_out(dir, "d", (size_t)nb * 256 * 2);
+        if (got) {
+            uint64_t bad = 0;
+            for (uint32_t blk = 0; blk < nb; blk++)
+                for (uint32_t i = 0; i < 32; i++)
+                    for (uint32_t j = 0; j < 8; j++) {
+                        uint16_t acc = ref_half(0.5);
+                        for (uint32_t k0 = 0; k0 < K; k0 += 16) {
+                            double sum = ref_unhalf(acc);
+                            for (uint32_t q = k0; q < k0 + 16; q++)
+                                sum += ref_unhalf(ref_half(x[(blk * 32 + i) * K + q] - 0.5f)) *
+                                       ref_unhalf(ref_half(y[q * 8 + j] - 0.5f));
+                            acc = ref_half(sum);
+                        }
+                        double g = ref_unhalf(got[blk * 256 + i * 8 + j]), w = ref_unhalf(acc);
+                        bad += !(fabs(g - w) <= ldexp(fabs(w), -10));
+                    }
+            printf("%s d: %u values, %" G_GUINT64_FORMAT " beyond one half's unit\n", k, nb * 256,
+                   bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
+    } else {
+        const float *x = F(s, "x"), *y = F(s, "y"), *c = F(s, "c");
+        float want[8 * 40] = { 0 };                 /* D row-major, stride 40: 8 pad columns */
+        for (uint32_t i = 0; i < 8; i++)
+            for (uint32_t j = 0; j < 32; j++) {
+                double sum = c[j * 8 + i];          /* C column-major */
+                for (uint32_t q = 0; q < 16; q++)
+                    sum += (double)ref_unbf16(ref_bf16(x[i * 16 + q] * 4.0f - 2.0f)) *
+                           ref_unbf16(ref_bf16(y[q * 32 + j] * 4.0f - 2.0f));
+                want[i * 40 + j] = (float)sum;
+            }
+        float *got = (float *)(void *)read_out(dir, "d", sizeof want);
+        rc = got ? compare_f32("wgemm_bf d", got, want, 8 * 40, 1e-6) : 2;
+        g_free(got);
+    }
+    return rc;
+}
+
 /* The int32 output buffer `out` of RUNDIR against want: 0 equal, 1 some differ, 2 unreadable. */
 static int compare_out_i32(const char *k, const char *dir, const int32_t *want, uint64_t n)
 {
@@ -643,6 +714,11 @@ int main(int argc, char **argv)
             rc = bad ? 1 : 0;
         }
         g_free(got);
+    } else if (!strcmp(k, "wgemm") || !strcmp(k, "wgemm_h") || !strcmp(k, "wgemm_bf")) {
+        /* tests/gpu/ptx/wmma.cu: each 16-deep step of the product summed exactly (in double),
+         * added to the accumulator and rounded once to its type, as the PTX ISA's wmma.mma
+         * defines D = A B + C; the layouts as the CUDA source stores each matrix */
+        rc = ref_wmma(s, k, dir);
     } else {
         fprintf(stderr, "gpu_ref: no reference for entry %s\n", k);
     }

@@ -271,6 +271,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_BFI] = "bfi", [PTX_OP_PRMT] = "prmt",
     [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set", [PTX_OP_BFIND] = "bfind",
     [PTX_OP_REDUX] = "redux", [PTX_OP_SAD] = "sad", [PTX_OP_DP4A] = "dp4a",
+    [PTX_OP_WMMA_LD] = "wmma.load", [PTX_OP_WMMA_ST] = "wmma.store", [PTX_OP_WMMA_MMA] = "wmma.mma",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -742,8 +743,8 @@ static bool parse_operand(P *p, Ent *en, uint32_t inst, uint32_t argi, PtxArg *a
         p->p++;
         a->kind = PTX_A_VEC;
         do {
-            if (a->n == 4)
-                return perr(p, p->p, "a vector of more than 4 elements");
+            if (a->n == PTX_MAX_VEC)
+                return perr(p, p->p, "a vector of more than %d elements", PTX_MAX_VEC);
             skip_ws(p);
             if (p->p < p->end && *p->p == '_' && (p->p + 1 >= p->end || !ident_char(p->p[1]))) {
                 p->p++;
@@ -855,6 +856,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "copysign", PTX_OP_COPYSIGN }, { "addc", PTX_OP_ADD }, { "subc", PTX_OP_SUB },
     { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET }, { "bfind", PTX_OP_BFIND },
     { "redux", PTX_OP_REDUX }, { "sad", PTX_OP_SAD }, { "dp4a", PTX_OP_DP4A },
+    { "wmma", PTX_OP_WMMA_LD },         /* wmma.load, .store or .mma: parse_wmma decides */
 };
 
 static const char *const cmp_names[] = {
@@ -885,6 +887,186 @@ static bool ignorable(const char *w, size_t n)
         "L2::256B", "L1::evict_last", "L1::evict_first", "L1::evict_normal",
     };
     return name_in(ok, G_N_ELEMENTS(ok), w, n) >= 0;
+}
+
+/* wmma (PTX ISA 9.7.14.4): the warp's matrix multiply-accumulate on the tensor cores, as CUDA's
+ * nvcuda::wmma writes it: wmma.load.{a,b,c}, wmma.store.d and wmma.mma on .f16 (sm_70) and
+ * .bf16 (sm_80) inputs, .f16 or .f32 accumulators, shapes m16n16k16, m32n8k16 and m8n32k16.
+ * q: the end of the opcode. The instruction is appended (true) or an error set. */
+static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen, const char *q)
+{
+    static const char *const shapes[] = { "m16n16k16", "m32n8k16", "m8n32k16" };
+    const char *m = op_at + 4;          /* past "wmma" */
+    PtxType types[4];
+    int ntypes = 0, nlayouts = 0, k;
+    bool have_sync = false, have_aligned = false, have_shape = false, have_kind = false;
+    uint8_t layouts[2] = { 0, 0 };
+    while (m < q) {
+        if (*m != '.')
+            return perr(p, m, "'%.*s': unexpected '%c' in the opcode", (int)oplen, op_at, *m);
+        const char *w = ++m;
+        while (m < q && *m != '.')
+            m++;
+        size_t n = (size_t)(m - w);
+        PtxType t = type_of(w, n);
+        if (!have_kind) {
+            if (n == 4 && !memcmp(w, "load", 4))
+                in->op = PTX_OP_WMMA_LD;
+            else if (n == 5 && !memcmp(w, "store", 5))
+                in->op = PTX_OP_WMMA_ST;
+            else if (n == 3 && !memcmp(w, "mma", 3))
+                in->op = PTX_OP_WMMA_MMA;
+            else
+                return perr(p, w, "'%.*s': wmma is wmma.load, wmma.store or wmma.mma", (int)oplen,
+                            op_at);
+            have_kind = true;
+            if (in->op != PTX_OP_WMMA_MMA) {        /* the matrix: load a, b, c; store d */
+                if (m >= q || m + 2 > q || m[0] != '.' || (m + 2 < q && m[2] != '.') ||
+                    !(in->op == PTX_OP_WMMA_LD ? (m[1] == 'a' || m[1] == 'b' || m[1] == 'c')
+                                               : m[1] == 'd'))
+                    return perr(p, m, "'%.*s': %s", (int)oplen, op_at,
+                                in->op == PTX_OP_WMMA_LD ? "wmma.load names its matrix: .a, .b or .c"
+                                                         : "wmma.store stores .d");
+                in->sub = (uint8_t)(m[1] - 'a');
+                m += 2;
+            }
+        } else if (n == 4 && !memcmp(w, "sync", 4)) {
+            have_sync = true;
+        } else if (n == 7 && !memcmp(w, "aligned", 7)) {
+            have_aligned = true;
+        } else if (n == 3 && (!memcmp(w, "row", 3) || !memcmp(w, "col", 3))) {
+            if (nlayouts == (in->op == PTX_OP_WMMA_MMA ? 2 : 1))
+                return perr(p, w - 1, "'%.*s': too many layouts (.row, .col)", (int)oplen, op_at);
+            layouts[nlayouts++] = w[0] == 'c';
+        } else if ((k = name_in(shapes, G_N_ELEMENTS(shapes), w, n)) >= 0 && !have_shape) {
+            in->wshape = (uint8_t)k;
+            have_shape = true;
+        } else if (in->op != PTX_OP_WMMA_MMA && n == 6 && !memcmp(w, "global", 6)) {
+            in->space = PTX_SPACE_GLOBAL;
+        } else if (in->op != PTX_OP_WMMA_MMA &&
+                   ((n == 6 && !memcmp(w, "shared", 6)) || (n == 11 && !memcmp(w, "shared::cta", 11)))) {
+            in->space = PTX_SPACE_SHARED;
+        } else if (t != PTX_T_NONE) {
+            if (ntypes == 4)
+                return perr(p, w - 1, "'%.*s': more than four types", (int)oplen, op_at);
+            types[ntypes++] = t;
+        } else if (n == 9 && !memcmp(w, "satfinite", 9)) {
+            return perr(p, w - 1, "'%.*s': .satfinite is not in archsim's PTX subset", (int)oplen,
+                        op_at);
+        } else {
+            return perr(p, w - 1, "'%.*s': .%.*s is not in archsim's PTX subset (wmma takes the "
+                        "shapes m16n16k16, m32n8k16 and m8n32k16 on .f16 and .bf16 inputs)",
+                        (int)oplen, op_at, (int)n, w);
+        }
+    }
+    if (!have_kind)
+        return perr(p, op_at, "'%.*s': wmma is wmma.load, wmma.store or wmma.mma", (int)oplen,
+                    op_at);
+    if (!have_sync || !have_aligned)
+        return perr(p, op_at, "'%.*s': wmma needs .sync and .aligned", (int)oplen, op_at);
+    if (!have_shape)
+        return perr(p, op_at, "'%.*s' needs its shape (.m16n16k16, .m32n8k16 or .m8n32k16)",
+                    (int)oplen, op_at);
+    if (nlayouts != (in->op == PTX_OP_WMMA_MMA ? 2 : 1))
+        return perr(p, op_at, "'%.*s' needs %s", (int)oplen, op_at,
+                    in->op == PTX_OP_WMMA_MMA ? "the layouts of A and B (.row or .col, twice)"
+                                              : "its layout (.row or .col)");
+    in->wlayout = (uint8_t)(layouts[0] | layouts[1] << 1);
+    /* the types: a load or store one (a, b: .f16 or .bf16; c, d: .f16 or .f32); mma D and C
+     * (.f16 inputs), or .f32.bf16.bf16.f32 */
+    bool ok;
+    if (in->op == PTX_OP_WMMA_MMA) {
+        bool f = ntypes == 2 && (types[0] == PTX_T_F16 || types[0] == PTX_T_F32) &&
+                 (types[1] == PTX_T_F16 || types[1] == PTX_T_F32);
+        bool b = ntypes == 4 && types[0] == PTX_T_F32 && types[1] == PTX_T_BF16 &&
+                 types[2] == PTX_T_BF16 && types[3] == PTX_T_F32;
+        ok = f || b;
+        in->type = (uint8_t)types[0];
+        in->type2 = (uint8_t)types[ntypes - 1];
+        in->wtype = b ? PTX_T_BF16 : PTX_T_F16;
+    } else {
+        ok = ntypes == 1 && (in->sub <= PTX_WMMA_B ? types[0] == PTX_T_F16 || types[0] == PTX_T_BF16
+                                                   : types[0] == PTX_T_F16 || types[0] == PTX_T_F32);
+        in->type = ntypes == 1 ? (uint8_t)types[0] : PTX_T_NONE;
+        in->wtype = in->type;
+    }
+    if (!ok)
+        return perr(p, op_at, "'%.*s': %s", (int)oplen, op_at,
+                    in->op == PTX_OP_WMMA_MMA
+                        ? "wmma.mma takes .DTYPE.CTYPE (each .f16 or .f32) on .f16 inputs, or "
+                          ".f32.bf16.bf16.f32"
+                        : in->sub <= PTX_WMMA_B ? "the type of A and B is .f16 or .bf16"
+                                                : "the type of C and D is .f16 or .f32");
+    uint32_t need = in->wtype == PTX_T_BF16 ? 80 : 70;
+    if (p->m->target < need)
+        return perr(p, op_at, "'%.*s' needs .target sm_%u or higher", (int)oplen, op_at, need);
+    p->p = q;
+    int text = intern_text(p->m, op_at, oplen);
+    if (text < 0)
+        return perr(p, op_at, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+    in->text = (uint16_t)text;
+    /* operands: load d-fragment, [addr][, stride]; store [addr], fragment[, stride]; mma d, a,
+     * b, c (fragments) */
+    uint32_t idx = en->e->insts->len;
+    do {
+        if (in->nargs == 4)
+            return perr(p, p->p, "'%.*s' takes at most %d operands", (int)oplen, op_at,
+                        in->op == PTX_OP_WMMA_MMA ? 4 : 3);
+        if (!parse_operand(p, en, idx, in->nargs, &in->a[in->nargs]))
+            return false;
+        in->nargs++;
+    } while (accept(p, ','));
+    if (!expect(p, ';', "the ';' that ends the instruction"))
+        return false;
+    uint32_t lo = in->op == PTX_OP_WMMA_MMA ? 4 : 2, hi = in->op == PTX_OP_WMMA_MMA ? 4 : 3;
+    if (in->nargs < lo || in->nargs > hi)
+        return perr(p, op_at, "'%.*s' takes %u%s operands, got %u", (int)oplen, op_at, lo,
+                    hi > lo ? " or 3" : "", in->nargs);
+    for (uint32_t d = 0; d < in->nargs; d++) {
+        const PtxArg *a = &in->a[d];
+        uint8_t mat;            /* the fragment operand d is, or 0xff */
+        if (in->op == PTX_OP_WMMA_MMA)
+            mat = d == 0 ? PTX_WMMA_D : d == 1 ? PTX_WMMA_A : d == 2 ? PTX_WMMA_B : PTX_WMMA_C;
+        else
+            mat = d == (in->op == PTX_OP_WMMA_LD ? 0u : 1u) ? in->sub : 0xff;
+        if (mat != 0xff) {
+            PtxType et = in->op != PTX_OP_WMMA_MMA ? (PtxType)in->type
+                       : mat == PTX_WMMA_D ? (PtxType)in->type
+                       : mat == PTX_WMMA_C ? (PtxType)in->type2 : (PtxType)in->wtype;
+            uint32_t want = ptx_wmma_regs(mat, in->wshape, (uint8_t)et);
+            if (a->kind != PTX_A_VEC || a->n != want)
+                return perr(p, op_at, "'%.*s': operand %u is the %c fragment: a vector of %u "
+                            "registers", (int)oplen, op_at, d + 1, "abcd"[mat], want);
+            PtxType rt = (mat >= PTX_WMMA_C && et == PTX_T_F32) ? PTX_T_F32 : PTX_T_B32;
+            for (uint32_t j = 0; j < a->n; j++) {
+                if (a->vec[j] < 0)
+                    return perr(p, op_at, "'%.*s': operand %u: every element of a fragment is a "
+                                "register", (int)oplen, op_at, d + 1);
+                const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
+                if (!reg_fits(rt, (PtxType)rg->type))
+                    return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; the "
+                                "fragment's are .%s", (int)oplen, op_at, d + 1, rg->name,
+                                type_names[rg->type], rt == PTX_T_F32 ? "f32" : "b32");
+            }
+        } else if (d == (in->op == PTX_OP_WMMA_LD ? 1u : 0u)) {
+            if (a->kind != PTX_A_ADDR)
+                return perr(p, op_at, "'%.*s' needs an address in brackets ([%%rd1])", (int)oplen,
+                            op_at);
+        } else {                /* the stride, in elements */
+            bool reg = a->kind == PTX_A_REG && !a->neg;
+            if (reg) {
+                const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->reg);
+                reg = reg_fits(PTX_T_U32, (PtxType)rg->type);
+            }
+            if (!reg && !(a->kind == PTX_A_IMM && a->imm > 0 && a->imm <= UINT32_MAX))
+                return perr(p, op_at, "'%.*s': the stride (operand 3) is a 32-bit integer "
+                            "register or a positive constant", (int)oplen, op_at);
+        }
+    }
+    if (en->e->insts->len >= PTX_MAX_INSTS)
+        return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
+    g_array_append_val(en->e->insts, *in);
+    return true;
 }
 
 static bool parse_inst(P *p, Ent *en, const char *start)
@@ -934,10 +1116,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "instruction '%.*s' is not in archsim's PTX subset (docs/gpu-ptx.md "
                     "lists it and says how to add one)", (int)oplen, op_at);
     in.op = (uint8_t)base_ops[base].op;
+    in.col = (uint32_t)(op_at - start) + 1;
+    if (in.op == PTX_OP_WMMA_LD)
+        return parse_wmma(p, en, &in, op_at, oplen, q);
     if (baselen == 4 && (memcmp(op_at, "addc", 4) == 0 || memcmp(op_at, "subc", 4) == 0 ||
                          memcmp(op_at, "madc", 4) == 0))
         in.mods |= PTX_M_CIN;
-    in.col = (uint32_t)(op_at - start) + 1;
     PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
     int ntypes = 0;
     bool have_cmp = false, have_sub = false, have_dir = false, have_clamp = false, have_rn = false;
@@ -1261,6 +1445,10 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     }
     if (!expect(p, ';', "the ';' that ends the instruction"))
         return false;
+    for (uint32_t d = 0; d < in.nargs; d++)
+        if (in.a[d].kind == PTX_A_VEC && in.a[d].n > 4)
+            return perr(p, op_at, "'%.*s': operand %u: a vector of more than 4 elements (only "
+                        "wmma's fragments have more)", (int)oplen, op_at, d + 1);
     /* operand counts */
     int want_min = 0, want_max = 0;
     switch ((PtxOp)in.op) {
@@ -1331,6 +1519,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         (int)oplen, op_at);
         if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].kind != PTX_A_VEC)
             return perr(p, op_at, "'%.*s' needs a vector operand {a, b, ...}", (int)oplen, op_at);
+        if (in.vec == 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].kind == PTX_A_VEC)
+            return perr(p, op_at, "'%.*s': a vector operand needs .v2 or .v4", (int)oplen, op_at);
         if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].n != in.vec)
             return perr(p, op_at, "'%.*s': the vector has %u elements", (int)oplen, op_at,
                         in.a[in.op == PTX_OP_LD ? 0 : 1].n);

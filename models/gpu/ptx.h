@@ -47,6 +47,7 @@ typedef enum {
     PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK,
     PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF, PTX_OP_COPYSIGN, PTX_OP_SET,
     PTX_OP_BFIND, PTX_OP_REDUX, PTX_OP_SAD, PTX_OP_DP4A,
+    PTX_OP_WMMA_LD, PTX_OP_WMMA_ST, PTX_OP_WMMA_MMA,   /* wmma.load, wmma.store, wmma.mma */
     PTX_OP_COUNT
 } PtxOp;
 
@@ -113,12 +114,24 @@ typedef struct {
     bool neg;           /* !%p (a predicate operand) */
     bool pair;          /* the second of d|p (shfl, setp) */
     bool zero;          /* VEC: has a 0 element (a packed source's zero, as '_') */
-    uint8_t n;          /* vector length */
-    int32_t reg;        /* register (or symbol) index; -1: none */
-    int32_t sym;        /* ADDR: symbol index or -1 */
-    int64_t imm;
-    int32_t vec[4];     /* vector registers (-1: '_', a sink) */
+    uint8_t n;          /* vector length: at most 4, or PTX_MAX_VEC for a wmma fragment */
+    union {             /* a vector's registers in the place of the other kinds' fields: an
+                           operand stays 40 bytes with the wmma fragments' eight */
+        struct {
+            int32_t reg;        /* register (or symbol) index; -1: none */
+            int32_t sym;        /* ADDR: symbol index or -1 */
+            int64_t imm;
+        };
+        int32_t vec[8];         /* VEC: its registers (-1: '_', a sink) */
+    };
 } PtxArg;
+#define PTX_MAX_VEC 8
+_Static_assert(sizeof(PtxArg) == 40, "an operand in 40 bytes");
+
+/* wmma (PTX ISA 9.7.14.4, warp-level matrix multiply-accumulate): the shapes and the matrices
+ * of a load or store */
+typedef enum { PTX_WMMA_M16N16K16, PTX_WMMA_M32N8K16, PTX_WMMA_M8N32K16 } PtxWmmaShape;
+typedef enum { PTX_WMMA_A, PTX_WMMA_B, PTX_WMMA_C, PTX_WMMA_D } PtxWmmaMatrix;
 
 /* prmt's byte selection: the generic form (four 4-bit selectors in c) or a mode on c[1:0] */
 typedef enum {
@@ -134,7 +147,11 @@ typedef struct {
     uint8_t space;      /* PtxSpace (ld, st, atom, red, cvta) */
     uint8_t vec;        /* ld/st .v2/.v4: 2 or 4, else 1 */
     uint8_t cmp, boolop;        /* setp */
-    uint8_t sub;        /* atom/red op, shfl mode, vote mode, prmt mode (PtxPrmt), shf (PTX_SHF_*) */
+    uint8_t sub;        /* atom/red op, shfl mode, vote mode, prmt mode (PtxPrmt), shf (PTX_SHF_*),
+                           wmma.load/store's matrix (PtxWmmaMatrix) */
+    uint8_t wshape;     /* wmma: PtxWmmaShape */
+    uint8_t wlayout;    /* wmma.load/store: 1 column-major; wmma.mma: bit 0 A, bit 1 B column-major */
+    uint8_t wtype;      /* wmma.mma: the type of A and B (.f16 or .bf16; type is D's, type2 C's) */
     uint32_t mods;      /* PTX_M_* */
     int32_t guard;      /* predicate register, or -1 */
     bool guard_neg;
@@ -190,6 +207,37 @@ typedef struct {
      * variables from one launch to the next); ptxexec.c owns it, freed with the module */
     GPtrArray *vars;
 } PtxModule;
+
+/* wmma's matrices (PTX ISA 9.7.14.4.1): A is M x K, B is K x N, C and D are M x N. */
+static inline void ptx_wmma_dims(uint8_t shape, uint32_t *m, uint32_t *n, uint32_t *k)
+{
+    *m = shape == PTX_WMMA_M32N8K16 ? 32 : shape == PTX_WMMA_M8N32K16 ? 8 : 16;
+    *n = shape == PTX_WMMA_M32N8K16 ? 8 : shape == PTX_WMMA_M8N32K16 ? 32 : 16;
+    *k = 16;
+}
+static inline uint32_t ptx_wmma_rows(uint8_t mat, uint8_t shape)
+{
+    uint32_t m, n, k;
+    ptx_wmma_dims(shape, &m, &n, &k);
+    return mat == PTX_WMMA_B ? k : m;
+}
+static inline uint32_t ptx_wmma_cols(uint8_t mat, uint8_t shape)
+{
+    uint32_t m, n, k;
+    ptx_wmma_dims(shape, &m, &n, &k);
+    return mat == PTX_WMMA_A ? k : n;
+}
+/* The 32-bit registers of one thread's fragment (PTX ISA 9.7.14.4.1): eight .f16x2 for .f16
+ * A and B in every shape (so a thread holds some elements more than once), one per two elements
+ * of its 1/32 share for .bf16 A and B, four .f16x2 or eight .f32 for C and D. */
+static inline uint32_t ptx_wmma_regs(uint8_t mat, uint8_t shape, uint8_t type)
+{
+    if (mat == PTX_WMMA_C || mat == PTX_WMMA_D)
+        return type == PTX_T_F16 ? 4 : 8;
+    if (type == PTX_T_F16)
+        return 8;
+    return ptx_wmma_rows(mat, shape) * ptx_wmma_cols(mat, shape) / 64;
+}
 
 /* Parses path (at most PTX_MAX_BYTES). */
 PtxModule *ptx_parse_file(const char *path, GError **error);

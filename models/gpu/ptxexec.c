@@ -391,9 +391,12 @@ static const char *space_name(PtxSpace s)
 }
 
 /* The host bytes of a size-byte access at addr in space sp by thread tid (NULL: error set);
- * *rs gets the space it resolved to and *ta the address the timing model sees. */
-static uint8_t *mem_at(PtxRun *r, const PtxInst *in, PtxSpace sp, uint64_t addr, uint32_t size,
-                       uint32_t tid, PtxSpace *rs, uint64_t *ta)
+ * *rs gets the space it resolved to and *ta the address the timing model sees. Inline in both
+ * callers (as a call, once wmma was its second caller, it cost a run 5 % more host
+ * instructions). */
+static inline __attribute__((always_inline)) uint8_t *
+mem_at(PtxRun *r, const PtxInst *in, PtxSpace sp, uint64_t addr, uint32_t size, uint32_t tid,
+       PtxSpace *rs, uint64_t *ta)
 {
     if (size > 1 && addr % size) {
         rerr(r, in, tid, "misaligned %s access of %u bytes at 0x%" G_GINT64_MODIFIER "x",
@@ -487,6 +490,8 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
     [PTX_OP_SET] = GPU_UNIT_INT, [PTX_OP_BFIND] = GPU_UNIT_INT, [PTX_OP_REDUX] = GPU_UNIT_INT,
     [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT,
+    [PTX_OP_WMMA_LD] = GPU_UNIT_LDST, [PTX_OP_WMMA_ST] = GPU_UNIT_LDST,
+    [PTX_OP_WMMA_MMA] = GPU_UNIT_TENSOR,
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -514,7 +519,7 @@ static uint32_t n_dst(const PtxInst *in)
 {
     switch ((PtxOp)in->op) {
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT:
-    case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR:
+    case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR: case PTX_OP_WMMA_ST:
         return 0;
     default:
         return in->nargs > 1 && in->a[1].pair ? 2 : 1;
@@ -613,6 +618,7 @@ static uint32_t sync_lanes(PtxRun *r, const PWarp *w, const PtxInst *in, uint32_
     const PtxArg *mask;
     switch ((PtxOp)in->op) {
     case PTX_OP_BAR:
+    case PTX_OP_WMMA_LD: case PTX_OP_WMMA_ST: case PTX_OP_WMMA_MMA:   /* the whole warp */
         return w->live;
     case PTX_OP_BAR_WARP:
         mask = &in->a[0];
@@ -1234,6 +1240,202 @@ static bool exec_mem(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, uint3
     return true;
 }
 
+/* ---- wmma (PTX ISA 9.7.14.4) ---- */
+
+/* How a fragment holds its matrix. The ISA leaves the distribution of elements over the lanes
+ * unspecified (a program may only load, store, multiply and change every element alike), so
+ * archsim chooses one: lane l holds elements l*u .. l*u+u-1 (u = the matrix's elements / 32)
+ * of the matrix read in the order of the fragment's layout (row by row for .row, column by
+ * column for .col; C and D always row by row, since wmma.mma names no layout for them). A
+ * lane's share is then one run of memory for A and B (and C and D stored .row), as a hardware
+ * load of 16 bytes a lane reads it. Slot s of a fragment (s / 2 its register, s % 2 the half,
+ * for 16-bit elements) holds element s % u: the .f16 A and B fragments' 16 slots hold a share
+ * of 8 or 4 elements two or four times, as the ISA's eight registers must. */
+static inline void wmma_pos(uint8_t mat, uint8_t shape, bool col, uint32_t lane, uint32_t j,
+                            uint32_t *row, uint32_t *column)
+{
+    uint32_t rows = ptx_wmma_rows(mat, shape), cols = ptx_wmma_cols(mat, shape);
+    uint32_t e = lane * (rows * cols / 32) + j;
+    if (col && mat <= PTX_WMMA_B) {
+        *row = e % rows;
+        *column = e / rows;
+    } else {
+        *row = e / cols;
+        *column = e % cols;
+    }
+}
+static inline uint64_t frag_get(PtxRun *r, const PtxArg *a, uint32_t tid, uint32_t s, PtxType et)
+{
+    if (et == PTX_T_F32)
+        return REG(r, a->vec[s], tid) & 0xffffffffu;
+    return REG(r, a->vec[s / 2], tid) >> (16 * (s % 2)) & 0xffffu;
+}
+static inline void frag_put(PtxRun *r, const PtxArg *a, uint32_t tid, uint32_t s, PtxType et,
+                            uint64_t v)
+{
+    if (et == PTX_T_F32) {
+        set(r, a->vec[s], tid, v, PTX_T_B32);
+        return;
+    }
+    uint64_t old = REG(r, a->vec[s / 2], tid), sh = 16 * (s % 2);
+    set(r, a->vec[s / 2], tid, (old & ~(0xffffull << sh)) | (v & 0xffff) << sh, PTX_T_B32);
+}
+
+/* The registers of fragment a that record k of n stands for (at most max of them): what the
+ * SM's scoreboard waits on. Each record names its part of the fragment, so every register is
+ * named once when the records are enough (the first `max` of each part otherwise). */
+static void frag_regs(SassInst *si, bool dst, const PtxArg *a, uint32_t k, uint32_t n,
+                      uint32_t max)
+{
+    uint32_t lo = a->n * k / n, hi = a->n * (k + 1) / n;
+    for (uint32_t j = lo; j < hi && j - lo < max; j++)
+        add_reg(dst ? si->dst : si->src, dst ? &si->ndst : &si->nsrc,
+                dst ? SASS_MAX_DST : SASS_MAX_SRC, a->vec[j]);
+}
+
+/* Appends record k > 0 of instruction pc (record 0 is the one run_warp made): a copy of it with
+ * no registers, which the caller names. */
+static SassInst *record_more(PtxRun *r, PWarp *w, uint32_t pc, uint32_t exec)
+{
+    SassInst *si = record(r, w, pc, exec);
+    si->ndst = si->nsrc = 0;
+    return si;
+}
+
+/* wmma.load, wmma.store and wmma.mma for the warp (every lane runs it: PTX's .sync.aligned).
+ * The multiply-accumulate is computed exactly (in double: a product of two halves or bfloat16s
+ * is exact, the sum of 16 of them and C nearly always) and rounded once to D's type; tensor
+ * cores add in a way NVIDIA does not document (Fasi, Higham, Mikaitis and Pranesh, "Numerical
+ * behavior of NVIDIA tensor cores", PeerJ Computer Science 7:e330, 2021, measured truncation
+ * in their sums), so D may differ from the hardware's in its last bits. Records for the SM:
+ * a load or store one per 16 bytes that a lane moves from one run of memory (one a lane, per
+ * element, when its share is not one run), each at its lanes' addresses; wmma.mma two tensor
+ * instructions, as sm_80's SASS runs a 16x16x16 product as two HMMA.16816. */
+static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint32_t exec,
+                      uint32_t base)
+{
+    if (exec != 0xffffffffu) {
+        rerr(r, in, base + (exec ? (uint32_t)__builtin_ctz(exec) : 0), "wmma runs on the whole "
+             "warp: all 32 lanes, converged (lanes 0x%08x run it)", exec);
+        return false;
+    }
+    guint first = w->insts->len - 1;            /* run_warp's record of it */
+    if (in->op == PTX_OP_WMMA_MMA) {
+        uint32_t M, N, K;
+        ptx_wmma_dims(in->wshape, &M, &N, &K);
+        double A[32 * 16], B[16 * 32], C[32 * 32];
+        PtxType at = (PtxType)in->wtype, ct = (PtxType)in->type2, dt = (PtxType)in->type;
+        const PtxArg *fd = &in->a[0], *fa = &in->a[1], *fb = &in->a[2], *fc = &in->a[3];
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            uint32_t tid = base + lane, row, col;
+            for (uint32_t j = 0; j < M * K / 32; j++) {
+                wmma_pos(PTX_WMMA_A, in->wshape, in->wlayout & 1, lane, j, &row, &col);
+                A[row * K + col] = fval(frag_get(r, fa, tid, j, at), at);
+            }
+            for (uint32_t j = 0; j < K * N / 32; j++) {
+                wmma_pos(PTX_WMMA_B, in->wshape, in->wlayout >> 1 & 1, lane, j, &row, &col);
+                B[row * N + col] = fval(frag_get(r, fb, tid, j, at), at);
+            }
+            for (uint32_t j = 0; j < 8; j++) {
+                wmma_pos(PTX_WMMA_C, in->wshape, false, lane, j, &row, &col);
+                C[row * N + col] = fval(frag_get(r, fc, tid, j, ct), ct);
+            }
+        }
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t j = 0; j < 8; j++) {
+                uint32_t row, col;
+                wmma_pos(PTX_WMMA_D, in->wshape, false, lane, j, &row, &col);
+                double sum = C[row * N + col];
+                for (uint32_t k = 0; k < K; k++)
+                    sum += A[row * K + k] * B[k * N + col];
+                frag_put(r, fd, base + lane, j, dt, fbits(sum, dt));
+            }
+        for (uint32_t k = 0; k < 2; k++) {
+            SassInst *si = k == 0 ? &g_array_index(w->insts, SassInst, first)
+                                  : record_more(r, w, pc, exec);
+            si->ndst = si->nsrc = 0;
+            frag_regs(si, true, fd, k, 2, SASS_MAX_DST);
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fa->vec[0]);
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fb->vec[0]);
+            frag_regs(si, false, fc, k, 2, 4);
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fa->vec[fa->n - 1]);
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fb->vec[fb->n - 1]);
+        }
+        return true;
+    }
+    bool ld = in->op == PTX_OP_WMMA_LD, col = in->wlayout & 1;
+    uint8_t mat = in->sub;
+    PtxType et = (PtxType)in->type;
+    const PtxArg *frag = &in->a[ld ? 0 : 1], *addr = &in->a[ld ? 1 : 0];
+    uint32_t rows = ptx_wmma_rows(mat, in->wshape), cols = ptx_wmma_cols(mat, in->wshape);
+    uint32_t u = rows * cols / 32, esize = et == PTX_T_F32 ? 4 : 2;
+    uint32_t slots = et == PTX_T_F32 ? frag->n : 2 * frag->n;
+    /* one matrix for the warp: its address and stride (in elements; by default the leading
+     * dimension: a row's length for .row, a column's for .col) the same in every lane */
+    uint64_t a0 = addr_of(r, addr, base);
+    uint64_t s0 = in->nargs > 2 ? (uint32_t)val(r, &in->a[2], base) : col ? rows : cols;
+    for (uint32_t lane = 1; lane < 32; lane++) {
+        uint64_t al = addr_of(r, addr, base + lane);
+        uint64_t sl = in->nargs > 2 ? (uint32_t)val(r, &in->a[2], base + lane) : s0;
+        if (al != a0 || sl != s0) {
+            rerr(r, in, base + lane, "wmma: every lane gives the same address and stride (lane 0: "
+                 "0x%" G_GINT64_MODIFIER "x, %" G_GUINT64_FORMAT "; lane %u: 0x%"
+                 G_GINT64_MODIFIER "x, %" G_GUINT64_FORMAT ")", a0, s0, lane, al, sl);
+            return false;
+        }
+    }
+    /* CUDA's rule (the programming guide, load_matrix_sync): a 256-bit aligned pointer, and a
+     * stride of a multiple of 16 bytes */
+    if (a0 % 32 || (s0 * esize) % 16) {
+        rerr(r, in, base, "wmma: the matrix at 0x%" G_GINT64_MODIFIER "x with a stride of %"
+             G_GUINT64_FORMAT " elements: the address must be a multiple of 32 bytes and the "
+             "stride of 16 bytes (%u elements)", a0, s0, 16 / esize);
+        return false;
+    }
+    bool run = mat <= PTX_WMMA_B || !col;       /* a lane's share is one run of memory */
+    uint32_t per = run ? MIN(u, 16 / esize) : 1, pieces = u / per;
+    uint64_t ta[32][16];                        /* each lane's elements, as the SM sees them */
+    PtxSpace resolved = (PtxSpace)in->space;
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        uint32_t tid = base + lane;
+        for (uint32_t j = 0; j < u; j++) {
+            uint32_t row, column;
+            wmma_pos(mat, in->wshape, col, lane, j, &row, &column);
+            uint64_t off = col ? (uint64_t)column * s0 + row : (uint64_t)row * s0 + column;
+            PtxSpace rs;
+            uint8_t *p = mem_at(r, in, (PtxSpace)in->space, a0 + off * esize, esize, tid, &rs,
+                                &ta[lane][j]);
+            if (!p)
+                return false;
+            resolved = rs;
+            if (ld) {
+                uint64_t v = load_bytes(p, esize);
+                for (uint32_t s = j; s < slots; s += u)
+                    frag_put(r, frag, tid, s, et, v);
+            } else {
+                store_bytes(p, frag_get(r, frag, tid, j, et), esize);
+            }
+        }
+    }
+    SassSpace ss = resolved == PTX_SPACE_SHARED ? SASS_SPACE_SHARED
+                 : resolved == PTX_SPACE_LOCAL ? SASS_SPACE_LOCAL : SASS_SPACE_GLOBAL;
+    for (uint32_t k = 0; k < pieces; k++) {
+        SassInst *si = k == 0 ? &g_array_index(w->insts, SassInst, first)
+                              : record_more(r, w, pc, exec);
+        si->ndst = si->nsrc = 0;
+        frag_regs(si, ld, frag, k, pieces, ld ? SASS_MAX_DST : SASS_MAX_SRC - 2);
+        add_reg(si->src, &si->nsrc, SASS_MAX_SRC, addr->reg);
+        if (in->nargs > 2 && in->a[2].kind == PTX_A_REG)
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, in->a[2].reg);
+        si->width = (uint8_t)(per * esize);
+        si->space = (uint8_t)ss;
+        si->addr = (uint32_t)w->addrs->len;
+        for (uint32_t lane = 0; lane < 32; lane++)
+            g_array_append_val(w->addrs, ta[lane][k * per]);
+    }
+    return true;
+}
+
 /* Runs warp wi until it ends or waits at a barrier. */
 static bool run_warp(PtxRun *r, uint32_t wi)
 {
@@ -1247,7 +1449,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         g_assert(pc < n);
         const PtxInst *in = &insts[pc];
         if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
-                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX) &&
+                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX ||
+                       in->op >= PTX_OP_WMMA_LD) &&
             active != w->live && sync_park(r, w, in, pc, active, base))
             continue;
         if (++r->executed > r->max_insts) {
@@ -1390,6 +1593,12 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     set(r, in->a[0].reg, base + lane, v, t);
             break;
         }
+        case PTX_OP_WMMA_LD:
+        case PTX_OP_WMMA_ST:
+        case PTX_OP_WMMA_MMA:
+            if (!exec_wmma(r, w, pc, in, exec, base))
+                return false;
+            break;
         case PTX_OP_ACTIVEMASK:
             for (uint32_t lane = 0; lane < 32; lane++)
                 if (exec >> lane & 1)

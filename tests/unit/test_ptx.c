@@ -301,6 +301,54 @@ static void test_parse_errors(void)
           "must be a constant from 0 to 255" },
         { "lop3.or.b32 %r1|%p1, %r2, %r3, %r4, 0x80, %p2;", "t.ptx:6:5: 'lop3.or.b32': modifier .or "
           "is not in archsim's PTX subset" },
+#define R8 "{%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1}"
+        { "wmma.load.a.aligned.row.m16n16k16.f16 " R8 ", [%rd1];",
+          "t.ptx:6:1: 'wmma.load.a.aligned.row.m16n16k16.f16': wmma needs .sync and .aligned" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r1, %r1, %r1}, [%rd1];",
+          "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': operand 1 is the a fragment: a "
+          "vector of 8 registers" },
+        { "wmma.load.c.sync.aligned.row.m16n16k16.f32 {%rd1, %rd1, %rd1, %rd1, %rd1, %rd1, %rd1, "
+          "%rd1}, [%rd1];", "t.ptx:6:1: 'wmma.load.c.sync.aligned.row.m16n16k16.f32': operand 1: "
+          "%rd1 is a .b64 register; the fragment's are .f32" },
+        { "wmma.load.a.sync.aligned.row.m16n8k16.f16 " R8 ", [%rd1];",
+          "t.ptx:6:29: 'wmma.load.a.sync.aligned.row.m16n8k16.f16': .m16n8k16 is not in archsim's "
+          "PTX subset (wmma takes the shapes m16n16k16, m32n8k16 and m8n32k16 on .f16 and .bf16 "
+          "inputs)" },
+        { "wmma.load.a.sync.aligned.row.col.m16n16k16.f16 " R8 ", [%rd1];",
+          "t.ptx:6:29: 'wmma.load.a.sync.aligned.row.col.m16n16k16.f16': too many layouts (.row, "
+          ".col)" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.s8 " R8 ", [%rd1];",
+          "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.s8': the type of A and B is .f16 or "
+          ".bf16" },
+        { "wmma.load.d.sync.aligned.row.m16n16k16.f32 " R8 ", [%rd1];",
+          "t.ptx:6:10: 'wmma.load.d.sync.aligned.row.m16n16k16.f32': wmma.load names its matrix: .a, "
+          ".b or .c" },
+        { "wmma.store.c.sync.aligned.row.m16n16k16.f32 [%rd1], " R8 ";",
+          "t.ptx:6:11: 'wmma.store.c.sync.aligned.row.m16n16k16.f32': wmma.store stores .d" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.f16 " R8 ", [%rd1], %rd1;",
+          "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': the stride (operand 3) is a "
+          "32-bit integer register or a positive constant" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.f16 " R8 ", [%rd1], 0;",
+          "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': the stride (operand 3) is a "
+          "32-bit integer register or a positive constant" },
+        { "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%f1, %f1, %f1, %f1, %f1, "
+          "%f1, %f1, %f1}, " R8 ", " R8 ", {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};",
+          "t.ptx:6:48: 'wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite': .satfinite is "
+          "not in archsim's PTX subset" },
+        { "wmma.mma.sync.aligned.row.col.m16n16k16.f32 {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1}, "
+          R8 ", " R8 ", {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};",
+          "t.ptx:6:1: 'wmma.mma.sync.aligned.row.col.m16n16k16.f32': wmma.mma takes .DTYPE.CTYPE "
+          "(each .f16 or .f32) on .f16 inputs, or .f32.bf16.bf16.f32" },
+        { "wmma.mma.sync.aligned.row.m16n16k16.f32.f32 {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1}, "
+          R8 ", " R8 ", {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};",
+          "t.ptx:6:1: 'wmma.mma.sync.aligned.row.m16n16k16.f32.f32' needs the layouts of A and B "
+          "(.row or .col, twice)" },
+        { "wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32 {%r1, %r1, %r1, %r1}, " R8 ", " R8
+          ", {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32': "
+          "operand 4 is the c fragment: a vector of 8 registers" },
+        { "ld.global.v4.u32 {%r1, %r1, %r1, %r1, %r1}, [%rd1];", "t.ptx:6:1: 'ld.global.v4.u32': "
+          "operand 1: a vector of more than 4 elements (only wmma's fragments have more)" },
+#undef R8
     };
     for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
@@ -1403,6 +1451,105 @@ static void test_bfind_redux(void)
     run_free(&R);
 }
 
+/* wmma on one warp: A (16x16, row-major) times B (column-major, a permutation matrix with a
+ * shift, so that a transposed B shows) plus 0.5, stored row-major: D[i][j] = A[i][j] + 2
+ * A[i][(j+3) % 16] + 0.5 exactly; what the SM sees (one 16-byte load of A a lane, two tensor
+ * instructions, two 16-byte stores a lane); and the run-time errors: fewer than 32 lanes, a
+ * misaligned matrix, lanes that disagree on the address; and bfloat16 under sm_75. */
+static void test_wmma(void)
+{
+    const char *src = HEAD OUT_PARAM "{\n"
+        ".reg .b32 %r<20>; .reg .f32 %f<12>; .reg .b64 %rd<6>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];\n"
+        "add.s64 %rd2, %rd1, 512;\n"
+        "wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2], 16;\n"
+        "mov.f32 %f1, 0f3F000000;\n"
+        "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, "
+        "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, "
+        "{%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};\n"
+        "add.s64 %rd3, %rd1, 1024;\n"
+        "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd3], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, 16;\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 512);
+    uint16_t *h = (uint16_t *)(void *)out->data;
+    static const uint16_t small[7] = { 0xc200, 0xc000, 0xbc00, 0, 0x3c00, 0x4000, 0x4200 }; /* -3..3 */
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 16; k++) {
+            h[i * 16 + k] = small[(i * 16 + k) % 7];                     /* A[i][k] */
+            h[256 + k * 16 + i] = (uint16_t)((k == i ? 0x3c00 : 0) |     /* B[i][k] at k*16+i */
+                                             (i == (k + 3) % 16 ? 0x4000 : 0));
+        }
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, 0, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    const float *d = (const float *)(const void *)(out->data + 1024);
+    int bad = 0;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++)
+            bad += d[i * 16 + j] != (float)((i * 16 + j) % 7 - 3) +
+                                    2.0f * (float)((i * 16 + (j + 3) % 16) % 7 - 3) + 0.5f;
+    CU_ASSERT_EQUAL(bad, 0);
+    uint32_t mask = 0;
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 1, &mask), 1);           /* A: 16 bytes a lane */
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 5, &mask), 2);           /* two HMMA */
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 7, &mask), 2);           /* D: 32 bytes a lane */
+    const SassBlock *b = g_ptr_array_index(R.blocks, 0);
+    const SassInst *ins = sass_warp_insts(b, 0);
+    for (uint32_t i = 0; i < b->warps[0].n; i++) {
+        if (ins[i].pc == 1 * 16) {
+            CU_ASSERT_EQUAL(ins[i].width, 16);
+            CU_ASSERT_EQUAL(b->warps[0].addrs[ins[i].addr + 1] - b->warps[0].addrs[ins[i].addr], 16);
+        }
+        if (ins[i].pc == 5 * 16)
+            CU_ASSERT_EQUAL(ins[i].unit, GPU_UNIT_TENSOR);
+    }
+    run_free(&R);
+    /* half a warp */
+    out = ptx_buffer_new("out", PTX_D_U32, 512);
+    CU_ASSERT_FALSE(run_kernel(&R, src, 1, 16, 0, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:8:1: wmma runs on the whole warp: all 32 lanes, converged "
+                           "(lanes 0x0000ffff run it) (block (0,0,0), thread (0,0,0))");
+    g_free(err);
+    run_free(&R);
+    /* a matrix 16 bytes off its 32-byte alignment; lanes with their own addresses */
+    char *mis = g_strdup(src);
+    memcpy(strstr(mis, "add.s64 %rd2, %rd1, 512"), "add.s64 %rd2, %rd1, 528", 23);
+    out = ptx_buffer_new("out", PTX_D_U32, 512);
+    CU_ASSERT_FALSE(run_kernel(&R, mis, 1, 32, 0, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:10:1: wmma: the matrix at 0x200000210 with a stride of 16 "
+                           "elements: the address must be a multiple of 32 bytes and the stride of "
+                           "16 bytes (8 elements) (block (0,0,0), thread (0,0,0))");
+    g_free(err);
+    run_free(&R);
+    g_free(mis);
+    const char *own = HEAD OUT_PARAM "{\n"
+        ".reg .b32 %r<10>; .reg .b64 %rd<6>;\n"
+        "ld.param.u64 %rd1, [out]; mov.u32 %r9, %laneid; mul.wide.u32 %rd2, %r9, 32;\n"
+        "add.s64 %rd3, %rd1, %rd2;\n"
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd3];\n"
+        "ret;\n}\n";
+    out = ptx_buffer_new("out", PTX_D_U32, 512);
+    CU_ASSERT_FALSE(run_kernel(&R, own, 1, 32, 0, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:9:1: wmma: every lane gives the same address and stride "
+                           "(lane 0: 0x200000000, 16; lane 1: 0x200000020, 16) (block (0,0,0), "
+                           "thread (1,0,0))");
+    g_free(err);
+    run_free(&R);
+    GError *e = NULL;
+    PtxModule *m = parse(".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+                         ".reg .b32 %r<5>; .reg .b64 %rd<2>;\n"
+                         "wmma.load.a.sync.aligned.row.m16n16k16.bf16 {%r1, %r2, %r3, %r4}, [%rd1];\n"
+                         "ret;\n}\n", &e);
+    CU_ASSERT_PTR_NULL(m);
+    CU_ASSERT_STRING_EQUAL(e ? e->message : "", "t.ptx:7:1: 'wmma.load.a.sync.aligned.row.m16n16k16"
+                           ".bf16' needs .target sm_80 or higher");
+    if (e)
+        g_error_free(e);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1588,6 +1735,7 @@ int main(void)
         !CU_add_test(s, ".f16x2 arithmetic, setp p|q, set, cvt packing", test_half2) ||
         !CU_add_test(s, "bfloat16: one rounding of fma, cvt, bf16x2", test_bf16) ||
         !CU_add_test(s, "bfind, redux.sync, sad and dp4a", test_bfind_redux) ||
+        !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();

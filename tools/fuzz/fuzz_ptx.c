@@ -44,7 +44,8 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
         fuzz_check(e->ipdom[i] <= n, "reconvergence point");
         bool writes = !(in->op == PTX_OP_ST || in->op == PTX_OP_RED || in->op == PTX_OP_BRA ||
                         in->op == PTX_OP_RET || in->op == PTX_OP_EXIT || in->op == PTX_OP_BAR ||
-                        in->op == PTX_OP_BAR_WARP || in->op == PTX_OP_MEMBAR);
+                        in->op == PTX_OP_BAR_WARP || in->op == PTX_OP_MEMBAR ||
+                        in->op == PTX_OP_WMMA_ST);
         if (writes)
             fuzz_check(in->a[0].kind == PTX_A_REG || in->a[0].kind == PTX_A_VEC,
                        "a destination that is not a register");
@@ -54,6 +55,13 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
                 fuzz_check(x->imm >= 0 && (uint64_t)x->imm < n, "branch target");
             if (x->kind == PTX_A_REG || (x->kind == PTX_A_ADDR && x->reg >= 0))
                 fuzz_check(x->reg < (int32_t)e->regs->len, "register index");
+            if (x->kind == PTX_A_VEC) {
+                fuzz_check(x->n >= 1 && x->n <= PTX_MAX_VEC, "vector length");
+                fuzz_check(x->n <= 4 || in->op >= PTX_OP_WMMA_LD, "a vector of more than 4 "
+                           "outside wmma");
+                for (uint32_t j = 0; j < x->n; j++)
+                    fuzz_check(x->vec[j] < (int32_t)e->regs->len, "vector register index");
+            }
             if (x->kind == PTX_A_SYM || (x->kind == PTX_A_ADDR && x->sym >= 0))
                 fuzz_check((x->kind == PTX_A_SYM ? x->reg : x->sym) < (int32_t)m->syms->len,
                            "symbol index");
