@@ -313,6 +313,30 @@ int main(int argc, char **argv)
         rc = got ? compare_f32(k, got, want, nb, 1e-5) : 2;
         g_free(got);
         g_free(want);
+    } else if (!strcmp(k, "matmul_wmma")) {
+        /* on the tensor cores: A and B rounded to halves; each 16-deep step summed exactly and
+         * added to the f32 accumulator, rounded once (wmma.mma's D = A B + C). Within a relative
+         * 1e-5, not 1e-6: a real GPU's tensor cores truncate inside their sums (Fasi et al.,
+         * PeerJ CS 2021), a few units in the last place a step, and tools/gpu-device-check.sh
+         * holds a GPU's outputs to this reference too */
+        uint32_t n = param_u32(s, 3);
+        const float *A = F(s, "A"), *B = F(s, "B");
+        float *want = g_new0(float, (size_t)n * n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++) {
+                float acc = 0.0f;
+                for (uint32_t k0 = 0; k0 < n; k0 += 16) {
+                    double sum = acc;
+                    for (uint32_t q = k0; q < k0 + 16; q++)
+                        sum += ref_unhalf(ref_half(A[i * n + q])) * ref_unhalf(ref_half(B[q * n + j]));
+                    acc = (float)sum;
+                }
+                want[i * n + j] = acc;
+            }
+        float *got = (float *)(void *)read_out(dir, "C", (size_t)n * n * 4);
+        rc = got ? compare_f32(k, got, want, (size_t)n * n, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
     } else if (g_str_has_prefix(k, "matmul_")) {
         uint32_t n = param_u32(s, 3);
         const float *A = F(s, "A"), *B = F(s, "B");

@@ -109,6 +109,9 @@ check "matmul: load sectors naive $mn = 8 x tiled16 $m16 = 16 x tiled32 $m32" \
     "[ $mn -eq $((8 * m16)) ] && [ $mn -eq $((16 * m32)) ]"
 check "matmul: naive $(cyc matmul-naive) > tiled16 $(cyc matmul-tiled16) > tiled32 $(cyc matmul-tiled32) cycles" \
     "[ $(cyc matmul-naive) -gt $(cyc matmul-tiled16) ] && [ $(cyc matmul-tiled16) -gt $(cyc matmul-tiled32) ]"
+mw=$(stat sm.insts_tensor "$T/matmul-wmma/stats.txt")
+check "matmul on the tensor cores: $(cyc matmul-wmma) cycles < tiled32's; 2 x 4 x 8 x 16 = $mw tensor instructions" \
+    "[ $(cyc matmul-wmma) -lt $(cyc matmul-tiled32) ] && [ $mw -eq 1024 ]"
 
 # histogram and reductions
 check "histogram: shared atomics $(cyc histogram-shared) < global atomics $(cyc histogram-global) cycles" \
