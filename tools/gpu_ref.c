@@ -738,6 +738,41 @@ int main(int argc, char **argv)
             rc = bad ? 1 : 0;
         }
         g_free(got);
+    } else if (!strcmp(k, "stream")) {
+        /* tests/gpu/ptx/async.cu: the sums its double buffer delivers (in double, within a
+         * relative 1e-5: nvcc contracts the float sum into fmas) */
+        uint32_t tiles = param_u32(s, 2), nb = s->l[0].grid[0];
+        const float *in = F(s, "in");
+        float *want = g_new0(float, (size_t)nb * 64);
+        for (uint32_t b = 0; b < nb; b++)
+            for (uint32_t t = 0; t < 64; t++) {
+                double acc = 0;
+                for (uint32_t i = 0; i < tiles; i++) {
+                    const float *v = &in[(b * tiles + i) * 256 + 4 * t];
+                    const float *u = &in[(b * tiles + i) * 256 + 4 * ((t + 1) % 64)];
+                    acc += (double)v[0] + 2.0 * v[1] + 3.0 * v[2] + 4.0 * v[3] + u[0] - u[3];
+                }
+                want[b * 64 + t] = (float)acc;
+            }
+        float *got = (float *)(void *)read_out(dir, "out", (size_t)nb * 64 * 4);
+        rc = got ? compare_f32("stream out", got, want, (size_t)nb * 64, 1e-5) : 2;
+        g_free(got);
+        g_free(want);
+    } else if (!strcmp(k, "ragged")) {
+        /* the copies with src-size below their size: the bytes read, then zeros */
+        uint32_t n = param_u32(s, 2);
+        const int32_t *in = (const int32_t *)(const void *)gpu_launch_buffer(s, "in")->data;
+        int32_t want[128];
+        for (uint32_t t = 0; t < 64; t++) {
+            want[t] = t < n ? in[t] : 0;
+            want[64 + t] = -1;
+        }
+        for (uint32_t t = 0; t < 32; t++) {
+            uint32_t words = t % 3;             /* 0, 4 or 8 bytes read of 8 */
+            want[64 + 2 * t] = words >= 1 ? in[2 * t] : 0;
+            want[64 + 2 * t + 1] = words >= 2 ? in[2 * t + 1] : 0;
+        }
+        rc = compare_out_i32(k, dir, want, 128);
     } else if (!strcmp(k, "wgemm") || !strcmp(k, "wgemm_h") || !strcmp(k, "wgemm_bf")) {
         /* tests/gpu/ptx/wmma.cu: each 16-deep step of the product summed exactly (in double),
          * added to the accumulator and rounded once to its type, as the PTX ISA's wmma.mma

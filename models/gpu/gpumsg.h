@@ -32,6 +32,9 @@ enum {
     GPU_OPF_FMA = 64,       /* a fused multiply-add: two FLOPs per lane */
     GPU_OPF_LOAD = 128,     /* a load the trace lists no destination register for (LDGSTS,
                                cp.async: global memory into shared memory) */
+    /* cp.async's groups (PTX): a copy joins the warp's open group, commit_group closes it,
+     * wait_group N (SassInst.imm; -1: wait_all) holds the warp until at most N are pending */
+    GPU_OPF_ACOPY = 256, GPU_OPF_ACOMMIT = 512, GPU_OPF_AWAIT = 1024,
 };
 
 /* One kernel as the SMs see it (owned by the workload, alive while any of its blocks is). */
@@ -40,7 +43,7 @@ typedef struct {
     const void *src;            /* where its blocks come from (a SASS trace, a PTX run) */
     const char *(*op_text)(const void *src, uint16_t op);   /* its opcode texts */
     uint32_t index;             /* launch number, from 0 */
-    uint8_t *op_flags;          /* GPU_OPF_*, by opcode index; grows as blocks are read */
+    uint16_t *op_flags;         /* GPU_OPF_*, by opcode index; grows as blocks are read */
     uint32_t nops;
 } GpuKernelCtx;
 

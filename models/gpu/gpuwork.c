@@ -193,9 +193,9 @@ static void work_finalize(Component *c)
 
 static void work_start(Component *c) { sim_component_wake(c); }
 
-static uint8_t op_flags_of(const char *op)
+static uint16_t op_flags_of(const char *op)
 {
-    uint8_t f = 0;
+    uint16_t f = 0;
     size_t n = strcspn(op, ".");
     if (n == 3 && memcmp(op, "BAR", 3) == 0 && (op[3] == '\0' || strstr(op, ".SYNC") != NULL))
         f |= GPU_OPF_BAR_SYNC;
@@ -225,9 +225,15 @@ static uint8_t op_flags_of(const char *op)
 /* The same for a PTX opcode text ("bar.sync", "atom.global.add.u32", ...): global atomics and
  * reductions go to the L2 (shared ones stay in the SM, as ATOMS does), and every destination
  * register is listed. */
-static uint8_t ptx_op_flags_of(const char *op)
+static uint16_t ptx_op_flags_of(const char *op)
 {
-    uint8_t f = GPU_OPF_EXACT;
+    uint16_t f = GPU_OPF_EXACT;
+    if (g_str_has_prefix(op, "cp.async.commit_group"))
+        f |= GPU_OPF_ACOMMIT;
+    else if (g_str_has_prefix(op, "cp.async.wait_"))
+        f |= GPU_OPF_AWAIT;
+    else if (g_str_has_prefix(op, "cp.async."))
+        f |= GPU_OPF_ACOPY | GPU_OPF_LOAD;
     bool shared = strstr(op, ".shared") != NULL;
     if (g_str_has_prefix(op, "bar.sync") || g_str_has_prefix(op, "barrier.sync") ||
         strcmp(op, "bar") == 0 || strcmp(op, "barrier") == 0)
@@ -273,7 +279,7 @@ static bool work_read_ahead(Work *w)
     /* opcodes first seen in this block */
     uint32_t nops = w->prun ? ptx_run_nopcodes(w->prun) : sass_nopcodes(w->reader);
     if (nops > w->kc->nops) {
-        w->kc->op_flags = g_renew(uint8_t, w->kc->op_flags, nops);
+        w->kc->op_flags = g_renew(uint16_t, w->kc->op_flags, nops);
         for (uint32_t i = w->kc->nops; i < nops; i++) {
             const char *t = sass_opcode_text(w->kc, (uint16_t)i);
             w->kc->op_flags[i] = w->prun ? ptx_op_flags_of(t) : op_flags_of(t);

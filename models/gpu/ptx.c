@@ -272,6 +272,8 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_LOP3] = "lop3", [PTX_OP_SHF] = "shf", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_SET] = "set", [PTX_OP_BFIND] = "bfind",
     [PTX_OP_REDUX] = "redux", [PTX_OP_SAD] = "sad", [PTX_OP_DP4A] = "dp4a",
     [PTX_OP_WMMA_LD] = "wmma.load", [PTX_OP_WMMA_ST] = "wmma.store", [PTX_OP_WMMA_MMA] = "wmma.mma",
+    [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
+    [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -857,6 +859,8 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "madc", PTX_OP_MAD }, { "set", PTX_OP_SET }, { "bfind", PTX_OP_BFIND },
     { "redux", PTX_OP_REDUX }, { "sad", PTX_OP_SAD }, { "dp4a", PTX_OP_DP4A },
     { "wmma", PTX_OP_WMMA_LD },         /* wmma.load, .store or .mma: parse_wmma decides */
+    { "cp", PTX_OP_CP_ASYNC },          /* cp.async and its groups: parse_cp decides */
+    { "trap", PTX_OP_TRAP },
 };
 
 static const char *const cmp_names[] = {
@@ -889,6 +893,44 @@ static bool ignorable(const char *w, size_t n)
     return name_in(ok, G_N_ELEMENTS(ok), w, n) >= 0;
 }
 
+/* The next modifier of an opcode that ends at q, from *m (at its '.'): *w and *n, *m past it;
+ * false, with the error set, at a character that is not a '.'. */
+static bool opcode_word(P *p, const char **m, const char *q, const char *op_at, size_t oplen,
+                        const char **w, size_t *n)
+{
+    if (**m != '.')
+        return perr(p, *m, "'%.*s': unexpected '%c' in the opcode", (int)oplen, op_at, **m);
+    *w = ++*m;
+    while (*m < q && **m != '.')
+        ++*m;
+    *n = (size_t)(*m - *w);
+    return true;
+}
+
+/* For an instruction with a parser of its own (wmma, cp.async): its opcode text interned, then
+ * at most max operands and the ';'. */
+static bool own_operands(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen,
+                         const char *q, uint32_t max)
+{
+    p->p = q;
+    int text = intern_text(p->m, op_at, oplen);
+    if (text < 0)
+        return perr(p, op_at, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+    in->text = (uint16_t)text;
+    uint32_t idx = en->e->insts->len;
+    skip_ws(p);
+    if (!(p->p < p->end && *p->p == ';')) {
+        do {
+            if (in->nargs == max)
+                return perr(p, p->p, "'%.*s' takes at most %u operands", (int)oplen, op_at, max);
+            if (!parse_operand(p, en, idx, in->nargs, &in->a[in->nargs]))
+                return false;
+            in->nargs++;
+        } while (accept(p, ','));
+    }
+    return expect(p, ';', "the ';' that ends the instruction");
+}
+
 /* wmma (PTX ISA 9.7.14.4): the warp's matrix multiply-accumulate on the tensor cores, as CUDA's
  * nvcuda::wmma writes it: wmma.load.{a,b,c}, wmma.store.d and wmma.mma on .f16 (sm_70) and
  * .bf16 (sm_80) inputs, .f16 or .f32 accumulators, shapes m16n16k16, m32n8k16 and m8n32k16.
@@ -902,12 +944,10 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
     bool have_sync = false, have_aligned = false, have_shape = false, have_kind = false;
     uint8_t layouts[2] = { 0, 0 };
     while (m < q) {
-        if (*m != '.')
-            return perr(p, m, "'%.*s': unexpected '%c' in the opcode", (int)oplen, op_at, *m);
-        const char *w = ++m;
-        while (m < q && *m != '.')
-            m++;
-        size_t n = (size_t)(m - w);
+        const char *w = m;
+        size_t n = 0;
+        if (!opcode_word(p, &m, q, op_at, oplen, &w, &n))
+            return false;
         PtxType t = type_of(w, n);
         if (!have_kind) {
             if (n == 4 && !memcmp(w, "load", 4))
@@ -1000,23 +1040,9 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
     uint32_t need = in->wtype == PTX_T_BF16 ? 80 : 70;
     if (p->m->target < need)
         return perr(p, op_at, "'%.*s' needs .target sm_%u or higher", (int)oplen, op_at, need);
-    p->p = q;
-    int text = intern_text(p->m, op_at, oplen);
-    if (text < 0)
-        return perr(p, op_at, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
-    in->text = (uint16_t)text;
     /* operands: load d-fragment, [addr][, stride]; store [addr], fragment[, stride]; mma d, a,
      * b, c (fragments) */
-    uint32_t idx = en->e->insts->len;
-    do {
-        if (in->nargs == 4)
-            return perr(p, p->p, "'%.*s' takes at most %d operands", (int)oplen, op_at,
-                        in->op == PTX_OP_WMMA_MMA ? 4 : 3);
-        if (!parse_operand(p, en, idx, in->nargs, &in->a[in->nargs]))
-            return false;
-        in->nargs++;
-    } while (accept(p, ','));
-    if (!expect(p, ';', "the ';' that ends the instruction"))
+    if (!own_operands(p, en, in, op_at, oplen, q, in->op == PTX_OP_WMMA_MMA ? 4 : 3))
         return false;
     uint32_t lo = in->op == PTX_OP_WMMA_MMA ? 4 : 2, hi = in->op == PTX_OP_WMMA_MMA ? 4 : 3;
     if (in->nargs < lo || in->nargs > hi)
@@ -1061,6 +1087,120 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
             if (!reg && !(a->kind == PTX_A_IMM && a->imm > 0 && a->imm <= UINT32_MAX))
                 return perr(p, op_at, "'%.*s': the stride (operand 3) is a 32-bit integer "
                             "register or a positive constant", (int)oplen, op_at);
+        }
+    }
+    if (en->e->insts->len >= PTX_MAX_INSTS)
+        return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
+    g_array_append_val(en->e->insts, *in);
+    return true;
+}
+
+/* cp.async (PTX ISA 9.7.9.25, sm_80), as nvcc writes it for __pipeline_memcpy_async and
+ * cuda::memcpy_async: a copy of 4, 8 or 16 bytes from global to shared memory that the thread
+ * does not wait for (.ca, or .cg for 16 bytes; an optional src-size below the copy's size fills
+ * the rest with zeros, an optional ignore-src predicate the whole; .L2:: hints and a cache
+ * policy accepted and ignored); cp.async.commit_group closes the thread's open group of copies,
+ * cp.async.wait_group N waits until at most the N most recent groups are pending, wait_all for
+ * every copy. Not: the mbarrier and bulk (TMA) forms. q: the end of the opcode. */
+static bool parse_cp(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen, const char *q)
+{
+    const char *m = op_at + 2;          /* past "cp" */
+    int nw = 0;
+    bool hint = false, have_dst = false, have_src = false, have_cache = false;
+    while (m < q) {
+        const char *w = m;
+        size_t n = 0;
+        if (!opcode_word(p, &m, q, op_at, oplen, &w, &n))
+            return false;
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(w, lit, n))
+        if (nw == 0 && !IS("async"))
+            return perr(p, w - 1, "'%.*s': cp.async is in archsim's PTX subset; .%.*s is not",
+                        (int)oplen, op_at, (int)n, w);
+        if (nw == 1) {
+            if (IS("commit_group"))
+                in->op = PTX_OP_CP_COMMIT;
+            else if (IS("wait_group") || IS("wait_all")) {
+                in->op = PTX_OP_CP_WAIT;
+                in->sub = w[5] == 'a';          /* wait_all: the open group too */
+            } else if (IS("ca") || IS("cg")) {
+                in->op = PTX_OP_CP_ASYNC;
+                in->mods |= w[1] == 'g' ? PTX_M_CG : 0;
+                have_cache = true;
+            } else {
+                return perr(p, w - 1, "'%.*s': .%.*s is not in archsim's PTX subset (cp.async.ca, "
+                            ".cg, .commit_group, .wait_group and .wait_all are)", (int)oplen,
+                            op_at, (int)n, w);
+            }
+        } else if (nw >= 2 && in->op == PTX_OP_CP_ASYNC) {
+            if (IS("shared") || IS("shared::cta")) {
+                if (have_dst)
+                    return perr(p, w - 1, "'%.*s': two destination spaces", (int)oplen, op_at);
+                have_dst = true;
+            } else if (IS("global") && have_dst && !have_src) {
+                have_src = true;
+            } else if (IS("L2::cache_hint")) {
+                hint = true;
+            } else if (!(IS("L2::64B") || IS("L2::128B") || IS("L2::256B"))) {
+                return perr(p, w - 1, "'%.*s': modifier .%.*s is not in archsim's PTX subset",
+                            (int)oplen, op_at, (int)n, w);
+            }
+        } else if (nw >= 2) {
+            return perr(p, w - 1, "'%.*s': modifier .%.*s is not in archsim's PTX subset",
+                        (int)oplen, op_at, (int)n, w);
+        }
+#undef IS
+        nw++;
+    }
+    if (nw < 2)
+        return perr(p, op_at, "'%.*s': cp.async.ca, .cg, .commit_group, .wait_group or .wait_all",
+                    (int)oplen, op_at);
+    if (in->op == PTX_OP_CP_ASYNC && (!have_cache || !have_dst || !have_src))
+        return perr(p, op_at, "'%.*s': cp.async copies .shared.global (cp.async.ca.shared.global)",
+                    (int)oplen, op_at);
+    if (p->m->target < 80)
+        return perr(p, op_at, "'%.*s' needs .target sm_80 or higher", (int)oplen, op_at);
+    in->space = PTX_SPACE_SHARED;
+    if (!own_operands(p, en, in, op_at, oplen, q, 5))
+        return false;
+    const PtxArg *a = in->a;
+    if (in->op == PTX_OP_CP_COMMIT || (in->op == PTX_OP_CP_WAIT && in->sub)) {
+        if (in->nargs != 0)
+            return perr(p, op_at, "'%.*s' takes no operands", (int)oplen, op_at);
+    } else if (in->op == PTX_OP_CP_WAIT) {
+        if (in->nargs != 1 || a[0].kind != PTX_A_IMM || a[0].imm < 0 || a[0].imm > 1000000)
+            return perr(p, op_at, "'%.*s' takes one operand: the number of groups that may stay "
+                        "pending, a constant (cp.async.wait_group 0)", (int)oplen, op_at);
+    } else {
+        /* [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy} */
+        uint32_t want = 3 + (hint ? 1u : 0u);
+        if (in->nargs < want || in->nargs > want + 1)
+            return perr(p, op_at, "'%.*s' takes [dst], [src], cp-size, an optional src-size or "
+                        "ignore-src%s", (int)oplen, op_at, hint ? " and the cache policy" : "");
+        if (a[0].kind != PTX_A_ADDR || a[1].kind != PTX_A_ADDR)
+            return perr(p, op_at, "'%.*s': the destination and the source are addresses in "
+                        "brackets", (int)oplen, op_at);
+        if (a[2].kind != PTX_A_IMM || !(a[2].imm == 4 || a[2].imm == 8 || a[2].imm == 16) ||
+            ((in->mods & PTX_M_CG) && a[2].imm != 16))
+            return perr(p, op_at, "'%.*s': cp-size is 4, 8 or 16 (.cg: 16)", (int)oplen, op_at);
+        in->sub = (uint8_t)a[2].imm;
+        if (in->nargs > 3 && !(hint && in->nargs == 4)) {
+            const PtxArg *x = &a[3];
+            bool ok = (x->kind == PTX_A_IMM && x->imm >= 0 && x->imm <= a[2].imm);
+            if (x->kind == PTX_A_REG) {
+                PtxType rt = (PtxType)g_array_index(en->e->regs, PtxReg, x->reg).type;
+                ok = rt == PTX_T_PRED || (!x->neg && reg_fits(PTX_T_U32, rt));
+            }
+            if (!ok)
+                return perr(p, op_at, "'%.*s': operand 4 is the bytes to read (a constant up to "
+                            "cp-size or a 32-bit register) or a predicate (ignore-src)",
+                            (int)oplen, op_at);
+        }
+        if (hint) {
+            const PtxArg *x = &a[in->nargs - 1];
+            if (x->kind != PTX_A_REG ||
+                ptx_type_bytes((PtxType)g_array_index(en->e->regs, PtxReg, x->reg).type) != 8)
+                return perr(p, op_at, "'%.*s': the cache policy is a 64-bit register", (int)oplen,
+                            op_at);
         }
     }
     if (en->e->insts->len >= PTX_MAX_INSTS)
@@ -1119,6 +1259,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     in.col = (uint32_t)(op_at - start) + 1;
     if (in.op == PTX_OP_WMMA_LD)
         return parse_wmma(p, en, &in, op_at, oplen, q);
+    if (in.op == PTX_OP_CP_ASYNC)
+        return parse_cp(p, en, &in, op_at, oplen, q);
     if (baselen == 4 && (memcmp(op_at, "addc", 4) == 0 || memcmp(op_at, "subc", 4) == 0 ||
                          memcmp(op_at, "madc", 4) == 0))
         in.mods |= PTX_M_CIN;
@@ -1335,6 +1477,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         (ntypes != 1 || (types[0] != PTX_T_B32 && types[0] != PTX_T_B64)))
         return perr(p, op_at, "'%.*s': the type must be .b32 or .b64", (int)oplen, op_at);
     bool needs_type = !(in.op == PTX_OP_BRA || in.op == PTX_OP_RET || in.op == PTX_OP_EXIT ||
+                        in.op == PTX_OP_TRAP ||
                         in.op == PTX_OP_BAR || in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR ||
                         in.op == PTX_OP_ACTIVEMASK);
     if (needs_type && ntypes == 0)
@@ -1482,7 +1625,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_BRA:
         want_min = want_max = 1;
         break;
-    case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
+    case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR: case PTX_OP_TRAP:
         want_min = want_max = 0;
         break;
     case PTX_OP_BAR:
@@ -1575,7 +1718,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     }
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
-                    in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_BAR ||
+                    in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_TRAP ||
+                    in.op == PTX_OP_BAR ||
                     in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR);
     for (uint32_t d = 0; writes && d < (in.nargs > 1 && in.a[1].pair ? 2u : 1u); d++) {
         const PtxArg *a = &in.a[d];

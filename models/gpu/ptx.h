@@ -48,6 +48,8 @@ typedef enum {
     PTX_OP_BFI, PTX_OP_PRMT, PTX_OP_LOP3, PTX_OP_SHF, PTX_OP_COPYSIGN, PTX_OP_SET,
     PTX_OP_BFIND, PTX_OP_REDUX, PTX_OP_SAD, PTX_OP_DP4A,
     PTX_OP_WMMA_LD, PTX_OP_WMMA_ST, PTX_OP_WMMA_MMA,   /* wmma.load, wmma.store, wmma.mma */
+    PTX_OP_CP_ASYNC, PTX_OP_CP_COMMIT, PTX_OP_CP_WAIT, /* cp.async, .commit_group, .wait_group */
+    PTX_OP_TRAP,
     PTX_OP_COUNT
 } PtxOp;
 
@@ -70,6 +72,7 @@ enum {
     PTX_M_SHIFTAMT = 1u << 17,              /* bfind.shiftamt */
     PTX_M_RELU = 1u << 18,                  /* fma.rn.relu on 16-bit floats: max(0, d) */
     PTX_M_NAN = 1u << 19,                   /* min.NaN, max.NaN: a NaN in, the canonical NaN out */
+    PTX_M_CG = 1u << 20,                    /* cp.async.cg (else .ca) */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */
@@ -207,6 +210,11 @@ typedef struct {
      * variables from one launch to the next); ptxexec.c owns it, freed with the module */
     GPtrArray *vars;
 } PtxModule;
+
+static inline bool ptx_op_is_wmma(uint8_t op)
+{
+    return op == PTX_OP_WMMA_LD || op == PTX_OP_WMMA_ST || op == PTX_OP_WMMA_MMA;
+}
 
 /* wmma's matrices (PTX ISA 9.7.14.4.1): A is M x K, B is K x N, C and D are M x N. */
 static inline void ptx_wmma_dims(uint8_t shape, uint32_t *m, uint32_t *n, uint32_t *k)

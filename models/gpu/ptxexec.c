@@ -492,6 +492,9 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT,
     [PTX_OP_WMMA_LD] = GPU_UNIT_LDST, [PTX_OP_WMMA_ST] = GPU_UNIT_LDST,
     [PTX_OP_WMMA_MMA] = GPU_UNIT_TENSOR,
+    [PTX_OP_CP_ASYNC] = GPU_UNIT_LDST, [PTX_OP_CP_COMMIT] = GPU_UNIT_LDST,     /* LDGSTS, LDGDEPBAR */
+    [PTX_OP_CP_WAIT] = GPU_UNIT_BARRIER,                                       /* DEPBAR */
+    [PTX_OP_TRAP] = GPU_UNIT_BRANCH,                                           /* BPT.TRAP */
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -520,6 +523,7 @@ static uint32_t n_dst(const PtxInst *in)
     switch ((PtxOp)in->op) {
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR: case PTX_OP_WMMA_ST:
+    case PTX_OP_CP_ASYNC: case PTX_OP_CP_COMMIT: case PTX_OP_CP_WAIT: case PTX_OP_TRAP:
         return 0;
     default:
         return in->nargs > 1 && in->a[1].pair ? 2 : 1;
@@ -559,6 +563,10 @@ static void make_template(uint32_t idx, const PtxInst *in, SassInst *out)
             add_reg(si.src, &si.nsrc, SASS_MAX_SRC, a->reg);
     }
     add_reg(si.src, &si.nsrc, SASS_MAX_SRC, in->guard);
+    if (in->op == PTX_OP_CP_WAIT) {     /* the groups that may stay pending; -1: wait_all */
+        si.has_imm = true;
+        si.imm = in->sub ? -1 : in->a[0].imm;
+    }
     *out = si;
 }
 
@@ -1436,6 +1444,63 @@ static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint3
     return true;
 }
 
+/* cp.async for the lanes of exec (PTX ISA 9.7.9.25): each copies cp-size bytes, the first
+ * src-size of them from global memory and zeros after (all zeros under a true ignore-src), at
+ * once: reading the destination before the wait is a race, so any time up to the wait is a
+ * correct one. The SM sees a global load of cp-size bytes a lane with no register to write
+ * (LDGSTS), in flight until its lines are back, counted in the warp's open group. */
+static bool exec_cp_async(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, uint32_t exec,
+                          uint32_t base)
+{
+    uint32_t size = in->sub;
+    /* .L2::cache_hint: the last operand is the cache policy (ignored) */
+    bool hint = strstr(g_ptr_array_index(r->l.m->texts, in->text), ".L2::cache_hint") != NULL;
+    const PtxArg *extra = in->nargs > 3 + (hint ? 1u : 0u) ? &in->a[3] : NULL;
+    si->width = (uint8_t)size;
+    si->space = SASS_SPACE_GLOBAL;
+    si->addr = (uint32_t)w->addrs->len;
+    g_array_set_size(w->addrs, w->addrs->len + (guint)__builtin_popcount(exec));
+    uint64_t *out = &g_array_index(w->addrs, uint64_t, si->addr);
+    for (uint32_t lanes = exec; lanes; lanes &= lanes - 1) {
+        uint32_t tid = base + (uint32_t)__builtin_ctz(lanes);
+        uint64_t dst = addr_of(r, &in->a[0], tid), src = addr_of(r, &in->a[1], tid), ta, sa;
+        uint32_t n = size;
+        if (extra && extra->kind == PTX_A_REG && r->rpred[extra->reg])
+            n = val(r, extra, tid) ? 0 : size;                  /* ignore-src */
+        else if (extra)
+            n = (uint32_t)MIN(val(r, extra, tid) & 0xffffffffu, (uint64_t)size);
+        PtxSpace rs;
+        if (src % size) {
+            rerr(r, in, tid, "cp.async: the source 0x%" G_GINT64_MODIFIER "x is not aligned to "
+                 "its %u bytes", src, size);
+            return false;
+        }
+        uint8_t *d = mem_at(r, in, PTX_SPACE_SHARED, dst, size, tid, &rs, &ta);
+        if (!d)
+            return false;
+        /* the bytes read: the first checked as a 1-byte access (src-size need not be a power
+         * of two), the last in the same buffer */
+        uint8_t *p = mem_at(r, in, PTX_SPACE_GLOBAL, src, 1, tid, &rs, &sa);
+        if (!p)
+            return false;
+        if (n > 1) {
+            uint64_t la;
+            uint8_t *q = mem_at(r, in, PTX_SPACE_GLOBAL, src + n - 1, 1, tid, &rs, &la);
+            if (!q)
+                return false;
+            if (q != p + n - 1) {
+                rerr(r, in, tid, "cp.async: the %u bytes read at 0x%" G_GINT64_MODIFIER "x cross "
+                     "the end of their buffer", n, src);
+                return false;
+            }
+        }
+        memmove(d, p, n);
+        memset(d + n, 0, size - n);
+        *out++ = sa;
+    }
+    return true;
+}
+
 /* Runs warp wi until it ends or waits at a barrier. */
 static bool run_warp(PtxRun *r, uint32_t wi)
 {
@@ -1450,7 +1515,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         const PtxInst *in = &insts[pc];
         if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
                        in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX ||
-                       in->op >= PTX_OP_WMMA_LD) &&
+                       ptx_op_is_wmma(in->op)) &&
             active != w->live && sync_park(r, w, in, pc, active, base))
             continue;
         if (++r->executed > r->max_insts) {
@@ -1593,6 +1658,20 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                     set(r, in->a[0].reg, base + lane, v, t);
             break;
         }
+        case PTX_OP_CP_ASYNC:
+            if (exec && !exec_cp_async(r, w, in, si, exec, base))
+                return false;
+            break;
+        case PTX_OP_CP_COMMIT:
+        case PTX_OP_CP_WAIT:
+            break;                      /* the copies are done: only the SM waits */
+        case PTX_OP_TRAP:               /* __trap(), a failed device assert: the launch fails */
+            if (exec) {
+                rerr(r, in, base + (uint32_t)__builtin_ctz(exec), "the kernel executed trap (an "
+                     "abort: __trap() or a failed assertion)");
+                return false;
+            }
+            break;
         case PTX_OP_WMMA_LD:
         case PTX_OP_WMMA_ST:
         case PTX_OP_WMMA_MMA:

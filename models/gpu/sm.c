@@ -60,6 +60,8 @@ typedef struct {
 
 typedef struct Cta Cta;
 
+#define SM_ACOPY_GROUPS 8       /* a warp's cp.async groups in flight at once (a commit waits) */
+
 typedef struct {
     const SassInst *insts;
     const uint64_t *addrs;        /* the lane addresses its instructions index */
@@ -72,6 +74,11 @@ typedef struct {
     bool demoted;                 /* two-level: in the pending set */
     bool deps_clear;              /* the next instruction's registers have no write pending */
     RegSet pend, pend_long, pend_mio;   /* pending writes, and which come from memory / MIO */
+    /* cp.async groups (PTX ISA 9.7.9.25), numbered from 0 as commit_group closes them: the one
+     * new copies join, the oldest that may still be pending, and the copies in flight of each
+     * (group g at g % SM_ACOPY_GROUPS) */
+    uint32_t ac_open, ac_old;
+    uint16_t ac_left[SM_ACOPY_GROUPS];
 } Warp;
 
 struct Cta {
@@ -87,6 +94,7 @@ typedef struct {
     uint16_t warp;
     uint8_t n;
     uint8_t kind;                 /* 0 fixed, 1 long (global/local), 2 MIO (shared, SFU, ...) */
+    uint8_t acopy;                /* a cp.async: its group's slot + 1 (0: none) */
     uint16_t bit[8];
 } Release;
 
@@ -498,6 +506,20 @@ static uint32_t dst_bits(const Sm *k, const Warp *w, const SassInst *in, uint16_
 
 static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t now);
 
+/* Whether cp.async.commit_group or .wait_group (in) must wait: a commit while every group
+ * slot holds a pending group, a wait while a group older than the N most recent committed ones
+ * (wait_all: any group, the open one too) has copies in flight. */
+static bool acopy_blocked(Warp *w, const SassInst *in)
+{
+    while (w->ac_old < w->ac_open && w->ac_left[w->ac_old % SM_ACOPY_GROUPS] == 0)
+        w->ac_old++;
+    if (!(w->cta->g->kc->op_flags[in->op] & GPU_OPF_AWAIT))
+        return w->ac_open + 1 - w->ac_old >= SM_ACOPY_GROUPS;
+    if (in->imm < 0)
+        return w->ac_left[w->ac_old % SM_ACOPY_GROUPS] > 0;
+    return (int64_t)w->ac_old < (int64_t)w->ac_open - in->imm;
+}
+
 /* Why w cannot issue now (or ST_SELECTED if it can). */
 static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
 {
@@ -508,6 +530,9 @@ static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
     if (w->fetched == w->issued)
         return ST_NO_INSTRUCTION;
     const SassInst *in = &w->insts[w->issued];
+    if (G_UNLIKELY(w->cta->g->kc->op_flags[in->op] & (GPU_OPF_ACOMMIT | GPU_OPF_AWAIT)) &&
+        acopy_blocked(w, in))
+        return ST_LONG_SB;              /* waiting on L1TEX operations, as Nsight counts it */
     /* RAW on sources, WAW on destinations; once clear they stay clear until the warp issues
      * (only its own issue adds pending writes) */
     if (!w->deps_clear) {
@@ -872,7 +897,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         u = GPU_UNIT_INT;
     k->warp_insts++;
     k->thread_insts += (uint64_t)__builtin_popcount(in->mask);
-    uint8_t ff = w->cta->g->kc->op_flags[in->op] & (GPU_OPF_FLOP | GPU_OPF_FMA);
+    uint16_t ff = w->cta->g->kc->op_flags[in->op] & (GPU_OPF_FLOP | GPU_OPF_FMA);
     if (ff)
         k->flops += (uint64_t)__builtin_popcount(in->mask) *
                     (ff == (GPU_OPF_FLOP | GPU_OPF_FMA) ? 4 : ff == GPU_OPF_FMA ? 2 : 1);
@@ -907,7 +932,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
                 k->unit_free[w->subcore][u] = now + cost.wavefronts;
         } else if (sp == SASS_SPACE_GLOBAL || sp == SASS_SPACE_LOCAL) {
             na = gpu_coalesce(a, in->mask, width, acc);
-            uint8_t f = kc->op_flags[in->op];
+            uint16_t f = kc->op_flags[in->op];
             bool load = (in->ndst > 0 || (f & GPU_OPF_LOAD)) && !(f & GPU_OPF_RED);
             if (load) {
                 k->gld_req += na;
@@ -923,9 +948,14 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     }
     uint16_t bits[8];
     uint32_t nb = in->mask ? dst_bits(k, w, in, bits) : 0;   /* predicated off: writes nothing */
+    uint16_t af = kc->op_flags[in->op] & (GPU_OPF_ACOPY | GPU_OPF_ACOMMIT | GPU_OPF_AWAIT);
+    bool acopy = (af & GPU_OPF_ACOPY) && in->mask != 0 && in->width > 0;
+    if (af & GPU_OPF_ACOMMIT || (af & GPU_OPF_AWAIT && in->imm < 0))
+        w->ac_open++;                   /* wait_all commits the open group first */
     /* a load with no register listed (LDGSTS writes shared memory) still goes to memory and is
-     * in flight until its lines are back, releasing nothing */
-    if (nb > 0 || mkind == GPU_MEM_LOAD) {
+     * in flight until its lines are back, releasing nothing; a cp.async is counted in its group
+     * until then (with the fixed memory, for global_latency) */
+    if (nb > 0 || mkind == GPU_MEM_LOAD || acopy) {
         uint64_t lat = k->p.lat[u];
         uint8_t kind = 0;
         if (u == GPU_UNIT_LDST && in->width > 0) {
@@ -947,6 +977,11 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
         }
         lat += extra + replay;         /* operand-collector and bank-conflict cycles */
         Release r = { .warp = (uint16_t)wi, .n = (uint8_t)nb, .kind = kind };
+        if (acopy) {
+            uint32_t slot = w->ac_open % SM_ACOPY_GROUPS;
+            r.acopy = (uint8_t)(slot + 1);
+            w->ac_left[slot]++;
+        }
         for (uint32_t i = 0; i < nb; i++) {
             r.bit[i] = bits[i];
             rs_set(&w->pend, bits[i]);
@@ -1231,6 +1266,8 @@ static uint64_t sm_tick(Component *c)
             rs_clear(&w->pend_long, r->bit[j]);
             rs_clear(&w->pend_mio, r->bit[j]);
         }
+        if (r->acopy)
+            w->ac_left[r->acopy - 1]--;
         w->inflight--;
         k->wst[r->warp] = ST_UNKNOWN;
         k->pending_releases--;

@@ -56,7 +56,8 @@ done
 # erff, sinf, cosf, fmodf, log1pf, atan2f as nvcc inlines them; calls.cu: __noinline__ device
 # functions and double sin/pow, whose slow paths stay .func with carry chains; half2.cu:
 # cuda_fp16's __half2 arithmetic; bf16.cu: cuda_bf16's; intrin.cu: __ffs, __reduce_*_sync;
-# wmma.cu: nvcuda::wmma on the tensor cores, its three shapes, f16 and bf16 inputs):
+# wmma.cu: nvcuda::wmma on the tensor cores, its three shapes, f16 and bf16 inputs; async.cu:
+# cp.async from cuda_pipeline.h, a double buffer and zero-filled copies):
 # the committed PTX, and
 # where nvcc is installed the same sources compiled here at -O3 for sm_80
 own_runs() {  # PTXDIR
@@ -70,7 +71,7 @@ own_runs() {  # PTXDIR
     echo "$bad"
 }
 bad=$(own_runs "$PWD/tests/gpu/ptx")
-check "18 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx and wmma.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
+check "20 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx and async.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
 if command -v nvcc > /dev/null; then
     mkdir -p "$T/nv"
     if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1 &&
@@ -81,7 +82,8 @@ if command -v nvcc > /dev/null; then
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/half2.cu -o "$T/nv/half2.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/bf16.cu -o "$T/nv/bf16.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/intrin.cu -o "$T/nv/intrin.ptx" >> "$T/nv.log" 2>&1 &&
-       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/wmma.cu -o "$T/nv/wmma.ptx" >> "$T/nv.log" 2>&1; then
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/wmma.cu -o "$T/nv/wmma.ptx" >> "$T/nv.log" 2>&1 &&
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/async.cu -o "$T/nv/async.ptx" >> "$T/nv.log" 2>&1; then
         bad=$(own_runs "$T/nv")
         check "the same kernels compiled now by $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p'): outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
     else
@@ -90,6 +92,20 @@ if command -v nvcc > /dev/null; then
 else
     echo "skip nvcc is not installed: the committed PTX of tests/gpu/ptx/own.cu was run instead"
 fi
+
+# cp.async: the double buffer of tests/gpu/ptx/async.cu (16 tiles) waits for the copies
+# (__pipeline_wait_prior(1)); waiting for all (wait_group 0) loses the overlap; no wait at all
+# would be faster still (and read the copies before they land on a GPU)
+for v in 1 0 none; do
+    if [ $v = none ]; then sed 's/cp.async.wait_group 1;//' tests/gpu/ptx/async.ptx > "$T/async-$v.ptx"
+    else sed "s/cp.async.wait_group 1;/cp.async.wait_group $v;/" tests/gpu/ptx/async.ptx > "$T/async-$v.ptx"; fi
+    sed "s|^kernel: .*|kernel: $T/async-$v.ptx|; s/count: 2048/count: 8192/; s/\[in, out, 4\]/[in, out, 16]/" \
+        tests/gpu/ptx/async.yaml > "$T/async-$v.yaml"
+    gpurun "async-$v" "$T/async-$v.yaml" configs/gpu/a100.yaml
+done
+a1=$(cyc async-1); a0=$(cyc async-0); an=$(cyc async-none)
+check "cp.async double buffering: wait_group 1 $a1 cycles < wait_group 0 $a0; without the wait $an" \
+    "[ $an -lt $a1 ] && [ $a1 -lt $a0 ] && $R $T/async-1.yaml $T/async-1 > /dev/null"
 
 # transpose: bank conflicts and time
 tn=$(cyc transpose-naive); tt=$(cyc transpose-tiled); tp=$(cyc transpose-padded)

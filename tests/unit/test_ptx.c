@@ -349,6 +349,29 @@ static void test_parse_errors(void)
         { "ld.global.v4.u32 {%r1, %r1, %r1, %r1, %r1}, [%rd1];", "t.ptx:6:1: 'ld.global.v4.u32': "
           "operand 1: a vector of more than 4 elements (only wmma's fragments have more)" },
 #undef R8
+        { "cp.async.ca.shared.global [%rd1], [%rd2], 12;", "t.ptx:6:1: 'cp.async.ca.shared.global': "
+          "cp-size is 4, 8 or 16 (.cg: 16)" },
+        { "cp.async.cg.shared.global [%rd1], [%rd2], 8;", "t.ptx:6:1: 'cp.async.cg.shared.global': "
+          "cp-size is 4, 8 or 16 (.cg: 16)" },
+        { "cp.async.ca.shared.global [%rd1], [%rd2], 8, 9;", "t.ptx:6:1: 'cp.async.ca.shared.global': "
+          "operand 4 is the bytes to read (a constant up to cp-size or a 32-bit register) or a "
+          "predicate (ignore-src)" },
+        { "cp.async.ca.shared.global [%rd1], %rd2, 8;", "t.ptx:6:1: 'cp.async.ca.shared.global': the "
+          "destination and the source are addresses in brackets" },
+        { "cp.async.ca.global.shared [%rd1], [%rd2], 8;", "t.ptx:6:12: 'cp.async.ca.global.shared': "
+          "modifier .global is not in archsim's PTX subset" },
+        { "cp.async.ca.shared.global.L2::cache_hint [%rd1], [%rd2], 16, %r1;", "t.ptx:6:1: "
+          "'cp.async.ca.shared.global.L2::cache_hint': the cache policy is a 64-bit register" },
+        { "cp.async.wait_group %r1;", "t.ptx:6:1: 'cp.async.wait_group' takes one operand: the "
+          "number of groups that may stay pending, a constant (cp.async.wait_group 0)" },
+        { "cp.async.commit_group 1;", "t.ptx:6:1: 'cp.async.commit_group' takes no operands" },
+        { "cp.async.mbarrier.arrive.b64 [%rd1];", "t.ptx:6:9: 'cp.async.mbarrier.arrive.b64': "
+          ".mbarrier is not in archsim's PTX subset (cp.async.ca, .cg, .commit_group, .wait_group "
+          "and .wait_all are)" },
+        { "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 16;",
+          "t.ptx:6:3: 'cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32': cp.async is in "
+          "archsim's PTX subset; .reduce is not" },
+        { "trap %r1;", "t.ptx:6:1: 'trap' takes 0 operands, got 1" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
@@ -1550,6 +1573,106 @@ static void test_wmma(void)
         g_error_free(e);
 }
 
+/* cp.async: 16-, 8- and 4-byte copies into shared memory with src-size (the rest zero) and
+ * ignore-src, read back after the wait; the records the SM sees (a global load of cp-size bytes
+ * a lane; the wait's group count); a source past its buffer's end by its src-size; trap. */
+static void test_cp_async(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+        ".reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<8>; .shared .align 16 .b8 s[1024];\n"
+        "ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [in];\n"
+        "mov.u32 %r1, %tid.x; shl.b32 %r2, %r1, 4; mov.u32 %r3, s; add.s32 %r4, %r3, %r2;\n"
+        "mul.wide.u32 %rd3, %r1, 16; add.s64 %rd4, %rd2, %rd3;\n"
+        "and.b32 %r5, %r1, 7;\n"                          /* src-size 0..14, even */
+        "shl.b32 %r6, %r5, 1;\n"
+        "cp.async.cg.shared.global [%r4], [%rd4], 16, %r6;\n"
+        "setp.eq.u32 %p1, %r5, 3;\n"
+        "add.s32 %r7, %r4, 512;\n"
+        "cp.async.ca.shared.global.L2::128B [%r7], [%rd4], 8, %p1;\n"    /* ignore-src on lane 3 */
+        "add.s32 %r8, %r4, 520;\n"
+        "cp.async.ca.shared.global [%r8], [%rd4+8], 4;\n"
+        "cp.async.commit_group;\n"
+        "cp.async.wait_group 0;\n"
+        "cp.async.wait_all;\n"
+        "bar.sync 0;\n"
+        "mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd1, %rd5;\n"
+        "ld.shared.u32 %r9, [s+0]; ld.shared.u32 %r10, [%r4+4]; ld.shared.u32 %r11, [%r7];\n"
+        "mul.wide.u32 %rd7, %r1, 12; add.s64 %rd6, %rd1, %rd7;\n"
+        "st.global.u32 [%rd6], %r10; st.global.u32 [%rd6+4], %r11;\n"
+        "ld.shared.u32 %r11, [%r8]; st.global.u32 [%rd6+8], %r11;\n"
+        "ret;\n}\n";
+    PtxBuffer *bufs[2] = { ptx_buffer_new("out", PTX_D_U32, 96), ptx_buffer_new("in", PTX_D_U32, 128) };
+    for (uint32_t i = 0; i < 128; i++)
+        ((uint32_t *)(void *)bufs[1]->data)[i] = 0x1000u + i;
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, bufs, 2, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    const uint32_t *o = U32(bufs[0]);
+    int bad = 0;
+    for (uint32_t t = 0; t < 32; t++) {
+        uint32_t ss = (t % 8) * 2;                     /* bytes read of 16 */
+        uint32_t w1 = 0x1000u + 4 * t + 1;              /* word 1 of the lane's 16 bytes */
+        uint32_t want1 = ss >= 8 ? w1 : ss == 6 ? (w1 & 0xffff) : 0;
+        bad += o[3 * t] != want1;
+        bad += o[3 * t + 1] != (t % 8 == 3 ? 0u : 0x1000u + 4 * t);       /* ignore-src */
+        bad += o[3 * t + 2] != 0x1000u + 4 * t + 2;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    const SassBlock *b = g_ptr_array_index(R.blocks, 0);
+    const SassInst *ins = sass_warp_insts(b, 0);
+    int copies = 0, waits = 0;
+    for (uint32_t i = 0; i < b->warps[0].n; i++) {
+        uint32_t pc = ins[i].pc / 16;                  /* the three cp.async: 10, 13, 15 */
+        if (pc == 10 || pc == 13 || pc == 15) {
+            copies++;
+            CU_ASSERT_EQUAL(ins[i].width, pc == 10 ? 16 : pc == 13 ? 8 : 4);
+            CU_ASSERT_EQUAL(ins[i].space, SASS_SPACE_GLOBAL);
+            CU_ASSERT_EQUAL(ins[i].ndst, 0);
+            CU_ASSERT_EQUAL(b->warps[0].addrs[ins[i].addr + 1] - b->warps[0].addrs[ins[i].addr], 16);
+        }
+        if (ins[i].has_imm) {
+            CU_ASSERT_EQUAL(ins[i].imm, waits == 0 ? 0 : -1);
+            waits++;
+        }
+    }
+    CU_ASSERT_EQUAL(copies, 3);
+    CU_ASSERT_EQUAL(waits, 2);
+    run_free(&R);
+    /* 8 bytes read at the last 4 of the buffer */
+    const char *past = HEAD ".visible .entry k(.param .u64 in)\n{\n"
+        ".reg .b64 %rd<3>; .shared .align 16 .b8 s[64];\n"
+        "ld.param.u64 %rd1, [in];\n"
+        "cp.async.ca.shared.global [s], [%rd1+504], 8, 8;\n"
+        "cp.async.ca.shared.global [s+8], [%rd1+504], 8;\n"
+        "ret;\n}\n";
+    PtxBuffer *in = ptx_buffer_new("in", PTX_D_U32, 127);
+    CU_ASSERT_FALSE(run_kernel(&R, past, 1, 32, -1, &in, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:8:1: global access of 1 bytes at 0x2000001ff is outside "
+                           "every buffer (3 bytes past the end of in, 508 bytes at 0x200000000) "
+                           "(block (0,0,0), thread (0,0,0))");
+    g_free(err);
+    run_free(&R);
+    char *four = g_strdup(past);
+    memcpy(strstr(four, "8, 8;"), "8, 4;", 5);                 /* 4 bytes of 8: in bounds */
+    *strstr(four, "cp.async.ca.shared.global [s+8]") = '\0';
+    char *whole = g_strconcat(four, "ret;\n}\n", NULL);
+    in = ptx_buffer_new("in", PTX_D_U32, 127);
+    CU_ASSERT_TRUE(run_kernel(&R, whole, 1, 32, -1, &in, 1, 0, &err));
+    run_free(&R);
+    g_free(four);
+    g_free(whole);
+    const char *trap = HEAD OUT_PARAM "{\n.reg .pred %p<2>; .reg .b32 %r<2>;\n"
+        "mov.u32 %r1, %tid.x; setp.eq.u32 %p1, %r1, 5;\n@%p1 trap;\nret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 1);
+    CU_ASSERT_FALSE(run_kernel(&R, trap, 1, 32, 0, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:8:6: the kernel executed trap (an abort: __trap() or a "
+                           "failed assertion) (block (0,0,0), thread (5,0,0))");
+    g_free(err);
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1736,6 +1859,7 @@ int main(void)
         !CU_add_test(s, "bfloat16: one rounding of fma, cvt, bf16x2", test_bf16) ||
         !CU_add_test(s, "bfind, redux.sync, sad and dp4a", test_bfind_redux) ||
         !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
+        !CU_add_test(s, "cp.async: zero fill, ignore-src, records, bounds; trap", test_cp_async) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();

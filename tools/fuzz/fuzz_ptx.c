@@ -45,7 +45,9 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
         bool writes = !(in->op == PTX_OP_ST || in->op == PTX_OP_RED || in->op == PTX_OP_BRA ||
                         in->op == PTX_OP_RET || in->op == PTX_OP_EXIT || in->op == PTX_OP_BAR ||
                         in->op == PTX_OP_BAR_WARP || in->op == PTX_OP_MEMBAR ||
-                        in->op == PTX_OP_WMMA_ST);
+                        in->op == PTX_OP_WMMA_ST || in->op == PTX_OP_TRAP ||
+                        in->op == PTX_OP_CP_ASYNC || in->op == PTX_OP_CP_COMMIT ||
+                        in->op == PTX_OP_CP_WAIT);
         if (writes)
             fuzz_check(in->a[0].kind == PTX_A_REG || in->a[0].kind == PTX_A_VEC,
                        "a destination that is not a register");
@@ -57,7 +59,7 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
                 fuzz_check(x->reg < (int32_t)e->regs->len, "register index");
             if (x->kind == PTX_A_VEC) {
                 fuzz_check(x->n >= 1 && x->n <= PTX_MAX_VEC, "vector length");
-                fuzz_check(x->n <= 4 || in->op >= PTX_OP_WMMA_LD, "a vector of more than 4 "
+                fuzz_check(x->n <= 4 || ptx_op_is_wmma(in->op), "a vector of more than 4 "
                            "outside wmma");
                 for (uint32_t j = 0; j < x->n; j++)
                     fuzz_check(x->vec[j] < (int32_t)e->regs->len, "vector register index");
