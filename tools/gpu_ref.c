@@ -179,6 +179,68 @@ static float ref_unbf16(uint16_t h)
     return f;
 }
 
+/* tests/gpu/ptx/mma.cu's three kernels: plain products of the matrices as the CUDA source stores
+ * them, each mma step (16 or 8 deep) summed exactly and rounded once to the accumulator's type
+ * (f32 within a relative 1e-6, halves within one unit in the last place). */
+static int ref_mma(const GpuLaunchSpec *s, const char *k, const char *dir)
+{
+    int rc = 2;
+    if (!strcmp(k, "mma_gemm")) {
+        uint32_t K = param_u32(s, 4);
+        const uint16_t *a = (const uint16_t *)(void *)gpu_launch_buffer(s, "A")->data;
+        const uint16_t *bt = (const uint16_t *)(void *)gpu_launch_buffer(s, "Bt")->data;
+        const float *c = F(s, "C");
+        float want[128];
+        for (uint32_t i = 0; i < 16; i++)
+            for (uint32_t j = 0; j < 8; j++) {
+                float acc = c[i * 8 + j];
+                for (uint32_t k0 = 0; k0 < K; k0 += 16) {
+                    double sum = acc;
+                    for (uint32_t q = k0; q < k0 + 16; q++)
+                        sum += ref_unhalf(a[i * K + q]) * ref_unhalf(bt[j * K + q]);
+                    acc = (float)sum;
+                }
+                want[i * 8 + j] = acc;
+            }
+        float *got = (float *)(void *)read_out(dir, "D", sizeof want);
+        rc = got ? compare_f32("mma_gemm D", got, want, 128, 1e-6) : 2;
+        g_free(got);
+    } else if (!strcmp(k, "mma_trans")) {
+        const uint16_t *a = (const uint16_t *)(void *)gpu_launch_buffer(s, "A")->data;
+        const uint16_t *b = (const uint16_t *)(void *)gpu_launch_buffer(s, "B")->data;
+        uint16_t *got = (uint16_t *)(void *)read_out(dir, "D", 256);
+        if (got) {
+            uint32_t bad = 0;
+            for (uint32_t i = 0; i < 16; i++)
+                for (uint32_t j = 0; j < 8; j++) {
+                    double sum = 0;
+                    for (uint32_t q = 0; q < 16; q++)
+                        sum += ref_unhalf(a[i * 16 + q]) * ref_unhalf(b[q * 8 + j]);
+                    double w = ref_unhalf(ref_half(sum)), g = ref_unhalf(got[i * 8 + j]);
+                    bad += !(fabs(g - w) <= ldexp(fabs(w), -10));
+                }
+            printf("mma_trans D: 128 values, %u beyond one half's unit\n", bad);
+            rc = bad ? 1 : 0;
+        }
+        g_free(got);
+    } else {
+        const float *x = F(s, "x"), *y = F(s, "y");
+        float want[128];
+        for (uint32_t i = 0; i < 16; i++)
+            for (uint32_t j = 0; j < 8; j++) {
+                double sum = 0;
+                for (uint32_t q = 0; q < 8; q++)
+                    sum += (double)ref_unbf16(ref_bf16(x[i * 8 + q] * 4.0f - 2.0f)) *
+                           ref_unbf16(ref_bf16(y[j * 8 + q] * 4.0f - 2.0f));
+                want[i * 8 + j] = (float)sum;
+            }
+        float *got = (float *)(void *)read_out(dir, "D", sizeof want);
+        rc = got ? compare_f32("mma_bf8 D", got, want, 128, 1e-6) : 2;
+        g_free(got);
+    }
+    return rc;
+}
+
 /* tests/gpu/ptx/wmma.cu's three kernels (see main); f32 results within a relative 1e-6, f16
  * within one unit in the last place (the sum of 16 products may round differently in another
  * order, rarely enough to move the rounded result). */
@@ -773,6 +835,8 @@ int main(int argc, char **argv)
             want[64 + 2 * t + 1] = words >= 2 ? in[2 * t + 1] : 0;
         }
         rc = compare_out_i32(k, dir, want, 128);
+    } else if (!strcmp(k, "mma_gemm") || !strcmp(k, "mma_trans") || !strcmp(k, "mma_bf8")) {
+        rc = ref_mma(s, k, dir);
     } else if (!strcmp(k, "wgemm") || !strcmp(k, "wgemm_h") || !strcmp(k, "wgemm_bf")) {
         /* tests/gpu/ptx/wmma.cu: each 16-deep step of the product summed exactly (in double),
          * added to the accumulator and rounded once to its type, as the PTX ISA's wmma.mma

@@ -273,7 +273,8 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_REDUX] = "redux", [PTX_OP_SAD] = "sad", [PTX_OP_DP4A] = "dp4a",
     [PTX_OP_WMMA_LD] = "wmma.load", [PTX_OP_WMMA_ST] = "wmma.store", [PTX_OP_WMMA_MMA] = "wmma.mma",
     [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
-    [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap",
+    [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap", [PTX_OP_MMA] = "mma",
+    [PTX_OP_LDMATRIX] = "ldmatrix",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -860,7 +861,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "redux", PTX_OP_REDUX }, { "sad", PTX_OP_SAD }, { "dp4a", PTX_OP_DP4A },
     { "wmma", PTX_OP_WMMA_LD },         /* wmma.load, .store or .mma: parse_wmma decides */
     { "cp", PTX_OP_CP_ASYNC },          /* cp.async and its groups: parse_cp decides */
-    { "trap", PTX_OP_TRAP },
+    { "trap", PTX_OP_TRAP }, { "mma", PTX_OP_MMA }, { "ldmatrix", PTX_OP_LDMATRIX },
 };
 
 static const char *const cmp_names[] = {
@@ -1021,9 +1022,11 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
         bool b = ntypes == 4 && types[0] == PTX_T_F32 && types[1] == PTX_T_BF16 &&
                  types[2] == PTX_T_BF16 && types[3] == PTX_T_F32;
         ok = f || b;
-        in->type = (uint8_t)types[0];
-        in->type2 = (uint8_t)types[ntypes - 1];
-        in->wtype = b ? PTX_T_BF16 : PTX_T_F16;
+        if (ok) {                       /* (no type at all: nothing to read) */
+            in->type = (uint8_t)types[0];
+            in->type2 = (uint8_t)types[ntypes - 1];
+            in->wtype = b ? PTX_T_BF16 : PTX_T_F16;
+        }
     } else {
         ok = ntypes == 1 && (in->sub <= PTX_WMMA_B ? types[0] == PTX_T_F16 || types[0] == PTX_T_BF16
                                                    : types[0] == PTX_T_F16 || types[0] == PTX_T_F32);
@@ -1209,6 +1212,124 @@ static bool parse_cp(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen
     return true;
 }
 
+/* mma.sync (PTX ISA 9.7.14.5) on the shapes m16n8k16 and m16n8k8, .row.col, .f16 inputs with
+ * .f16 or .f32 accumulators or .bf16 with .f32 (what CUTLASS and Triton write for sm_80), and
+ * ldmatrix (9.7.14.5.15): eight rows of eight 16-bit elements a matrix, one, two or four
+ * matrices, .trans. q: the end of the opcode. */
+static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen, const char *q)
+{
+    bool ldm = in->op == PTX_OP_LDMATRIX;
+    const char *m = op_at + (ldm ? 8 : 3);
+    PtxType types[4];
+    int ntypes = 0, order = 0;          /* mma: .row then .col */
+    bool have_sync = false, have_aligned = false, have_shape = false;
+    while (m < q) {
+        const char *w = m;
+        size_t n = 0;
+        if (!opcode_word(p, &m, q, op_at, oplen, &w, &n))
+            return false;
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(w, lit, n))
+        PtxType t = type_of(w, n);
+        if (IS("sync")) {
+            have_sync = true;
+        } else if (IS("aligned")) {
+            have_aligned = true;
+        } else if (!have_shape && !ldm && (IS("m16n8k16") || IS("m16n8k8"))) {
+            in->wshape = IS("m16n8k8") ? PTX_MMA_M16N8K8 : PTX_MMA_M16N8K16;
+            have_shape = true;
+        } else if (!have_shape && ldm && IS("m8n8")) {
+            have_shape = true;
+        } else if (!ldm && order == 0 && IS("row")) {
+            order = 1;
+        } else if (!ldm && order == 1 && IS("col")) {
+            order = 2;
+        } else if (ldm && in->sub == 0 && (IS("x1") || IS("x2") || IS("x4"))) {
+            in->sub = (uint8_t)(w[1] - '0');
+        } else if (ldm && IS("trans")) {
+            in->mods |= PTX_M_TRANS;
+        } else if (ldm && (IS("shared") || IS("shared::cta"))) {
+            in->space = PTX_SPACE_SHARED;
+        } else if (t != PTX_T_NONE && ntypes < 4) {
+            types[ntypes++] = t;
+        } else {
+            return perr(p, w - 1, "'%.*s': .%.*s is not in archsim's PTX subset (%s)", (int)oplen,
+                        op_at, (int)n, w, ldm ? "ldmatrix.sync.aligned.m8n8.x1/.x2/.x4{.trans}"
+                        "{.shared}.b16" : "mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on "
+                        ".f16 or .bf16 inputs");
+        }
+#undef IS
+    }
+    if (!have_sync || !have_aligned)
+        return perr(p, op_at, "'%.*s' needs .sync and .aligned", (int)oplen, op_at);
+    if (ldm) {
+        if (!have_shape || in->sub == 0 || ntypes != 1 || types[0] != PTX_T_B16)
+            return perr(p, op_at, "'%.*s': ldmatrix is ldmatrix.sync.aligned.m8n8.x1/.x2/.x4"
+                        "{.trans}{.shared}.b16", (int)oplen, op_at);
+        in->type = PTX_T_B16;
+    } else {
+        if (!have_shape || order != 2)
+            return perr(p, op_at, "'%.*s' needs its shape (.m16n8k16 or .m16n8k8) and .row.col",
+                        (int)oplen, op_at);
+        bool f = ntypes == 4 && (types[0] == PTX_T_F16 || types[0] == PTX_T_F32) &&
+                 types[1] == PTX_T_F16 && types[2] == PTX_T_F16 &&
+                 (types[3] == PTX_T_F16 || types[3] == PTX_T_F32);
+        bool b = ntypes == 4 && types[0] == PTX_T_F32 && types[1] == PTX_T_BF16 &&
+                 types[2] == PTX_T_BF16 && types[3] == PTX_T_F32;
+        if (!f && !b)
+            return perr(p, op_at, "'%.*s': mma takes .DTYPE.f16.f16.CTYPE (each of D and C .f16 "
+                        "or .f32) or .f32.bf16.bf16.f32", (int)oplen, op_at);
+        in->type = (uint8_t)types[0];
+        in->type2 = (uint8_t)types[3];
+        in->wtype = (uint8_t)types[1];
+    }
+    uint32_t need = ldm || (in->wshape == PTX_MMA_M16N8K8 && in->wtype == PTX_T_F16) ? 75 : 80;
+    if (p->m->target < need)
+        return perr(p, op_at, "'%.*s' needs .target sm_%u or higher", (int)oplen, op_at, need);
+    if (!own_operands(p, en, in, op_at, oplen, q, ldm ? 2 : 4))
+        return false;
+    if (ldm) {
+        const PtxArg *d = &in->a[0];
+        bool vec = d->kind == PTX_A_VEC && d->n == in->sub;
+        bool one = d->kind == PTX_A_REG && in->sub == 1 && !d->neg;
+        if (in->nargs != 2 || !(vec || one) || in->a[1].kind != PTX_A_ADDR)
+            return perr(p, op_at, "'%.*s' takes a vector of %u registers and an address in "
+                        "brackets", (int)oplen, op_at, in->sub);
+        for (uint32_t j = 0; j < in->sub; j++) {
+            int32_t reg = one ? d->reg : d->vec[j];
+            if (reg < 0 || ptx_type_bytes((PtxType)g_array_index(en->e->regs, PtxReg, reg).type) != 4)
+                return perr(p, op_at, "'%.*s': its destinations are 32-bit registers", (int)oplen,
+                            op_at);
+        }
+    } else {
+        bool k16 = in->wshape == PTX_MMA_M16N8K16;
+        uint32_t want[4] = { in->type == PTX_T_F32 ? 4u : 2u, k16 ? 4u : 2u, k16 ? 2u : 1u,
+                             in->type2 == PTX_T_F32 ? 4u : 2u };
+        if (in->nargs != 4)
+            return perr(p, op_at, "'%.*s' takes 4 operands: d, a, b, c", (int)oplen, op_at);
+        for (uint32_t i = 0; i < 4; i++) {
+            const PtxArg *a = &in->a[i];
+            bool f32 = (i == 0 && in->type == PTX_T_F32) || (i == 3 && in->type2 == PTX_T_F32);
+            if (a->kind != PTX_A_VEC || a->n != want[i])
+                return perr(p, op_at, "'%.*s': operand %u (%c) is a vector of %u registers",
+                            (int)oplen, op_at, i + 1, "dabc"[i], want[i]);
+            for (uint32_t j = 0; j < a->n; j++) {
+                if (a->vec[j] < 0)
+                    return perr(p, op_at, "'%.*s': operand %u: every element is a register",
+                                (int)oplen, op_at, i + 1);
+                const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
+                if (!reg_fits(f32 ? PTX_T_F32 : PTX_T_B32, (PtxType)rg->type))
+                    return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; these are "
+                                ".%s", (int)oplen, op_at, i + 1, rg->name, type_names[rg->type],
+                                f32 ? "f32" : "b32");
+            }
+        }
+    }
+    if (en->e->insts->len >= PTX_MAX_INSTS)
+        return perr(p, op_at, "more than %d instructions in one kernel", PTX_MAX_INSTS);
+    g_array_append_val(en->e->insts, *in);
+    return true;
+}
+
 static bool parse_inst(P *p, Ent *en, const char *start)
 {
     PtxInst in;
@@ -1261,6 +1382,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return parse_wmma(p, en, &in, op_at, oplen, q);
     if (in.op == PTX_OP_CP_ASYNC)
         return parse_cp(p, en, &in, op_at, oplen, q);
+    if (in.op == PTX_OP_MMA || in.op == PTX_OP_LDMATRIX)
+        return parse_mma(p, en, &in, op_at, oplen, q);
     if (baselen == 4 && (memcmp(op_at, "addc", 4) == 0 || memcmp(op_at, "subc", 4) == 0 ||
                          memcmp(op_at, "madc", 4) == 0))
         in.mods |= PTX_M_CIN;

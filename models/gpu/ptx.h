@@ -50,6 +50,7 @@ typedef enum {
     PTX_OP_WMMA_LD, PTX_OP_WMMA_ST, PTX_OP_WMMA_MMA,   /* wmma.load, wmma.store, wmma.mma */
     PTX_OP_CP_ASYNC, PTX_OP_CP_COMMIT, PTX_OP_CP_WAIT, /* cp.async, .commit_group, .wait_group */
     PTX_OP_TRAP,
+    PTX_OP_MMA, PTX_OP_LDMATRIX,                        /* mma.sync, ldmatrix (tensor cores) */
     PTX_OP_COUNT
 } PtxOp;
 
@@ -73,6 +74,7 @@ enum {
     PTX_M_RELU = 1u << 18,                  /* fma.rn.relu on 16-bit floats: max(0, d) */
     PTX_M_NAN = 1u << 19,                   /* min.NaN, max.NaN: a NaN in, the canonical NaN out */
     PTX_M_CG = 1u << 20,                    /* cp.async.cg (else .ca) */
+    PTX_M_TRANS = 1u << 21,                 /* ldmatrix.trans */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */
@@ -152,9 +154,10 @@ typedef struct {
     uint8_t cmp, boolop;        /* setp */
     uint8_t sub;        /* atom/red op, shfl mode, vote mode, prmt mode (PtxPrmt), shf (PTX_SHF_*),
                            wmma.load/store's matrix (PtxWmmaMatrix) */
-    uint8_t wshape;     /* wmma: PtxWmmaShape */
+    uint8_t wshape;     /* wmma: PtxWmmaShape; mma: PtxMmaShape */
     uint8_t wlayout;    /* wmma.load/store: 1 column-major; wmma.mma: bit 0 A, bit 1 B column-major */
-    uint8_t wtype;      /* wmma.mma: the type of A and B (.f16 or .bf16; type is D's, type2 C's) */
+    uint8_t wtype;      /* wmma.mma, mma: the type of A and B (.f16 or .bf16; type is D's, type2
+                           C's) */
     uint32_t mods;      /* PTX_M_* */
     int32_t guard;      /* predicate register, or -1 */
     bool guard_neg;
@@ -215,6 +218,13 @@ static inline bool ptx_op_is_wmma(uint8_t op)
 {
     return op == PTX_OP_WMMA_LD || op == PTX_OP_WMMA_ST || op == PTX_OP_WMMA_MMA;
 }
+/* The warp-wide matrix instructions: all 32 lanes run them together (.sync.aligned). */
+static inline bool ptx_op_is_warp_matrix(uint8_t op)
+{
+    return ptx_op_is_wmma(op) || op == PTX_OP_MMA || op == PTX_OP_LDMATRIX;
+}
+/* mma.sync's shapes (PTX ISA 9.7.14.5): M = 16, N = 8, K = 16 or 8 */
+typedef enum { PTX_MMA_M16N8K16, PTX_MMA_M16N8K8 } PtxMmaShape;
 
 /* wmma's matrices (PTX ISA 9.7.14.4.1): A is M x K, B is K x N, C and D are M x N. */
 static inline void ptx_wmma_dims(uint8_t shape, uint32_t *m, uint32_t *n, uint32_t *k)

@@ -495,6 +495,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_CP_ASYNC] = GPU_UNIT_LDST, [PTX_OP_CP_COMMIT] = GPU_UNIT_LDST,     /* LDGSTS, LDGDEPBAR */
     [PTX_OP_CP_WAIT] = GPU_UNIT_BARRIER,                                       /* DEPBAR */
     [PTX_OP_TRAP] = GPU_UNIT_BRANCH,                                           /* BPT.TRAP */
+    [PTX_OP_MMA] = GPU_UNIT_TENSOR, [PTX_OP_LDMATRIX] = GPU_UNIT_LDST,          /* HMMA, LDSM */
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -627,6 +628,7 @@ static uint32_t sync_lanes(PtxRun *r, const PWarp *w, const PtxInst *in, uint32_
     switch ((PtxOp)in->op) {
     case PTX_OP_BAR:
     case PTX_OP_WMMA_LD: case PTX_OP_WMMA_ST: case PTX_OP_WMMA_MMA:   /* the whole warp */
+    case PTX_OP_MMA: case PTX_OP_LDMATRIX:
         return w->live;
     case PTX_OP_BAR_WARP:
         mask = &in->a[0];
@@ -1319,14 +1321,23 @@ static SassInst *record_more(PtxRun *r, PWarp *w, uint32_t pc, uint32_t exec)
  * a load or store one per 16 bytes that a lane moves from one run of memory (one a lane, per
  * element, when its share is not one run), each at its lanes' addresses; wmma.mma two tensor
  * instructions, as sm_80's SASS runs a 16x16x16 product as two HMMA.16816. */
+/* A warp-wide matrix instruction (wmma, mma, ldmatrix) needs every lane (.sync.aligned: CUDA
+ * leaves fewer undefined); false with the error set. */
+static bool whole_warp(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t base)
+{
+    if (exec == 0xffffffffu)
+        return true;
+    rerr(r, in, base + (exec ? (uint32_t)__builtin_ctz(exec) : 0), "%s runs on the whole warp: "
+         "all 32 lanes, converged (lanes 0x%08x run it)", ptx_op_is_wmma(in->op) ? "wmma"
+         : ptx_op_name((PtxOp)in->op), exec);
+    return false;
+}
+
 static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint32_t exec,
                       uint32_t base)
 {
-    if (exec != 0xffffffffu) {
-        rerr(r, in, base + (exec ? (uint32_t)__builtin_ctz(exec) : 0), "wmma runs on the whole "
-             "warp: all 32 lanes, converged (lanes 0x%08x run it)", exec);
+    if (!whole_warp(r, in, exec, base))
         return false;
-    }
     guint first = w->insts->len - 1;            /* run_warp's record of it */
     if (in->op == PTX_OP_WMMA_MMA) {
         uint32_t M, N, K;
@@ -1501,6 +1512,87 @@ static bool exec_cp_async(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
     return true;
 }
 
+/* mma.sync m16n8k16 / m16n8k8 (PTX ISA 9.7.14.5.8, the fragment figures for .f16 and .bf16):
+ * with g = lane / 4 and t = lane % 4, A's halves 2p and 2p+1 (register p) are row g + 8 (p & 1),
+ * columns 2t, 2t+1 (+ 8 for p >= 2, m16n8k16); B's are rows (k) 2t, 2t+1 (+ 8 for register 1),
+ * column g; C's and D's element i is row g + 8 (i / 2), column 2t + i % 2. Computed as wmma.mma
+ * is (exact, rounded once); the SM sees one tensor instruction (HMMA.16816 or HMMA.1688). */
+static bool exec_mma(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t base)
+{
+    if (!whole_warp(r, in, exec, base))
+        return false;
+    uint32_t K = in->wshape == PTX_MMA_M16N8K8 ? 8 : 16;
+    double A[16 * 16], B[16 * 8], C[16 * 8];
+    PtxType at = (PtxType)in->wtype, ct = (PtxType)in->type2, dt = (PtxType)in->type;
+    const PtxArg *fd = &in->a[0], *fa = &in->a[1], *fb = &in->a[2], *fc = &in->a[3];
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        uint32_t tid = base + lane, g = lane / 4, t = lane % 4;
+        for (uint32_t i = 0; i < 2 * fa->n; i++) {
+            uint32_t pr = i / 2, row = g + 8 * (pr & 1), col = 2 * t + i % 2 + 8 * (pr >> 1);
+            A[row * K + col] = fval(frag_get(r, fa, tid, i, at), at);
+        }
+        for (uint32_t i = 0; i < 2 * fb->n; i++)
+            B[(2 * t + i % 2 + 8 * (i / 2)) * 8 + g] = fval(frag_get(r, fb, tid, i, at), at);
+        for (uint32_t i = 0; i < 4; i++)
+            C[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2] = fval(frag_get(r, fc, tid, i, ct), ct);
+    }
+    for (uint32_t lane = 0; lane < 32; lane++)
+        for (uint32_t i = 0; i < 4; i++) {
+            uint32_t row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+            double sum = C[row * 8 + col];
+            for (uint32_t k = 0; k < K; k++)
+                sum += A[row * K + k] * B[k * 8 + col];
+            frag_put(r, fd, base + lane, i, dt, fbits(sum, dt));
+        }
+    return true;
+}
+
+/* ldmatrix (PTX ISA 9.7.14.5.15): lanes 8j .. 8j+7 give the addresses of rows 0-7 of matrix j
+ * (16 bytes each, 16-byte aligned); lane l receives, in its register j, row l / 4, elements
+ * 2 (l % 4) and the next of matrix j (with .trans: column l / 4, rows 2 (l % 4) and the next).
+ * The SM sees one shared load of 16 bytes a lane at those row addresses (a lane past the 8 x num
+ * that give one reads lane l % (8 x num)'s, which costs nothing more). */
+static bool exec_ldmatrix(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, uint32_t exec,
+                          uint32_t base)
+{
+    if (!whole_warp(r, in, exec, base))
+        return false;
+    uint32_t num = in->sub;
+    uint16_t M[4][8][8];
+    uint64_t ta[32];
+    PtxSpace resolved = (PtxSpace)in->space;
+    for (uint32_t l = 0; l < 8 * num; l++) {
+        uint64_t a = addr_of(r, &in->a[1], base + l);
+        PtxSpace rs;
+        uint8_t *p = mem_at(r, in, (PtxSpace)in->space, a, 16, base + l, &rs, &ta[l]);
+        if (!p)
+            return false;
+        if (rs != PTX_SPACE_SHARED) {
+            rerr(r, in, base + l, "ldmatrix reads shared memory; 0x%" G_GINT64_MODIFIER "x is %s",
+                 a, rs == PTX_SPACE_GLOBAL ? "global" : "local");
+            return false;
+        }
+        resolved = rs;
+        memcpy(M[l / 8][l % 8], p, 16);
+    }
+    const PtxArg *d = &in->a[0];
+    bool trans = in->mods & PTX_M_TRANS;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t row = l / 4, c = 2 * (l % 4);
+        for (uint32_t j = 0; j < num; j++) {
+            uint32_t lo = trans ? M[j][c][row] : M[j][row][c];
+            uint32_t hi = trans ? M[j][c + 1][row] : M[j][row][c + 1];
+            set(r, d->kind == PTX_A_VEC ? d->vec[j] : d->reg, base + l, lo | hi << 16, PTX_T_B32);
+        }
+    }
+    si->width = 16;
+    si->space = resolved == PTX_SPACE_SHARED ? SASS_SPACE_SHARED : SASS_SPACE_GLOBAL;
+    si->addr = (uint32_t)w->addrs->len;
+    for (uint32_t l = 0; l < 32; l++)
+        g_array_append_val(w->addrs, ta[l % (8 * num)]);
+    return true;
+}
+
 /* Runs warp wi until it ends or waits at a barrier. */
 static bool run_warp(PtxRun *r, uint32_t wi)
 {
@@ -1515,7 +1607,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         const PtxInst *in = &insts[pc];
         if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
                        in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX ||
-                       ptx_op_is_wmma(in->op)) &&
+                       ptx_op_is_warp_matrix(in->op)) &&
             active != w->live && sync_park(r, w, in, pc, active, base))
             continue;
         if (++r->executed > r->max_insts) {
@@ -1671,6 +1763,14 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                      "abort: __trap() or a failed assertion)");
                 return false;
             }
+            break;
+        case PTX_OP_MMA:
+            if (!exec_mma(r, in, exec, base))
+                return false;
+            break;
+        case PTX_OP_LDMATRIX:
+            if (!exec_ldmatrix(r, w, in, si, exec, base))
+                return false;
             break;
         case PTX_OP_WMMA_LD:
         case PTX_OP_WMMA_ST:

@@ -57,7 +57,8 @@ done
 # functions and double sin/pow, whose slow paths stay .func with carry chains; half2.cu:
 # cuda_fp16's __half2 arithmetic; bf16.cu: cuda_bf16's; intrin.cu: __ffs, __reduce_*_sync;
 # wmma.cu: nvcuda::wmma on the tensor cores, its three shapes, f16 and bf16 inputs; async.cu:
-# cp.async from cuda_pipeline.h, a double buffer and zero-filled copies):
+# cp.async from cuda_pipeline.h, a double buffer and zero-filled copies; mma.cu: mma.sync and
+# ldmatrix as CUTLASS and Triton write them):
 # the committed PTX, and
 # where nvcc is installed the same sources compiled here at -O3 for sm_80
 own_runs() {  # PTXDIR
@@ -71,7 +72,7 @@ own_runs() {  # PTXDIR
     echo "$bad"
 }
 bad=$(own_runs "$PWD/tests/gpu/ptx")
-check "20 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx and async.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
+check "23 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx, async.ptx and mma.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
 if command -v nvcc > /dev/null; then
     mkdir -p "$T/nv"
     if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1 &&
@@ -83,7 +84,8 @@ if command -v nvcc > /dev/null; then
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/bf16.cu -o "$T/nv/bf16.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/intrin.cu -o "$T/nv/intrin.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/wmma.cu -o "$T/nv/wmma.ptx" >> "$T/nv.log" 2>&1 &&
-       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/async.cu -o "$T/nv/async.ptx" >> "$T/nv.log" 2>&1; then
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/async.cu -o "$T/nv/async.ptx" >> "$T/nv.log" 2>&1 &&
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/mma.cu -o "$T/nv/mma.ptx" >> "$T/nv.log" 2>&1; then
         bad=$(own_runs "$T/nv")
         check "the same kernels compiled now by $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p'): outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
     else

@@ -372,6 +372,37 @@ static void test_parse_errors(void)
           "t.ptx:6:3: 'cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32': cp.async is in "
           "archsim's PTX subset; .reduce is not" },
         { "trap %r1;", "t.ptx:6:1: 'trap' takes 0 operands, got 1" },
+        { "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1, %f1, %f1, %f1}, {%r1, %r1, "
+          "%r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:26: 'mma.sync.aligned.m16n8k16"
+          ".col.row.f32.f16.f16.f32': .col is not in archsim's PTX subset (mma.sync.aligned.m16n8k16 "
+          "or .m16n8k8, .row.col, on .f16 or .bf16 inputs)" },
+        { "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f1, %f1, %f1}, {%r1, %r1}, "
+          "{%r1, %r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k16.row.col.f32."
+          "f16.f16.f32': operand 2 (a) is a vector of 4 registers" },
+        { "mma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f32 {%r1, %r1}, {%r1, %r1, %r1, %r1}, "
+          "{%r1, %r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k16.row.col.f16."
+          "bf16.bf16.f32': mma takes .DTYPE.f16.f16.CTYPE (each of D and C .f16 or .f32) or "
+          ".f32.bf16.bf16.f32" },
+        { "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r1}, {%f1};",
+          "t.ptx:6:17: 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': .m8n8k4 is not in "
+          "archsim's PTX subset (mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on .f16 or .bf16 "
+          "inputs)" },
+        { "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%rd1, %f1, %f1, %f1}, {%r1, %r1}, "
+          "{%r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16"
+          ".f32': operand 1: %rd1 is a .b64 register; these are .f32" },
+        { "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r1}, [%r1];", "t.ptx:6:1: "
+          "'ldmatrix.sync.aligned.m8n8.x4.shared.b16' takes a vector of 4 registers and an address "
+          "in brackets" },
+        { "ldmatrix.sync.aligned.m8n8.x2.shared.b32 {%r1, %r1}, [%r1];", "t.ptx:6:1: "
+          "'ldmatrix.sync.aligned.m8n8.x2.shared.b32': ldmatrix is ldmatrix.sync.aligned.m8n8.x1/.x2"
+          "/.x4{.trans}{.shared}.b16" },
+        { "ldmatrix.sync.aligned.m8n8.x1.b16 %rd1, [%r1];", "t.ptx:6:1: 'ldmatrix.sync.aligned.m8n8"
+          ".x1.b16': its destinations are 32-bit registers" },
+        { "wmma.mma.sync.aligned.row.col.m16n16k16 {%f1}, {%r1}, {%r1}, {%f1};", "t.ptx:6:1: "
+          "'wmma.mma.sync.aligned.row.col.m16n16k16': wmma.mma takes .DTYPE.CTYPE (each .f16 or "
+          ".f32) on .f16 inputs, or .f32.bf16.bf16.f32" },
+        { "ldmatrix.aligned.m8n8.x1.b16 %r1, [%r1];", "t.ptx:6:1: 'ldmatrix.aligned.m8n8.x1.b16' "
+          "needs .sync and .aligned" },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(insts); i++) {
         char *src = g_strdup_printf(HEAD ".visible .entry k()\n{\n%s\n}\n", insts[i].body);
@@ -1673,6 +1704,92 @@ static void test_cp_async(void)
     run_free(&R);
 }
 
+/* mma.sync and ldmatrix on one warp, against hand-worked values: A (16 x 16) with A[i][k] =
+ * i - k in halves, B the identity plus 2 on the diagonal below (B[k][n] = [k == n] + 2 [k == n +
+ * 1]), so D[i][n] = A[i][n] + 2 A[i][n+1] + C (C = 1): 3i - 3n - 3; B read from k-major rows
+ * with ldmatrix.trans. Then the run-time errors: half a warp, an ldmatrix row in global memory. */
+static void test_mma(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<16>; .reg .f32 %f<8>; .reg .b64 %rd<6>;\n"
+        ".shared .align 16 .b8 sa[512]; .shared .align 16 .b8 sb[256];\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %laneid;\n"
+        /* lane l: A's row l % 16, half l / 16 (8 elements); B's row l % 16 */
+        "and.b32 %r2, %r1, 15; shl.b32 %r3, %r2, 5; shr.u32 %r4, %r1, 4; shl.b32 %r5, %r4, 4;\n"
+        "add.s32 %r6, %r3, %r5; mov.u32 %r7, sa; add.s32 %r8, %r7, %r6;\n"
+        "shl.b32 %r9, %r2, 4; mov.u32 %r10, sb; add.s32 %r11, %r10, %r9;\n"
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r12, %r13, %r14, %r15}, [%r8];\n"
+        "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r2, %r3}, [%r11];\n"
+        "mov.f32 %f1, 0f3F800000;\n"
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2, %f3, %f4, %f5}, "
+        "{%r12, %r13, %r14, %r15}, {%r2, %r3}, {%f1, %f1, %f1, %f1};\n"
+        "mul.wide.u32 %rd2, %r1, 16; add.s64 %rd3, %rd1, %rd2;\n"
+        "st.global.v4.f32 [%rd3], {%f2, %f3, %f4, %f5};\n"
+        "ret;\n}\n";
+    Run R;
+    /* A and B are written into shared memory by stores put before the first ldmatrix */
+    GString *full = g_string_new(NULL);
+    const char *body = strstr(src, "ldmatrix");
+    g_string_append_len(full, src, body - src);
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 16; k++) {
+            uint16_t h = ptx_half_of_double((double)(i - k));
+            g_string_append_printf(full, "st.shared.u16 [sa+%d], %u;\n", 2 * (i * 16 + k), h);
+        }
+    for (int k = 0; k < 16; k++)
+        for (int n = 0; n < 8; n++) {
+            double v = (k == n) + 2.0 * (k == n + 1);
+            g_string_append_printf(full, "st.shared.u16 [sb+%d], %u;\n", 2 * (k * 8 + n),
+                                   ptx_half_of_double(v));
+        }
+    g_string_append(full, "bar.warp.sync 0xffffffff;\n");
+    g_string_append(full, body);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_F32, 128);
+    char *err = NULL;
+    if (!run_kernel(&R, full->str, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    const float *o = (const float *)(const void *)out->data;
+    int bad = 0;
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 4; i++) {
+            int row = l / 4 + 8 * (i / 2), col = 2 * (l % 4) + i % 2;
+            double want = (row - col) + 2.0 * (row - col - 1) + 1.0;
+            bad += o[4 * l + i] != (float)want;
+        }
+    CU_ASSERT_EQUAL(bad, 0);
+    const SassBlock *b = g_ptr_array_index(R.blocks, 0);
+    const SassInst *ins = sass_warp_insts(b, 0);
+    int tensor = 0, ldsm = 0;
+    for (uint32_t i = 0; i < b->warps[0].n; i++) {
+        tensor += ins[i].unit == GPU_UNIT_TENSOR;
+        if (ins[i].unit == GPU_UNIT_LDST && ins[i].width == 16 && ins[i].space == SASS_SPACE_SHARED)
+            ldsm++;
+    }
+    CU_ASSERT_EQUAL(tensor, 1);
+    CU_ASSERT_EQUAL(ldsm, 2);
+    run_free(&R);
+    out = ptx_buffer_new("out", PTX_D_F32, 128);
+    CU_ASSERT_FALSE(run_kernel(&R, full->str, 1, 16, -1, &out, 1, 0, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err ? err : "", "ldmatrix runs on the whole warp: all 32 lanes, "
+                                  "converged (lanes 0x0000ffff run it)"));
+    g_free(err);
+    run_free(&R);
+    g_string_free(full, TRUE);
+    const char *glob = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "ldmatrix.sync.aligned.m8n8.x1.b16 %r1, [%rd1];\n"
+        "ret;\n}\n";
+    out = ptx_buffer_new("out", PTX_D_F32, 128);
+    CU_ASSERT_FALSE(run_kernel(&R, glob, 1, 32, -1, &out, 1, 0, &err));
+    CU_ASSERT_STRING_EQUAL(err, "t.ptx:8:1: ldmatrix reads shared memory; 0x200000000 is global "
+                           "(block (0,0,0), thread (0,0,0))");
+    g_free(err);
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -1860,6 +1977,7 @@ int main(void)
         !CU_add_test(s, "bfind, redux.sync, sad and dp4a", test_bfind_redux) ||
         !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
         !CU_add_test(s, "cp.async: zero fill, ignore-src, records, bounds; trap", test_cp_async) ||
+        !CU_add_test(s, "mma.sync and ldmatrix: ISA layouts, records, errors", test_mma) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
