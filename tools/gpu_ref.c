@@ -835,6 +835,17 @@ int main(int argc, char **argv)
             want[64 + 2 * t + 1] = words >= 2 ? in[2 * t + 1] : 0;
         }
         rc = compare_out_i32(k, dir, want, 128);
+    } else if (!strcmp(k, "say")) {
+        /* tests/gpu/ptx/printf.cu: it only reads x (its printed lines are checked by
+         * tests/regress/gpu-ptx.sh against printf.expected) */
+        uint64_t n = gpu_launch_buffer(s, "x")->count;
+        float *want = g_new(float, n);
+        for (uint64_t i = 0; i < n; i++)
+            want[i] = (float)i;
+        float *got = (float *)(void *)read_out(dir, "x", n * 4);
+        rc = got ? compare_f32("say x", got, want, n, 0) : 2;
+        g_free(got);
+        g_free(want);
     } else if (!strcmp(k, "mma_gemm") || !strcmp(k, "mma_trans") || !strcmp(k, "mma_bf8")) {
         rc = ref_mma(s, k, dir);
     } else if (!strcmp(k, "wgemm") || !strcmp(k, "wgemm_h") || !strcmp(k, "wgemm_bf")) {

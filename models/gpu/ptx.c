@@ -274,7 +274,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_WMMA_LD] = "wmma.load", [PTX_OP_WMMA_ST] = "wmma.store", [PTX_OP_WMMA_MMA] = "wmma.mma",
     [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
     [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap", [PTX_OP_MMA] = "mma",
-    [PTX_OP_LDMATRIX] = "ldmatrix",
+    [PTX_OP_LDMATRIX] = "ldmatrix", [PTX_OP_HOSTCALL] = "call",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -979,14 +979,17 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
             if (nlayouts == (in->op == PTX_OP_WMMA_MMA ? 2 : 1))
                 return perr(p, w - 1, "'%.*s': too many layouts (.row, .col)", (int)oplen, op_at);
             layouts[nlayouts++] = w[0] == 'c';
-        } else if ((k = name_in(shapes, G_N_ELEMENTS(shapes), w, n)) >= 0 && !have_shape) {
+        } else if ((k = name_in(shapes, G_N_ELEMENTS(shapes), w, n)) >= 0) {
+            if (have_shape)
+                return perr(p, w - 1, "'%.*s': two shapes", (int)oplen, op_at);
             in->wshape = (uint8_t)k;
             have_shape = true;
-        } else if (in->op != PTX_OP_WMMA_MMA && n == 6 && !memcmp(w, "global", 6)) {
-            in->space = PTX_SPACE_GLOBAL;
         } else if (in->op != PTX_OP_WMMA_MMA &&
-                   ((n == 6 && !memcmp(w, "shared", 6)) || (n == 11 && !memcmp(w, "shared::cta", 11)))) {
-            in->space = PTX_SPACE_SHARED;
+                   ((n == 6 && !memcmp(w, "global", 6)) || (n == 6 && !memcmp(w, "shared", 6)) ||
+                    (n == 11 && !memcmp(w, "shared::cta", 11)))) {
+            if (in->space != PTX_SPACE_GENERIC)
+                return perr(p, w - 1, "'%.*s': two state spaces", (int)oplen, op_at);
+            in->space = w[0] == 'g' ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
         } else if (t != PTX_T_NONE) {
             if (ntypes == 4)
                 return perr(p, w - 1, "'%.*s': more than four types", (int)oplen, op_at);
@@ -1066,16 +1069,23 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
             if (a->kind != PTX_A_VEC || a->n != want)
                 return perr(p, op_at, "'%.*s': operand %u is the %c fragment: a vector of %u "
                             "registers", (int)oplen, op_at, d + 1, "abcd"[mat], want);
-            PtxType rt = (mat >= PTX_WMMA_C && et == PTX_T_F32) ? PTX_T_F32 : PTX_T_B32;
+            /* the registers ptxas takes: .f32 or .b32 for .f32 elements, .b32 or .f16x2 for
+             * .f16 pairs, .b32 for .bf16 pairs; '_' (a sink) only in a fragment written */
+            PtxType alt = et == PTX_T_F32 ? PTX_T_F32 : et == PTX_T_F16 ? PTX_T_F16X2 : PTX_T_B32;
+            bool written = (in->op == PTX_OP_WMMA_LD && d == 0) ||
+                           (in->op == PTX_OP_WMMA_MMA && d == 0);
             for (uint32_t j = 0; j < a->n; j++) {
+                if (a->vec[j] < 0 && !(written && !a->zero))
+                    return perr(p, op_at, "'%.*s': operand %u: every element of a fragment read "
+                                "is a register", (int)oplen, op_at, d + 1);
                 if (a->vec[j] < 0)
-                    return perr(p, op_at, "'%.*s': operand %u: every element of a fragment is a "
-                                "register", (int)oplen, op_at, d + 1);
+                    continue;
                 const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
-                if (!reg_fits(rt, (PtxType)rg->type))
+                if (rg->type != PTX_T_B32 && rg->type != alt)
                     return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; the "
-                                "fragment's are .%s", (int)oplen, op_at, d + 1, rg->name,
-                                type_names[rg->type], rt == PTX_T_F32 ? "f32" : "b32");
+                                "fragment's are .b32%s%s", (int)oplen, op_at, d + 1, rg->name,
+                                type_names[rg->type], alt == PTX_T_B32 ? "" : " or .",
+                                alt == PTX_T_B32 ? "" : type_names[alt]);
             }
         } else if (d == (in->op == PTX_OP_WMMA_LD ? 1u : 0u)) {
             if (a->kind != PTX_A_ADDR)
@@ -1087,9 +1097,9 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
                 const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->reg);
                 reg = reg_fits(PTX_T_U32, (PtxType)rg->type);
             }
-            if (!reg && !(a->kind == PTX_A_IMM && a->imm > 0 && a->imm <= UINT32_MAX))
+            if (!reg && !(a->kind == PTX_A_IMM && a->imm >= 0 && a->imm <= UINT32_MAX))
                 return perr(p, op_at, "'%.*s': the stride (operand 3) is a 32-bit integer "
-                            "register or a positive constant", (int)oplen, op_at);
+                            "register or a constant", (int)oplen, op_at);
         }
     }
     if (en->e->insts->len >= PTX_MAX_INSTS)
@@ -1109,7 +1119,7 @@ static bool parse_cp(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen
 {
     const char *m = op_at + 2;          /* past "cp" */
     int nw = 0;
-    bool hint = false, have_dst = false, have_src = false, have_cache = false;
+    bool hint = false, prefetch = false, have_dst = false, have_src = false, have_cache = false;
     while (m < q) {
         const char *w = m;
         size_t n = 0;
@@ -1141,9 +1151,14 @@ static bool parse_cp(P *p, Ent *en, PtxInst *in, const char *op_at, size_t oplen
                 have_dst = true;
             } else if (IS("global") && have_dst && !have_src) {
                 have_src = true;
-            } else if (IS("L2::cache_hint")) {
+            } else if (IS("L2::cache_hint") && !hint) {
                 hint = true;
-            } else if (!(IS("L2::64B") || IS("L2::128B") || IS("L2::256B"))) {
+            } else if ((IS("L2::64B") || IS("L2::128B") || IS("L2::256B")) && !prefetch) {
+                prefetch = true;
+            } else if (IS("L2::cache_hint") || IS("L2::64B") || IS("L2::128B") || IS("L2::256B")) {
+                return perr(p, w - 1, "'%.*s': a second .%.*s (one prefetch size and one cache "
+                            "hint at most)", (int)oplen, op_at, (int)n, w);
+            } else {
                 return perr(p, w - 1, "'%.*s': modifier .%.*s is not in archsim's PTX subset",
                             (int)oplen, op_at, (int)n, w);
             }
@@ -1230,9 +1245,9 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
             return false;
 #define IS(lit) (n == sizeof(lit) - 1 && !memcmp(w, lit, n))
         PtxType t = type_of(w, n);
-        if (IS("sync")) {
+        if (IS("sync") && !have_sync) {
             have_sync = true;
-        } else if (IS("aligned")) {
+        } else if (IS("aligned") && !have_aligned) {
             have_aligned = true;
         } else if (!have_shape && !ldm && (IS("m16n8k16") || IS("m16n8k8"))) {
             in->wshape = IS("m16n8k8") ? PTX_MMA_M16N8K8 : PTX_MMA_M16N8K16;
@@ -1245,17 +1260,19 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
             order = 2;
         } else if (ldm && in->sub == 0 && (IS("x1") || IS("x2") || IS("x4"))) {
             in->sub = (uint8_t)(w[1] - '0');
-        } else if (ldm && IS("trans")) {
+        } else if (ldm && IS("trans") && !(in->mods & PTX_M_TRANS)) {
             in->mods |= PTX_M_TRANS;
-        } else if (ldm && (IS("shared") || IS("shared::cta"))) {
+        } else if (ldm && (IS("shared") || IS("shared::cta")) && in->space == PTX_SPACE_GENERIC) {
             in->space = PTX_SPACE_SHARED;
         } else if (t != PTX_T_NONE && ntypes < 4) {
             types[ntypes++] = t;
         } else {
-            return perr(p, w - 1, "'%.*s': .%.*s is not in archsim's PTX subset (%s)", (int)oplen,
-                        op_at, (int)n, w, ldm ? "ldmatrix.sync.aligned.m8n8.x1/.x2/.x4{.trans}"
-                        "{.shared}.b16" : "mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on "
-                        ".f16 or .bf16 inputs");
+            return perr(p, w - 1, "'%.*s': .%.*s %s (%s)", (int)oplen, op_at, (int)n, w,
+                        IS("sync") || IS("aligned") || IS("trans") || IS("shared") ||
+                        IS("shared::cta") ? "twice" : "is not in archsim's PTX subset",
+                        ldm ? "ldmatrix.sync.aligned.m8n8.x1/.x2/.x4{.trans}{.shared}.b16"
+                            : "mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on .f16 or "
+                              ".bf16 inputs");
         }
 #undef IS
     }
@@ -1270,14 +1287,14 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
         if (!have_shape || order != 2)
             return perr(p, op_at, "'%.*s' needs its shape (.m16n8k16 or .m16n8k8) and .row.col",
                         (int)oplen, op_at);
+        /* ptxas: D's type is C's on these shapes */
         bool f = ntypes == 4 && (types[0] == PTX_T_F16 || types[0] == PTX_T_F32) &&
-                 types[1] == PTX_T_F16 && types[2] == PTX_T_F16 &&
-                 (types[3] == PTX_T_F16 || types[3] == PTX_T_F32);
+                 types[1] == PTX_T_F16 && types[2] == PTX_T_F16 && types[3] == types[0];
         bool b = ntypes == 4 && types[0] == PTX_T_F32 && types[1] == PTX_T_BF16 &&
                  types[2] == PTX_T_BF16 && types[3] == PTX_T_F32;
         if (!f && !b)
-            return perr(p, op_at, "'%.*s': mma takes .DTYPE.f16.f16.CTYPE (each of D and C .f16 "
-                        "or .f32) or .f32.bf16.bf16.f32", (int)oplen, op_at);
+            return perr(p, op_at, "'%.*s': mma takes .f16.f16.f16.f16, .f32.f16.f16.f32 or "
+                        ".f32.bf16.bf16.f32", (int)oplen, op_at);
         in->type = (uint8_t)types[0];
         in->type2 = (uint8_t)types[3];
         in->wtype = (uint8_t)types[1];
@@ -1289,15 +1306,14 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
         return false;
     if (ldm) {
         const PtxArg *d = &in->a[0];
-        bool vec = d->kind == PTX_A_VEC && d->n == in->sub;
-        bool one = d->kind == PTX_A_REG && in->sub == 1 && !d->neg;
-        if (in->nargs != 2 || !(vec || one) || in->a[1].kind != PTX_A_ADDR)
-            return perr(p, op_at, "'%.*s' takes a vector of %u registers and an address in "
-                        "brackets", (int)oplen, op_at, in->sub);
+        if (in->nargs != 2 || d->kind != PTX_A_VEC || d->n != in->sub || d->zero ||
+            in->a[1].kind != PTX_A_ADDR)
+            return perr(p, op_at, "'%.*s' takes a vector of %u register%s ({...}) and an address "
+                        "in brackets", (int)oplen, op_at, in->sub, in->sub > 1 ? "s" : "");
         for (uint32_t j = 0; j < in->sub; j++) {
-            int32_t reg = one ? d->reg : d->vec[j];
-            if (reg < 0 || ptx_type_bytes((PtxType)g_array_index(en->e->regs, PtxReg, reg).type) != 4)
-                return perr(p, op_at, "'%.*s': its destinations are 32-bit registers", (int)oplen,
+            int32_t reg = d->vec[j];                    /* ('_': a sink) */
+            if (reg >= 0 && g_array_index(en->e->regs, PtxReg, reg).type != PTX_T_B32)
+                return perr(p, op_at, "'%.*s': its destinations are .b32 registers", (int)oplen,
                             op_at);
         }
     } else {
@@ -1309,18 +1325,24 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
         for (uint32_t i = 0; i < 4; i++) {
             const PtxArg *a = &in->a[i];
             bool f32 = (i == 0 && in->type == PTX_T_F32) || (i == 3 && in->type2 == PTX_T_F32);
-            if (a->kind != PTX_A_VEC || a->n != want[i])
+            /* what ptxas takes: .f32 (or .b32) for f32 elements, .b32 (or .f16x2 for halves)
+             * for pairs; '_' only in D */
+            PtxType alt = f32 ? PTX_T_F32 : in->wtype == PTX_T_F16 || i == 0 || i == 3
+                                                ? PTX_T_F16X2 : PTX_T_B32;
+            if (a->kind != PTX_A_VEC || a->n != want[i] || a->zero)
                 return perr(p, op_at, "'%.*s': operand %u (%c) is a vector of %u registers",
                             (int)oplen, op_at, i + 1, "dabc"[i], want[i]);
             for (uint32_t j = 0; j < a->n; j++) {
-                if (a->vec[j] < 0)
-                    return perr(p, op_at, "'%.*s': operand %u: every element is a register",
+                if (a->vec[j] < 0 && i > 0)
+                    return perr(p, op_at, "'%.*s': operand %u: every element read is a register",
                                 (int)oplen, op_at, i + 1);
+                if (a->vec[j] < 0)
+                    continue;
                 const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
-                if (!reg_fits(f32 ? PTX_T_F32 : PTX_T_B32, (PtxType)rg->type))
+                if (rg->type != PTX_T_B32 && rg->type != alt)
                     return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; these are "
-                                ".%s", (int)oplen, op_at, i + 1, rg->name, type_names[rg->type],
-                                f32 ? "f32" : "b32");
+                                ".b32 or .%s", (int)oplen, op_at, i + 1, rg->name,
+                                type_names[rg->type], type_names[alt]);
             }
         }
     }
@@ -1785,7 +1807,15 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         (int)oplen, op_at);
         if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].kind != PTX_A_VEC)
             return perr(p, op_at, "'%.*s' needs a vector operand {a, b, ...}", (int)oplen, op_at);
-        if (in.vec == 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].kind == PTX_A_VEC)
+        PtxArg *v = &in.a[in.op == PTX_OP_LD ? 0 : 1];
+        if (in.vec == 1 && v->kind == PTX_A_VEC && v->n == 1 && v->vec[0] >= 0) {
+            int32_t reg = v->vec[0];                    /* {%r1}: the register, as ptxas reads it */
+            memset(v, 0, sizeof *v);
+            v->kind = PTX_A_REG;
+            v->reg = reg;
+            v->sym = -1;
+        }
+        if (in.vec == 1 && v->kind == PTX_A_VEC)
             return perr(p, op_at, "'%.*s': a vector operand needs .v2 or .v4", (int)oplen, op_at);
         if (in.vec > 1 && in.a[in.op == PTX_OP_LD ? 0 : 1].n != in.vec)
             return perr(p, op_at, "'%.*s': the vector has %u elements", (int)oplen, op_at,
@@ -2284,8 +2314,52 @@ static bool call_list(P *p, Ent *en, GArray *out, const char *what)
     return expect(p, ')', "the list's ')'");
 }
 
+/* A call of one of the CUDA device runtime's functions that archsim provides: vprintf (what
+ * printf compiles to: the format and a pointer to the packed arguments; it returns a count) and
+ * __assertfail (a failed assert: message, file, line, function, the character size). One
+ * instruction; its operands the arguments' .param symbols, then the result's. */
+static bool host_call(P *p, Ent *en, const FuncDef *f, GArray *rets, GArray *args, uint32_t line,
+                      uint32_t col, const char *fat)
+{
+    bool pf = strcmp(f->name, "vprintf") == 0;
+    uint32_t nargs = pf ? 2 : 5, nrets = pf ? 1 : 0;
+    if (args->len != nargs || rets->len > nrets)
+        return perr(p, fat, "call of %s with %u arguments and %u results: CUDA's takes %u and "
+                    "returns %u", f->name, args->len, rets->len, nargs, nrets);
+    PtxInst in;
+    memset(&in, 0, sizeof in);
+    in.op = PTX_OP_HOSTCALL;
+    in.sub = pf ? PTX_HOST_VPRINTF : PTX_HOST_ASSERTFAIL;
+    in.guard = -1;
+    in.vec = 1;
+    in.line = line;
+    in.col = col;
+    for (guint i = 0; i < args->len + rets->len; i++) {
+        PtxArg *a = &in.a[in.nargs++];
+        a->kind = PTX_A_SYM;
+        a->reg = g_array_index(i < args->len ? args : rets, int, i < args->len ? i : i - args->len);
+        a->sym = -1;
+        const PtxSym *sym = &g_array_index(p->m->syms, PtxSym, a->reg);
+        uint64_t want = i >= args->len || (!pf && i == 2) ? 4 : 8;  /* the int result, the line */
+        if (!sym->callparam || sym->size < want)
+            return perr(p, fat, "call of %s: %s %u is not a .param of %" G_GUINT64_FORMAT
+                        " bytes or more", f->name, i < args->len ? "argument" : "result",
+                        i < args->len ? i + 1 : 1, want);
+    }
+    const char *t = pf ? "call vprintf" : "call __assertfail";
+    int text = intern_text(p->m, t, strlen(t));
+    if (text < 0)
+        return perr(p, fat, "more than %d distinct opcodes in one file", PTX_MAX_TEXTS);
+    in.text = (uint16_t)text;
+    if (en->e->insts->len >= PTX_MAX_INSTS)
+        return perr(p, fat, "more than %d instructions in one kernel", PTX_MAX_INSTS);
+    g_array_append_val(en->e->insts, in);
+    return true;
+}
+
 static bool inline_call(P *p, Ent *en, const char *stmt)
 {
+    uint32_t line = p->line, col = (uint32_t)(stmt - p->line_start) + 1;
     p->p += 4;                                  /* call */
     while (p->p < p->end && *p->p == '.') {
         size_t n = peek_ident(p);
@@ -2333,9 +2407,13 @@ static bool inline_call(P *p, Ent *en, const char *stmt)
         perr(p, fat, "function %.*s is not declared in this file", (int)n, fat);
         goto out;
     }
+    if (!f->body && (strcmp(f->name, "vprintf") == 0 || strcmp(f->name, "__assertfail") == 0)) {
+        ok = host_call(p, en, f, rets, args, line, col, fat);
+        goto out;
+    }
     if (!f->body) {
         perr(p, fat, "function %s is declared but not defined in this file (external functions "
-             "such as vprintf are not in archsim's PTX subset)", f->name);
+             "other than vprintf and __assertfail are not in archsim's PTX subset)", f->name);
         goto out;
     }
     for (Inl *u = en->inl; u; u = u->up)

@@ -51,6 +51,7 @@ typedef enum {
     PTX_OP_CP_ASYNC, PTX_OP_CP_COMMIT, PTX_OP_CP_WAIT, /* cp.async, .commit_group, .wait_group */
     PTX_OP_TRAP,
     PTX_OP_MMA, PTX_OP_LDMATRIX,                        /* mma.sync, ldmatrix (tensor cores) */
+    PTX_OP_HOSTCALL,    /* a call of CUDA's device runtime: vprintf (printf), __assertfail */
     PTX_OP_COUNT
 } PtxOp;
 
@@ -92,6 +93,8 @@ typedef enum {
 } PtxAtomOp;
 
 typedef enum { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } PtxShfl;
+/* PTX_OP_HOSTCALL's function (its operands: the call's argument symbols, then its result's) */
+typedef enum { PTX_HOST_VPRINTF, PTX_HOST_ASSERTFAIL } PtxHostCall;
 typedef enum { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } PtxVote;
 
 /* Special registers. */

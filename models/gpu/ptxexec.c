@@ -54,6 +54,7 @@ struct PtxRun {
     uint64_t *rmask;            /* per register: the bits its type holds (predicates: 1) */
     uint8_t *rpred;             /* per register: a predicate */
     PtxBuffer *last_buf;        /* the buffer the last global access hit */
+    uint64_t printed;           /* bytes printf wrote (bounded: PTX_PRINTF_LIMIT) */
     GError **error;
     bool failed;
 };
@@ -496,6 +497,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_CP_WAIT] = GPU_UNIT_BARRIER,                                       /* DEPBAR */
     [PTX_OP_TRAP] = GPU_UNIT_BRANCH,                                           /* BPT.TRAP */
     [PTX_OP_MMA] = GPU_UNIT_TENSOR, [PTX_OP_LDMATRIX] = GPU_UNIT_LDST,          /* HMMA, LDSM */
+    [PTX_OP_HOSTCALL] = GPU_UNIT_BRANCH,                                       /* CALL */
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -525,6 +527,7 @@ static uint32_t n_dst(const PtxInst *in)
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR: case PTX_OP_WMMA_ST:
     case PTX_OP_CP_ASYNC: case PTX_OP_CP_COMMIT: case PTX_OP_CP_WAIT: case PTX_OP_TRAP:
+    case PTX_OP_HOSTCALL:
         return 0;
     default:
         return in->nargs > 1 && in->a[1].pair ? 2 : 1;
@@ -1287,6 +1290,8 @@ static inline void frag_put(PtxRun *r, const PtxArg *a, uint32_t tid, uint32_t s
         set(r, a->vec[s], tid, v, PTX_T_B32);
         return;
     }
+    if (a->vec[s / 2] < 0)                      /* '_': a sink */
+        return;
     uint64_t old = REG(r, a->vec[s / 2], tid), sh = 16 * (s % 2);
     set(r, a->vec[s / 2], tid, (old & ~(0xffffull << sh)) | (v & 0xffff) << sh, PTX_T_B32);
 }
@@ -1301,6 +1306,24 @@ static void frag_regs(SassInst *si, bool dst, const PtxArg *a, uint32_t k, uint3
     for (uint32_t j = lo; j < hi && j - lo < max; j++)
         add_reg(dst ? si->dst : si->src, dst ? &si->ndst : &si->nsrc,
                 dst ? SASS_MAX_DST : SASS_MAX_SRC, a->vec[j]);
+}
+
+/* The registers of a loaded or stored fragment that hold elements [lo, hi) of a lane's share
+ * of u (slot s holds element s % u; 16-bit elements two to a register): what record k of a
+ * wmma.load or wmma.store names, each register once. */
+static void piece_regs(SassInst *si, bool dst, const PtxArg *a, PtxType et, uint32_t u,
+                       uint32_t lo, uint32_t hi)
+{
+    uint32_t slots = et == PTX_T_F32 ? a->n : 2 * a->n;
+    int32_t last = -2;
+    for (uint32_t s = 0; s < slots; s++) {
+        int32_t reg = a->vec[et == PTX_T_F32 ? s : s / 2];
+        if (s % u < lo || s % u >= hi || reg == last)
+            continue;
+        add_reg(dst ? si->dst : si->src, dst ? &si->ndst : &si->nsrc,
+                dst ? SASS_MAX_DST : SASS_MAX_SRC, reg);
+        last = reg;
+    }
 }
 
 /* Appends record k > 0 of instruction pc (record 0 is the one run_warp made): a copy of it with
@@ -1379,6 +1402,7 @@ static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint3
             frag_regs(si, false, fc, k, 2, 4);
             add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fa->vec[fa->n - 1]);
             add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fb->vec[fb->n - 1]);
+            add_reg(si->src, &si->nsrc, SASS_MAX_SRC, in->guard);
         }
         return true;
     }
@@ -1412,7 +1436,12 @@ static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint3
         return false;
     }
     bool run = mat <= PTX_WMMA_B || !col;       /* a lane's share is one run of memory */
-    uint32_t per = run ? MIN(u, 16 / esize) : 1, pieces = u / per;
+    uint32_t per = run ? MIN(u, 16 / esize) : 1;
+    /* a piece's registers (the scoreboard's entries of a record: at most SASS_MAX_DST; an .f16
+     * A or B holds each element two or four times) */
+    while (per > 1 && per * (slots / u) / (et == PTX_T_F32 ? 1 : 2) > SASS_MAX_DST)
+        per /= 2;
+    uint32_t pieces = u / per;
     uint64_t ta[32][16];                        /* each lane's elements, as the SM sees them */
     PtxSpace resolved = (PtxSpace)in->space;
     for (uint32_t lane = 0; lane < 32; lane++) {
@@ -1442,10 +1471,11 @@ static bool exec_wmma(PtxRun *r, PWarp *w, uint32_t pc, const PtxInst *in, uint3
         SassInst *si = k == 0 ? &g_array_index(w->insts, SassInst, first)
                               : record_more(r, w, pc, exec);
         si->ndst = si->nsrc = 0;
-        frag_regs(si, ld, frag, k, pieces, ld ? SASS_MAX_DST : SASS_MAX_SRC - 2);
         add_reg(si->src, &si->nsrc, SASS_MAX_SRC, addr->reg);
         if (in->nargs > 2 && in->a[2].kind == PTX_A_REG)
             add_reg(si->src, &si->nsrc, SASS_MAX_SRC, in->a[2].reg);
+        add_reg(si->src, &si->nsrc, SASS_MAX_SRC, in->guard);
+        piece_regs(si, ld, frag, et, u, k * per, (k + 1) * per);
         si->width = (uint8_t)(per * esize);
         si->space = (uint8_t)ss;
         si->addr = (uint32_t)w->addrs->len;
@@ -1481,14 +1511,19 @@ static bool exec_cp_async(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
         else if (extra)
             n = (uint32_t)MIN(val(r, extra, tid) & 0xffffffffu, (uint64_t)size);
         PtxSpace rs;
+        uint8_t *d = mem_at(r, in, PTX_SPACE_SHARED, dst, size, tid, &rs, &ta);
+        if (!d)
+            return false;
+        if (n == 0) {               /* nothing read (the source may be anywhere): zeros */
+            memset(d, 0, size);
+            *out++ = UINT64_MAX;    /* for now: another lane's address, below */
+            continue;
+        }
         if (src % size) {
             rerr(r, in, tid, "cp.async: the source 0x%" G_GINT64_MODIFIER "x is not aligned to "
                  "its %u bytes", src, size);
             return false;
         }
-        uint8_t *d = mem_at(r, in, PTX_SPACE_SHARED, dst, size, tid, &rs, &ta);
-        if (!d)
-            return false;
         /* the bytes read: the first checked as a 1-byte access (src-size need not be a power
          * of two), the last in the same buffer */
         uint8_t *p = mem_at(r, in, PTX_SPACE_GLOBAL, src, 1, tid, &rs, &sa);
@@ -1509,6 +1544,20 @@ static bool exec_cp_async(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
         memset(d + n, 0, size - n);
         *out++ = sa;
     }
+    /* a lane that read nothing takes the address of one that did (the same sector: no traffic
+     * of its own); when none did, the record is no memory access at all */
+    uint64_t *a = &g_array_index(w->addrs, uint64_t, si->addr), some = UINT64_MAX;
+    uint32_t na = (uint32_t)__builtin_popcount(exec);
+    for (uint32_t i = 0; i < na && some == UINT64_MAX; i++)
+        some = a[i];
+    if (some == UINT64_MAX) {
+        si->width = 0;
+        g_array_set_size(w->addrs, si->addr);
+        return true;
+    }
+    for (uint32_t i = 0; i < na; i++)
+        if (a[i] == UINT64_MAX)
+            a[i] = some;
     return true;
 }
 
@@ -1517,7 +1566,7 @@ static bool exec_cp_async(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
  * columns 2t, 2t+1 (+ 8 for p >= 2, m16n8k16); B's are rows (k) 2t, 2t+1 (+ 8 for register 1),
  * column g; C's and D's element i is row g + 8 (i / 2), column 2t + i % 2. Computed as wmma.mma
  * is (exact, rounded once); the SM sees one tensor instruction (HMMA.16816 or HMMA.1688). */
-static bool exec_mma(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t base)
+static bool exec_mma(PtxRun *r, const PtxInst *in, SassInst *si, uint32_t exec, uint32_t base)
 {
     if (!whole_warp(r, in, exec, base))
         return false;
@@ -1544,6 +1593,18 @@ static bool exec_mma(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t base)
                 sum += A[row * K + k] * B[k * 8 + col];
             frag_put(r, fd, base + lane, i, dt, fbits(sum, dt));
         }
+    /* the sources the scoreboard waits on, at most eight: every register of C (an accumulator
+     * from the mma before, or loads of its own), then the first and last of A and B (a fragment
+     * comes whole from one ldmatrix), then the guard */
+    si->nsrc = 0;
+    for (uint32_t j = 0; j < fc->n; j++)
+        add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fc->vec[j]);
+    add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fa->vec[0]);
+    add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fa->vec[fa->n - 1]);
+    add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fb->vec[0]);
+    if (fb->n > 1)
+        add_reg(si->src, &si->nsrc, SASS_MAX_SRC, fb->vec[fb->n - 1]);
+    add_reg(si->src, &si->nsrc, SASS_MAX_SRC, in->guard);
     return true;
 }
 
@@ -1590,6 +1651,229 @@ static bool exec_ldmatrix(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
     si->addr = (uint32_t)w->addrs->len;
     for (uint32_t l = 0; l < 32; l++)
         g_array_append_val(w->addrs, ta[l % (8 * num)]);
+    return true;
+}
+
+/* ---- CUDA's device runtime: printf and assert ---- */
+
+/* What printf may write in one launch: CUDA's default printf buffer (cudaLimitPrintfFifoSize,
+ * 1 MiB); CUDA drops what does not fit, and so does archsim (saying so once). */
+#define PTX_PRINTF_LIMIT ((uint64_t)1 << 20)
+#define PTX_CSTR_MAX 4096               /* a format or a %s string, with its NUL */
+
+/* The value of a call's .param symbol sym (n bytes) for thread tid. */
+static bool param_value(PtxRun *r, const PtxInst *in, uint32_t tid, int32_t sym, uint32_t n,
+                        uint64_t *v)
+{
+    PtxSpace rs;
+    uint64_t ta;
+    uint8_t *p = mem_at(r, in, PTX_SPACE_LOCAL, r->sym_addr[sym], n, tid, &rs, &ta);
+    if (p)
+        *v = load_bytes(p, n);
+    return p != NULL;
+}
+
+/* The NUL-terminated string at generic address a, appended to out. */
+static bool read_cstr(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t a, GString *out)
+{
+    for (uint32_t i = 0; i < PTX_CSTR_MAX; i++) {
+        PtxSpace rs;
+        uint64_t ta;
+        const uint8_t *c = mem_at(r, in, PTX_SPACE_GENERIC, a + i, 1, tid, &rs, &ta);
+        if (!c)
+            return false;
+        if (*c == 0)
+            return true;
+        g_string_append_c(out, (char)*c);
+    }
+    rerr(r, in, tid, "a string at 0x%" G_GINT64_MODIFIER "x has no NUL in its first %d bytes", a,
+         PTX_CSTR_MAX);
+    return false;
+}
+
+/* printf's next argument of n bytes from the packed list at argp (each aligned to its size, as
+ * CUDA's vprintf takes them: ints 4 bytes, longs, pointers and doubles 8; a float promoted to
+ * double). */
+static bool printf_arg(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t argp, uint64_t *off,
+                       uint32_t n, uint64_t *v)
+{
+    *off = (*off + n - 1) / n * n;
+    PtxSpace rs;
+    uint64_t ta;
+    const uint8_t *p = mem_at(r, in, PTX_SPACE_GENERIC, argp + *off, n, tid, &rs, &ta);
+    if (!p)
+        return false;
+    *v = load_bytes(p, n);
+    *off += n;
+    return true;
+}
+
+/* CUDA's printf (the CUDA C++ Programming Guide, "Formatted Output"): the format's conversions
+ * %[flags][width][.precision][size]type, each formatted by the host's printf from a format
+ * archsim writes itself (flags -+ #0, a width and precision in digits, `*` read from the
+ * arguments); sizes h, hh (an int), l, ll, z, j, t (64 bits), L (a double); %n writes nothing.
+ * *count: the arguments read. */
+static bool format_printf(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t fmt, uint64_t argp,
+                          GString *out, int *count)
+{
+    GString *f = g_string_new(NULL);
+    bool ok = read_cstr(r, in, tid, fmt, f);
+    uint64_t off = 0;
+    *count = 0;
+    for (size_t i = 0; ok && i < f->len; i++) {
+        char c = f->str[i];
+        if (c != '%') {
+            g_string_append_c(out, c);
+            continue;
+        }
+        size_t start = i++;
+        char spec[64];
+        size_t sl = 0;
+        spec[sl++] = '%';
+        while (i < f->len && strchr("-+ #0", f->str[i]) && sl < 10)
+            spec[sl++] = f->str[i++];
+        for (int part = 0; part < 2 && ok; part++) {       /* width, then .precision */
+            if (part == 1) {
+                if (i >= f->len || f->str[i] != '.')
+                    break;
+                spec[sl++] = '.';
+                i++;
+            }
+            long v = 0;
+            if (i < f->len && f->str[i] == '*') {
+                uint64_t a = 0;
+                ok = printf_arg(r, in, tid, argp, &off, 4, &a);
+                ++*count;
+                v = (int32_t)a;
+                i++;
+            } else {
+                while (i < f->len && g_ascii_isdigit(f->str[i]) && v < 100000)
+                    v = v * 10 + (f->str[i++] - '0');
+            }
+            v = CLAMP(v, part ? 0 : -4096, 4096);          /* no page of padding from one % */
+            sl += (size_t)g_snprintf(spec + sl, sizeof spec - sl, "%ld", v);
+        }
+        int longs = 0;                  /* 0: int, 1: 64 bits */
+        bool shorts = false;
+        while (i < f->len && strchr("hlzjtL", f->str[i])) {
+            longs |= f->str[i] != 'h';
+            shorts |= f->str[i] == 'h';
+            i++;
+        }
+        if (!ok || i >= f->len)
+            break;
+        char conv = f->str[i];
+        uint64_t v = 0;
+        if (strchr("diuoxXc", conv)) {
+            ok = printf_arg(r, in, tid, argp, &off, longs ? 8 : 4, &v);
+            ++*count;
+            if (!ok)
+                break;
+            bool sg = conv == 'd' || conv == 'i';
+            if (conv == 'c') {
+                spec[sl++] = 'c';
+                spec[sl] = 0;
+                g_string_append_printf(out, spec, (int)(unsigned char)v);
+            } else {
+                spec[sl++] = 'l';
+                spec[sl++] = 'l';
+                spec[sl++] = conv;
+                spec[sl] = 0;
+                long long x = longs ? (long long)v : sg ? (long long)(int32_t)v : (long long)(uint32_t)v;
+                if (shorts && !longs)       /* h, hh: the int's low 16 bits, as C converts */
+                    x = sg ? (long long)(int16_t)x : (long long)(uint16_t)x;
+                g_string_append_printf(out, spec, x);
+            }
+        } else if (strchr("fFeEgGaA", conv)) {
+            ok = printf_arg(r, in, tid, argp, &off, 8, &v);
+            ++*count;
+            if (!ok)
+                break;
+            double d;
+            memcpy(&d, &v, 8);
+            spec[sl++] = conv;
+            spec[sl] = 0;
+            g_string_append_printf(out, spec, d);
+        } else if (conv == 's' || conv == 'p' || conv == 'n') {
+            ok = printf_arg(r, in, tid, argp, &off, 8, &v);
+            ++*count;
+            if (!ok)
+                break;
+            if (conv == 's') {
+                GString *str = g_string_new(NULL);
+                ok = v == 0 ? (g_string_append(str, "(null)"), true)
+                            : read_cstr(r, in, tid, v, str);
+                spec[sl++] = 's';
+                spec[sl] = 0;
+                if (ok)
+                    g_string_append_printf(out, spec, str->str);
+                g_string_free(str, TRUE);
+            } else if (conv == 'p') {
+                g_string_append_printf(out, "0x%" G_GINT64_MODIFIER "x", v);
+            }
+        } else if (conv == '%' && i == start + 1) {
+            g_string_append_c(out, '%');
+        } else {                        /* not a conversion: as written */
+            g_string_append_len(out, f->str + start, (gssize)(i + 1 - start));
+        }
+    }
+    g_string_free(f, TRUE);
+    return ok;
+}
+
+/* vprintf for each lane of exec in turn (lane order: the order CUDA's buffer gives lanes of one
+ * warp), the text written to standard output; __assertfail stops the launch with the
+ * assertion's message as CUDA prints it. */
+static bool exec_hostcall(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t base)
+{
+    for (uint32_t lanes = exec; lanes; lanes &= lanes - 1) {
+        uint32_t tid = base + (uint32_t)__builtin_ctz(lanes);
+        uint64_t a0, a1;
+        if (!param_value(r, in, tid, in->a[0].reg, 8, &a0) ||
+            !param_value(r, in, tid, in->a[1].reg, 8, &a1))
+            return false;
+        if (in->sub == PTX_HOST_ASSERTFAIL) {
+            uint64_t line, fn;
+            GString *msg = g_string_new(NULL), *file = g_string_new(NULL), *func = g_string_new(NULL);
+            bool ok = param_value(r, in, tid, in->a[2].reg, 4, &line) &&
+                      param_value(r, in, tid, in->a[3].reg, 8, &fn) &&
+                      read_cstr(r, in, tid, a0, msg) && read_cstr(r, in, tid, a1, file) &&
+                      read_cstr(r, in, tid, fn, func);
+            if (ok)
+                rerr(r, in, tid, "device assertion failed: %s:%u: %s: Assertion `%s` failed.",
+                     file->str, (uint32_t)line, func->str, msg->str);
+            g_string_free(msg, TRUE);
+            g_string_free(file, TRUE);
+            g_string_free(func, TRUE);
+            return false;
+        }
+        GString *out = g_string_new(NULL);
+        int count = 0;
+        bool ok = format_printf(r, in, tid, a0, a1, out, &count);
+        if (ok && r->printed < PTX_PRINTF_LIMIT) {
+            if (r->printed + out->len > PTX_PRINTF_LIMIT) {
+                g_string_truncate(out, 0);
+                g_string_append_printf(out, "\n[archsim: printf output past %" G_GUINT64_FORMAT
+                                       " bytes dropped, as CUDA's printf buffer drops it]\n",
+                                       PTX_PRINTF_LIMIT);
+                r->printed = PTX_PRINTF_LIMIT;
+            } else {
+                r->printed += out->len;
+            }
+            fwrite(out->str, 1, out->len, stdout);
+        }
+        g_string_free(out, TRUE);
+        if (!ok)
+            return false;
+        if (in->nargs > 2) {                    /* the result: the arguments read */
+            PtxSpace rs;
+            uint64_t ta;
+            uint8_t *p = mem_at(r, in, PTX_SPACE_LOCAL, r->sym_addr[in->a[2].reg], 4, tid, &rs, &ta);
+            if (!p)
+                return false;
+            store_bytes(p, (uint64_t)(uint32_t)count, 4);
+        }
+    }
     return true;
 }
 
@@ -1764,18 +2048,22 @@ static bool run_warp(PtxRun *r, uint32_t wi)
                 return false;
             }
             break;
-        case PTX_OP_MMA:
-            if (!exec_mma(r, in, exec, base))
+        case PTX_OP_MMA:                /* (a guard false in every lane: nothing to do) */
+            if (exec && !exec_mma(r, in, si, exec, base))
+                return false;
+            break;
+        case PTX_OP_HOSTCALL:
+            if (!exec_hostcall(r, in, exec, base))
                 return false;
             break;
         case PTX_OP_LDMATRIX:
-            if (!exec_ldmatrix(r, w, in, si, exec, base))
+            if (exec && !exec_ldmatrix(r, w, in, si, exec, base))
                 return false;
             break;
         case PTX_OP_WMMA_LD:
         case PTX_OP_WMMA_ST:
         case PTX_OP_WMMA_MMA:
-            if (!exec_wmma(r, w, pc, in, exec, base))
+            if (exec && !exec_wmma(r, w, pc, in, exec, base))
                 return false;
             break;
         case PTX_OP_ACTIVEMASK:

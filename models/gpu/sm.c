@@ -60,7 +60,8 @@ typedef struct {
 
 typedef struct Cta Cta;
 
-#define SM_ACOPY_GROUPS 8       /* a warp's cp.async groups in flight at once (a commit waits) */
+#define SM_ACOPY_GROUPS 16      /* a warp's cp.async groups, committed and open, in flight at
+                                   once (a commit that would need one more waits) */
 
 typedef struct {
     const SassInst *insts;
@@ -531,7 +532,7 @@ static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
         return ST_NO_INSTRUCTION;
     const SassInst *in = &w->insts[w->issued];
     if (G_UNLIKELY(w->cta->g->kc->op_flags[in->op] & (GPU_OPF_ACOMMIT | GPU_OPF_AWAIT)) &&
-        acopy_blocked(w, in))
+        in->mask != 0 && acopy_blocked(w, in))   /* (guarded off: it does nothing) */
         return ST_LONG_SB;              /* waiting on L1TEX operations, as Nsight counts it */
     /* RAW on sources, WAW on destinations; once clear they stay clear until the warp issues
      * (only its own issue adds pending writes) */
@@ -734,9 +735,11 @@ static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t 
 {
     if (k->l1_free > now)
         return ST_LG_THROTTLE;             /* the L1 is still taking an earlier access's lines */
-    if (in->ndst == 0 || k->l1m.n - k->l1m.used >= 64 || in->mask == 0 || in->width == 0)
-        return ST_SELECTED;
     const GpuKernelCtx *kc = w->cta->g->kc;
+    /* a store needs no MSHR; a load without a register (LDGSTS, cp.async) does */
+    if ((in->ndst == 0 && !(kc->op_flags[in->op] & GPU_OPF_LOAD)) ||
+        k->l1m.n - k->l1m.used >= 64 || in->mask == 0 || in->width == 0)
+        return ST_SELECTED;
     if (kc->op_flags[in->op] & (GPU_OPF_ATOM | GPU_OPF_RED))
         return ST_SELECTED;
     GpuLineAccess acc[64];
@@ -950,7 +953,7 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     uint32_t nb = in->mask ? dst_bits(k, w, in, bits) : 0;   /* predicated off: writes nothing */
     uint16_t af = kc->op_flags[in->op] & (GPU_OPF_ACOPY | GPU_OPF_ACOMMIT | GPU_OPF_AWAIT);
     bool acopy = (af & GPU_OPF_ACOPY) && in->mask != 0 && in->width > 0;
-    if (af & GPU_OPF_ACOMMIT || (af & GPU_OPF_AWAIT && in->imm < 0))
+    if (in->mask != 0 && (af & GPU_OPF_ACOMMIT || (af & GPU_OPF_AWAIT && in->imm < 0)))
         w->ac_open++;                   /* wait_all commits the open group first */
     /* a load with no register listed (LDGSTS writes shared memory) still goes to memory and is
      * in flight until its lines are back, releasing nothing; a cp.async is counted in its group

@@ -15,6 +15,8 @@
 #    8x the sectors of stride 1)
 #  - blocks in a shuffled order: the same outputs, other timings; a reduction without its
 #    __syncthreads (bar.sync taken out of the PTX) fails its output check
+#  - the tensor cores (wmma, mma.sync, ldmatrix), cp.async double buffering (its wait costs
+#    time, waiting for every group more), device printf's text and a failing assert
 #  - the same launch twice: byte-identical stats; bad launches and bad PTX: exit 78 and 65
 # Prints "gpu-ptx: N passed, N failed".
 set -u
@@ -58,7 +60,7 @@ done
 # cuda_fp16's __half2 arithmetic; bf16.cu: cuda_bf16's; intrin.cu: __ffs, __reduce_*_sync;
 # wmma.cu: nvcuda::wmma on the tensor cores, its three shapes, f16 and bf16 inputs; async.cu:
 # cp.async from cuda_pipeline.h, a double buffer and zero-filled copies; mma.cu: mma.sync and
-# ldmatrix as CUTLASS and Triton write them):
+# ldmatrix as CUTLASS and Triton write them; printf.cu: device printf):
 # the committed PTX, and
 # where nvcc is installed the same sources compiled here at -O3 for sm_80
 own_runs() {  # PTXDIR
@@ -72,7 +74,7 @@ own_runs() {  # PTXDIR
     echo "$bad"
 }
 bad=$(own_runs "$PWD/tests/gpu/ptx")
-check "23 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx, async.ptx and mma.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
+check "24 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx, async.ptx, mma.ptx and printf.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
 if command -v nvcc > /dev/null; then
     mkdir -p "$T/nv"
     if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1 &&
@@ -85,7 +87,8 @@ if command -v nvcc > /dev/null; then
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/intrin.cu -o "$T/nv/intrin.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/wmma.cu -o "$T/nv/wmma.ptx" >> "$T/nv.log" 2>&1 &&
        nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/async.cu -o "$T/nv/async.ptx" >> "$T/nv.log" 2>&1 &&
-       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/mma.cu -o "$T/nv/mma.ptx" >> "$T/nv.log" 2>&1; then
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/mma.cu -o "$T/nv/mma.ptx" >> "$T/nv.log" 2>&1 &&
+       nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/printf.cu -o "$T/nv/printf.ptx" >> "$T/nv.log" 2>&1; then
         bad=$(own_runs "$T/nv")
         check "the same kernels compiled now by $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p'): outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
     else
@@ -94,6 +97,25 @@ if command -v nvcc > /dev/null; then
 else
     echo "skip nvcc is not installed: the committed PTX of tests/gpu/ptx/own.cu was run instead"
 fi
+
+# printf and assert (tests/gpu/ptx/printf.cu): the lines printed, in block, warp and lane order,
+# equal printf.expected (Python's % formatting of the same values, README); an assertion that
+# fails stops the launch with CUDA's message, exit 65
+"$A" gpu run tests/gpu/ptx/printf.yaml --machine configs/gpu/teach.yaml -q -o "$T/printf" \
+    > "$T/printf.out" 2>&1
+check "printf: the four lines as C formats them" \
+    "head -4 '$T/printf.out' | cmp -s - tests/gpu/ptx/printf.expected"
+sed 's/^entry: say/entry: check/; s/^params: .*/params: [x, 10.0, 64]/' tests/gpu/ptx/printf.yaml \
+    > "$T/assert.yaml"
+sed -i "s|^kernel: .*|kernel: $PWD/tests/gpu/ptx/printf.ptx|" "$T/assert.yaml"
+rc=0; "$A" gpu run "$T/assert.yaml" --machine configs/gpu/teach.yaml -q -o "$T/assert" \
+    > "$T/assert.out" 2>&1 || rc=$?
+check "assert: x[10] < 10 fails: exit 65 ($rc), CUDA's message, thread 10, no run directory" \
+    "[ $rc -eq 65 ] && grep -q 'printf.cu:21: void check(const float \*, float, int): Assertion .x\[i\] < limit. failed. (block (0,0,0), thread (10,0,0))' '$T/assert.out' && [ ! -e '$T/assert' ]"
+sed -i 's/^params: .*/params: [x, 64.0, 64]/' "$T/assert.yaml"
+rc=0; "$A" gpu run "$T/assert.yaml" --machine configs/gpu/teach.yaml -q -o "$T/assert2" \
+    > /dev/null 2>&1 || rc=$?
+check "assert: x[i] < 64 holds: exit 0 ($rc)" "[ $rc -eq 0 ]"
 
 # cp.async: the double buffer of tests/gpu/ptx/async.cu (16 tiles) waits for the copies
 # (__pipeline_wait_prior(1)); waiting for all (wait_group 0) loses the overlap; no wait at all

@@ -309,7 +309,18 @@ static void test_parse_errors(void)
           "vector of 8 registers" },
         { "wmma.load.c.sync.aligned.row.m16n16k16.f32 {%rd1, %rd1, %rd1, %rd1, %rd1, %rd1, %rd1, "
           "%rd1}, [%rd1];", "t.ptx:6:1: 'wmma.load.c.sync.aligned.row.m16n16k16.f32': operand 1: "
-          "%rd1 is a .b64 register; the fragment's are .f32" },
+          "%rd1 is a .b64 register; the fragment's are .b32 or .f32" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1}, "
+          "[%rd1];", "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': operand 1: %f1 is a "
+          ".f32 register; the fragment's are .b32 or .f16x2" },
+        { "wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {%f1, %f1, %f1, _, %f1, %f1, %f1, "
+          "%f1};", "t.ptx:6:1: 'wmma.store.d.sync.aligned.row.m16n16k16.f32': operand 2: every "
+          "element of a fragment read is a register" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.global.shared.f16 " R8 ", [%rd1];",
+          "t.ptx:6:46: 'wmma.load.a.sync.aligned.row.m16n16k16.global.shared.f16': two state "
+          "spaces" },
+        { "wmma.load.a.sync.aligned.row.m16n16k16.m16n16k16.f16 " R8 ", [%rd1];",
+          "t.ptx:6:39: 'wmma.load.a.sync.aligned.row.m16n16k16.m16n16k16.f16': two shapes" },
         { "wmma.load.a.sync.aligned.row.m16n8k16.f16 " R8 ", [%rd1];",
           "t.ptx:6:29: 'wmma.load.a.sync.aligned.row.m16n8k16.f16': .m16n8k16 is not in archsim's "
           "PTX subset (wmma takes the shapes m16n16k16, m32n8k16 and m8n32k16 on .f16 and .bf16 "
@@ -327,10 +338,7 @@ static void test_parse_errors(void)
           "t.ptx:6:11: 'wmma.store.c.sync.aligned.row.m16n16k16.f32': wmma.store stores .d" },
         { "wmma.load.a.sync.aligned.row.m16n16k16.f16 " R8 ", [%rd1], %rd1;",
           "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': the stride (operand 3) is a "
-          "32-bit integer register or a positive constant" },
-        { "wmma.load.a.sync.aligned.row.m16n16k16.f16 " R8 ", [%rd1], 0;",
-          "t.ptx:6:1: 'wmma.load.a.sync.aligned.row.m16n16k16.f16': the stride (operand 3) is a "
-          "32-bit integer register or a positive constant" },
+          "32-bit integer register or a constant" },
         { "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%f1, %f1, %f1, %f1, %f1, "
           "%f1, %f1, %f1}, " R8 ", " R8 ", {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};",
           "t.ptx:6:48: 'wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite': .satfinite is "
@@ -381,23 +389,40 @@ static void test_parse_errors(void)
           "f16.f16.f32': operand 2 (a) is a vector of 4 registers" },
         { "mma.sync.aligned.m16n8k16.row.col.f16.bf16.bf16.f32 {%r1, %r1}, {%r1, %r1, %r1, %r1}, "
           "{%r1, %r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k16.row.col.f16."
-          "bf16.bf16.f32': mma takes .DTYPE.f16.f16.CTYPE (each of D and C .f16 or .f32) or "
-          ".f32.bf16.bf16.f32" },
+          "bf16.bf16.f32': mma takes .f16.f16.f16.f16, .f32.f16.f16.f32 or .f32.bf16.bf16.f32" },
+        { "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%f1, %f1, %f1, %f1}, {%r1, %r1, %r1, "
+          "%r1}, {%r1, %r1}, {%r1, %r1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16"
+          ".f16': mma takes .f16.f16.f16.f16, .f32.f16.f16.f32 or .f32.bf16.bf16.f32" },
+        { "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%f1, %f1}, {%r1, %r1, %r1, %r1}, "
+          "{%r1, %r1}, {%r1, %r1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"
+          "': operand 1: %f1 is a .f32 register; these are .b32 or .f16x2" },
+        { "mma.sync.aligned.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r1}, {%r1, %r1, %r1, "
+          "%r1}, {%r1, %r1}, {%r1, %r1};", "t.ptx:6:17: 'mma.sync.aligned.aligned.m16n8k16.row.col."
+          "f16.f16.f16.f16': .aligned twice (mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on "
+          ".f16 or .bf16 inputs)" },
+        { "cp.async.ca.shared.global.L2::128B.L2::64B [%rd1], [%rd2], 16;", "t.ptx:6:35: "
+          "'cp.async.ca.shared.global.L2::128B.L2::64B': a second .L2::64B (one prefetch size and "
+          "one cache hint at most)" },
         { "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r1}, {%f1};",
           "t.ptx:6:17: 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': .m8n8k4 is not in "
           "archsim's PTX subset (mma.sync.aligned.m16n8k16 or .m16n8k8, .row.col, on .f16 or .bf16 "
           "inputs)" },
         { "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%rd1, %f1, %f1, %f1}, {%r1, %r1}, "
           "{%r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:1: 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16"
-          ".f32': operand 1: %rd1 is a .b64 register; these are .f32" },
+          ".f32': operand 1: %rd1 is a .b64 register; these are .b32 or .f32" },
         { "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r1}, [%r1];", "t.ptx:6:1: "
-          "'ldmatrix.sync.aligned.m8n8.x4.shared.b16' takes a vector of 4 registers and an address "
-          "in brackets" },
+          "'ldmatrix.sync.aligned.m8n8.x4.shared.b16' takes a vector of 4 registers ({...}) and an "
+          "address in brackets" },
         { "ldmatrix.sync.aligned.m8n8.x2.shared.b32 {%r1, %r1}, [%r1];", "t.ptx:6:1: "
           "'ldmatrix.sync.aligned.m8n8.x2.shared.b32': ldmatrix is ldmatrix.sync.aligned.m8n8.x1/.x2"
           "/.x4{.trans}{.shared}.b16" },
-        { "ldmatrix.sync.aligned.m8n8.x1.b16 %rd1, [%r1];", "t.ptx:6:1: 'ldmatrix.sync.aligned.m8n8"
-          ".x1.b16': its destinations are 32-bit registers" },
+        { "ldmatrix.sync.aligned.m8n8.x1.b16 %r1, [%r1];", "t.ptx:6:1: 'ldmatrix.sync.aligned.m8n8"
+          ".x1.b16' takes a vector of 1 register ({...}) and an address in brackets" },
+        { "ldmatrix.sync.aligned.m8n8.x1.b16 {%rd1}, [%r1];", "t.ptx:6:1: 'ldmatrix.sync.aligned."
+          "m8n8.x1.b16': its destinations are .b32 registers" },
+        { "ldmatrix.sync.aligned.m8n8.x2.trans.trans.b16 {%r1, %r1}, [%r1];", "t.ptx:6:36: "
+          "'ldmatrix.sync.aligned.m8n8.x2.trans.trans.b16': .trans twice (ldmatrix.sync.aligned.m8n8"
+          ".x1/.x2/.x4{.trans}{.shared}.b16)" },
         { "wmma.mma.sync.aligned.row.col.m16n16k16 {%f1}, {%r1}, {%r1}, {%f1};", "t.ptx:6:1: "
           "'wmma.mma.sync.aligned.row.col.m16n16k16': wmma.mma takes .DTYPE.CTYPE (each .f16 or "
           ".f32) on .f16 inputs, or .f32.bf16.bf16.f32" },
@@ -1321,11 +1346,19 @@ static void test_calls_carry(void)
     static const BadCase bad[] = {
         { ".func f()\n{\ncall f;\nret;\n}\n.visible .entry k()\n{\ncall f;\nret;\n}\n",
           "t.ptx:6:6: function f calls itself (recursion is not in archsim's PTX subset)" },
-        { ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b64 b);\n"
+        { ".extern .func (.param .b32 r) vprintg(.param .b64 a, .param .b64 b);\n"
           ".visible .entry k()\n{\n{ .param .b64 a; .param .b64 b; .param .b32 r;\n"
+          "call (r), vprintg, (a, b); }\nret;\n}\n",
+          "t.ptx:8:11: function vprintg is declared but not defined in this file (external "
+          "functions other than vprintf and __assertfail are not in archsim's PTX subset)" },
+        { ".extern .func (.param .b32 r) vprintf(.param .b64 a);\n"
+          ".visible .entry k()\n{\n{ .param .b64 a; .param .b32 r;\n"
+          "call (r), vprintf, (a); }\nret;\n}\n",
+          "t.ptx:8:11: call of vprintf with 1 arguments and 1 results: CUDA's takes 2 and returns 1" },
+        { ".extern .func (.param .b32 r) vprintf(.param .b64 a, .param .b32 b);\n"
+          ".visible .entry k()\n{\n{ .param .b64 a; .param .b32 b; .param .b32 r;\n"
           "call (r), vprintf, (a, b); }\nret;\n}\n",
-          "t.ptx:8:11: function vprintf is declared but not defined in this file (external "
-          "functions such as vprintf are not in archsim's PTX subset)" },
+          "t.ptx:8:11: call of vprintf: argument 2 is not a .param of 8 bytes or more" },
         { ".func g(.param .b32 a)\n{\nret;\n}\n.visible .entry k()\n{\ncall g;\nret;\n}\n",
           "t.ptx:10:1: call of g with 0 arguments and 0 results: it takes 1 and returns 0" },
         { ".func g(.param .b64 a)\n{\nret;\n}\n.visible .entry k()\n{\n{ .param .b32 x;\n"
@@ -1547,20 +1580,44 @@ static void test_wmma(void)
                                     2.0f * (float)((i * 16 + (j + 3) % 16) % 7 - 3) + 0.5f;
     CU_ASSERT_EQUAL(bad, 0);
     uint32_t mask = 0;
-    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 1, &mask), 1);           /* A: 16 bytes a lane */
+    CU_ASSERT_EQUAL(count_at(&R, 0, 0, 1, &mask), 2);           /* A: 16 bytes a lane, in two
+                                                                   records of four registers */
     CU_ASSERT_EQUAL(count_at(&R, 0, 0, 5, &mask), 2);           /* two HMMA */
     CU_ASSERT_EQUAL(count_at(&R, 0, 0, 7, &mask), 2);           /* D: 32 bytes a lane */
     const SassBlock *b = g_ptr_array_index(R.blocks, 0);
     const SassInst *ins = sass_warp_insts(b, 0);
+    uint32_t named = 0;
     for (uint32_t i = 0; i < b->warps[0].n; i++) {
         if (ins[i].pc == 1 * 16) {
-            CU_ASSERT_EQUAL(ins[i].width, 16);
+            CU_ASSERT_EQUAL(ins[i].width, 8);
             CU_ASSERT_EQUAL(b->warps[0].addrs[ins[i].addr + 1] - b->warps[0].addrs[ins[i].addr], 16);
+            named += ins[i].ndst;
         }
         if (ins[i].pc == 5 * 16)
             CU_ASSERT_EQUAL(ins[i].unit, GPU_UNIT_TENSOR);
     }
+    CU_ASSERT_EQUAL(named, 8);                                  /* every register A fills */
+    uint8_t first[2048];                                        /* A and B, then D */
+    memcpy(first, out->data, 2048);
     run_free(&R);
+    /* the same with A's second copies of its elements sunk ('_') and a scalar load written as a
+     * one-register vector, as ptxas takes both: the same D */
+    char *sink = g_strdup(src);
+    const char *full8 = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];";
+    memcpy(strstr(sink, full8), "{%r1, %r2, %r3, %r4, _,   _,   _,   _  }, [%rd1];", strlen(full8));
+    char *sink2 = g_strconcat(HEAD OUT_PARAM "{\n.reg .b32 %r<20>; .reg .f32 %f<12>; "
+                              ".reg .b64 %rd<6>;\nld.param.u64 %rd1, [out];\n"
+                              "ld.global.u32 {%r19}, [%rd1];\n",
+                              strstr(sink, "wmma.load.a"), NULL);
+    PtxBuffer *out2 = ptx_buffer_new("out", PTX_D_U32, 512);
+    memcpy(out2->data, first, 1024);
+    if (!run_kernel(&R, sink2, 1, 32, 0, &out2, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    CU_ASSERT_EQUAL(memcmp(out2->data + 1024, first + 1024, 1024), 0);
+    run_free(&R);
+    g_free(sink);
+    g_free(sink2);
     /* half a warp */
     out = ptx_buffer_new("out", PTX_D_U32, 512);
     CU_ASSERT_FALSE(run_kernel(&R, src, 1, 16, 0, &out, 1, 0, &err));
@@ -1661,7 +1718,10 @@ static void test_cp_async(void)
             CU_ASSERT_EQUAL(ins[i].width, pc == 10 ? 16 : pc == 13 ? 8 : 4);
             CU_ASSERT_EQUAL(ins[i].space, SASS_SPACE_GLOBAL);
             CU_ASSERT_EQUAL(ins[i].ndst, 0);
-            CU_ASSERT_EQUAL(b->warps[0].addrs[ins[i].addr + 1] - b->warps[0].addrs[ins[i].addr], 16);
+            const uint64_t *ad = &b->warps[0].addrs[ins[i].addr];
+            CU_ASSERT_EQUAL(ad[2] - ad[1], 16);
+            /* lane 0 reads nothing at 10 (src-size 0): it takes lane 1's address, no traffic */
+            CU_ASSERT(pc == 10 ? ad[0] == ad[1] : ad[1] - ad[0] == 16);
         }
         if (ins[i].has_imm) {
             CU_ASSERT_EQUAL(ins[i].imm, waits == 0 ? 0 : -1);
@@ -1780,7 +1840,7 @@ static void test_mma(void)
     const char *glob = HEAD ".visible .entry k(.param .u64 out)\n{\n"
         ".reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
         "ld.param.u64 %rd1, [out];\n"
-        "ldmatrix.sync.aligned.m8n8.x1.b16 %r1, [%rd1];\n"
+        "ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];\n"
         "ret;\n}\n";
     out = ptx_buffer_new("out", PTX_D_F32, 128);
     CU_ASSERT_FALSE(run_kernel(&R, glob, 1, 32, -1, &out, 1, 0, &err));

@@ -47,7 +47,7 @@ static void check_entry(const PtxModule *m, const PtxEntry *e)
                         in->op == PTX_OP_BAR_WARP || in->op == PTX_OP_MEMBAR ||
                         in->op == PTX_OP_WMMA_ST || in->op == PTX_OP_TRAP ||
                         in->op == PTX_OP_CP_ASYNC || in->op == PTX_OP_CP_COMMIT ||
-                        in->op == PTX_OP_CP_WAIT);
+                        in->op == PTX_OP_CP_WAIT || in->op == PTX_OP_HOSTCALL);
         if (writes)
             fuzz_check(in->a[0].kind == PTX_A_REG || in->a[0].kind == PTX_A_VEC,
                        "a destination that is not a register");
