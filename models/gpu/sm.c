@@ -1068,14 +1068,16 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
 }
 
 /* Two-level: demote the active warps that wait on long-latency loads, promote others. */
+/* Two-level scheduling (Narasiman et al., MICRO 2011): a warp waiting on a long-latency load
+ * leaves the active set, and so does one waiting at a barrier (else warps at bar.sync could fill
+ * the set while the warps they wait for, outside it, never issue: a deadlock); each comes back
+ * when it no longer waits. */
 static void two_level_update(Sm *k, uint32_t sc, const StallReason *status)
 {
     for (uint32_t i = 0; i < k->sc_n[sc]; i++) {
         Warp *w = &k->warp[k->sc_warps[sc][i]];
-        if (status[k->sc_warps[sc][i]] == ST_LONG_SB)
-            w->demoted = true;
-        else if (w->demoted && status[k->sc_warps[sc][i]] != ST_LONG_SB)
-            w->demoted = false;
+        StallReason st = status[k->sc_warps[sc][i]];
+        w->demoted = st == ST_LONG_SB || st == ST_BARRIER;
     }
 }
 

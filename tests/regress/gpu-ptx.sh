@@ -98,6 +98,12 @@ else
     echo "skip nvcc is not installed: the committed PTX of tests/gpu/ptx/own.cu was run instead"
 fi
 
+# two-level scheduling with __syncthreads: warps at the barrier leave the active set (they filled
+# it and the warps they waited for never issued: a deadlock)
+gpurun tl-reduce $W/reduce/sequential/launch.yaml configs/gpu/teach.yaml --set sm.scheduler=two_level
+check "two_level scheduler with bar.sync: reduce/sequential ends, outputs right" \
+    "[ -f '$T/tl-reduce/stats.txt' ] && $R $W/reduce/sequential/launch.yaml $T/tl-reduce > /dev/null"
+
 # printf and assert (tests/gpu/ptx/printf.cu): the lines printed, in block, warp and lane order,
 # equal printf.expected (Python's % formatting of the same values, README); an assertion that
 # fails stops the launch with CUDA's message, exit 65
