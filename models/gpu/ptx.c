@@ -274,7 +274,8 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_WMMA_LD] = "wmma.load", [PTX_OP_WMMA_ST] = "wmma.store", [PTX_OP_WMMA_MMA] = "wmma.mma",
     [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
     [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap", [PTX_OP_MMA] = "mma",
-    [PTX_OP_LDMATRIX] = "ldmatrix", [PTX_OP_HOSTCALL] = "call",
+    [PTX_OP_LDMATRIX] = "ldmatrix", [PTX_OP_HOSTCALL] = "call", [PTX_OP_MATCH] = "match",
+    [PTX_OP_NANOSLEEP] = "nanosleep",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -617,6 +618,8 @@ static const struct { const char *name; PtxSreg sr; } sregs[] = {
     { "%lanemask_lt", PTX_SR_LANEMASK_LT }, { "%lanemask_le", PTX_SR_LANEMASK_LE },
     { "%lanemask_gt", PTX_SR_LANEMASK_GT }, { "%lanemask_ge", PTX_SR_LANEMASK_GE },
     { "%clock", PTX_SR_CLOCK }, { "%clock64", PTX_SR_CLOCK64 },
+    { "%globaltimer", PTX_SR_GLOBALTIMER }, { "%globaltimer_lo", PTX_SR_GLOBALTIMER_LO },
+    { "%globaltimer_hi", PTX_SR_GLOBALTIMER_HI },
 };
 
 /* A register by name (at p->p, length n): its index, or -1 with the error set. */
@@ -862,6 +865,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "wmma", PTX_OP_WMMA_LD },         /* wmma.load, .store or .mma: parse_wmma decides */
     { "cp", PTX_OP_CP_ASYNC },          /* cp.async and its groups: parse_cp decides */
     { "trap", PTX_OP_TRAP }, { "mma", PTX_OP_MMA }, { "ldmatrix", PTX_OP_LDMATRIX },
+    { "match", PTX_OP_MATCH }, { "nanosleep", PTX_OP_NANOSLEEP },
 };
 
 static const char *const cmp_names[] = {
@@ -1503,6 +1507,10 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    (k = name_in((const char *const[]){ "all", "any", "uni", "ballot" }, 4, w, n)) >= 0) {
             in.sub = (uint8_t)k;
             have_sub = true;
+        } else if (in.op == PTX_OP_MATCH && !have_sub &&
+                   (k = name_in((const char *const[]){ "any", "all" }, 2, w, n)) >= 0) {
+            in.sub = (uint8_t)k;
+            have_sub = true;
         } else if (in.op == PTX_OP_PRMT && !have_sub &&
                    (k = name_in((const char *const[]){ "f4e", "b4e", "rc8", "ecl", "ecr", "rc16" },
                                 6, w, n)) >= 0) {
@@ -1580,6 +1588,16 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                              types[0] == PTX_T_U64 || types[0] == PTX_T_S64))
             return perr(p, op_at, "'%.*s': bfind takes .u32, .s32, .u64 or .s64", (int)oplen, op_at);
         break;
+    case PTX_OP_MATCH:
+        /* match.any.sync.b32/.b64 d, a, membermask; match.all.sync d[|p], a, membermask */
+        if (!have_sub || ntypes != 1 || !(types[0] == PTX_T_B32 || types[0] == PTX_T_B64))
+            return perr(p, op_at, "'%.*s': match.sync takes .any or .all, and .b32 or .b64",
+                        (int)oplen, op_at);
+        break;
+    case PTX_OP_NANOSLEEP:
+        if (ntypes != 1 || types[0] != PTX_T_U32)
+            return perr(p, op_at, "'%.*s': nanosleep takes .u32", (int)oplen, op_at);
+        break;
     case PTX_OP_ATOM:
     case PTX_OP_RED:
     case PTX_OP_SHFL:
@@ -1654,7 +1672,16 @@ static bool parse_inst(P *p, Ent *en, const char *start)
      * cuda_bf16 writes, including cvt between it and f32 */
     bool bf = (ntypes >= 1 && (types[0] == PTX_T_BF16 || types[0] == PTX_T_BF16X2)) ||
               (ntypes == 2 && (types[1] == PTX_T_BF16 || types[1] == PTX_T_BF16X2));
-    if (bf && !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+    /* atomic adds of 16-bit floats and pairs (atom/red.add.noftz: atomicAdd on __half, __half2,
+     * and on sm_90 __nv_bfloat16, __nv_bfloat162) */
+    bool half_atom = (in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && in.sub == PTX_ATOM_ADD;
+    if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && !half_atom && ntypes >= 1 &&
+        (types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 || bf))
+        return perr(p, op_at, "'%.*s': an atomic on 16-bit floats is an add (atom.add.noftz) in "
+                    "archsim's PTX subset", (int)oplen, op_at);
+    if (bf && half_atom && p->m->target < 90)
+        return perr(p, op_at, "'%.*s' needs .target sm_90 or higher", (int)oplen, op_at);
+    if (bf && !half_atom && !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
                 in.op == PTX_OP_FMA || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
                 in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_SET ||
                 in.op == PTX_OP_SETP ||
@@ -1696,7 +1723,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return perr(p, op_at, "'%.*s' needs its rounding, .rn", (int)oplen, op_at);
     /* two halves in one register: the arithmetic nvcc's cuda_fp16 writes for __half2 */
     if (((ntypes >= 1 && types[0] == PTX_T_F16X2) || (ntypes == 2 && types[1] == PTX_T_F16X2)) &&
-        !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
+        !half_atom && !(in.op == PTX_OP_ADD || in.op == PTX_OP_SUB || in.op == PTX_OP_MUL ||
           in.op == PTX_OP_FMA || in.op == PTX_OP_MIN || in.op == PTX_OP_MAX ||
           in.op == PTX_OP_NEG || in.op == PTX_OP_ABS || in.op == PTX_OP_SETP ||
           in.op == PTX_OP_SET || in.op == PTX_OP_LD || in.op == PTX_OP_ST ||
@@ -1791,6 +1818,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     case PTX_OP_VOTE: case PTX_OP_REDUX:
         want_min = want_max = 3;
         break;
+    case PTX_OP_MATCH:
+        want_min = 3, want_max = 4;     /* d[|p], a, membermask (p: .all only) */
+        break;
+    case PTX_OP_NANOSLEEP:
+        want_min = want_max = 1;
+        break;
     case PTX_OP_BFIND:
         want_min = want_max = 2;
         break;
@@ -1872,8 +1905,10 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
                     in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_TRAP ||
-                    in.op == PTX_OP_BAR ||
+                    in.op == PTX_OP_BAR || in.op == PTX_OP_NANOSLEEP ||
                     in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR);
+    if (in.op == PTX_OP_MATCH && in.sub == PTX_MATCH_ANY && in.nargs > 1 && in.a[1].pair)
+        return perr(p, op_at, "'%.*s': only match.all has a predicate (d|p)", (int)oplen, op_at);
     for (uint32_t d = 0; writes && d < (in.nargs > 1 && in.a[1].pair ? 2u : 1u); d++) {
         const PtxArg *a = &in.a[d];
         bool vec_ok = d == 0 && a->kind == PTX_A_VEC && !a->zero &&

@@ -52,6 +52,7 @@ typedef enum {
     PTX_OP_TRAP,
     PTX_OP_MMA, PTX_OP_LDMATRIX,                        /* mma.sync, ldmatrix (tensor cores) */
     PTX_OP_HOSTCALL,    /* a call of CUDA's device runtime: vprintf (printf), __assertfail */
+    PTX_OP_MATCH, PTX_OP_NANOSLEEP,                     /* match.any/all.sync, nanosleep */
     PTX_OP_COUNT
 } PtxOp;
 
@@ -96,6 +97,7 @@ typedef enum { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } PtxShfl
 /* PTX_OP_HOSTCALL's function (its operands: the call's argument symbols, then its result's) */
 typedef enum { PTX_HOST_VPRINTF, PTX_HOST_ASSERTFAIL } PtxHostCall;
 typedef enum { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } PtxVote;
+typedef enum { PTX_MATCH_ANY, PTX_MATCH_ALL } PtxMatch;
 
 /* Special registers. */
 typedef enum {
@@ -103,7 +105,8 @@ typedef enum {
     PTX_SR_CTAID_X, PTX_SR_CTAID_Y, PTX_SR_CTAID_Z, PTX_SR_NCTAID_X, PTX_SR_NCTAID_Y,
     PTX_SR_NCTAID_Z, PTX_SR_LANEID, PTX_SR_WARPID, PTX_SR_NWARPID, PTX_SR_SMID,
     PTX_SR_LANEMASK_EQ, PTX_SR_LANEMASK_LT, PTX_SR_LANEMASK_LE, PTX_SR_LANEMASK_GT,
-    PTX_SR_LANEMASK_GE, PTX_SR_CLOCK, PTX_SR_CLOCK64, PTX_SR_COUNT
+    PTX_SR_LANEMASK_GE, PTX_SR_CLOCK, PTX_SR_CLOCK64,
+    PTX_SR_GLOBALTIMER, PTX_SR_GLOBALTIMER_LO, PTX_SR_GLOBALTIMER_HI, PTX_SR_COUNT
 } PtxSreg;
 
 typedef enum {

@@ -317,6 +317,11 @@ static uint64_t sreg(PtxRun *r, PtxSreg s, uint32_t tid)
     case PTX_SR_LANEMASK_GE: return ~((1u << lane) - 1) & 0xffffffffu;
     case PTX_SR_CLOCK: return (uint32_t)r->clock;
     case PTX_SR_CLOCK64: return r->clock;
+    /* nanoseconds on a GPU; here, as %clock, the warp instructions run so far (the functional
+     * run has no time) */
+    case PTX_SR_GLOBALTIMER: return r->clock;
+    case PTX_SR_GLOBALTIMER_LO: return (uint32_t)r->clock;
+    case PTX_SR_GLOBALTIMER_HI: return (uint32_t)(r->clock >> 32);
     default: return 0;
     }
 }
@@ -498,6 +503,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_TRAP] = GPU_UNIT_BRANCH,                                           /* BPT.TRAP */
     [PTX_OP_MMA] = GPU_UNIT_TENSOR, [PTX_OP_LDMATRIX] = GPU_UNIT_LDST,          /* HMMA, LDSM */
     [PTX_OP_HOSTCALL] = GPU_UNIT_BRANCH,                                       /* CALL */
+    [PTX_OP_MATCH] = GPU_UNIT_INT, [PTX_OP_NANOSLEEP] = GPU_UNIT_BRANCH,       /* MATCH, NANOSLEEP */
 };
 
 uint8_t ptx_unit_class(const PtxInst *in)
@@ -527,7 +533,7 @@ static uint32_t n_dst(const PtxInst *in)
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_MEMBAR: case PTX_OP_WMMA_ST:
     case PTX_OP_CP_ASYNC: case PTX_OP_CP_COMMIT: case PTX_OP_CP_WAIT: case PTX_OP_TRAP:
-    case PTX_OP_HOSTCALL:
+    case PTX_OP_HOSTCALL: case PTX_OP_NANOSLEEP:
         return 0;
     default:
         return in->nargs > 1 && in->a[1].pair ? 2 : 1;
@@ -636,7 +642,7 @@ static uint32_t sync_lanes(PtxRun *r, const PWarp *w, const PtxInst *in, uint32_
     case PTX_OP_BAR_WARP:
         mask = &in->a[0];
         break;
-    case PTX_OP_VOTE: case PTX_OP_REDUX:
+    case PTX_OP_VOTE: case PTX_OP_REDUX: case PTX_OP_MATCH:
         mask = &in->a[in->nargs - 1];
         break;
     case PTX_OP_SHFL:
@@ -1155,6 +1161,11 @@ static uint64_t atom_apply(PtxAtomOp op, PtxType t, uint64_t old, uint64_t b, ui
 {
     *write = true;
     uint32_t bits = tbits(t);
+    if (t == PTX_T_F16X2 || t == PTX_T_BF16X2) {        /* add: each half on its own */
+        PtxType h = t == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
+        return fbits(fval(old & 0xffff, h) + fval(b & 0xffff, h), h) |
+               fbits(fval(old >> 16 & 0xffff, h) + fval(b >> 16 & 0xffff, h), h) << 16;
+    }
     if (is_float(t)) {
         double x = fval(old, t), y = fval(b, t);
         switch (op) {
@@ -1891,6 +1902,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         const PtxInst *in = &insts[pc];
         if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
                        in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX ||
+                       in->op == PTX_OP_MATCH ||
                        ptx_op_is_warp_matrix(in->op)) &&
             active != w->live && sync_park(r, w, in, pc, active, base))
             continue;
@@ -2065,6 +2077,31 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         case PTX_OP_WMMA_MMA:
             if (exec && !exec_wmma(r, w, pc, in, exec, base))
                 return false;
+            break;
+        case PTX_OP_MATCH: {
+            /* match.any: the lanes of exec whose a equals this lane's; match.all: exec when every
+             * one's a is the same (p true), else 0 (PTX ISA 9.7.13.8) */
+            uint64_t v[32];
+            for (uint32_t lane = 0; lane < 32; lane++)
+                if (exec >> lane & 1)
+                    v[lane] = trunc_to(val(r, &in->a[in->a[1].pair ? 2 : 1], base + lane), tbits(t));
+            int32_t pd = in->a[1].pair ? in->a[1].reg : -1;
+            for (uint32_t lane = 0; lane < 32; lane++) {
+                if (!(exec >> lane & 1))
+                    continue;
+                uint32_t same = 0;
+                for (uint32_t o = 0; o < 32; o++)
+                    if ((exec >> o & 1) && v[o] == v[lane])
+                        same |= 1u << o;
+                bool all = same == exec;
+                set(r, in->a[0].reg, base + lane,
+                    in->sub == PTX_MATCH_ANY ? same : all ? exec : 0, PTX_T_B32);
+                if (pd >= 0)
+                    set(r, pd, base + lane, all, PTX_T_PRED);
+            }
+            break;
+        }
+        case PTX_OP_NANOSLEEP:      /* the ISA allows any sleep from 0 to twice the time: 0 */
             break;
         case PTX_OP_ACTIVEMASK:
             for (uint32_t lane = 0; lane < 32; lane++)

@@ -380,6 +380,14 @@ static void test_parse_errors(void)
           "t.ptx:6:3: 'cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32': cp.async is in "
           "archsim's PTX subset; .reduce is not" },
         { "trap %r1;", "t.ptx:6:1: 'trap' takes 0 operands, got 1" },
+        { "match.any.sync.b32 %r1|%p1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.sync.b32': only "
+          "match.all has a predicate (d|p)" },
+        { "match.any.sync.u32 %r1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.sync.u32': match.sync "
+          "takes .any or .all, and .b32 or .b64" },
+        { "atom.global.min.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.min.f16': an atomic "
+          "on 16-bit floats is an add (atom.add.noftz) in archsim's PTX subset" },
+        { "atom.global.add.noftz.bf16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.add.noftz.bf16' "
+          "needs .target sm_90 or higher" },
         { "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1, %f1, %f1, %f1}, {%r1, %r1, "
           "%r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};", "t.ptx:6:26: 'mma.sync.aligned.m16n8k16"
           ".col.row.f32.f16.f16.f32': .col is not in archsim's PTX subset (mma.sync.aligned.m16n8k16 "
@@ -1850,6 +1858,46 @@ static void test_mma(void)
     run_free(&R);
 }
 
+/* match.any/.all.sync (values and the .all predicate), nanosleep and %globaltimer (they run),
+ * and atomic adds of a half and a pair of halves from 32 lanes (atomicAdd on __half, __half2) */
+static void test_match_half_atomics(void)
+{
+    const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<6>; .reg .b16 %rs<3>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %laneid; and.b32 %r2, %r1, 3;\n"
+        "match.any.sync.b32 %r3, %r2, 0xffffffff;\n"
+        "mov.u32 %r4, 7;\n"
+        "match.all.sync.b32 %r5|%p1, %r4, 0xffffffff;\n"
+        "match.all.sync.b32 %r6|%p2, %r2, 0xffffffff;\n"
+        "selp.u32 %r7, 1, 0, %p1; selp.u32 %r8, 1, 0, %p2;\n"
+        "nanosleep.u32 100;\n"
+        "mov.u64 %rd2, %globaltimer;\n"
+        "add.s64 %rd3, %rd1, 32; mov.b16 %rs1, 0x3C00;\n"
+        "atom.global.add.noftz.f16 %rs2, [%rd3], %rs1;\n"
+        "add.s64 %rd4, %rd1, 36; mov.b32 %r9, 0x40003800;\n"
+        "red.global.add.noftz.f16x2 [%rd4], %r9;\n"
+        "setp.ne.u32 %p1, %r1, 5;\n"
+        "@%p1 bra DONE;\n"
+        "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r5; st.global.u32 [%rd1+8], %r6;\n"
+        "st.global.u32 [%rd1+12], %r7; st.global.u32 [%rd1+16], %r8;\n"
+        "DONE:\n"
+        "ret;\n}\n";
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 10);
+    Run R;
+    char *err = NULL;
+    if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
+        fprintf(stderr, "\n%s\n", err);
+    CU_ASSERT_PTR_NULL(err);
+    const uint32_t *o = U32(out);
+    /* lane 5: the lanes with lane % 4 == 1; all 32 agree on 7; they do not on lane % 4; 32 x 1.0
+     * = 32.0 (0x5000); 32 x (0.5, 2.0) = (16.0, 64.0) */
+    static const uint32_t want[] = { 0x22222222u, 0xffffffffu, 0, 1, 0, 0, 0, 0, 0x5000u,
+                                     0x54004c00u };
+    check_words(o, want, G_N_ELEMENTS(want));
+    run_free(&R);
+}
+
 /* A double to a half, rounded once to nearest even with subnormals kept: the references are
  * Python's struct.pack('<e', x) (PyFloat_Pack2 rounds from the double; overflow to infinity).
  * Through float first, 1 + 2^-11 + 2^-40 rounded twice to 0x3c00; f16 initial data flushed
@@ -2038,6 +2086,8 @@ int main(void)
         !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
         !CU_add_test(s, "cp.async: zero fill, ignore-src, records, bounds; trap", test_cp_async) ||
         !CU_add_test(s, "mma.sync and ldmatrix: ISA layouts, records, errors", test_mma) ||
+        !CU_add_test(s, "match.sync, nanosleep, %globaltimer, half atomics",
+                     test_match_half_atomics) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
         return CU_get_error();
