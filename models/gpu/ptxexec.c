@@ -576,6 +576,8 @@ static void make_template(uint32_t idx, const PtxInst *in, SassInst *out)
     if (in->op == PTX_OP_CP_WAIT) {     /* the groups that may stay pending; -1: wait_all */
         si.has_imm = true;
         si.imm = in->sub ? -1 : in->a[0].imm;
+    } else if (in->op == PTX_OP_CP_COMMIT) {
+        si.has_imm = true;              /* (what the SM's issue test looks for, sm.c) */
     }
     *out = si;
 }

@@ -531,7 +531,12 @@ static StallReason warp_status(Sm *k, Warp *w, uint64_t now)
     if (w->fetched == w->issued)
         return ST_NO_INSTRUCTION;
     const SassInst *in = &w->insts[w->issued];
-    if (G_UNLIKELY(w->cta->g->kc->op_flags[in->op] & (GPU_OPF_ACOMMIT | GPU_OPF_AWAIT)) &&
+    /* cp.async.commit_group (an ldst instruction without an access) and .wait_group (a barrier
+     * unit one), both with an immediate (ptxexec.c): those tests first keep the opcode's flags
+     * out of every other instruction's way */
+    if (G_UNLIKELY(in->has_imm && (in->unit == GPU_UNIT_BARRIER ||
+                                   (in->unit == GPU_UNIT_LDST && in->width == 0))) &&
+        (w->cta->g->kc->op_flags[in->op] & (GPU_OPF_ACOMMIT | GPU_OPF_AWAIT)) &&
         in->mask != 0 && acopy_blocked(w, in))   /* (guarded off: it does nothing) */
         return ST_LONG_SB;              /* waiting on L1TEX operations, as Nsight counts it */
     /* RAW on sources, WAW on destinations; once clear they stay clear until the warp issues
@@ -735,11 +740,11 @@ static StallReason l1_status(Sm *k, const Warp *w, const SassInst *in, uint64_t 
 {
     if (k->l1_free > now)
         return ST_LG_THROTTLE;             /* the L1 is still taking an earlier access's lines */
-    const GpuKernelCtx *kc = w->cta->g->kc;
     /* a store needs no MSHR; a load without a register (LDGSTS, cp.async) does */
-    if ((in->ndst == 0 && !(kc->op_flags[in->op] & GPU_OPF_LOAD)) ||
+    if ((in->ndst == 0 && !(w->cta->g->kc->op_flags[in->op] & GPU_OPF_LOAD)) ||
         k->l1m.n - k->l1m.used >= 64 || in->mask == 0 || in->width == 0)
         return ST_SELECTED;
+    const GpuKernelCtx *kc = w->cta->g->kc;
     if (kc->op_flags[in->op] & (GPU_OPF_ATOM | GPU_OPF_RED))
         return ST_SELECTED;
     GpuLineAccess acc[64];
@@ -951,10 +956,15 @@ static void issue(Sm *k, uint32_t wi, uint64_t now)
     }
     uint16_t bits[8];
     uint32_t nb = in->mask ? dst_bits(k, w, in, bits) : 0;   /* predicated off: writes nothing */
-    uint16_t af = kc->op_flags[in->op] & (GPU_OPF_ACOPY | GPU_OPF_ACOMMIT | GPU_OPF_AWAIT);
-    bool acopy = (af & GPU_OPF_ACOPY) && in->mask != 0 && in->width > 0;
-    if (in->mask != 0 && (af & GPU_OPF_ACOMMIT || (af & GPU_OPF_AWAIT && in->imm < 0)))
-        w->ac_open++;                   /* wait_all commits the open group first */
+    bool acopy = false;
+    if (G_UNLIKELY((u == GPU_UNIT_LDST || u == GPU_UNIT_BARRIER) &&
+                   (kc->op_flags[in->op] & (GPU_OPF_ACOPY | GPU_OPF_ACOMMIT | GPU_OPF_AWAIT)) &&
+                   in->mask != 0)) {
+        uint16_t af = kc->op_flags[in->op];
+        acopy = (af & GPU_OPF_ACOPY) && in->width > 0;
+        if (af & GPU_OPF_ACOMMIT || (af & GPU_OPF_AWAIT && in->imm < 0))
+            w->ac_open++;               /* wait_all commits the open group first */
+    }
     /* a load with no register listed (LDGSTS writes shared memory) still goes to memory and is
      * in flight until its lines are back, releasing nothing; a cp.async is counted in its group
      * until then (with the fixed memory, for global_latency) */

@@ -1731,8 +1731,9 @@ static void test_cp_async(void)
             /* lane 0 reads nothing at 10 (src-size 0): it takes lane 1's address, no traffic */
             CU_ASSERT(pc == 10 ? ad[0] == ad[1] : ad[1] - ad[0] == 16);
         }
-        if (ins[i].has_imm) {
-            CU_ASSERT_EQUAL(ins[i].imm, waits == 0 ? 0 : -1);
+        if (pc == 17 || pc == 18) {                     /* wait_group 0, wait_all */
+            CU_ASSERT(ins[i].has_imm);
+            CU_ASSERT_EQUAL(ins[i].imm, pc == 17 ? 0 : -1);
             waits++;
         }
     }
