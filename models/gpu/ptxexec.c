@@ -1890,6 +1890,14 @@ static bool exec_hostcall(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t 
     return true;
 }
 
+/* The instructions that wait for other lanes of the warp (or block): sync_lanes says which. */
+static const bool warp_sync_op[PTX_OP_COUNT] = {
+    [PTX_OP_BAR] = true, [PTX_OP_BAR_WARP] = true, [PTX_OP_SHFL] = true, [PTX_OP_VOTE] = true,
+    [PTX_OP_REDUX] = true, [PTX_OP_MATCH] = true, [PTX_OP_WMMA_LD] = true,
+    [PTX_OP_WMMA_ST] = true, [PTX_OP_WMMA_MMA] = true, [PTX_OP_MMA] = true,
+    [PTX_OP_LDMATRIX] = true,
+};
+
 /* Runs warp wi until it ends or waits at a barrier. */
 static bool run_warp(PtxRun *r, uint32_t wi)
 {
@@ -1902,11 +1910,8 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         uint32_t pc = top->pc, active = top->mask;
         g_assert(pc < n);
         const PtxInst *in = &insts[pc];
-        if (G_UNLIKELY(in->op == PTX_OP_BAR || in->op == PTX_OP_BAR_WARP ||
-                       in->op == PTX_OP_SHFL || in->op == PTX_OP_VOTE || in->op == PTX_OP_REDUX ||
-                       in->op == PTX_OP_MATCH ||
-                       ptx_op_is_warp_matrix(in->op)) &&
-            active != w->live && sync_park(r, w, in, pc, active, base))
+        if (G_UNLIKELY(warp_sync_op[in->op]) && active != w->live &&
+            sync_park(r, w, in, pc, active, base))
             continue;
         if (++r->executed > r->max_insts) {
             rerr(r, in, base, "the block ran more than %" G_GUINT64_FORMAT " warp instructions "
