@@ -275,7 +275,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
     [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap", [PTX_OP_MMA] = "mma",
     [PTX_OP_LDMATRIX] = "ldmatrix", [PTX_OP_HOSTCALL] = "call", [PTX_OP_MATCH] = "match",
-    [PTX_OP_NANOSLEEP] = "nanosleep",
+    [PTX_OP_NANOSLEEP] = "nanosleep", [PTX_OP_DP2A] = "dp2a",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -865,7 +865,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "wmma", PTX_OP_WMMA_LD },         /* wmma.load, .store or .mma: parse_wmma decides */
     { "cp", PTX_OP_CP_ASYNC },          /* cp.async and its groups: parse_cp decides */
     { "trap", PTX_OP_TRAP }, { "mma", PTX_OP_MMA }, { "ldmatrix", PTX_OP_LDMATRIX },
-    { "match", PTX_OP_MATCH }, { "nanosleep", PTX_OP_NANOSLEEP },
+    { "match", PTX_OP_MATCH }, { "nanosleep", PTX_OP_NANOSLEEP }, { "dp2a", PTX_OP_DP2A },
 };
 
 static const char *const cmp_names[] = {
@@ -1577,11 +1577,15 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         op_at);
         break;
     case PTX_OP_DP4A:
-        /* dp4a.ATYPE.BTYPE d, a, b, c: d and c are .s32 when either is signed, else .u32 */
+    case PTX_OP_DP2A:
+        /* dp4a.ATYPE.BTYPE d, a, b, c (and dp2a.lo/.hi): d and c are .s32 when either is
+         * signed, else .u32 */
         if (ntypes != 2 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32) ||
-            !(types[1] == PTX_T_U32 || types[1] == PTX_T_S32))
-            return perr(p, op_at, "'%.*s': dp4a takes dp4a.ATYPE.BTYPE, each .u32 or .s32",
-                        (int)oplen, op_at);
+            !(types[1] == PTX_T_U32 || types[1] == PTX_T_S32) ||
+            (in.op == PTX_OP_DP2A) != ((in.mods & (PTX_M_LO | PTX_M_HI)) != 0))
+            return perr(p, op_at, "'%.*s': %s", (int)oplen, op_at, in.op == PTX_OP_DP4A
+                        ? "dp4a takes dp4a.ATYPE.BTYPE, each .u32 or .s32"
+                        : "dp2a takes dp2a.lo or .hi, then .ATYPE.BTYPE, each .u32 or .s32");
         break;
     case PTX_OP_BFIND:
         if (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
@@ -1782,7 +1786,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         want_min = want_max = 3;
         break;
     case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE: case PTX_OP_PRMT:
-    case PTX_OP_SHF: case PTX_OP_SAD: case PTX_OP_DP4A:
+    case PTX_OP_SHF: case PTX_OP_SAD: case PTX_OP_DP4A: case PTX_OP_DP2A:
         want_min = want_max = 4;
         break;
     case PTX_OP_BFI: case PTX_OP_LOP3:

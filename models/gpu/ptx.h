@@ -53,6 +53,7 @@ typedef enum {
     PTX_OP_MMA, PTX_OP_LDMATRIX,                        /* mma.sync, ldmatrix (tensor cores) */
     PTX_OP_HOSTCALL,    /* a call of CUDA's device runtime: vprintf (printf), __assertfail */
     PTX_OP_MATCH, PTX_OP_NANOSLEEP,                     /* match.any/all.sync, nanosleep */
+    PTX_OP_DP2A,                                        /* dp2a.lo/.hi */
     PTX_OP_COUNT
 } PtxOp;
 

@@ -495,7 +495,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_PRMT] = GPU_UNIT_INT, [PTX_OP_LOP3] = GPU_UNIT_INT, [PTX_OP_SHF] = GPU_UNIT_INT,
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
     [PTX_OP_SET] = GPU_UNIT_INT, [PTX_OP_BFIND] = GPU_UNIT_INT, [PTX_OP_REDUX] = GPU_UNIT_INT,
-    [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT,
+    [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT, [PTX_OP_DP2A] = GPU_UNIT_INT,
     [PTX_OP_WMMA_LD] = GPU_UNIT_LDST, [PTX_OP_WMMA_ST] = GPU_UNIT_LDST,
     [PTX_OP_WMMA_MMA] = GPU_UNIT_TENSOR,
     [PTX_OP_CP_ASYNC] = GPU_UNIT_LDST, [PTX_OP_CP_COMMIT] = GPU_UNIT_LDST,     /* LDGSTS, LDGDEPBAR */
@@ -1045,6 +1045,18 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
         for (uint32_t i = 0; i < 4; i++) {
             uint32_t x = (uint32_t)a >> (8 * i) & 0xff, y = (uint32_t)b >> (8 * i) & 0xff;
             int32_t xs = as ? (int8_t)x : (int32_t)x, ys = bs ? (int8_t)y : (int32_t)y;
+            d += (uint32_t)(xs * ys);
+        }
+        return d;
+    }
+    case PTX_OP_DP2A: {
+        /* c + a's two 16-bit halves times two of b's bytes (.lo: bytes 0 and 1, .hi: 2 and 3),
+         * each signed by its operand's type (PTX ISA, dp2a) */
+        bool as = t == PTX_T_S32, bs = (PtxType)in->type2 == PTX_T_S32;
+        uint32_t d = (uint32_t)c, first = (in->mods & PTX_M_HI) ? 2 : 0;
+        for (uint32_t i = 0; i < 2; i++) {
+            uint32_t x = (uint32_t)a >> (16 * i) & 0xffff, y = (uint32_t)b >> (8 * (first + i)) & 0xff;
+            int32_t xs = as ? (int16_t)x : (int32_t)x, ys = bs ? (int8_t)y : (int32_t)y;
             d += (uint32_t)(xs * ys);
         }
         return d;

@@ -386,6 +386,8 @@ static void test_parse_errors(void)
           "takes .any or .all, and .b32 or .b64" },
         { "atom.global.min.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.min.f16': an atomic "
           "on 16-bit floats is an add (atom.add.noftz) in archsim's PTX subset" },
+        { "dp2a.s32.s32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.s32.s32': dp2a takes dp2a.lo or "
+          ".hi, then .ATYPE.BTYPE, each .u32 or .s32" },
         { "atom.global.add.noftz.bf16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.add.noftz.bf16' "
           "needs .target sm_90 or higher" },
         { "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1, %f1, %f1, %f1}, {%r1, %r1, "
@@ -1860,7 +1862,8 @@ static void test_mma(void)
 }
 
 /* match.any/.all.sync (values and the .all predicate), nanosleep and %globaltimer (they run),
- * and atomic adds of a half and a pair of halves from 32 lanes (atomicAdd on __half, __half2) */
+ * dp2a.lo/.hi with each signedness, and atomic adds of a half and a pair of halves from 32
+ * lanes (atomicAdd on __half, __half2) */
 static void test_match_half_atomics(void)
 {
     const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
@@ -1882,6 +1885,9 @@ static void test_match_half_atomics(void)
         "@%p1 bra DONE;\n"
         "st.global.u32 [%rd1], %r3; st.global.u32 [%rd1+4], %r5; st.global.u32 [%rd1+8], %r6;\n"
         "st.global.u32 [%rd1+12], %r7; st.global.u32 [%rd1+16], %r8;\n"
+        "dp2a.lo.s32.u32 %r10, 0xfffe0003, 0x0000ff02, 5;\n"     /* 5 + 3 x 2 - 2 x 255 */
+        "dp2a.hi.u32.s32 %r11, 0x00020001, 0x80ff0000, 0;\n"     /* 1 x -1 + 2 x -128 */
+        "st.global.u32 [%rd1+20], %r10; st.global.u32 [%rd1+24], %r11;\n"
         "DONE:\n"
         "ret;\n}\n";
     PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 10);
@@ -1893,8 +1899,8 @@ static void test_match_half_atomics(void)
     const uint32_t *o = U32(out);
     /* lane 5: the lanes with lane % 4 == 1; all 32 agree on 7; they do not on lane % 4; 32 x 1.0
      * = 32.0 (0x5000); 32 x (0.5, 2.0) = (16.0, 64.0) */
-    static const uint32_t want[] = { 0x22222222u, 0xffffffffu, 0, 1, 0, 0, 0, 0, 0x5000u,
-                                     0x54004c00u };
+    static const uint32_t want[] = { 0x22222222u, 0xffffffffu, 0, 1, 0, (uint32_t)-499,
+                                     (uint32_t)-257, 0, 0x5000u, 0x54004c00u };
     check_words(o, want, G_N_ELEMENTS(want));
     run_free(&R);
 }
@@ -2087,7 +2093,7 @@ int main(void)
         !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
         !CU_add_test(s, "cp.async: zero fill, ignore-src, records, bounds; trap", test_cp_async) ||
         !CU_add_test(s, "mma.sync and ldmatrix: ISA layouts, records, errors", test_mma) ||
-        !CU_add_test(s, "match.sync, nanosleep, %globaltimer, half atomics",
+        !CU_add_test(s, "match.sync, nanosleep, %globaltimer, dp2a, half atomics",
                      test_match_half_atomics) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
         CU_cleanup_registry();
