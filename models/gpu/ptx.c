@@ -1582,7 +1582,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
          * signed, else .u32 */
         if (ntypes != 2 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32) ||
             !(types[1] == PTX_T_U32 || types[1] == PTX_T_S32) ||
-            (in.op == PTX_OP_DP2A) != ((in.mods & (PTX_M_LO | PTX_M_HI)) != 0))
+            (in.op == PTX_OP_DP2A) != ((in.mods & (PTX_M_LO | PTX_M_HI)) != 0) ||
+            (in.mods & PTX_M_LO && in.mods & PTX_M_HI))
             return perr(p, op_at, "'%.*s': %s", (int)oplen, op_at, in.op == PTX_OP_DP4A
                         ? "dp4a takes dp4a.ATYPE.BTYPE, each .u32 or .s32"
                         : "dp2a takes dp2a.lo or .hi, then .ATYPE.BTYPE, each .u32 or .s32");
@@ -1594,9 +1595,11 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         break;
     case PTX_OP_MATCH:
         /* match.any.sync.b32/.b64 d, a, membermask; match.all.sync d[|p], a, membermask */
-        if (!have_sub || ntypes != 1 || !(types[0] == PTX_T_B32 || types[0] == PTX_T_B64))
-            return perr(p, op_at, "'%.*s': match.sync takes .any or .all, and .b32 or .b64",
-                        (int)oplen, op_at);
+        if (!have_sub || ntypes != 1 || !(types[0] == PTX_T_B32 || types[0] == PTX_T_B64) ||
+            !g_strstr_len(op_at, (gssize)oplen, ".sync") ||
+            g_strstr_len(op_at, (gssize)oplen, ".aligned"))
+            return perr(p, op_at, "'%.*s': match takes match.any.sync or match.all.sync, then "
+                        ".b32 or .b64", (int)oplen, op_at);
         break;
     case PTX_OP_NANOSLEEP:
         if (ntypes != 1 || types[0] != PTX_T_U32)
@@ -1679,6 +1682,14 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     /* atomic adds of 16-bit floats and pairs (atom/red.add.noftz: atomicAdd on __half, __half2,
      * and on sm_90 __nv_bfloat16, __nv_bfloat162) */
     bool half_atom = (in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && in.sub == PTX_ATOM_ADD;
+    bool f16_types = ntypes >= 1 && (types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 || bf);
+    bool noftz = g_strstr_len(op_at, (gssize)oplen, ".noftz") != NULL;
+    if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && f16_types && half_atom && !noftz)
+        return perr(p, op_at, "'%.*s': an atomic add of 16-bit floats is .noftz "
+                    "(atom.add.noftz.f16)", (int)oplen, op_at);
+    if (noftz && !((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && f16_types))
+        return perr(p, op_at, "'%.*s': .noftz is on atomic adds of 16-bit floats only", (int)oplen,
+                    op_at);
     if ((in.op == PTX_OP_ATOM || in.op == PTX_OP_RED) && !half_atom && ntypes >= 1 &&
         (types[0] == PTX_T_F16 || types[0] == PTX_T_F16X2 || bf))
         return perr(p, op_at, "'%.*s': an atomic on 16-bit floats is an add (atom.add.noftz) in "
@@ -1894,7 +1905,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    in.op == PTX_OP_OR || in.op == PTX_OP_XOR || in.op == PTX_OP_NOT ||
                    in.op == PTX_OP_SELP || in.op == PTX_OP_COPYSIGN || in.op == PTX_OP_PRMT ||
                    in.op == PTX_OP_LOP3 || in.op == PTX_OP_BFI || in.op == PTX_OP_BREV ||
-                   in.op == PTX_OP_SAD;
+                   in.op == PTX_OP_SAD || in.op == PTX_OP_DP4A || in.op == PTX_OP_DP2A;
     for (uint32_t d = 0; checked && !(in.mods & PTX_M_WIDE) && d < in.nargs; d++) {
         const PtxArg *a = &in.a[d];
         if (a->kind != PTX_A_REG || (in.op == PTX_OP_SELP && d == 3) ||
@@ -1913,6 +1924,31 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                     in.op == PTX_OP_BAR_WARP || in.op == PTX_OP_MEMBAR);
     if (in.op == PTX_OP_MATCH && in.sub == PTX_MATCH_ANY && in.nargs > 1 && in.a[1].pair)
         return perr(p, op_at, "'%.*s': only match.all has a predicate (d|p)", (int)oplen, op_at);
+    if (in.op == PTX_OP_MATCH) {
+        /* d (and p), a of the type's size, a 32-bit member mask */
+        uint32_t o = in.a[1].pair ? 2 : 1;
+        const PtxArg *d = &in.a[0], *a = &in.a[o], *mk = &in.a[o + 1];
+        if (in.nargs != o + 2)
+            return perr(p, op_at, "'%.*s' takes d%s, a, membermask", (int)oplen, op_at,
+                        o == 2 ? "|p" : "");
+        bool ok = d->kind == PTX_A_REG &&
+                  reg_fits(PTX_T_B32, g_array_index(en->e->regs, PtxReg, d->reg).type) &&
+                  (a->kind == PTX_A_IMM ||
+                   (a->kind == PTX_A_REG &&
+                    reg_fits((PtxType)in.type, g_array_index(en->e->regs, PtxReg, a->reg).type))) &&
+                  (mk->kind == PTX_A_IMM ||
+                   (mk->kind == PTX_A_REG &&
+                    reg_fits(PTX_T_B32, g_array_index(en->e->regs, PtxReg, mk->reg).type)));
+        if (!ok)
+            return perr(p, op_at, "'%.*s': d and membermask are 32-bit registers (the mask or a "
+                        "constant), a one of the type's size", (int)oplen, op_at);
+    }
+    if (in.op == PTX_OP_NANOSLEEP &&
+        !(in.a[0].kind == PTX_A_IMM ||
+          (in.a[0].kind == PTX_A_REG &&
+           reg_fits(PTX_T_U32, g_array_index(en->e->regs, PtxReg, in.a[0].reg).type))))
+        return perr(p, op_at, "'%.*s': the time is a 32-bit integer register or a constant",
+                    (int)oplen, op_at);
     for (uint32_t d = 0; writes && d < (in.nargs > 1 && in.a[1].pair ? 2u : 1u); d++) {
         const PtxArg *a = &in.a[d];
         bool vec_ok = d == 0 && a->kind == PTX_A_VEC && !a->zero &&

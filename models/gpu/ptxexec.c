@@ -1684,7 +1684,7 @@ static bool exec_ldmatrix(PtxRun *r, PWarp *w, const PtxInst *in, SassInst *si, 
 /* What printf may write in one launch: CUDA's default printf buffer (cudaLimitPrintfFifoSize,
  * 1 MiB); CUDA drops what does not fit, and so does archsim (saying so once). */
 #define PTX_PRINTF_LIMIT ((uint64_t)1 << 20)
-#define PTX_CSTR_MAX 4096               /* a format or a %s string, with its NUL */
+#define PTX_CSTR_MAX 65536              /* a format or a %s string, with its NUL */
 
 /* The value of a call's .param symbol sym (n bytes) for thread tid. */
 static bool param_value(PtxRun *r, const PtxInst *in, uint32_t tid, int32_t sym, uint32_t n,
@@ -1698,10 +1698,14 @@ static bool param_value(PtxRun *r, const PtxInst *in, uint32_t tid, int32_t sym,
     return p != NULL;
 }
 
-/* The NUL-terminated string at generic address a, appended to out. */
-static bool read_cstr(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t a, GString *out)
+/* The NUL-terminated string at generic address a, at most max bytes of it (a %s precision),
+ * appended to out; a string with no NUL in its first PTX_CSTR_MAX bytes is an error. */
+static bool read_cstr(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t a, GString *out,
+                      uint32_t max)
 {
     for (uint32_t i = 0; i < PTX_CSTR_MAX; i++) {
+        if (i == max)
+            return true;
         PtxSpace rs;
         uint64_t ta;
         const uint8_t *c = mem_at(r, in, PTX_SPACE_GENERIC, a + i, 1, tid, &rs, &ta);
@@ -1735,14 +1739,17 @@ static bool printf_arg(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t argp
 
 /* CUDA's printf (the CUDA C++ Programming Guide, "Formatted Output"): the format's conversions
  * %[flags][width][.precision][size]type, each formatted by the host's printf from a format
- * archsim writes itself (flags -+ #0, a width and precision in digits, `*` read from the
- * arguments); sizes h, hh (an int), l, ll, z, j, t (64 bits), L (a double); %n writes nothing.
- * *count: the arguments read. */
+ * archsim writes itself (the flags -+ #0 each once, a width and precision in digits or `*` from
+ * the arguments (a negative precision: none), both at most PTX_PRINTF_FIELD; sizes h, hh, l, ll,
+ * z, j, t, L); %n writes nothing. As CUDA's, at most 32 arguments are read: the conversions past
+ * them are printed as written. *count: the arguments read. */
+#define PTX_PRINTF_ARGS 32
+#define PTX_PRINTF_FIELD 4096
 static bool format_printf(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t fmt, uint64_t argp,
                           GString *out, int *count)
 {
     GString *f = g_string_new(NULL);
-    bool ok = read_cstr(r, in, tid, fmt, f);
+    bool ok = read_cstr(r, in, tid, fmt, f, PTX_CSTR_MAX);
     uint64_t off = 0;
     *count = 0;
     for (size_t i = 0; ok && i < f->len; i++) {
@@ -1755,39 +1762,58 @@ static bool format_printf(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t f
         char spec[64];
         size_t sl = 0;
         spec[sl++] = '%';
-        while (i < f->len && strchr("-+ #0", f->str[i]) && sl < 10)
-            spec[sl++] = f->str[i++];
+        while (i < f->len && strchr("-+ #0", f->str[i])) {     /* each flag once in spec */
+            if (!memchr(spec + 1, f->str[i], sl - 1))
+                spec[sl++] = f->str[i];
+            i++;
+        }
+        long prec = -1;
         for (int part = 0; part < 2 && ok; part++) {       /* width, then .precision */
-            if (part == 1) {
-                if (i >= f->len || f->str[i] != '.')
-                    break;
-                spec[sl++] = '.';
+            if (part == 1 && (i >= f->len || f->str[i] != '.'))
+                break;
+            if (part == 1)
                 i++;
-            }
             long v = 0;
+            bool given = true;
             if (i < f->len && f->str[i] == '*') {
                 uint64_t a = 0;
-                ok = printf_arg(r, in, tid, argp, &off, 4, &a);
+                if (*count < PTX_PRINTF_ARGS)
+                    ok = printf_arg(r, in, tid, argp, &off, 4, &a);
                 ++*count;
                 v = (int32_t)a;
                 i++;
             } else {
-                while (i < f->len && g_ascii_isdigit(f->str[i]) && v < 100000)
-                    v = v * 10 + (f->str[i++] - '0');
+                given = part == 1 || (i < f->len && g_ascii_isdigit(f->str[i]));
+                while (i < f->len && g_ascii_isdigit(f->str[i])) {
+                    v = MIN(v * 10 + (f->str[i] - '0'), (long)INT32_MAX);
+                    i++;
+                }
             }
-            v = CLAMP(v, part ? 0 : -4096, 4096);          /* no page of padding from one % */
-            sl += (size_t)g_snprintf(spec + sl, sizeof spec - sl, "%ld", v);
+            if (part == 1 && v < 0)
+                given = false;                  /* a negative precision: as if none */
+            if (!given)
+                continue;
+            v = CLAMP(v, -PTX_PRINTF_FIELD, PTX_PRINTF_FIELD);
+            if (part == 1)
+                prec = v;
+            sl += (size_t)g_snprintf(spec + sl, sizeof spec - sl, part ? ".%ld" : "%ld", v);
         }
         int longs = 0;                  /* 0: int, 1: 64 bits */
-        bool shorts = false;
+        int shorts = 0;                 /* h: 1, hh: 2 */
         while (i < f->len && strchr("hlzjtL", f->str[i])) {
             longs |= f->str[i] != 'h';
-            shorts |= f->str[i] == 'h';
+            shorts += f->str[i] == 'h';
             i++;
         }
         if (!ok || i >= f->len)
             break;
         char conv = f->str[i];
+        bool takes = strchr("diuoxXcfFeEgGaAspn", conv) != NULL;
+        if (takes && *count >= PTX_PRINTF_ARGS) {
+            /* past CUDA's 32 arguments: the conversion as written */
+            g_string_append_len(out, f->str + start, (gssize)(i + 1 - start));
+            continue;
+        }
         uint64_t v = 0;
         if (strchr("diuoxXc", conv)) {
             ok = printf_arg(r, in, tid, argp, &off, longs ? 8 : 4, &v);
@@ -1805,8 +1831,10 @@ static bool format_printf(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t f
                 spec[sl++] = conv;
                 spec[sl] = 0;
                 long long x = longs ? (long long)v : sg ? (long long)(int32_t)v : (long long)(uint32_t)v;
-                if (shorts && !longs)       /* h, hh: the int's low 16 bits, as C converts */
+                if (shorts == 1 && !longs)      /* h: the int as a short, hh: as a char */
                     x = sg ? (long long)(int16_t)x : (long long)(uint16_t)x;
+                else if (shorts >= 2 && !longs)
+                    x = sg ? (long long)(int8_t)x : (long long)(uint8_t)x;
                 g_string_append_printf(out, spec, x);
             }
         } else if (strchr("fFeEgGaA", conv)) {
@@ -1824,18 +1852,19 @@ static bool format_printf(PtxRun *r, const PtxInst *in, uint32_t tid, uint64_t f
             ++*count;
             if (!ok)
                 break;
-            if (conv == 's') {
-                GString *str = g_string_new(NULL);
-                ok = v == 0 ? (g_string_append(str, "(null)"), true)
-                            : read_cstr(r, in, tid, v, str);
+            GString *str = g_string_new(NULL);
+            if (conv == 's' && v == 0)
+                g_string_append(str, "(null)");
+            else if (conv == 's')
+                ok = read_cstr(r, in, tid, v, str, prec >= 0 ? (uint32_t)prec : PTX_CSTR_MAX);
+            else if (conv == 'p')
+                g_string_append_printf(str, "0x%" G_GINT64_MODIFIER "x", v);
+            if (ok && conv != 'n') {
                 spec[sl++] = 's';
                 spec[sl] = 0;
-                if (ok)
-                    g_string_append_printf(out, spec, str->str);
-                g_string_free(str, TRUE);
-            } else if (conv == 'p') {
-                g_string_append_printf(out, "0x%" G_GINT64_MODIFIER "x", v);
+                g_string_append_printf(out, spec, str->str);
             }
+            g_string_free(str, TRUE);
         } else if (conv == '%' && i == start + 1) {
             g_string_append_c(out, '%');
         } else {                        /* not a conversion: as written */
@@ -1862,24 +1891,29 @@ static bool exec_hostcall(PtxRun *r, const PtxInst *in, uint32_t exec, uint32_t 
             GString *msg = g_string_new(NULL), *file = g_string_new(NULL), *func = g_string_new(NULL);
             bool ok = param_value(r, in, tid, in->a[2].reg, 4, &line) &&
                       param_value(r, in, tid, in->a[3].reg, 8, &fn) &&
-                      read_cstr(r, in, tid, a0, msg) && read_cstr(r, in, tid, a1, file) &&
-                      read_cstr(r, in, tid, fn, func);
+                      read_cstr(r, in, tid, a0, msg, PTX_CSTR_MAX) &&
+                      read_cstr(r, in, tid, a1, file, PTX_CSTR_MAX) &&
+                      read_cstr(r, in, tid, fn, func, PTX_CSTR_MAX);
+            /* CUDA's line for it (the first thread whose assertion fails: the launch stops) */
             if (ok)
-                rerr(r, in, tid, "device assertion failed: %s:%u: %s: Assertion `%s` failed.",
-                     file->str, (uint32_t)line, func->str, msg->str);
+                rerr(r, in, tid, "device assertion failed: %s:%u: %s: block: [%u,%u,%u], thread: "
+                     "[%u,%u,%u] Assertion `%s` failed.", file->str, (uint32_t)line, func->str,
+                     r->bx, r->by, r->bz, tid % r->l.block[0], tid / r->l.block[0] % r->l.block[1],
+                     tid / (r->l.block[0] * r->l.block[1]), msg->str);
             g_string_free(msg, TRUE);
             g_string_free(file, TRUE);
             g_string_free(func, TRUE);
             return false;
         }
         GString *out = g_string_new(NULL);
-        int count = 0;
-        bool ok = format_printf(r, in, tid, a0, a1, out, &count);
+        int count = -1;                         /* a NULL format: nothing printed, -1 */
+        bool ok = a0 == 0 || format_printf(r, in, tid, a0, a1, out, &count);
         if (ok && r->printed < PTX_PRINTF_LIMIT) {
             if (r->printed + out->len > PTX_PRINTF_LIMIT) {
                 g_string_truncate(out, 0);
-                g_string_append_printf(out, "\n[archsim: printf output past %" G_GUINT64_FORMAT
-                                       " bytes dropped, as CUDA's printf buffer drops it]\n",
+                g_string_append_printf(out, "\n[archsim: printf output past the first %"
+                                       G_GUINT64_FORMAT " bytes of this launch dropped (CUDA's "
+                                       "buffer is as large and keeps the latest)]\n",
                                        PTX_PRINTF_LIMIT);
                 r->printed = PTX_PRINTF_LIMIT;
             } else {

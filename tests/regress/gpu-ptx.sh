@@ -111,13 +111,22 @@ check "two_level scheduler with bar.sync: reduce/sequential ends, outputs right"
     > "$T/printf.out" 2>&1
 check "printf: the four lines as C formats them" \
     "head -4 '$T/printf.out' | cmp -s - tests/gpu/ptx/printf.expected"
+sed "s/^entry: say/entry: edge/; s|^kernel: .*|kernel: $PWD/tests/gpu/ptx/printf.ptx|" \
+    tests/gpu/ptx/printf.yaml > "$T/edge.yaml"
+"$A" gpu run "$T/edge.yaml" --machine configs/gpu/teach.yaml -q -o "$T/edge" > "$T/edge.out" 2>&1
+printf '44 44 377|0|3.500000|      0x1234|0x1234  |\n%s %%d %%d\n' \
+    "$(seq -s ' ' 1 32)" > "$T/edge.want"
+check "printf's corners as C and CUDA give them (hh, a negative * precision, %p's width, 32 arguments)" \
+    "head -2 '$T/edge.out' | cmp -s - '$T/edge.want'"
+check "printf of a NULL format returns -1" \
+    "[ \"\$(od -An -tf4 -N4 '$T/edge/x.bin' | tr -d ' ')\" = '-1' ]"
 sed 's/^entry: say/entry: check/; s/^params: .*/params: [x, 10.0, 64]/' tests/gpu/ptx/printf.yaml \
     > "$T/assert.yaml"
 sed -i "s|^kernel: .*|kernel: $PWD/tests/gpu/ptx/printf.ptx|" "$T/assert.yaml"
 rc=0; "$A" gpu run "$T/assert.yaml" --machine configs/gpu/teach.yaml -q -o "$T/assert" \
     > "$T/assert.out" 2>&1 || rc=$?
 check "assert: x[10] < 10 fails: exit 65 ($rc), CUDA's message, thread 10, no run directory" \
-    "[ $rc -eq 65 ] && grep -q 'printf.cu:21: void check(const float \*, float, int): Assertion .x\[i\] < limit. failed. (block (0,0,0), thread (10,0,0))' '$T/assert.out' && [ ! -e '$T/assert' ]"
+    "[ $rc -eq 65 ] && grep -q 'printf.cu:23: void check(const float \*, float, int): block: \[0,0,0\], thread: \[10,0,0\] Assertion .x\[i\] < limit. failed.' '$T/assert.out' && [ ! -e '$T/assert' ]"
 sed -i 's/^params: .*/params: [x, 64.0, 64]/' "$T/assert.yaml"
 rc=0; "$A" gpu run "$T/assert.yaml" --machine configs/gpu/teach.yaml -q -o "$T/assert2" \
     > /dev/null 2>&1 || rc=$?

@@ -382,8 +382,24 @@ static void test_parse_errors(void)
         { "trap %r1;", "t.ptx:6:1: 'trap' takes 0 operands, got 1" },
         { "match.any.sync.b32 %r1|%p1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.sync.b32': only "
           "match.all has a predicate (d|p)" },
-        { "match.any.sync.u32 %r1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.sync.u32': match.sync "
-          "takes .any or .all, and .b32 or .b64" },
+        { "match.any.sync.u32 %r1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.sync.u32': match "
+          "takes match.any.sync or match.all.sync, then .b32 or .b64" },
+        { "match.any.b32 %r1, %r2, 0xffffffff;", "t.ptx:6:1: 'match.any.b32': match takes "
+          "match.any.sync or match.all.sync, then .b32 or .b64" },
+        { "match.any.sync.b32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'match.any.sync.b32' takes d, a, "
+          "membermask" },
+        { "match.any.sync.b32 %r1, %rd1, %r3;", "t.ptx:6:1: 'match.any.sync.b32': d and membermask "
+          "are 32-bit registers (the mask or a constant), a one of the type's size" },
+        { "nanosleep.u32 %rd1;", "t.ptx:6:1: 'nanosleep.u32': the time is a 32-bit integer register "
+          "or a constant" },
+        { "atom.global.add.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.add.f16': an atomic add "
+          "of 16-bit floats is .noftz (atom.add.noftz.f16)" },
+        { "atom.global.add.noftz.f32 %f1, [%rd1], %f2;", "t.ptx:6:1: 'atom.global.add.noftz.f32': "
+          ".noftz is on atomic adds of 16-bit floats only" },
+        { "dp2a.lo.hi.s32.s32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.lo.hi.s32.s32': dp2a takes "
+          "dp2a.lo or .hi, then .ATYPE.BTYPE, each .u32 or .s32" },
+        { "dp2a.lo.s32.s32 %rd1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.lo.s32.s32': operand 1, %rd1, "
+          "is a .b64 register; the instruction takes .s32 values" },
         { "atom.global.min.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.min.f16': an atomic "
           "on 16-bit floats is an add (atom.add.noftz) in archsim's PTX subset" },
         { "dp2a.s32.s32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.s32.s32': dp2a takes dp2a.lo or "
