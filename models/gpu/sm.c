@@ -1077,7 +1077,6 @@ static int pick(Sm *k, uint32_t sc, const StallReason *status)
     }
 }
 
-/* Two-level: demote the active warps that wait on long-latency loads, promote others. */
 /* Two-level scheduling (Narasiman et al., MICRO 2011): a warp waiting on a long-latency load
  * leaves the active set, and so does one waiting at a barrier (else warps at bar.sync could fill
  * the set while the warps they wait for, outside it, never issue: a deadlock); each comes back
