@@ -936,6 +936,27 @@ static bool own_operands(P *p, Ent *en, PtxInst *in, const char *op_at, size_t o
     return expect(p, ';', "the ';' that ends the instruction");
 }
 
+/* The registers of a matrix fragment (wmma, mma) operand d + 1 of in: each one .b32 or of type
+ * alt (.f32 for f32 elements, .f16x2 for half pairs), as ptxas takes them; '_' (a sink) only in a
+ * fragment the instruction writes. `are` names them in the message. */
+static bool frag_check(P *p, const Ent *en, const PtxArg *a, uint32_t d, bool written, PtxType alt,
+                       const char *are, const char *op_at, size_t oplen)
+{
+    for (uint32_t j = 0; j < a->n; j++) {
+        if (a->vec[j] < 0 && !(written && !a->zero))
+            return perr(p, op_at, "'%.*s': operand %u: every element of a fragment read is a "
+                        "register", (int)oplen, op_at, d + 1);
+        if (a->vec[j] < 0)
+            continue;
+        const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
+        if (rg->type != PTX_T_B32 && rg->type != alt)
+            return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; %s .b32%s%s",
+                        (int)oplen, op_at, d + 1, rg->name, type_names[rg->type], are,
+                        alt == PTX_T_B32 ? "" : " or .", alt == PTX_T_B32 ? "" : type_names[alt]);
+    }
+    return true;
+}
+
 /* wmma (PTX ISA 9.7.14.4): the warp's matrix multiply-accumulate on the tensor cores, as CUDA's
  * nvcuda::wmma writes it: wmma.load.{a,b,c}, wmma.store.d and wmma.mma on .f16 (sm_70) and
  * .bf16 (sm_80) inputs, .f16 or .f32 accumulators, shapes m16n16k16, m32n8k16 and m8n32k16.
@@ -1078,19 +1099,8 @@ static bool parse_wmma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t opl
             PtxType alt = et == PTX_T_F32 ? PTX_T_F32 : et == PTX_T_F16 ? PTX_T_F16X2 : PTX_T_B32;
             bool written = (in->op == PTX_OP_WMMA_LD && d == 0) ||
                            (in->op == PTX_OP_WMMA_MMA && d == 0);
-            for (uint32_t j = 0; j < a->n; j++) {
-                if (a->vec[j] < 0 && !(written && !a->zero))
-                    return perr(p, op_at, "'%.*s': operand %u: every element of a fragment read "
-                                "is a register", (int)oplen, op_at, d + 1);
-                if (a->vec[j] < 0)
-                    continue;
-                const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
-                if (rg->type != PTX_T_B32 && rg->type != alt)
-                    return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; the "
-                                "fragment's are .b32%s%s", (int)oplen, op_at, d + 1, rg->name,
-                                type_names[rg->type], alt == PTX_T_B32 ? "" : " or .",
-                                alt == PTX_T_B32 ? "" : type_names[alt]);
-            }
+            if (!frag_check(p, en, a, d, written, alt, "the fragment's are", op_at, oplen))
+                return false;
         } else if (d == (in->op == PTX_OP_WMMA_LD ? 1u : 0u)) {
             if (a->kind != PTX_A_ADDR)
                 return perr(p, op_at, "'%.*s' needs an address in brackets ([%%rd1])", (int)oplen,
@@ -1336,18 +1346,8 @@ static bool parse_mma(P *p, Ent *en, PtxInst *in, const char *op_at, size_t ople
             if (a->kind != PTX_A_VEC || a->n != want[i] || a->zero)
                 return perr(p, op_at, "'%.*s': operand %u (%c) is a vector of %u registers",
                             (int)oplen, op_at, i + 1, "dabc"[i], want[i]);
-            for (uint32_t j = 0; j < a->n; j++) {
-                if (a->vec[j] < 0 && i > 0)
-                    return perr(p, op_at, "'%.*s': operand %u: every element read is a register",
-                                (int)oplen, op_at, i + 1);
-                if (a->vec[j] < 0)
-                    continue;
-                const PtxReg *rg = &g_array_index(en->e->regs, PtxReg, a->vec[j]);
-                if (rg->type != PTX_T_B32 && rg->type != alt)
-                    return perr(p, op_at, "'%.*s': operand %u: %s is a .%s register; these are "
-                                ".b32 or .%s", (int)oplen, op_at, i + 1, rg->name,
-                                type_names[rg->type], type_names[alt]);
-            }
+            if (!frag_check(p, en, a, i, i == 0, alt, "these are", op_at, oplen))
+                return false;
         }
     }
     if (en->e->insts->len >= PTX_MAX_INSTS)

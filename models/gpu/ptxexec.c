@@ -2106,7 +2106,7 @@ static bool run_warp(PtxRun *r, uint32_t wi)
         case PTX_OP_CP_COMMIT:
         case PTX_OP_CP_WAIT:
             break;                      /* the copies are done: only the SM waits */
-        case PTX_OP_TRAP:               /* __trap(), a failed device assert: the launch fails */
+        case PTX_OP_TRAP:               /* __trap(): the launch fails */
             if (exec) {
                 rerr(r, in, base + (uint32_t)__builtin_ctz(exec), "the kernel executed trap (an "
                      "abort: __trap() or a failed assertion)");
