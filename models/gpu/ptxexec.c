@@ -62,9 +62,9 @@ struct PtxRun {
 /* ---- dtypes and buffers ---- */
 
 static const char *const dtype_names[PTX_D_COUNT] = {
-    "f32", "f64", "f16", "s32", "u32", "s64", "u64", "u8",
+    "f32", "f64", "f16", "s32", "u32", "s64", "u64", "u8", "bf16",
 };
-static const uint32_t dtype_bytes[PTX_D_COUNT] = { 4, 8, 2, 4, 4, 8, 8, 1 };
+static const uint32_t dtype_bytes[PTX_D_COUNT] = { 4, 8, 2, 4, 4, 8, 8, 1, 2 };
 
 const char *ptx_dtype_name(PtxDtype d) { return d < PTX_D_COUNT ? dtype_names[d] : "?"; }
 uint32_t ptx_dtype_bytes(PtxDtype d) { return d < PTX_D_COUNT ? dtype_bytes[d] : 0; }

@@ -26,7 +26,7 @@
 
 typedef enum {
     PTX_D_F32, PTX_D_F64, PTX_D_F16, PTX_D_S32, PTX_D_U32, PTX_D_S64, PTX_D_U64, PTX_D_U8,
-    PTX_D_COUNT
+    PTX_D_BF16, PTX_D_COUNT
 } PtxDtype;
 
 typedef struct {

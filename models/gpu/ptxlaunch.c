@@ -89,6 +89,11 @@ static void put_value(PtxBuffer *b, uint64_t i, double v)
         memcpy(p, &h, 2);
         break;
     }
+    case PTX_D_BF16: {
+        uint16_t h = ptx_bf16_of_double(v);        /* rounded once to nearest even */
+        memcpy(p, &h, 2);
+        break;
+    }
     default: {
         /* integers: the value's low bits, as C's conversion of the whole number would give
          * (iota past 255 in a u8 wraps, const:-1 in a u32 is 0xffffffff) */
@@ -102,13 +107,17 @@ static void put_value(PtxBuffer *b, uint64_t i, double v)
     }
 }
 
-static bool is_float_d(PtxDtype d) { return d == PTX_D_F32 || d == PTX_D_F64 || d == PTX_D_F16; }
+static bool is_float_d(PtxDtype d)
+{
+    return d == PTX_D_F32 || d == PTX_D_F64 || d == PTX_D_F16 || d == PTX_D_BF16;
+}
 
 static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError **error)
 {
     const char *s = n ? n->scalar : "zero";
     if (n && n->kind != CFG_SCALAR)
-        return lerr(error, n, "init: expected zero, iota, const:V, random:SEED or file:PATH");
+        return lerr(error, n, "init: expected zero, iota, const:V, random:SEED[:LO:HI] or "
+                    "file:PATH");
     if (strcmp(s, "zero") == 0)
         return true;
     if (strcmp(s, "iota") == 0) {
@@ -130,15 +139,35 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
         char *end;
         errno = 0;
         unsigned long long seed = strtoull(s + 7, &end, 10);
-        if (end == s + 7 || *end || errno)
+        if (end == s + 7 || (*end && *end != ':') || errno || s[7] == '-' || s[7] == '+')
             return lerr(error, n, "init: random:SEED needs a whole number, got '%s'", s + 7);
+        /* random:SEED:LO:HI: floats uniform in [LO, HI) instead of [0, 1) */
+        double lo = 0.0, hi = 1.0;
+        if (*end == ':') {
+            const char *a = end + 1;
+            char *e1 = NULL, *e2 = NULL;
+            lo = g_ascii_strtod(a, &e1);
+            if (e1 != a && *e1 == ':')
+                hi = g_ascii_strtod(e1 + 1, &e2);
+            if (e1 == a || *e1 != ':' || e2 == e1 + 1 || *e2 || !isfinite(lo) || !isfinite(hi))
+                return lerr(error, n, "init: random:SEED:LO:HI needs two numbers after the seed, "
+                            "got '%s'", end + 1);
+            if (!(lo < hi))
+                return lerr(error, n, "init: random:SEED:LO:HI needs LO < HI, got %g and %g", lo,
+                            hi);
+            if (!is_float_d(b->dtype))
+                return lerr(error, n, "init: random:SEED:LO:HI is for float buffers; %s is %s "
+                            "(random:SEED gives its whole range)", b->name,
+                            ptx_dtype_name(b->dtype));
+        }
         uint64_t x = seed;
         for (uint64_t i = 0; i < b->count; i++) {
             uint64_t z = splitmix(&x);
-            /* floats: uniform [0,1) from the top 24 bits; integers: the low bits of the
-             * dtype's width (u8 0-255, u32 0..2^32-1, ...) */
+            /* floats: uniform [0,1) from the top 24 bits, scaled to [LO, HI) in a double and
+             * rounded once to the dtype; integers: the low bits of the dtype's width (u8 0-255,
+             * u32 0..2^32-1, ...) */
             if (is_float_d(b->dtype))
-                put_value(b, i, (double)(z >> 40) * (1.0 / 16777216.0));
+                put_value(b, i, lo + (hi - lo) * ((double)(z >> 40) * (1.0 / 16777216.0)));
             else
                 memcpy(b->data + i * ptx_dtype_bytes(b->dtype), &z, ptx_dtype_bytes(b->dtype));
         }
@@ -175,7 +204,8 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
         g_free(path);
         return ok;
     }
-    return lerr(error, n, "init: '%s': expected zero, iota, const:V, random:SEED or file:PATH", s);
+    return lerr(error, n, "init: '%s': expected zero, iota, const:V, random:SEED[:LO:HI] or "
+               "file:PATH", s);
 }
 
 PtxBuffer *gpu_launch_buffer(const GpuLaunchSpec *s, const char *name)
@@ -441,8 +471,8 @@ GpuLaunchSpec *gpu_launch_load(const char *path, GError **error)
         const CfgNode *dt = cfg_map_get(bv, "dtype");
         PtxDtype d;
         if (!dt || dt->kind != CFG_SCALAR || !ptx_dtype_parse(dt->scalar, &d)) {
-            lerr(error, dt ? dt : bv, "buffer %s: dtype: expected f32, f64, f16, s32, u32, s64, "
-                 "u64 or u8", bk->scalar);
+            lerr(error, dt ? dt : bv, "buffer %s: dtype: expected f32, f64, f16, bf16, s32, u32, "
+                 "s64, u64 or u8", bk->scalar);
             goto out;
         }
         uint64_t count;

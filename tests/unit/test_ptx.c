@@ -1995,10 +1995,29 @@ static void test_launch_yaml(void)
         { "kernel: k.ptx\ngrid: [1]\nblock: [2048]\nparams: [1, 1, 1]\n",
           "@/l.yaml:3:9: block: expected a whole number from 0 to 1024, got '2048'" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f33, count: 4}\nparams: [1, 1, x]\n",
-          "@/l.yaml:5:14: buffer x: dtype: expected f32, f64, f16, s32, u32, s64, u64 or u8" },
+          "@/l.yaml:5:14: buffer x: dtype: expected f32, f64, f16, bf16, s32, u32, s64, u64 or u8" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: rand}\n"
           "params: [1, 1, x]\n",
-          "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED or file:PATH" },
+          "@/l.yaml:5:35: init: 'rand': expected zero, iota, const:V, random:SEED[:LO:HI] or "
+          "file:PATH" },
+        /* random:SEED:LO:HI, its range wrong or on an integer buffer; a negative seed (strtoull
+         * took it, wrapped) */
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:1:2}\n"
+          "params: [1, 1, x]\n",
+          "@/l.yaml:5:35: init: random:SEED:LO:HI needs two numbers after the seed, got '2'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:1:a:b}\n"
+          "params: [1, 1, x]\n",
+          "@/l.yaml:5:35: init: random:SEED:LO:HI needs two numbers after the seed, got 'a:b'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:1:0:1:2}\n"
+          "params: [1, 1, x]\n",
+          "@/l.yaml:5:35: init: random:SEED:LO:HI needs two numbers after the seed, got '0:1:2'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:1:1:-1}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED:LO:HI needs LO < HI, got 1 and -1" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: s32, count: 4, init: random:1:0:9}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED:LO:HI is for float buffers; x is s32 "
+          "(random:SEED gives its whole range)" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:-3}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED needs a whole number, got '-3'" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
         /* a kernel file that cannot be read: at the launch's kernel: line (it had no place) */
@@ -2081,6 +2100,67 @@ static void test_launch_yaml(void)
     g_free(ptx);
 }
 
+/* bf16 buffers and random:SEED:LO:HI: the values worked out here from the documented generator
+ * (splitmix64 from SEED, (z >> 40) / 2^24 scaled to [LO, HI), rounded once to the dtype) */
+static uint64_t sm64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void test_launch_bf16_ranges(void)
+{
+    char *ptx = g_build_filename(tdir, "k.ptx", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(ptx, HEAD ".visible .entry k(.param .u32 n, .param .f32 a, "
+                                        ".param .u64 x)\n{\nret;\n}\n", -1, NULL));
+    char *yaml = g_build_filename(tdir, "r.yaml", NULL);
+    CU_ASSERT_FATAL(g_file_set_contents(yaml, "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n"
+        "  x: {dtype: bf16, count: 64, init: random:7:-0.5:0.25}\n"
+        "  y: {dtype: f32, count: 64, init: random:7:-0.5:0.25}\n"
+        "  z: {dtype: bf16, count: 3, init: const:1.00390625}\n"
+        "  w: {dtype: bf16, count: 3, init: iota}\n"
+        "  v: {dtype: f32, count: 4, init: random:7}\n"
+        "params: [1, 1, x]\n", -1, NULL));
+    GError *e = NULL;
+    GpuLaunchSpec *s = gpu_launch_load(yaml, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    const uint16_t *x = (const uint16_t *)(const void *)gpu_launch_buffer(s, "x")->data;
+    const float *y = (const float *)(const void *)gpu_launch_buffer(s, "y")->data;
+    const float *v = (const float *)(const void *)gpu_launch_buffer(s, "v")->data;
+    CU_ASSERT_EQUAL(gpu_launch_buffer(s, "x")->bytes, 128);
+    uint64_t st = 7;
+    int bad = 0;
+    for (int i = 0; i < 64; i++) {
+        double u = (double)(sm64(&st) >> 40) / 16777216.0, want = -0.5 + 0.75 * u;
+        /* f32: rounded once; bf16: the nearest of the two bfloat16 around it, ties to even */
+        float wf = (float)want;
+        uint32_t b;
+        memcpy(&b, &wf, 4);
+        uint32_t lo = b & 0xffff0000u, hi = lo + 0x10000u;
+        float flo, fhi;
+        memcpy(&flo, &lo, 4);
+        memcpy(&fhi, &hi, 4);
+        double dl = fabs(want - flo), dh = fabs(want - fhi);
+        uint16_t wb = (uint16_t)((dl < dh || (dl == dh && !(lo & 0x10000u)) ? lo : hi) >> 16);
+        bad += y[i] != wf || x[i] != wb || !(y[i] >= -0.5f && y[i] < 0.25f);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    /* without a range: [0, 1) as before */
+    st = 7;
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(v[i], (float)((double)(sm64(&st) >> 40) / 16777216.0));
+    /* 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to the even 1.0 (0x3f80); iota exact */
+    const uint16_t *z = (const uint16_t *)(const void *)gpu_launch_buffer(s, "z")->data;
+    const uint16_t *w = (const uint16_t *)(const void *)gpu_launch_buffer(s, "w")->data;
+    CU_ASSERT_EQUAL(z[2], 0x3f80);
+    CU_ASSERT(w[0] == 0x0000 && w[1] == 0x3f80 && w[2] == 0x4000);
+    gpu_launch_free(s);
+    g_free(yaml);
+    g_free(ptx);
+}
+
 int main(void)
 {
     tdir = tmpdir_new("test_ptx.XXXXXX");
@@ -2111,7 +2191,8 @@ int main(void)
         !CU_add_test(s, "mma.sync and ldmatrix: ISA layouts, records, errors", test_mma) ||
         !CU_add_test(s, "match.sync, nanosleep, %globaltimer, dp2a, half atomics",
                      test_match_half_atomics) ||
-        !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml)) {
+        !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml) ||
+        !CU_add_test(s, "launch YAML: bf16 buffers, random ranges", test_launch_bf16_ranges)) {
         CU_cleanup_registry();
         return CU_get_error();
     }
