@@ -19,21 +19,24 @@ static const float *F(const GpuLaunchSpec *s, const char *name)
     return b ? (const float *)(const void *)b->data : NULL;
 }
 
-static uint32_t param_u32(const GpuLaunchSpec *s, unsigned i)
+/* parameter i (4 bytes) of a launch */
+static uint32_t lparam_u32(const PtxLaunch *l, unsigned i)
 {
-    const PtxSym *sym = &g_array_index(s->m->syms, PtxSym, g_array_index(s->l[0].e->params, uint32_t, i));
+    const PtxSym *sym = &g_array_index(l->m->syms, PtxSym, g_array_index(l->e->params, uint32_t, i));
     uint32_t v;
-    memcpy(&v, s->l[0].params + sym->offset, 4);
+    memcpy(&v, l->params + sym->offset, 4);
     return v;
 }
-
-static float param_f32(const GpuLaunchSpec *s, unsigned i)
+static float lparam_f32(const PtxLaunch *l, unsigned i)
 {
-    uint32_t u = param_u32(s, i);
+    uint32_t u = lparam_u32(l, i);
     float f;
     memcpy(&f, &u, 4);
     return f;
 }
+/* of the first launch */
+static uint32_t param_u32(const GpuLaunchSpec *s, unsigned i) { return lparam_u32(&s->l[0], i); }
+static float param_f32(const GpuLaunchSpec *s, unsigned i) { return lparam_f32(&s->l[0], i); }
 
 static uint8_t *read_out(const char *dir, const char *name, size_t want)
 {
@@ -177,6 +180,191 @@ static float ref_unbf16(uint16_t h)
     float f;
     memcpy(&f, &u, 4);
     return f;
+}
+
+/* The first launch of entry a (or b), or NULL */
+static const PtxLaunch *find_launch(const GpuLaunchSpec *s, const char *a, const char *b)
+{
+    for (uint32_t j = 0; j < s->nl; j++)
+        if (!strcmp(s->l[j].e->name, a) || (b && !strcmp(s->l[j].e->name, b)))
+            return &s->l[j];
+    return NULL;
+}
+
+/* y = W x, W rows x cols bfloat16 */
+static void ref_gemv(const uint16_t *W, const double *x, double *y, uint32_t rows, uint32_t cols)
+{
+    for (uint32_t r = 0; r < rows; r++) {
+        double acc = 0;
+        for (uint32_t c = 0; c < cols; c++)
+            acc += (double)ref_unbf16(W[(size_t)r * cols + c]) * x[c];
+        y[r] = acc;
+    }
+}
+static void ref_rmsnorm(const double *x, const uint16_t *w, double *y, uint32_t n, double eps)
+{
+    double ss = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ss += x[i] * x[i];
+    double r = 1.0 / sqrt(ss / n + eps);
+    for (uint32_t i = 0; i < n; i++)
+        y[i] = x[i] * r * (double)ref_unbf16(w[i]);
+}
+
+/* got against want: each within rel of the larger of the two, or within frac of the largest
+ * |want| (a difference of cancellation: a value near zero from large ones) */
+static int near_f32(const char *what, const float *got, const float *want, size_t n, double rel,
+                    double frac)
+{
+    double big = 0, worst_err = -1;
+    size_t bad = 0, worst = 0;
+    for (size_t i = 0; i < n; i++)
+        big = fmax(big, fabs((double)want[i]));
+    for (size_t i = 0; i < n; i++) {
+        double err = fabs((double)got[i] - (double)want[i]);
+        double tol = fmax(rel * fmax(fabs((double)got[i]), fabs((double)want[i])), frac * big);
+        if (!(err <= tol))
+            bad++;
+        if (err > worst_err || isnan(got[i])) {
+            worst_err = err;
+            worst = i;
+        }
+    }
+    printf("%s: %zu values, %zu beyond a relative %g or %g of the largest (%.6g); worst at %zu: "
+           "%.9g, reference %.9g\n", what, n, bad, rel, frac, big, worst,
+           n ? (double)got[worst] : 0.0, n ? (double)want[worst] : 0.0);
+    return bad ? 1 : 0;
+}
+
+/* workloads/gpu/llama: one decoder layer at one decode step (llama.cu's header), in doubles
+ * from the same initial buffers: RMSNorm, the QKV projection, rotate-half RoPE, the keys and
+ * values appended to the bfloat16 caches, grouped-query attention, the output projection and
+ * residual, RMSNorm, the SwiGLU MLP and residual. Both launches (eager and fused) compute
+ * this. The residual stream x within 1e-5 of its largest value (f32 sums of thousands of
+ * terms, expf, sincosf and powf of the GPU's precision in between); the caches within a unit
+ * in the last place of a bfloat16 (2^-7 of the value) at the new position, the kernel rounding
+ * its f32 value and the reference its double, or 1e-5 of the largest where a rotation cancels;
+ * the same elsewhere, where nothing was written (a stray write of another value fails). */
+static int ref_llama(const GpuLaunchSpec *s, const char *dir)
+{
+    const PtxLaunch *la = find_launch(s, "llama_attention", NULL);
+    const PtxLaunch *lr = find_launch(s, "llama_rope", "llama_rope_kv");
+    const PtxLaunch *ln = find_launch(s, "llama_rmsnorm", "llama_norm_gemv");
+    PtxBuffer *bx = gpu_launch_buffer(s, "x"), *bkc = gpu_launch_buffer(s, "Kc");
+    PtxBuffer *bvc = gpu_launch_buffer(s, "Vc"), *bq = gpu_launch_buffer(s, "Wqkv");
+    PtxBuffer *bg = gpu_launch_buffer(s, "Wg");
+    if (!la || !lr || !ln || !bx || !bkc || !bvc || !bq || !bg) {
+        fprintf(stderr, "gpu_ref: llama: a launch or buffer is missing\n");
+        return 2;
+    }
+    bool fused = !strcmp(lr->e->name, "llama_rope_kv");
+    uint32_t nh = lparam_u32(la, 4), kvh = lparam_u32(la, 5), ctx = lparam_u32(la, 6);
+    uint32_t len = lparam_u32(la, 7), pos = lparam_u32(lr, fused ? 6 : 2);
+    double scale = lparam_f32(la, 8), base = lparam_f32(lr, fused ? 7 : 3);
+    double eps = lparam_f32(ln, fused ? 6 : 4);
+    uint32_t n = (uint32_t)bx->count, f = (uint32_t)(bg->count / n), hd = 64;
+    uint32_t qr = (nh + 2 * kvh) * hd;
+    if (len != pos + 1 || bq->count != (uint64_t)qr * n || bkc->count != (uint64_t)kvh * ctx * hd) {
+        fprintf(stderr, "gpu_ref: llama: the launch's shapes disagree\n");
+        return 2;
+    }
+    const float *x0 = F(s, "x");
+    const uint16_t *wa = (const uint16_t *)(const void *)gpu_launch_buffer(s, "w_attn")->data;
+    const uint16_t *wf = (const uint16_t *)(const void *)gpu_launch_buffer(s, "w_ffn")->data;
+    const uint16_t *Wqkv = (const uint16_t *)(const void *)bq->data;
+    const uint16_t *Wo = (const uint16_t *)(const void *)gpu_launch_buffer(s, "Wo")->data;
+    const uint16_t *Wg = (const uint16_t *)(const void *)bg->data;
+    const uint16_t *Wu = (const uint16_t *)(const void *)gpu_launch_buffer(s, "Wu")->data;
+    const uint16_t *Wd = (const uint16_t *)(const void *)gpu_launch_buffer(s, "Wd")->data;
+    size_t nc = bkc->count;
+    uint16_t *kc = g_memdup2(bkc->data, nc * 2), *vc = g_memdup2(bvc->data, nc * 2);
+    double *x = g_new(double, n), *xn = g_new(double, n), *qkv = g_new(double, qr);
+    double *att = g_new(double, (size_t)nh * hd), *d = g_new(double, n), *sc = g_new(double, len);
+    double *g = g_new(double, f), *u = g_new(double, f);
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = x0[i];
+    ref_rmsnorm(x, wa, xn, n, eps);
+    ref_gemv(Wqkv, xn, qkv, qr, n);
+    for (uint32_t h = 0; h < nh + kvh; h++)          /* the query heads, then the key heads */
+        for (uint32_t i = 0; i < hd / 2; i++) {
+            double ang = pos * pow(base, -(double)i / (hd / 2));
+            double a = qkv[h * hd + i], b = qkv[h * hd + i + hd / 2];
+            qkv[h * hd + i] = a * cos(ang) - b * sin(ang);
+            qkv[h * hd + i + hd / 2] = b * cos(ang) + a * sin(ang);
+        }
+    for (uint32_t t = 0; t < kvh * hd; t++) {
+        size_t at = ((size_t)(t / hd) * ctx + pos) * hd + t % hd;
+        kc[at] = ref_bf16((float)qkv[nh * hd + t]);
+        vc[at] = ref_bf16((float)qkv[(nh + kvh) * hd + t]);
+    }
+    for (uint32_t h = 0; h < nh; h++) {
+        uint32_t gh = h / (nh / kvh);
+        double m = -INFINITY, sum = 0;
+        for (uint32_t j = 0; j < len; j++) {
+            double dot = 0;
+            for (uint32_t i = 0; i < hd; i++)
+                dot += qkv[h * hd + i] * ref_unbf16(kc[((size_t)gh * ctx + j) * hd + i]);
+            sc[j] = dot * scale;
+            m = fmax(m, sc[j]);
+        }
+        for (uint32_t j = 0; j < len; j++)
+            sum += (sc[j] = exp(sc[j] - m));
+        for (uint32_t i = 0; i < hd; i++) {
+            double o = 0;
+            for (uint32_t j = 0; j < len; j++)
+                o += sc[j] * ref_unbf16(vc[((size_t)gh * ctx + j) * hd + i]);
+            att[h * hd + i] = o / sum;
+        }
+    }
+    ref_gemv(Wo, att, d, n, nh * hd);
+    for (uint32_t i = 0; i < n; i++)
+        x[i] += d[i];
+    ref_rmsnorm(x, wf, xn, n, eps);
+    ref_gemv(Wg, xn, g, f, n);
+    ref_gemv(Wu, xn, u, f, n);
+    for (uint32_t i = 0; i < f; i++)
+        g[i] = g[i] / (1.0 + exp(-g[i])) * u[i];
+    ref_gemv(Wd, g, d, n, f);
+    float *want = g_new(float, n), *kw = g_new(float, nc), *vw = g_new(float, nc);
+    for (uint32_t i = 0; i < n; i++)
+        want[i] = (float)(x[i] + d[i]);
+    for (size_t i = 0; i < nc; i++) {
+        kw[i] = ref_unbf16(kc[i]);
+        vw[i] = ref_unbf16(vc[i]);
+    }
+    int rc = 2;
+    float *got = (float *)(void *)read_out(dir, "x", (size_t)n * 4);
+    uint16_t *gk = (uint16_t *)(void *)read_out(dir, "Kc", nc * 2);
+    uint16_t *gv = (uint16_t *)(void *)read_out(dir, "Vc", nc * 2);
+    if (got && gk && gv) {
+        float *kg = g_new(float, nc), *vg = g_new(float, nc);
+        for (size_t i = 0; i < nc; i++) {
+            kg[i] = ref_unbf16(gk[i]);
+            vg[i] = ref_unbf16(gv[i]);
+        }
+        rc = near_f32("llama x", got, want, n, 0, 1e-5) |
+             near_f32("llama Kc", kg, kw, nc, 1.0 / 128, 1e-5) |
+             near_f32("llama Vc", vg, vw, nc, 1.0 / 128, 1e-5);
+        g_free(kg);
+        g_free(vg);
+    }
+    g_free(got);
+    g_free(gk);
+    g_free(gv);
+    g_free(want);
+    g_free(kw);
+    g_free(vw);
+    g_free(kc);
+    g_free(vc);
+    g_free(x);
+    g_free(xn);
+    g_free(qkv);
+    g_free(att);
+    g_free(d);
+    g_free(sc);
+    g_free(g);
+    g_free(u);
+    return rc;
 }
 
 /* tests/gpu/ptx/mma.cu's three kernels: plain products of the matrices as the CUDA source stores
@@ -846,6 +1034,8 @@ int main(int argc, char **argv)
         rc = got ? compare_f32("say x", got, want, n, 0) : 2;
         g_free(got);
         g_free(want);
+    } else if (!strcmp(k, "llama_rmsnorm") || !strcmp(k, "llama_norm_gemv")) {
+        rc = ref_llama(s, dir);
     } else if (!strcmp(k, "mma_gemm") || !strcmp(k, "mma_trans") || !strcmp(k, "mma_bf8")) {
         rc = ref_mma(s, k, dir);
     } else if (!strcmp(k, "wgemm") || !strcmp(k, "wgemm_h") || !strcmp(k, "wgemm_bf")) {
