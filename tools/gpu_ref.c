@@ -258,11 +258,11 @@ static int ref_llama(const GpuLaunchSpec *s, const char *dir)
         return 2;
     }
     bool fused = !strcmp(lr->e->name, "llama_rope_kv");
-    uint32_t nh = lparam_u32(la, 4), kvh = lparam_u32(la, 5), ctx = lparam_u32(la, 6);
-    uint32_t len = lparam_u32(la, 7), pos = lparam_u32(lr, fused ? 6 : 2);
-    double scale = lparam_f32(la, 8), base = lparam_f32(lr, fused ? 7 : 3);
+    uint32_t nh = lparam_u32(la, 5), kvh = lparam_u32(la, 6), hd = lparam_u32(la, 7);
+    uint32_t ctx = lparam_u32(la, 8), len = lparam_u32(la, 9), pos = lparam_u32(lr, fused ? 7 : 3);
+    double scale = lparam_f32(la, 11), base = lparam_f32(lr, fused ? 8 : 4);
     double eps = lparam_f32(ln, fused ? 6 : 4);
-    uint32_t n = (uint32_t)bx->count, f = (uint32_t)(bg->count / n), hd = 64;
+    uint32_t n = (uint32_t)bx->count, f = (uint32_t)(bg->count / n);
     uint32_t qr = (nh + 2 * kvh) * hd;
     if (len != pos + 1 || bq->count != (uint64_t)qr * n || bkc->count != (uint64_t)kvh * ctx * hd) {
         fprintf(stderr, "gpu_ref: llama: the launch's shapes disagree\n");

@@ -14,9 +14,9 @@
 //           projection (6 kernels)
 //
 // Shapes: the hidden size n and the MLP's width f are multiples of 256 (a warp reads 8 weights
-// a lane, 16 bytes, per step); the head dimension is 64.
-#define HD 64
-#define HALF (HD / 2)
+// a lane, 16 bytes, per step); the head dimension hd is 64, 128 or 256 (a lane of the attention
+// holds hd / 32 of a row's values).
+#define MAXP 4                      // pairs of dimensions a lane holds: hd / 64, at most 4
 
 // bfloat16 is the high half of an f32
 __device__ __forceinline__ float bf_lo(unsigned u) { return __uint_as_float(u << 16); }
@@ -92,66 +92,84 @@ extern "C" __global__ void llama_gemv(const unsigned short *W, const float *x, f
         y[row] = s;
 }
 
-// dimensions i and i + 32 of head v turned by pos * base^(-i / 32)
-__device__ __forceinline__ void rope_pair(float *v, int i, int pos, float base)
+// dimensions i and i + hd/2 of head v turned by pos * base^(-i / (hd/2))
+__device__ __forceinline__ void rope_pair(float *v, int i, int half, int pos, float base)
 {
-    float ang = pos * powf(base, -(float)i / HALF), s, c;
+    float ang = pos * powf(base, -(float)i / half), s, c;
     sincosf(ang, &s, &c);
-    float a = v[i], b = v[i + HALF];
+    float a = v[i], b = v[i + half];
     v[i] = a * c - b * s;
-    v[i + HALF] = b * c + a * s;
+    v[i + half] = b * c + a * s;
 }
 
 // rotary embedding of the first `heads` heads of qk in place (the query heads, then the key
-// heads): dimension i and i + 32 of a head turn by pos * base^(-i / 32)
-extern "C" __global__ void llama_rope(float *qk, int heads, int pos, float base)
+// heads)
+extern "C" __global__ void llama_rope(float *qk, int heads, int hd, int pos, float base)
 {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= heads * HALF)
+    int t = blockIdx.x * blockDim.x + threadIdx.x, half = hd / 2;
+    if (t >= heads * half)
         return;
-    rope_pair(qk + t / HALF * HD, t % HALF, pos, base);
+    rope_pair(qk + t / half * hd, t % half, half, pos, base);
 }
 
 // the token's keys and values (qkv holds nh query heads, kvh key heads, kvh value heads) into
-// the caches (kvh x ctx x 64 bfloat16 each) at pos
+// the caches (kvh x ctx x hd bfloat16 each) at pos
 extern "C" __global__ void llama_kv_append(const float *qkv, unsigned short *kc,
-                                           unsigned short *vc, int nh, int kvh, int ctx, int pos)
+                                           unsigned short *vc, int nh, int kvh, int hd, int ctx,
+                                           int pos)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= kvh * HD)
+    if (t >= kvh * hd)
         return;
-    const float *k = qkv + nh * HD, *v = k + kvh * HD;
-    size_t at = ((size_t)(t / HD) * ctx + pos) * HD + t % HD;
+    const float *k = qkv + nh * hd, *v = k + kvh * hd;
+    size_t at = ((size_t)(t / hd) * ctx + pos) * hd + t % hd;
     kc[at] = bf_round(k[t]);
     vc[at] = bf_round(v[t]);
 }
 
-// attention of one query head (a block of 8 warps) over the len cached positions of its key
-// and value head. A warp takes every eighth position, its lanes two dimensions each, so a key
-// or value row (64 bfloat16, 128 bytes) is one coalesced load of the warp; the eight partial
-// sums of the values meet in shared memory. `len` floats of dynamic shared memory hold the
-// scores.
+// attention of query head blockIdx.x (a block of 8 warps) over cached positions lo..hi-1 of its
+// key and value head. A warp takes every eighth position; lane l holds dimensions 2l, 2l + 1 of
+// each 64 (NP = hd / 64 of them), so a key or value row is NP coalesced loads of the warp (128
+// bytes each); the eight partial sums of the values meet in shared memory. hi - lo floats of
+// dynamic shared memory hold the scores. The positions are split among blocks as in
+// Flash-Decoding (Dao, Haziza, Massa and Sizov, 2023): out gets this split's sum of
+// e^(score - m) V, ml its maximum score m and its sum l of e^(score - m);
+// llama_attention_combine makes the splits one.
 #define AW 8
-extern "C" __global__ void llama_attention(const float *q, const unsigned short *kc,
-                                           const unsigned short *vc, float *out, int nh, int kvh,
-                                           int ctx, int len, float scale)
+template <int NP>
+__device__ void attention(const float *q, const unsigned short *kc, const unsigned short *vc,
+                          float *out, float *ml, int nh, int kvh, int ctx, int lo, int hi,
+                          float scale)
 {
     extern __shared__ float sc[];
-    __shared__ float red[AW], part[AW][HD];
+    __shared__ float red[AW], part[AW][64 * MAXP];
+    const int hd = 64 * NP, rw = hd / 2;      // a row: rw 32-bit words
     int h = blockIdx.x, g = h / (nh / kvh), t = threadIdx.x, w = t >> 5, l = t & 31;
-    const unsigned *K = (const unsigned *)(kc + (size_t)g * ctx * HD);
-    const unsigned *V = (const unsigned *)(vc + (size_t)g * ctx * HD);
-    float q0 = q[h * HD + 2 * l], q1 = q[h * HD + 2 * l + 1];
+    const unsigned *K = (const unsigned *)(kc + (size_t)g * ctx * hd);
+    const unsigned *V = (const unsigned *)(vc + (size_t)g * ctx * hd);
+    float q0[NP], q1[NP];
+#pragma unroll
+    for (int c = 0; c < NP; c++) {
+        q0[c] = q[h * hd + 64 * c + 2 * l];
+        q1[c] = q[h * hd + 64 * c + 2 * l + 1];
+    }
     float m = -INFINITY;
     // four rows' loads issued before any of their sums (as ptxas would schedule them)
-    for (int j0 = w; j0 < len; j0 += 4 * AW) {
-        unsigned u[4];
+    for (int j0 = lo + w; j0 < hi; j0 += 4 * AW) {
+        unsigned u[4][NP];
+#pragma unroll
         for (int r = 0; r < 4; r++)
-            u[r] = j0 + r * AW < len ? K[(size_t)(j0 + r * AW) * (HD / 2) + l] : 0u;
-        for (int r = 0; r < 4 && j0 + r * AW < len; r++) {
-            float s = warp_sum(bf_lo(u[r]) * q0 + bf_hi(u[r]) * q1) * scale;
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                u[r][c] = j0 + r * AW < hi ? K[(size_t)(j0 + r * AW) * rw + 32 * c + l] : 0u;
+        for (int r = 0; r < 4 && j0 + r * AW < hi; r++) {
+            float d = 0.0f;
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                d += bf_lo(u[r][c]) * q0[c] + bf_hi(u[r][c]) * q1[c];
+            float s = warp_sum(d) * scale;
             if (l == 0)
-                sc[j0 + r * AW] = s;
+                sc[j0 + r * AW - lo] = s;
             m = fmaxf(m, s);
         }
     }
@@ -162,7 +180,7 @@ extern "C" __global__ void llama_attention(const float *q, const unsigned short 
     for (int i = 1; i < AW; i++)
         m = fmaxf(m, red[i]);
     float sum = 0.0f;
-    for (int j = t; j < len; j += AW * 32) {
+    for (int j = t; j < hi - lo; j += AW * 32) {
         float e = expf(sc[j] - m);
         sc[j] = e;
         sum += e;
@@ -175,25 +193,100 @@ extern "C" __global__ void llama_attention(const float *q, const unsigned short 
     sum = 0.0f;
     for (int i = 0; i < AW; i++)
         sum += red[i];
-    float a0 = 0.0f, a1 = 0.0f;
-    for (int j0 = w; j0 < len; j0 += 4 * AW) {
-        unsigned u[4];
+    float a0[NP], a1[NP];
+#pragma unroll
+    for (int c = 0; c < NP; c++)
+        a0[c] = a1[c] = 0.0f;
+    for (int j0 = lo + w; j0 < hi; j0 += 4 * AW) {
+        unsigned u[4][NP];
+#pragma unroll
         for (int r = 0; r < 4; r++)
-            u[r] = j0 + r * AW < len ? V[(size_t)(j0 + r * AW) * (HD / 2) + l] : 0u;
-        for (int r = 0; r < 4 && j0 + r * AW < len; r++) {
-            a0 += sc[j0 + r * AW] * bf_lo(u[r]);
-            a1 += sc[j0 + r * AW] * bf_hi(u[r]);
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                u[r][c] = j0 + r * AW < hi ? V[(size_t)(j0 + r * AW) * rw + 32 * c + l] : 0u;
+        for (int r = 0; r < 4 && j0 + r * AW < hi; r++) {
+            float p = sc[j0 + r * AW - lo];
+#pragma unroll
+            for (int c = 0; c < NP; c++) {
+                a0[c] += p * bf_lo(u[r][c]);
+                a1[c] += p * bf_hi(u[r][c]);
+            }
         }
     }
-    part[w][2 * l] = a0;
-    part[w][2 * l + 1] = a1;
+#pragma unroll
+    for (int c = 0; c < NP; c++) {
+        part[w][64 * c + 2 * l] = a0[c];
+        part[w][64 * c + 2 * l + 1] = a1[c];
+    }
     __syncthreads();
-    if (t < HD) {
+    if (t < hd) {
         float o = 0.0f;
         for (int i = 0; i < AW; i++)
             o += part[i][t];
-        out[h * HD + t] = o / sum;
+        out[t] = o;
     }
+    if (t == 0) {
+        ml[0] = m;
+        ml[1] = sum;
+    }
+}
+
+#define ATTENTION(...)                                                                        \
+    do {                                                                                      \
+        if (hd == 64)                                                                         \
+            attention<1>(__VA_ARGS__);                                                        \
+        else if (hd == 128)                                                                   \
+            attention<2>(__VA_ARGS__);                                                        \
+        else if (hd == 256)                                                                   \
+            attention<4>(__VA_ARGS__);                                                        \
+        else                                                                                  \
+            __trap();                                                                         \
+    } while (0)
+
+// the attention above, split over the positions: block (h, s) takes positions s * chunk to
+// s * chunk + chunk - 1 of len (heads of 64, 128 or 256 dimensions) and leaves its partial
+// output in po (nh x splits x hd) and its maximum and sum in pml (nh x splits x 2); a grid of
+// nh x 1 is one block per head
+extern "C" __global__ void llama_attention(const float *q, const unsigned short *kc,
+                                           const unsigned short *vc, float *po, float *pml, int nh,
+                                           int kvh, int hd, int ctx, int len, int chunk,
+                                           float scale)
+{
+    int at = blockIdx.x * gridDim.y + blockIdx.y, lo = blockIdx.y * chunk;
+    int hi = min(len, lo + chunk);
+    if (lo >= hi) {                  // no positions: a split that adds nothing
+        if (threadIdx.x == 0) {
+            pml[2 * at] = -INFINITY;
+            pml[2 * at + 1] = 0.0f;
+        }
+        if (threadIdx.x < hd)
+            po[(size_t)at * hd + threadIdx.x] = 0.0f;
+        return;
+    }
+    ATTENTION(q, kc, vc, po + (size_t)at * hd, pml + 2 * at, nh, kvh, ctx, lo, hi, scale);
+}
+
+// the splits of each head (a block of hd threads) made one: o = sum_s e^(m_s - M) o_s /
+// sum_s e^(m_s - M) l_s, M the largest m_s
+extern "C" __global__ void llama_attention_combine(const float *po, const float *pml, float *out,
+                                                   int hd, int splits)
+{
+    int h = blockIdx.x, t = threadIdx.x;
+    if (t >= hd)
+        return;
+    const float *ml = pml + (size_t)h * splits * 2;
+    float M = -INFINITY;
+    for (int s = 0; s < splits; s++)
+        M = fmaxf(M, ml[2 * s]);
+    float o = 0.0f, l = 0.0f;
+    for (int s = 0; s < splits; s++) {
+        if (ml[2 * s + 1] == 0.0f)
+            continue;
+        float f = expf(ml[2 * s] - M);
+        o += f * po[((size_t)h * splits + s) * hd + t];
+        l += f * ml[2 * s + 1];
+    }
+    out[h * hd + t] = o / l;
 }
 
 // x += d (the residual connection)
@@ -242,23 +335,22 @@ extern "C" __global__ void llama_norm_gemv(const float *x, const unsigned short 
 
 // RoPE on the query and key heads, and the rotated keys and the values into the caches
 extern "C" __global__ void llama_rope_kv(float *qkv, unsigned short *kc, unsigned short *vc,
-                                         int nh, int kvh, int ctx, int pos, float base)
+                                         int nh, int kvh, int hd, int ctx, int pos, float base)
 {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (nh + kvh) * HALF)
+    int t = blockIdx.x * blockDim.x + threadIdx.x, half = hd / 2;
+    if (t >= (nh + kvh) * half)
         return;
-    int h = t / HALF, i = t % HALF;
-    float *v = qkv + h * HD;
-    rope_pair(v, i, pos, base);
-    float ra = v[i], rb = v[i + HALF];
+    int h = t / half, i = t % half;
+    float *v = qkv + h * hd;
+    rope_pair(v, i, half, pos, base);
     if (h >= nh) {
         int kh = h - nh;
-        size_t at = ((size_t)kh * ctx + pos) * HD + i;
-        const float *val = qkv + (nh + kvh) * HD + kh * HD;
-        kc[at] = bf_round(ra);
-        kc[at + HALF] = bf_round(rb);
+        size_t at = ((size_t)kh * ctx + pos) * hd + i;
+        const float *val = qkv + (nh + kvh) * hd + kh * hd;
+        kc[at] = bf_round(v[i]);
+        kc[at + half] = bf_round(v[i + half]);
         vc[at] = bf_round(val[i]);
-        vc[at + HALF] = bf_round(val[i + HALF]);
+        vc[at + half] = bf_round(val[i + half]);
     }
 }
 
