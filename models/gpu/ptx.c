@@ -688,6 +688,7 @@ static bool parse_imm(P *p, PtxArg *a)
                         want == 8 ? "float" : "double", want, q[1]);
         p->p = q + 2 + want;
         a->kind = PTX_A_IMM;
+        a->lit = want == 8 ? PTX_LIT_F : PTX_LIT_D;
         a->imm = (int64_t)x;
         return true;
     }
@@ -1916,6 +1917,31 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             return perr(p, op_at, "'%.*s': operand %u, %s, is a .%s register; the instruction "
                         "takes .%s values", (int)oplen, op_at, d + 1, rg->name,
                         type_names[rg->type], type_names[in.type]);
+    }
+    /* a constant as the operand's type takes it (ptxas: "Arguments mismatch"): a float type a
+     * 0f/0d literal, a signed or unsigned one an integer, a .b type either (its bits); these
+     * were read as the other kind's bits (add.f32 %f1, %f2, 1 added 1.4e-45) */
+    bool typed = checked || in.op == PTX_OP_SETP || in.op == PTX_OP_MOV || in.op == PTX_OP_ST ||
+                 in.op == PTX_OP_CVT;
+    for (uint32_t d = 0; typed && d < in.nargs; d++) {
+        const PtxArg *a = &in.a[d];
+        if (a->kind != PTX_A_IMM || (in.op == PTX_OP_SELP && d == 3) ||
+            (in.op == PTX_OP_LOP3 && d == 4))
+            continue;
+        PtxType t = (PtxType)in.type;
+        if (in.op == PTX_OP_CVT)
+            t = (PtxType)in.type2;                  /* cvt's source type */
+        else if (in.op == PTX_OP_BFI && d >= 3)
+            t = PTX_T_U32;                          /* bfi's position and length */
+        bool fl = t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64 || t == PTX_T_BF16 ||
+                  t == PTX_T_F16X2 || t == PTX_T_BF16X2;
+        bool in_t = (t >= PTX_T_U8 && t <= PTX_T_U64) || (t >= PTX_T_S8 && t <= PTX_T_S64);
+        if ((fl && a->lit == PTX_LIT_INT) || (in_t && a->lit != PTX_LIT_INT))
+            return perr(p, op_at, "'%.*s': operand %u: %s where the instruction takes .%s values "
+                        "(%s)", (int)oplen, op_at, d + 1,
+                        a->lit == PTX_LIT_INT ? "an integer constant" : "a float constant",
+                        type_names[t], fl ? "write it as 0f (f32) or 0d (f64) and its hex bits"
+                                          : "write it as an integer, or use a .b type");
     }
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||

@@ -121,12 +121,15 @@ typedef enum {
     PTX_A_LABEL,        /* imm = instruction index */
 } PtxArgKind;
 
+enum { PTX_LIT_INT, PTX_LIT_F, PTX_LIT_D };
+
 typedef struct {
     uint8_t kind;       /* PtxArgKind */
     bool neg;           /* !%p (a predicate operand) */
     bool pair;          /* the second of d|p (shfl, setp) */
     bool zero;          /* VEC: has a 0 element (a packed source's zero, as '_') */
     uint8_t n;          /* vector length: at most 4, or PTX_MAX_VEC for a wmma fragment */
+    uint8_t lit;        /* IMM: how it was written: PTX_LIT_INT, PTX_LIT_F (0f...), PTX_LIT_D */
     union {             /* a vector's registers in the place of the other kinds' fields: an
                            operand stays 40 bytes with the wmma fragments' eight */
         struct {

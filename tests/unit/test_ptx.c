@@ -392,6 +392,25 @@ static void test_parse_errors(void)
           "are 32-bit registers (the mask or a constant), a one of the type's size" },
         { "nanosleep.u32 %rd1;", "t.ptx:6:1: 'nanosleep.u32': the time is a 32-bit integer register "
           "or a constant" },
+        /* a constant of the other kind, as ptxas refuses it (it was read as the other's bits) */
+        { "add.f32 %f1, %f2, 1;", "t.ptx:6:1: 'add.f32': operand 3: an integer constant where the "
+          "instruction takes .f32 values (write it as 0f (f32) or 0d (f64) and its hex bits)" },
+        { "add.s32 %r1, %r2, 0f3F800000;", "t.ptx:6:1: 'add.s32': operand 3: a float constant where "
+          "the instruction takes .s32 values (write it as an integer, or use a .b type)" },
+        { "setp.eq.f32 %p1, %f2, 0;", "t.ptx:6:1: 'setp.eq.f32': operand 3: an integer constant "
+          "where the instruction takes .f32 values (write it as 0f (f32) or 0d (f64) and its hex "
+          "bits)" },
+        { "mov.u32 %r1, 0f3F800000;", "t.ptx:6:1: 'mov.u32': operand 2: a float constant where the "
+          "instruction takes .u32 values (write it as an integer, or use a .b type)" },
+        { "st.global.f32 [%rd1], 1;", "t.ptx:6:1: 'st.global.f32': operand 2: an integer constant "
+          "where the instruction takes .f32 values (write it as 0f (f32) or 0d (f64) and its hex "
+          "bits)" },
+        { "cvt.rn.f32.s32 %f1, 0f3F800000;", "t.ptx:6:1: 'cvt.rn.f32.s32': operand 2: a float "
+          "constant where the instruction takes .s32 values (write it as an integer, or use a .b "
+          "type)" },
+        { "selp.f32 %f1, 1, %f2, %p1;", "t.ptx:6:1: 'selp.f32': operand 2: an integer constant "
+          "where the instruction takes .f32 values (write it as 0f (f32) or 0d (f64) and its hex "
+          "bits)" },
         { "atom.global.add.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.add.f16': an atomic add "
           "of 16-bit floats is .noftz (atom.add.noftz.f16)" },
         { "atom.global.add.noftz.f32 %f1, [%rd1], %f2;", "t.ptx:6:1: 'atom.global.add.noftz.f32': "
@@ -477,6 +496,28 @@ static void test_parse_errors(void)
             g_error_free(e);
         }
         g_free(src);
+        g_free(full);
+    }
+    /* and the constants ptxas takes: either kind on .b types, floats where cvt's source is a
+     * float, integers where it is an integer */
+    static const char *const good[] = {
+        "mov.b32 %r1, 0f3F800000;", "and.b32 %r1, %r2, 0f3F800000;", "mov.b32 %f1, 1;",
+        "cvt.rzi.s32.f32 %r1, 0f3F800000;", "cvt.rn.f32.s32 %f1, 1;",
+        "st.global.b32 [%rd1], 0f3F800000;", "mov.f32 %f1, 0f3F800000;", "mov.s32 %r1, -1;",
+        "setp.ne.s32 %p1, %r1, 0;", "selp.f32 %f1, 0f3F800000, %f2, %p1;",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+        char *full = g_strdup_printf(HEAD ".visible .entry k() { .reg .pred %%p<3>; .reg .b32 "
+                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>;\n%s\nret;\n}\n",
+                                     good[i]);
+        GError *e = NULL;
+        PtxModule *m = parse(full, &e);
+        if (!m)
+            fprintf(stderr, "\ngood case %zu: %s\n", i, e->message);
+        CU_ASSERT_PTR_NOT_NULL(m);
+        ptx_module_free(m);
+        if (e)
+            g_error_free(e);
         g_free(full);
     }
 }
