@@ -139,7 +139,7 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
         char *end;
         errno = 0;
         unsigned long long seed = strtoull(s + 7, &end, 10);
-        if (end == s + 7 || (*end && *end != ':') || errno || s[7] == '-' || s[7] == '+')
+        if (!g_ascii_isdigit(s[7]) || (*end && *end != ':') || errno)     /* no sign, no space */
             return lerr(error, n, "init: random:SEED needs a whole number, got '%s'", s + 7);
         /* random:SEED:LO:HI: floats uniform in [LO, HI) instead of [0, 1) */
         double lo = 0.0, hi = 1.0;
@@ -155,6 +155,9 @@ static bool init_buffer(PtxBuffer *b, const CfgNode *n, const char *dir, GError 
             if (!(lo < hi))
                 return lerr(error, n, "init: random:SEED:LO:HI needs LO < HI, got %g and %g", lo,
                             hi);
+            if (!isfinite(hi - lo))
+                return lerr(error, n, "init: random:SEED:LO:HI: the range from %g to %g is wider "
+                            "than a double holds", lo, hi);
             if (!is_float_d(b->dtype))
                 return lerr(error, n, "init: random:SEED:LO:HI is for float buffers; %s is %s "
                             "(random:SEED gives its whole range)", b->name,

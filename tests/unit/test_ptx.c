@@ -2059,6 +2059,11 @@ static void test_launch_yaml(void)
           "(random:SEED gives its whole range)" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: random:-3}\n"
           "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED needs a whole number, got '-3'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f32, count: 4, init: \"random: -1\"}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED needs a whole number, got ' -1'" },
+        { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nbuffers:\n  x: {dtype: f64, count: 4, init: random:1:-1e308:1e308}\n"
+          "params: [1, 1, x]\n", "@/l.yaml:5:35: init: random:SEED:LO:HI: the range from -1e+308 to "
+          "1e+308 is wider than a double holds" },
         { "kernel: k.ptx\ngrid: [1]\nblock: [32]\nparams: [4294967296, 1, 1]\n",
           "@/l.yaml:4:10: params: k_n (4 bytes) cannot hold 4294967296" },
         /* a kernel file that cannot be read: at the launch's kernel: line (it had no place) */
