@@ -252,7 +252,15 @@ int litmus_cli_main(int argc, char **argv)
         rc = ARCHSIM_EXIT_USAGE;
         goto out;
     }
-    guint first = args[1] != NULL && strcmp(args[1], "--") == 0 ? 2 : 1;
+    /* GLib leaves the "--" that ended the options where it was (before the files or among
+     * them): it is not a file; what follows it is, even if it looks like an option */
+    for (guint i = 1; args[i] != NULL; i++)
+        if (strcmp(args[i], "--") == 0) {
+            g_free(args[i]);
+            memmove(&args[i], &args[i + 1], (g_strv_length(args + i + 1) + 1) * sizeof *args);
+            break;
+        }
+    guint first = 1;
     guint nfiles = g_strv_length(args) - first;
     const MemModel *model = mem_model_find(model_name ? model_name : "tso");
     if (model == NULL) {
