@@ -970,6 +970,57 @@ int main(int argc, char **argv)
         g_free(want);
         g_free(xs);
         g_free(ys);
+    } else if (!strcmp(k, "video")) {
+        /* the SIMD video intrinsics as the CUDA Math API defines them, lane by lane: absolute
+         * differences (unsigned or signed lanes, the byte or halfword of |x - y|), their sums,
+         * wrapping adds and subtracts, maxima and minima, rounded (vavg) and truncated (vhadd)
+         * averages, vcmpgt's all-ones lanes, vabs */
+        const PtxBuffer *in = gpu_launch_buffer(s, "in");
+        const uint32_t *v = (const uint32_t *)(void *)in->data;
+        uint64_t n = in->count;
+        uint32_t *want = g_new0(uint32_t, 12 * n);
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t x = v[i], y = v[(i + 5) % n], *o = want + 12 * i;
+            for (int w = 8; w <= 16; w += 8) {
+                uint32_t m = (1u << w) - 1, lanes = 32 / w, du = 0, ds = 0, su = 0, ss = 0;
+                for (uint32_t l = 0; l < lanes; l++) {
+                    uint32_t a = x >> (w * l) & m, b = y >> (w * l) & m;
+                    int32_t sa = a >> (w - 1) ? (int32_t)a - (1 << w) : (int32_t)a;
+                    int32_t sb = b >> (w - 1) ? (int32_t)b - (1 << w) : (int32_t)b;
+                    uint32_t u = a > b ? a - b : b - a, t = (uint32_t)abs(sa - sb);
+                    du |= (u & m) << (w * l);
+                    ds |= (t & m) << (w * l);
+                    su += u;
+                    ss += t;
+                }
+                o[w == 8 ? 0 : 4] = du;
+                o[w == 8 ? 1 : 5] = su;
+                o[w == 8 ? 2 : 6] = ds;
+                o[w == 8 ? 3 : 7] = ss;
+            }
+            uint32_t add = 0, sub = 0, mx = 0, mn = 0, avg = 0, gt = 0, hadd = 0, ab = 0;
+            for (int l = 0; l < 4; l++) {
+                uint32_t a = x >> (8 * l) & 0xff, b = y >> (8 * l) & 0xff;
+                int32_t sa = (int8_t)a, sb = (int8_t)b;
+                add |= ((a + b) & 0xff) << (8 * l);
+                sub |= ((a - b) & 0xff) << (8 * l);
+                mx |= (a > b ? a : b) << (8 * l);
+                mn |= ((uint32_t)(sa < sb ? sa : sb) & 0xff) << (8 * l);
+                avg |= ((a + b + 1) >> 1) << (8 * l);
+                gt |= (a > b ? 0xffu : 0u) << (8 * l);
+                ab |= ((uint32_t)abs(sa) & 0xff) << (8 * l);
+            }
+            for (int l = 0; l < 2; l++) {
+                uint32_t a = x >> (16 * l) & 0xffff, b = y >> (16 * l) & 0xffff;
+                hadd |= ((a + b) >> 1) << (16 * l);
+            }
+            o[8] = add ^ sub;
+            o[9] = mx + mn;
+            o[10] = avg ^ gt;
+            o[11] = hadd + ab;
+        }
+        rc = compare_out_i32(k, dir, (const int32_t *)(void *)want, 12 * n);
+        g_free(want);
     } else if (!strcmp(k, "pack")) {
         const PtxBuffer *in = gpu_launch_buffer(s, "in");
         const uint8_t *b = in->data;

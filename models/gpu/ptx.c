@@ -275,7 +275,7 @@ static const char *const op_names[PTX_OP_COUNT] = {
     [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_CP_COMMIT] = "cp.async.commit_group",
     [PTX_OP_CP_WAIT] = "cp.async.wait_group", [PTX_OP_TRAP] = "trap", [PTX_OP_MMA] = "mma",
     [PTX_OP_LDMATRIX] = "ldmatrix", [PTX_OP_HOSTCALL] = "call", [PTX_OP_MATCH] = "match",
-    [PTX_OP_NANOSLEEP] = "nanosleep", [PTX_OP_DP2A] = "dp2a",
+    [PTX_OP_NANOSLEEP] = "nanosleep", [PTX_OP_DP2A] = "dp2a", [PTX_OP_VABSDIFF] = "vabsdiff",
 };
 
 const char *ptx_op_name(PtxOp op) { return op < PTX_OP_COUNT ? op_names[op] : "?"; }
@@ -867,6 +867,7 @@ static const struct { const char *name; PtxOp op; } base_ops[] = {
     { "cp", PTX_OP_CP_ASYNC },          /* cp.async and its groups: parse_cp decides */
     { "trap", PTX_OP_TRAP }, { "mma", PTX_OP_MMA }, { "ldmatrix", PTX_OP_LDMATRIX },
     { "match", PTX_OP_MATCH }, { "nanosleep", PTX_OP_NANOSLEEP }, { "dp2a", PTX_OP_DP2A },
+    { "vabsdiff2", PTX_OP_VABSDIFF }, { "vabsdiff4", PTX_OP_VABSDIFF },
 };
 
 static const char *const cmp_names[] = {
@@ -1411,10 +1412,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         return parse_cp(p, en, &in, op_at, oplen, q);
     if (in.op == PTX_OP_MMA || in.op == PTX_OP_LDMATRIX)
         return parse_mma(p, en, &in, op_at, oplen, q);
+    if (in.op == PTX_OP_VABSDIFF)
+        in.sub = (uint8_t)(op_at[baselen - 1] - '0');    /* vabsdiff2, vabsdiff4: the lanes */
     if (baselen == 4 && (memcmp(op_at, "addc", 4) == 0 || memcmp(op_at, "subc", 4) == 0 ||
                          memcmp(op_at, "madc", 4) == 0))
         in.mods |= PTX_M_CIN;
-    PtxType types[2] = { PTX_T_NONE, PTX_T_NONE };
+    PtxType types[3] = { PTX_T_NONE, PTX_T_NONE, PTX_T_NONE };
     int ntypes = 0;
     bool have_cmp = false, have_sub = false, have_dir = false, have_clamp = false, have_rn = false;
     const char *m = op_at + baselen;
@@ -1430,8 +1433,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         PtxType t = type_of(w, n);
         int k;
         if (t != PTX_T_NONE) {
-            if (ntypes == 2)
-                return perr(p, w - 1, "'%.*s': more than two types", (int)oplen, op_at);
+            if (ntypes == (in.op == PTX_OP_VABSDIFF ? 3 : 2))
+                return perr(p, w - 1, "'%.*s': more than %s types", (int)oplen, op_at,
+                            in.op == PTX_OP_VABSDIFF ? "three" : "two");
             types[ntypes++] = t;
         } else if (n == 6 && !memcmp(w, "global", 6)) {
             in.space = PTX_SPACE_GLOBAL;
@@ -1524,6 +1528,9 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    ((n == 4 && !memcmp(w, "wrap", 4)) || (n == 5 && !memcmp(w, "clamp", 5)))) {
             in.sub |= w[0] == 'c' ? PTX_SHF_CLAMP : 0;
             have_clamp = true;
+        } else if (in.op == PTX_OP_VABSDIFF && n == 3 && !memcmp(w, "add", 3) &&
+                   !(in.mods & PTX_M_VACC)) {
+            in.mods |= PTX_M_VACC;
         } else if (n == 2 && !memcmp(w, "cc", 2)) {
             in.mods |= PTX_M_CC;
         } else if (!ignorable(w, n)) {
@@ -1533,6 +1540,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
     }
     in.type = (uint8_t)types[0];
     in.type2 = (uint8_t)types[1];
+    if (in.op == PTX_OP_VABSDIFF)
+        in.wtype = (uint8_t)types[2];
     p->p = q;
     int text = intern_text(p->m, op_at, oplen);
     if (text < 0)
@@ -1588,6 +1597,17 @@ static bool parse_inst(P *p, Ent *en, const char *start)
             return perr(p, op_at, "'%.*s': %s", (int)oplen, op_at, in.op == PTX_OP_DP4A
                         ? "dp4a takes dp4a.ATYPE.BTYPE, each .u32 or .s32"
                         : "dp2a takes dp2a.lo or .hi, then .ATYPE.BTYPE, each .u32 or .s32");
+        break;
+    case PTX_OP_VABSDIFF:
+        /* vabsdiff2/4.DTYPE.ATYPE.BTYPE{.sat} d, a, b, c or .add (PTX ISA, "SIMD video
+         * instructions"), each type .u32 or .s32; the default masks and lane selectors only */
+        for (int i = 0; i < 3; i++)
+            if (ntypes != 3 || !(types[i] == PTX_T_U32 || types[i] == PTX_T_S32))
+                return perr(p, op_at, "'%.*s': vabsdiff%u takes .DTYPE.ATYPE.BTYPE, each .u32 "
+                            "or .s32", (int)oplen, op_at, in.sub);
+        if ((in.mods & PTX_M_SAT) && (in.mods & PTX_M_VACC))
+            return perr(p, op_at, "'%.*s': .sat cannot go with .add (the PTX ISA)", (int)oplen,
+                        op_at);
         break;
     case PTX_OP_BFIND:
         if (ntypes != 1 || !(types[0] == PTX_T_U32 || types[0] == PTX_T_S32 ||
@@ -1747,11 +1767,12 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                                   types[1] == PTX_T_F32)))
         return perr(p, op_at, "'%.*s': .f16x2 is in archsim's PTX subset on add, sub, mul, fma, "
                     "min, max, neg, abs, setp, set, mov, ld, st and cvt.f16x2.f32", (int)oplen, op_at);
-    if ((in.mods & PTX_M_SAT) && int_t && in.op != PTX_OP_CVT &&
+    if ((in.mods & PTX_M_SAT) && int_t && in.op != PTX_OP_CVT && in.op != PTX_OP_VABSDIFF &&
         !(in.type == PTX_T_S32 && (in.op == PTX_OP_ADD || in.op == PTX_OP_SUB ||
                                    (in.op == PTX_OP_MAD && (in.mods & PTX_M_HI)))))
         return perr(p, op_at, "'%.*s': .sat on this integer instruction is not in archsim's PTX "
-                    "subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 and cvt.sat are)",
+                    "subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32, cvt.sat and vabsdiff's "
+                    "are)",
                     (int)oplen, op_at);
     /* operands */
     uint32_t idx = en->e->insts->len;
@@ -1798,7 +1819,7 @@ static bool parse_inst(P *p, Ent *en, const char *start)
         want_min = want_max = 3;
         break;
     case PTX_OP_MAD: case PTX_OP_FMA: case PTX_OP_SELP: case PTX_OP_BFE: case PTX_OP_PRMT:
-    case PTX_OP_SHF: case PTX_OP_SAD: case PTX_OP_DP4A: case PTX_OP_DP2A:
+    case PTX_OP_SHF: case PTX_OP_SAD: case PTX_OP_DP4A: case PTX_OP_DP2A: case PTX_OP_VABSDIFF:
         want_min = want_max = 4;
         break;
     case PTX_OP_BFI: case PTX_OP_LOP3:
@@ -1906,7 +1927,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                    in.op == PTX_OP_OR || in.op == PTX_OP_XOR || in.op == PTX_OP_NOT ||
                    in.op == PTX_OP_SELP || in.op == PTX_OP_COPYSIGN || in.op == PTX_OP_PRMT ||
                    in.op == PTX_OP_LOP3 || in.op == PTX_OP_BFI || in.op == PTX_OP_BREV ||
-                   in.op == PTX_OP_SAD || in.op == PTX_OP_DP4A || in.op == PTX_OP_DP2A;
+                   in.op == PTX_OP_SAD || in.op == PTX_OP_DP4A || in.op == PTX_OP_DP2A ||
+                   in.op == PTX_OP_VABSDIFF;
     for (uint32_t d = 0; checked && !(in.mods & PTX_M_WIDE) && d < in.nargs; d++) {
         const PtxArg *a = &in.a[d];
         if (a->kind != PTX_A_REG || (in.op == PTX_OP_SELP && d == 3) ||

@@ -54,6 +54,7 @@ typedef enum {
     PTX_OP_HOSTCALL,    /* a call of CUDA's device runtime: vprintf (printf), __assertfail */
     PTX_OP_MATCH, PTX_OP_NANOSLEEP,                     /* match.any/all.sync, nanosleep */
     PTX_OP_DP2A,                                        /* dp2a.lo/.hi */
+    PTX_OP_VABSDIFF,    /* vabsdiff2/4: sub = the lanes (2 or 4); type, type2, wtype: d, a, b */
     PTX_OP_COUNT
 } PtxOp;
 
@@ -78,6 +79,7 @@ enum {
     PTX_M_NAN = 1u << 19,                   /* min.NaN, max.NaN: a NaN in, the canonical NaN out */
     PTX_M_CG = 1u << 20,                    /* cp.async.cg (else .ca) */
     PTX_M_TRANS = 1u << 21,                 /* ldmatrix.trans */
+    PTX_M_VACC = 1u << 22,                  /* vabsdiff.add: the lanes summed into c */
 };
 
 /* setp comparisons, then the boolean combiner (setp.CMP.and ...) */

@@ -496,6 +496,7 @@ static const uint8_t unit_of_op[PTX_OP_COUNT] = {
     [PTX_OP_COPYSIGN] = GPU_UNIT_INT,       /* a bit operation (LOP3 in SASS) */
     [PTX_OP_SET] = GPU_UNIT_INT, [PTX_OP_BFIND] = GPU_UNIT_INT, [PTX_OP_REDUX] = GPU_UNIT_INT,
     [PTX_OP_SAD] = GPU_UNIT_INT, [PTX_OP_DP4A] = GPU_UNIT_INT, [PTX_OP_DP2A] = GPU_UNIT_INT,
+    [PTX_OP_VABSDIFF] = GPU_UNIT_INT,
     [PTX_OP_WMMA_LD] = GPU_UNIT_LDST, [PTX_OP_WMMA_ST] = GPU_UNIT_LDST,
     [PTX_OP_WMMA_MMA] = GPU_UNIT_TENSOR,
     [PTX_OP_CP_ASYNC] = GPU_UNIT_LDST, [PTX_OP_CP_COMMIT] = GPU_UNIT_LDST,     /* LDGSTS, LDGDEPBAR */
@@ -1060,6 +1061,32 @@ static uint64_t alu(const PtxInst *in, uint64_t a, uint64_t b, uint64_t c, uint6
             d += (uint32_t)(xs * ys);
         }
         return d;
+    }
+    case PTX_OP_VABSDIFF: {
+        /* lanes of 8 bits (vabsdiff4) or 16 (vabsdiff2): |a_i - b_i|, each lane signed by its
+         * operand's type; d's lanes are those (clamped to the range of d's lane type with .sat,
+         * else cut to the lane), or with .add: c plus the sum of the lanes (PTX ISA, "SIMD
+         * video instructions": the default mask, every lane, and lane selectors) */
+        uint32_t w = 32u / in->sub, m = (1u << w) - 1;
+        bool as = (PtxType)in->type2 == PTX_T_S32,
+             bs = (PtxType)in->wtype == PTX_T_S32, ds = t == PTX_T_S32;
+        uint32_t d = 0;
+        int64_t sum = 0;
+        for (uint32_t i = 0; i < in->sub; i++) {
+            int64_t x = (int64_t)((uint32_t)a >> (w * i) & m), y = (int64_t)((uint32_t)b >> (w * i) & m);
+            if (as && x >> (w - 1))
+                x -= (int64_t)1 << w;
+            if (bs && y >> (w - 1))
+                y -= (int64_t)1 << w;
+            int64_t r = x > y ? x - y : y - x;
+            sum += r;
+            if (in->mods & PTX_M_SAT) {
+                int64_t hi = ds ? ((int64_t)1 << (w - 1)) - 1 : (int64_t)m;
+                r = r > hi ? hi : r;            /* never below 0 */
+            }
+            d |= ((uint32_t)r & m) << (w * i);
+        }
+        return (in->mods & PTX_M_VACC) ? (uint32_t)((uint32_t)c + (uint32_t)sum) : d;
     }
     case PTX_OP_BFIND: {
         /* the most significant 1 (unsigned) or bit unlike the sign (signed), 0xffffffff when

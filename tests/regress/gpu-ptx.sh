@@ -58,7 +58,8 @@ done
 # lop3 from __byte_perm, __funnelshift_*, byte packing and inline PTX; mathf.cu: expf, tanhf,
 # erff, sinf, cosf, fmodf, log1pf, atan2f as nvcc inlines them; calls.cu: __noinline__ device
 # functions and double sin/pow, whose slow paths stay .func with carry chains; half2.cu:
-# cuda_fp16's __half2 arithmetic; bf16.cu: cuda_bf16's; intrin.cu: __ffs, __reduce_*_sync;
+# cuda_fp16's __half2 arithmetic; bf16.cu: cuda_bf16's; intrin.cu: __ffs, __reduce_*_sync, the SIMD video
+# intrinsics (vabsdiff2/4);
 # wmma.cu: nvcuda::wmma on the tensor cores, its three shapes, f16 and bf16 inputs; async.cu:
 # cp.async from cuda_pipeline.h, a double buffer and zero-filled copies; mma.cu: mma.sync and
 # ldmatrix as CUTLASS and Triton write them; printf.cu: device printf):
@@ -75,7 +76,7 @@ own_runs() {  # PTXDIR
     echo "$bad"
 }
 bad=$(own_runs "$PWD/tests/gpu/ptx")
-check "24 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx, async.ptx, mma.ptx and printf.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
+check "25 launches of tests/gpu/ptx/own.ptx, sync.ptx, bits.ptx, mathf.ptx, calls.ptx, half2.ptx, bf16.ptx, intrin.ptx, wmma.ptx, async.ptx, mma.ptx and printf.ptx: outputs equal the C reference${bad:+ (wrong:$bad)}" "[ -z '$bad' ]"
 if command -v nvcc > /dev/null; then
     mkdir -p "$T/nv"
     if nvcc -ptx -O3 -arch=sm_80 tests/gpu/ptx/own.cu -o "$T/nv/own.ptx" > "$T/nv.log" 2>&1 &&

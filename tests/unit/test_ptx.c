@@ -281,8 +281,8 @@ static void test_parse_errors(void)
           "fma, mad, div, rcp, sqrt and cvt to them, and cvt from them to f16 and bf16" },
         { "copysign.f16 %f1, %f1, %f2;", "t.ptx:6:1: 'copysign.f16': the type must be .f32 or .f64" },
         { "mul.lo.sat.s32 %r1, %r1, %r2;", "t.ptx:6:1: 'mul.lo.sat.s32': .sat on this integer "
-          "instruction is not in archsim's PTX subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32 "
-          "and cvt.sat are)" },
+          "instruction is not in archsim's PTX subset (add.sat.s32, sub.sat.s32, mad.hi.sat.s32, "
+          "cvt.sat and vabsdiff's are)" },
         { "st.param.u32 [%rd1], %r1;", "t.ptx:6:1: 'st.param.u32': writing the parameter space "
           "is not allowed" },
         { "setp.lt.a.s32 %p1, %r1, %r2, %p2;", "t.ptx:6:8: 'setp.lt.a.s32': modifier .a is not "
@@ -415,6 +415,16 @@ static void test_parse_errors(void)
           "of 16-bit floats is .noftz (atom.add.noftz.f16)" },
         { "atom.global.add.noftz.f32 %f1, [%rd1], %f2;", "t.ptx:6:1: 'atom.global.add.noftz.f32': "
           ".noftz is on atomic adds of 16-bit floats only" },
+        { "vabsdiff4.u32.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'vabsdiff4.u32.u32': vabsdiff4 "
+          "takes .DTYPE.ATYPE.BTYPE, each .u32 or .s32" },
+        { "vabsdiff2.u32.u32.f32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'vabsdiff2.u32.u32.f32': "
+          "vabsdiff2 takes .DTYPE.ATYPE.BTYPE, each .u32 or .s32" },
+        { "vabsdiff4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;", "t.ptx:6:1: "
+          "'vabsdiff4.u32.u32.u32.sat.add': .sat cannot go with .add (the PTX ISA)" },
+        { "vabsdiff4.u32.u32.u32 %r1, %r2, %r3;", "t.ptx:6:1: 'vabsdiff4.u32.u32.u32' takes 4 "
+          "operands, got 3" },
+        { "vabsdiff4.u32.u32.u32.u32 %r1, %r2, %r3, %r4;", "t.ptx:6:22: "
+          "'vabsdiff4.u32.u32.u32.u32': more than three types" },
         { "dp2a.lo.hi.s32.s32 %r1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.lo.hi.s32.s32': dp2a takes "
           "dp2a.lo or .hi, then .ATYPE.BTYPE, each .u32 or .s32" },
         { "dp2a.lo.s32.s32 %rd1, %r2, %r3, %r4;", "t.ptx:6:1: 'dp2a.lo.s32.s32': operand 1, %rd1, "
@@ -1924,7 +1934,7 @@ static void test_mma(void)
 static void test_match_half_atomics(void)
 {
     const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
-        ".reg .pred %p<3>; .reg .b32 %r<12>; .reg .b64 %rd<6>; .reg .b16 %rs<3>;\n"
+        ".reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<6>; .reg .b16 %rs<3>;\n"
         "ld.param.u64 %rd1, [out];\n"
         "mov.u32 %r1, %laneid; and.b32 %r2, %r1, 3;\n"
         "match.any.sync.b32 %r3, %r2, 0xffffffff;\n"
@@ -1945,9 +1955,16 @@ static void test_match_half_atomics(void)
         "dp2a.lo.s32.u32 %r10, 0xfffe0003, 0x0000ff02, 5;\n"     /* 5 + 3 x 2 - 2 x 255 */
         "dp2a.hi.u32.s32 %r11, 0x00020001, 0x80ff0000, 0;\n"     /* 1 x -1 + 2 x -128 */
         "st.global.u32 [%rd1+20], %r10; st.global.u32 [%rd1+24], %r11;\n"
+        /* bytes (lane 0 first) a: 1, 127, -1 / 255, -128 / 128; b: 127, -128 / 128, 1, 127 */
+        "vabsdiff4.u32.s32.s32 %r12, 0x80ff7f01, 0x7f01807f, 0;\n"
+        "vabsdiff4.s32.s32.s32.sat %r13, 0x80ff7f01, 0x7f01807f, 0;\n"
+        "vabsdiff4.u32.u32.u32 %r14, 0x80ff7f01, 0x7f01807f, 0;\n"
+        "vabsdiff2.s32.s32.s32.add %r15, 0x8000ffff, 0x7fff0001, 10;\n"
+        "st.global.u32 [%rd1+40], %r12; st.global.u32 [%rd1+44], %r13;\n"
+        "st.global.u32 [%rd1+48], %r14; st.global.u32 [%rd1+52], %r15;\n"
         "DONE:\n"
         "ret;\n}\n";
-    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 10);
+    PtxBuffer *out = ptx_buffer_new("out", PTX_D_U32, 14);
     Run R;
     char *err = NULL;
     if (!run_kernel(&R, src, 1, 32, -1, &out, 1, 0, &err))
@@ -1957,7 +1974,12 @@ static void test_match_half_atomics(void)
     /* lane 5: the lanes with lane % 4 == 1; all 32 agree on 7; they do not on lane % 4; 32 x 1.0
      * = 32.0 (0x5000); 32 x (0.5, 2.0) = (16.0, 64.0) */
     static const uint32_t want[] = { 0x22222222u, 0xffffffffu, 0, 1, 0, (uint32_t)-499,
-                                     (uint32_t)-257, 0, 0x5000u, 0x54004c00u };
+                                     (uint32_t)-257, 0, 0x5000u, 0x54004c00u,
+                                     /* vabsdiff4: |1-127| 126, |127+128| 255, |-1-1| 2,
+                                      * |-128-127| 255; .sat to a signed byte: 127; unsigned
+                                      * lanes: 126, 1, 254, 1; vabsdiff2.add: 10 + |-1-1| +
+                                      * |-32768-32767| = 65547 */
+                                     0xff02ff7eu, 0x7f027f7eu, 0x01fe017eu, 65547u };
     check_words(o, want, G_N_ELEMENTS(want));
     run_free(&R);
 }
@@ -2235,7 +2257,7 @@ int main(void)
         !CU_add_test(s, "wmma: values, records, run-time errors", test_wmma) ||
         !CU_add_test(s, "cp.async: zero fill, ignore-src, records, bounds; trap", test_cp_async) ||
         !CU_add_test(s, "mma.sync and ldmatrix: ISA layouts, records, errors", test_mma) ||
-        !CU_add_test(s, "match.sync, nanosleep, %globaltimer, dp2a, half atomics",
+        !CU_add_test(s, "match.sync, nanosleep, %globaltimer, dp2a, vabsdiff, half atomics",
                      test_match_half_atomics) ||
         !CU_add_test(s, "launch YAML: values and errors", test_launch_yaml) ||
         !CU_add_test(s, "launch YAML: bf16 buffers, random ranges", test_launch_bf16_ranges)) {
