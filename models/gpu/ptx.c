@@ -1915,7 +1915,8 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                     "255", (int)oplen, op_at);
     if (pair_or_bf && in.op != PTX_OP_CVT)
         for (uint32_t d = 0; d < in.nargs; d++)
-            if (in.a[d].kind == PTX_A_IMM)
+            if (in.a[d].kind == PTX_A_IMM &&          /* setp's combining predicate may be one */
+                !(in.op == PTX_OP_SETP && in.boolop != PTX_BOOL_NONE && d + 1 == in.nargs))
                 return perr(p, op_at, "'%.*s': operand %u: a 16-bit float or pair comes in a "
                             "register, not as a constant", (int)oplen, op_at, d + 1);
     /* the registers of a plain arithmetic or logic instruction are of its type (ptxas refuses
@@ -1940,31 +1941,48 @@ static bool parse_inst(P *p, Ent *en, const char *start)
                         "takes .%s values", (int)oplen, op_at, d + 1, rg->name,
                         type_names[rg->type], type_names[in.type]);
     }
-    /* a constant as the operand's type takes it (ptxas: "Arguments mismatch"): a float type a
-     * 0f/0d literal, a signed or unsigned one an integer, a .b type either (its bits); these
-     * were read as the other kind's bits (add.f32 %f1, %f2, 1 added 1.4e-45) */
+    /* a constant as the operand's type takes it (ptxas: "Arguments mismatch"; checked against
+     * ptxas operand by operand): a float type a 0f/0d literal, a signed or unsigned type and a
+     * predicate an integer, a .b type an integer or the float literal of its width (0f for .b32,
+     * 0d for .b64); no constant as cvt's 16-bit float source. These were read as the other
+     * kind's bits (add.f32 %f1, %f2, 1 added 1.4e-45) */
     bool typed = checked || in.op == PTX_OP_SETP || in.op == PTX_OP_MOV || in.op == PTX_OP_ST ||
                  in.op == PTX_OP_CVT;
     for (uint32_t d = 0; typed && d < in.nargs; d++) {
         const PtxArg *a = &in.a[d];
-        if (a->kind != PTX_A_IMM || (in.op == PTX_OP_SELP && d == 3) ||
-            (in.op == PTX_OP_LOP3 && d == 4))
+        if (a->kind != PTX_A_IMM || (in.op == PTX_OP_LOP3 && d == 4))
             continue;
         PtxType t = (PtxType)in.type;
         if (in.op == PTX_OP_CVT)
             t = (PtxType)in.type2;                  /* cvt's source type */
         else if (in.op == PTX_OP_BFI && d >= 3)
             t = PTX_T_U32;                          /* bfi's position and length */
+        else if ((in.op == PTX_OP_SELP && d == 3) ||
+                 (in.op == PTX_OP_SETP && in.boolop != PTX_BOOL_NONE && d + 1 == in.nargs))
+            t = PTX_T_PRED;                         /* selp's and setp's combining predicate */
+        if (in.op == PTX_OP_CVT && (t == PTX_T_F16 || t == PTX_T_BF16))
+            return perr(p, op_at, "'%.*s': operand %u: a constant as a .%s source (ptxas takes "
+                        "none: move it into a register)", (int)oplen, op_at, d + 1, type_names[t]);
         bool fl = t == PTX_T_F16 || t == PTX_T_F32 || t == PTX_T_F64 || t == PTX_T_BF16 ||
                   t == PTX_T_F16X2 || t == PTX_T_BF16X2;
-        bool in_t = (t >= PTX_T_U8 && t <= PTX_T_U64) || (t >= PTX_T_S8 && t <= PTX_T_S64);
-        if ((fl && a->lit == PTX_LIT_INT) || (in_t && a->lit != PTX_LIT_INT))
+        bool bits = t >= PTX_T_B8 && t <= PTX_T_B64;
+        bool ok = fl ? a->lit != PTX_LIT_INT
+                : bits ? (a->lit == PTX_LIT_INT || (a->lit == PTX_LIT_F && t == PTX_T_B32) ||
+                          (a->lit == PTX_LIT_D && t == PTX_T_B64))
+                : a->lit == PTX_LIT_INT;
+        if (!ok)
             return perr(p, op_at, "'%.*s': operand %u: %s where the instruction takes .%s values "
                         "(%s)", (int)oplen, op_at, d + 1,
                         a->lit == PTX_LIT_INT ? "an integer constant" : "a float constant",
                         type_names[t], fl ? "write it as 0f (f32) or 0d (f64) and its hex bits"
-                                          : "write it as an integer, or use a .b type");
+                                       : bits ? "an integer, 0f for .b32, 0d for .b64"
+                                              : "write it as an integer, or use a .b type");
     }
+    if (in.op == PTX_OP_VABSDIFF)
+        for (uint32_t d = 1; d < in.nargs; d++)
+            if (in.a[d].kind != PTX_A_REG)
+                return perr(p, op_at, "'%.*s': operand %u: vabsdiff's sources are registers "
+                            "(ptxas takes no constant there)", (int)oplen, op_at, d + 1);
     /* destinations are registers (a vector of them for ld and mov), never negated */
     bool writes = !(in.op == PTX_OP_ST || in.op == PTX_OP_RED || in.op == PTX_OP_BRA ||
                     in.op == PTX_OP_RET || in.op == PTX_OP_EXIT || in.op == PTX_OP_TRAP ||

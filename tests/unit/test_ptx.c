@@ -411,6 +411,20 @@ static void test_parse_errors(void)
         { "selp.f32 %f1, 1, %f2, %p1;", "t.ptx:6:1: 'selp.f32': operand 2: an integer constant "
           "where the instruction takes .f32 values (write it as 0f (f32) or 0d (f64) and its hex "
           "bits)" },
+        { "mov.b32 %r1, 0d3FF0000000000000;", "t.ptx:6:1: 'mov.b32': operand 2: a float constant "
+          "where the instruction takes .b32 values (an integer, 0f for .b32, 0d for .b64)" },
+        { "mov.b16 %rs1, 0f3F800000;", "t.ptx:6:1: 'mov.b16': operand 2: a float constant where "
+          "the instruction takes .b16 values (an integer, 0f for .b32, 0d for .b64)" },
+        { "selp.u32 %r1, %r2, %r3, 0f3F800000;", "t.ptx:6:1: 'selp.u32': operand 4: a float "
+          "constant where the instruction takes .pred values (write it as an integer, or use a .b "
+          "type)" },
+        { "setp.eq.and.f32 %p1, %f1, %f2, 0f3F800000;", "t.ptx:6:1: 'setp.eq.and.f32': operand 4: "
+          "a float constant where the instruction takes .pred values (write it as an integer, or "
+          "use a .b type)" },
+        { "cvt.f32.f16 %f1, 0f3F800000;", "t.ptx:6:1: 'cvt.f32.f16': operand 2: a constant as a "
+          ".f16 source (ptxas takes none: move it into a register)" },
+        { "vabsdiff4.u32.u32.u32 %r1, %r2, %r3, 0;", "t.ptx:6:1: 'vabsdiff4.u32.u32.u32': operand "
+          "4: vabsdiff's sources are registers (ptxas takes no constant there)" },
         { "atom.global.add.f16 %rs1, [%rd1], %rs2;", "t.ptx:6:1: 'atom.global.add.f16': an atomic add "
           "of 16-bit floats is .noftz (atom.add.noftz.f16)" },
         { "atom.global.add.noftz.f32 %f1, [%rd1], %f2;", "t.ptx:6:1: 'atom.global.add.noftz.f32': "
@@ -515,10 +529,14 @@ static void test_parse_errors(void)
         "cvt.rzi.s32.f32 %r1, 0f3F800000;", "cvt.rn.f32.s32 %f1, 1;",
         "st.global.b32 [%rd1], 0f3F800000;", "mov.f32 %f1, 0f3F800000;", "mov.s32 %r1, -1;",
         "setp.ne.s32 %p1, %r1, 0;", "selp.f32 %f1, 0f3F800000, %f2, %p1;",
+        "setp.eq.and.f32 %p1, %f1, %f2, 1;", "setp.lt.or.f32 %p1|%p2, %f1, %f2, 0;",
+        "mov.b64 %rd1, 0d3FF0000000000000;", "selp.u32 %r1, %r2, %r3, 1;",
+        "setp.eq.and.f16 %p1, %rs1, %rs2, 1;",
     };
     for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
         char *full = g_strdup_printf(HEAD ".visible .entry k() { .reg .pred %%p<3>; .reg .b32 "
-                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>;\n%s\nret;\n}\n",
+                                     "%%r<5>; .reg .b64 %%rd<3>; .reg .f32 %%f<3>; .reg .b16 "
+                                     "%%rs<3>;\n%s\nret;\n}\n",
                                      good[i]);
         GError *e = NULL;
         PtxModule *m = parse(full, &e);
@@ -1934,7 +1952,7 @@ static void test_mma(void)
 static void test_match_half_atomics(void)
 {
     const char *src = HEAD ".visible .entry k(.param .u64 out)\n{\n"
-        ".reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<6>; .reg .b16 %rs<3>;\n"
+        ".reg .pred %p<3>; .reg .b32 %r<22>; .reg .b64 %rd<6>; .reg .b16 %rs<3>;\n"
         "ld.param.u64 %rd1, [out];\n"
         "mov.u32 %r1, %laneid; and.b32 %r2, %r1, 3;\n"
         "match.any.sync.b32 %r3, %r2, 0xffffffff;\n"
@@ -1956,10 +1974,12 @@ static void test_match_half_atomics(void)
         "dp2a.hi.u32.s32 %r11, 0x00020001, 0x80ff0000, 0;\n"     /* 1 x -1 + 2 x -128 */
         "st.global.u32 [%rd1+20], %r10; st.global.u32 [%rd1+24], %r11;\n"
         /* bytes (lane 0 first) a: 1, 127, -1 / 255, -128 / 128; b: 127, -128 / 128, 1, 127 */
-        "vabsdiff4.u32.s32.s32 %r12, 0x80ff7f01, 0x7f01807f, 0;\n"
-        "vabsdiff4.s32.s32.s32.sat %r13, 0x80ff7f01, 0x7f01807f, 0;\n"
-        "vabsdiff4.u32.u32.u32 %r14, 0x80ff7f01, 0x7f01807f, 0;\n"
-        "vabsdiff2.s32.s32.s32.add %r15, 0x8000ffff, 0x7fff0001, 10;\n"
+        "mov.b32 %r16, 0x80ff7f01; mov.b32 %r17, 0x7f01807f; mov.b32 %r18, 0;\n"
+        "mov.b32 %r19, 0x8000ffff; mov.b32 %r20, 0x7fff0001; mov.b32 %r21, 10;\n"
+        "vabsdiff4.u32.s32.s32 %r12, %r16, %r17, %r18;\n"
+        "vabsdiff4.s32.s32.s32.sat %r13, %r16, %r17, %r18;\n"
+        "vabsdiff4.u32.u32.u32 %r14, %r16, %r17, %r18;\n"
+        "vabsdiff2.s32.s32.s32.add %r15, %r19, %r20, %r21;\n"
         "st.global.u32 [%rd1+40], %r12; st.global.u32 [%rd1+44], %r13;\n"
         "st.global.u32 [%rd1+48], %r14; st.global.u32 [%rd1+52], %r15;\n"
         "DONE:\n"
