@@ -136,6 +136,19 @@ extern "C" __global__ void llama_kv_append(const float *qkv, unsigned short *kc,
 // e^(score - m) V, ml its maximum score m and its sum l of e^(score - m);
 // llama_attention_combine makes the splits one.
 #define AW 8
+// a warp's four rows j0, j0 + 8, j0 + 16, j0 + 24 (those before hi) of a cache, lane l's words
+// of each 64 dimensions: every load issued before any is used (as ptxas would schedule them)
+template <int NP>
+__device__ __forceinline__ void load_rows(const unsigned *M, int j0, int hi, int rw, int l,
+                                          unsigned u[4][NP])
+{
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+        for (int c = 0; c < NP; c++)
+            u[r][c] = j0 + r * AW < hi ? M[(size_t)(j0 + r * AW) * rw + 32 * c + l] : 0u;
+}
+
 template <int NP>
 __device__ void attention(const float *q, const unsigned short *kc, const unsigned short *vc,
                           float *out, float *ml, int nh, int kvh, int ctx, int lo, int hi,
@@ -154,14 +167,9 @@ __device__ void attention(const float *q, const unsigned short *kc, const unsign
         q1[c] = q[h * hd + 64 * c + 2 * l + 1];
     }
     float m = -INFINITY;
-    // four rows' loads issued before any of their sums (as ptxas would schedule them)
     for (int j0 = lo + w; j0 < hi; j0 += 4 * AW) {
         unsigned u[4][NP];
-#pragma unroll
-        for (int r = 0; r < 4; r++)
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                u[r][c] = j0 + r * AW < hi ? K[(size_t)(j0 + r * AW) * rw + 32 * c + l] : 0u;
+        load_rows<NP>(K, j0, hi, rw, l, u);
         for (int r = 0; r < 4 && j0 + r * AW < hi; r++) {
             float d = 0.0f;
 #pragma unroll
@@ -199,11 +207,7 @@ __device__ void attention(const float *q, const unsigned short *kc, const unsign
         a0[c] = a1[c] = 0.0f;
     for (int j0 = lo + w; j0 < hi; j0 += 4 * AW) {
         unsigned u[4][NP];
-#pragma unroll
-        for (int r = 0; r < 4; r++)
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                u[r][c] = j0 + r * AW < hi ? V[(size_t)(j0 + r * AW) * rw + 32 * c + l] : 0u;
+        load_rows<NP>(V, j0, hi, rw, l, u);
         for (int r = 0; r < 4 && j0 + r * AW < hi; r++) {
             float p = sc[j0 + r * AW - lo];
 #pragma unroll
