@@ -376,45 +376,47 @@ uint64_t sim_run(Engine *eng, Tick limit)
     eng->limit = limit;
     SimWheel *w = eng->wheel;
     while (eng->pending > eng->passive && !eng->stop) {
-        /* the common case: more events at the tick just run (pos <= limit: it ran) */
-        unsigned s = (unsigned)(eng->pos & W_MASK);
-        SimLink *sent = &w->slot[s];
-        SimEvent *ev;
-        if (G_LIKELY(sent->next != sent && eng->pos <= limit)) {
-            ev = (SimEvent *)(void *)sent->next;
-        } else {
-            ev = queue_next(eng, limit);
-            if (ev == NULL)
-                break;
-            s = (unsigned)(eng->pos & W_MASK);
-            sent = &w->slot[s];
-        }
-        /* take the slot's head */
-        SimLink *next = ev->link.next;
-        sent->next = next;
-        next->prev = sent;
-        ev->link.next = ev->link.prev = NULL;
-        if (next == sent && !(w->bits[s / 64] &= ~(1ull << (s % 64))))
-            w->summary &= ~(1ull << (s / 64));
-        eng->near--;
-        eng->pending--;
-        eng->now = ev->when;
-        if (G_UNLIKELY(ev->prio >= SIM_PRI_WATCHDOG)) {
-            if (ev->prio == SIM_PRI_STATS) {
-                eng->passive--;      /* an observer: not an event of the simulation */
-                ev->fn(ev);
-                continue;
+        SimEvent *ev = queue_next(eng, limit);       /* moves pos to the next nonempty slot */
+        if (ev == NULL)
+            break;
+        const Tick now = eng->pos;
+        const unsigned s = (unsigned)(now & W_MASK);
+        SimLink *const sent = &w->slot[s];
+        /* Drain the slot: its events (and those its events schedule at this tick) in order. Its
+         * bit stays set while it drains and is cleared once it is left empty (sim_schedule sets
+         * it again on an empty slot, window_take clears it: both stay right meanwhile). */
+        for (;;) {
+            SimLink *next = ev->link.next;
+            sent->next = next;
+            next->prev = sent;
+            ev->link.next = ev->link.prev = NULL;
+            eng->near--;
+            eng->pending--;
+            eng->now = now;
+            if (G_UNLIKELY(ev->prio >= SIM_PRI_WATCHDOG)) {
+                if (ev->prio == SIM_PRI_STATS) {
+                    eng->passive--;      /* an observer: not an event of the simulation */
+                    ev->fn(ev);
+                    goto next_event;
+                }
+                if (ev != &eng->watchdog_ev)
+                    eng->last_work = now;
+            } else {
+                eng->last_work = now;        /* the watchdog's own wake-ups are not work */
             }
-            if (ev != &eng->watchdog_ev)
-                eng->last_work = ev->when;
-        } else {
-            eng->last_work = ev->when;   /* the watchdog's own wake-ups are not work */
+            eng->events++;               /* kept current: a warm-up reset reads it mid-run */
+            ev->fn(ev);
+            n++;
+            if (G_UNLIKELY((n & 0xffff) == 0) && eng->heartbeat)
+                eng->heartbeat(eng, eng->heartbeat_ctx);
+        next_event:
+            if (sent->next == sent || G_UNLIKELY(eng->stop || eng->pending <= eng->passive))
+                break;
+            ev = (SimEvent *)(void *)sent->next;
         }
-        eng->events++;               /* kept current: a warm-up reset reads it mid-run */
-        ev->fn(ev);
-        n++;
-        if (G_UNLIKELY((n & 0xffff) == 0) && eng->heartbeat)
-            eng->heartbeat(eng, eng->heartbeat_ctx);
+        if (sent->next == sent && (w->bits[s / 64] & (1ull << (s % 64))) &&
+            !(w->bits[s / 64] &= ~(1ull << (s % 64))))
+            w->summary &= ~(1ull << (s / 64));
     }
     return n;
 }
