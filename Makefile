@@ -30,7 +30,9 @@ ifeq ($(DEBUG),1)
   LDSAN  := -fsanitize=address,undefined
   BUILD  := build-debug
 else
-  OPT    := -O2 -g
+  # -O3: against -O2 on the same tree, 7 % fewer host instructions and 5-7 % less CPU time on the
+  # 8-core snooping and uniprocessor benches and litmus random mode, every answer the same
+  OPT    := -O3 -g
   LDSAN  :=
 endif
 # CI (which sets CI=true) builds with warnings as errors; so does WERROR=1

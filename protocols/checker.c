@@ -425,7 +425,7 @@ static bool ck_step(Ck *ck, const CkState *s, CkStep step, CkState *to)
             }
             shared |= (a & ACT_SHARED) != 0;
         }
-        for (int d = 0; d < ck->n; d++)
+        for (int d = 0; d < ck->n && d < CHECKER_MAX_CACHES; d++)
             if (d != c && ck_fire(ck, to, d, rows[d], to->op[d]))
                 to->op[d] = OP_NONE;
         if (ck_fire(ck, to, c, rows[c], to->op[c]))

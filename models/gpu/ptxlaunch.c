@@ -57,7 +57,7 @@ static bool dim3(const CfgNode *launch, const CfgNode *n, uint32_t d[3], uint64_
     if (n->kind != CFG_SEQ || n->items->len < 1 || n->items->len > 3)
         return lerr(error, n, "%s: expected [x, y, z] (one to three numbers)", what);
     for (guint i = 0; i < n->items->len; i++) {
-        uint64_t v;
+        uint64_t v = 0;
         const CfgNode *it = g_ptr_array_index(n->items, i);
         if (!scalar_u64(it, max, &v, what, error))
             return false;
