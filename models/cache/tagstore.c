@@ -97,7 +97,6 @@ void tag_free(TagStore *ts)
         g_free(ts->pages[i]);
     g_free(ts->pages);
     ts->pages = NULL;
-    ts->memo_want = 0;
 }
 
 void tag_clear(TagStore *ts)

@@ -63,14 +63,6 @@ typedef struct {
     uint64_t clock;         /* access counter: the replacement stamps */
     const ReplPolicy *policy;
     Component *owner;       /* pages after the first are charged to its sim.memory_limit */
-    /* tag_find_in's memo of its last hit: a host-side shortcut, not part of the store's value.
-     * It is checked on use (the way must still hold the block), so nothing that changes a tag
-     * has to know of it; memo_tags is NULL until the first hit. */
-    uint64_t memo_want;     /* block + 1, as the tags hold it */
-    uint64_t *memo_tags;    /* the set's tag words */
-    uint64_t *memo_pg;      /* the set's page */
-    uint64_t memo_set;
-    uint32_t memo_way;
 } TagStore;
 
 /* One set's ways inside its page. */
@@ -120,34 +112,18 @@ static inline TagSet tag_set_in_page(const TagStore *ts, uint64_t *pg, uint64_t 
  * *set_out (may be NULL) gets the set's index. */
 static inline int tag_find_in(const TagStore *ts, uint64_t block, TagSet *s, uint64_t *set_out)
 {
-    uint64_t want = block + 1;
-    /* the same block as the last hit, still in the way it was found in (consecutive accesses
-     * to one line, the common case, skip the search; the pages never move, a dropped or
-     * refilled way fails the check, and ways beyond tag_set_ways' count hold no tag) */
-    if (want == ts->memo_want && ts->memo_tags[ts->memo_way] == want) {
-        if (set_out)
-            *set_out = ts->memo_set;
-        *s = tag_set_in_page(ts, ts->memo_pg, ts->memo_set);
-        return (int)ts->memo_way;
-    }
     uint64_t set = tag_set_index(ts, block);
     if (set_out)
         *set_out = set;
     uint64_t *pg = ts->pages[set >> ts->page_shift];
     if (G_UNLIKELY(!pg))
         return -1;
-    uint64_t *t = pg + (set & ts->page_mask) * ts->set_words;
+    uint64_t *t = pg + (set & ts->page_mask) * ts->set_words, want = block + 1;
     uint32_t w = 0;
     while (w < ts->ways && t[w] != want)
         w++;
     if (w == ts->ways)
         return -1;
-    TagStore *memo = (TagStore *)ts;     /* the memo only: a cache, not the store's value */
-    memo->memo_want = want;
-    memo->memo_tags = t;
-    memo->memo_pg = pg;
-    memo->memo_set = set;
-    memo->memo_way = w;
     *s = tag_set_in_page(ts, pg, set);
     return (int)w;
 }

@@ -143,17 +143,10 @@ static void against_reference(int pol, uint32_t sets, uint32_t assoc, uint64_t s
     sim_rng_seed(&r, seed, "tagstore");
     int bad = 0;
     uint64_t hits = 0;
-    uint64_t last[2] = { 0, 0 };
     for (int step = 0; step < 100000; step++) {
-        /* a working set of about three times the ways per set, with a hot part; one access in
-         * four is one of the last two blocks again (tag_find's last-hit memo then answers, or
-         * finds its way refilled in between) */
+        /* a working set of about three times the ways per set, with a hot part */
         uint64_t block = sim_rng_below(&r, 4) == 0 ? sim_rng_below(&r, (uint64_t)sets * 2)
                                                    : sim_rng_below(&r, (uint64_t)sets * assoc * 3);
-        if (step > 0 && sim_rng_below(&r, 4) == 0)
-            block = last[sim_rng_below(&r, 2)];
-        last[1] = last[0];
-        last[0] = block;
         uint64_t e1, e2;
         bool h1 = ts_access(&ts, block, &e1, NULL);
         bool h2 = ref_access(&ref[block % sets], pol, block, &e2);
@@ -385,44 +378,6 @@ static void test_ways_in_use(void)
     tag_free(&ts);
 }
 
-/* tag_find's memo of its last hit answers only while the way still holds the block: a way
- * dropped, refilled with another block, or given up (tag_set_ways), and a store cleared, each
- * send the next find to the search, which finds the block where it is now or nowhere */
-static void test_find_memo(void)
-{
-    TagGeom g = { .sets = 4, .assoc = 4, .line = 64, .sectors = 1, .interleave = 1, .repl = 0 };
-    TagStore ts;
-    tag_init(&ts, &g, NULL);
-    TagSet s = { 0 };
-    CU_ASSERT_TRUE(tag_find(&ts, 0, &s) < 0);          /* nothing found yet: no memo to use */
-    TagSet fs = tag_set_touch(&ts, 8);
-    tag_fill(&ts, &fs, 2, 8, 1, 0);
-    uint64_t set = 99;
-    CU_ASSERT_EQUAL(tag_find_in(&ts, 8, &s, &set), 2);
-    CU_ASSERT_EQUAL(set, 0);
-    CU_ASSERT_EQUAL(tag_find_in(&ts, 8, &s, &set), 2);     /* from the memo: the same answer */
-    CU_ASSERT_EQUAL(set, 0);
-    CU_ASSERT_PTR_EQUAL(s.tags, fs.tags);
-    tag_drop(&s, 2);                                   /* dropped: found nowhere */
-    CU_ASSERT_TRUE(tag_find(&ts, 8, &s) < 0);
-    fs = tag_set_touch(&ts, 8);
-    tag_fill(&ts, &fs, 3, 8, 1, 0);                    /* back, in another way */
-    tag_fill(&ts, &fs, 2, 12, 1, 0);                   /* and another block in the old one */
-    CU_ASSERT_EQUAL(tag_find(&ts, 8, &s), 3);
-    CU_ASSERT_EQUAL(tag_find(&ts, 12, &s), 2);
-    CU_ASSERT_EQUAL(tag_find(&ts, 8, &s), 3);
-    tag_set_ways(&ts, 2);                              /* ways 2 and 3 given up */
-    CU_ASSERT_TRUE(tag_find(&ts, 8, &s) < 0);
-    CU_ASSERT_TRUE(tag_find(&ts, 12, &s) < 0);
-    tag_set_ways(&ts, 4);
-    fs = tag_set_touch(&ts, 5);
-    tag_fill(&ts, &fs, 0, 5, 1, 0);
-    CU_ASSERT_EQUAL(tag_find(&ts, 5, &s), 0);
-    tag_clear(&ts);
-    CU_ASSERT_TRUE(tag_find(&ts, 5, &s) < 0);
-    tag_free(&ts);
-}
-
 /* a store of 2^20 sets is paged: the footprint is the page table, pages come on first touch */
 static void test_paging(void)
 {
@@ -521,7 +476,6 @@ int main(void)
     CU_add_test(s, "geometry errors", test_geometry_errors);
     CU_add_test(s, "sector masks and fills", test_sectors);
     CU_add_test(s, "ways in use (the GPU carve-out)", test_ways_in_use);
-    CU_add_test(s, "tag_find's last-hit memo", test_find_memo);
     CU_add_test(s, "paging of a large store", test_paging);
     CU_add_test(s, "MSHR table", test_mshr_table);
     CU_add_test(s, "L2 slice hashes are permutations", test_slice_hash_permutes);
