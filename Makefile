@@ -7,7 +7,7 @@
 #                   binary's figures and the ratios new / old (docs/testing.md "Benchmarks")
 #   make DEBUG=1    ASan + UBSan build;  make WERROR=1  warnings are errors (automatic when CI=true)
 #   make NO_MPI=1   build without MPI even where OpenMPI is installed (`archsim sweep --mpi` then
-#                   says how to enable it)
+#                   says how to enable it); with it, build/archsim-mpi is the MPI side of sweeps
 #   make traces     record the sample traces of workloads/ into traces/samples/ (tools/tracer/)
 #   make gpu-ptx    compile workloads/gpu/*/*.cu to the PTX committed beside them (needs nvcc)
 #   make install    PREFIX=DIR (default /usr/local) and DESTDIR: DIR/bin/archsim and archsim-cc,
@@ -43,12 +43,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(CFLAGS_BASE) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
-LIBS       = $(PKG_LIBS) $(MPI_LIBS) -lm
+LIBS       = $(PKG_LIBS) -lm
 
 
 # ---- MPI (optional; docs/sweeps.md "MPI"): OpenMPI from openmpi-bin + libopenmpi-dev, found by
 # its pkg-config file or mpicc. Only sim/cli/sweep_mpi.c and tools/bench_mpi_window.c see mpi.h (as a
-# system header, so -W flags stay clean); libmpi is linked in, MPI_Init runs only for --mpi.
+# system header, so -W flags stay clean). libmpi is linked into $(BUILD)/archsim-mpi only: the
+# same program with sweep_mpi.c built against MPI, to which archsim's `sweep --mpi` hands its
+# command line, so that archsim itself loads no MPI library (about 3 ms of every start).
 ifneq ($(NO_MPI),1)
   ifeq ($(shell pkg-config --exists ompi-c 2>/dev/null && echo y),y)
     MPI_INC  := $(shell pkg-config --cflags ompi-c)
@@ -69,10 +71,12 @@ endif
 MPI_STAMP := $(BUILD)/mpi-$(if $(HAVE_MPI),on,off).stamp
 $(BUILD)/mpi-%.stamp:
 	@mkdir -p $(dir $@) && rm -f $(BUILD)/mpi-*.stamp && touch $@
-$(BUILD)/sim/cli/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/sim/cli/sweep_mpi.o: OBJ_CFLAGS += $(if $(HAVE_MPI),-DARCHSIM_MPI_HELPER)
 $(BUILD)/sim/cli/sweep_mpi.o: $(MPI_STAMP)
 $(BUILD)/tools/bench_mpi_window: CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tools/bench_mpi_window: LIBS += $(MPI_LIBS)
 $(BUILD)/tools/bench_mpi_window: $(MPI_STAMP)
+MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/archsim-mpi)
 
 # ---- flags are tracked: $(FLAGS_STAMP) holds the compiler and flags of the last build in
 # $(BUILD) and is rewritten (so everything built from it is out of date) only when they differ:
@@ -142,11 +146,20 @@ $(BUILD)/libarchsim.a: $(LIB_OBJ)
 
 # ./archsim is a link to the binary of the last flavour built (build/ or build-debug/), so a
 # plain `make` after `make DEBUG=1` never leaves the sanitizer binary in place.
-archsim: $(BUILD)/archsim
+archsim: $(BUILD)/archsim $(MPI_BIN)
 	@ln -sf $(BUILD)/archsim archsim
 
 $(BUILD)/archsim: $(BUILD)/sim/cli/main.o $(BUILD)/libarchsim.a $(MPI_STAMP) $(FLAGS_STAMP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
+
+# the MPI side (docs/sweeps.md "MPI"): its sweep_mpi_mpi.o comes first, so the library's
+# sweep_mpi.o (the hand-over) is not linked in
+$(BUILD)/sim/cli/sweep_mpi_mpi.o: sim/cli/sweep_mpi.c $(MPI_STAMP) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/archsim-mpi: $(BUILD)/sim/cli/main.o $(BUILD)/sim/cli/sweep_mpi_mpi.o $(BUILD)/libarchsim.a \
+                      $(MPI_STAMP) $(FLAGS_STAMP)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS) $(MPI_LIBS)
 
 # -MMD: a test is rebuilt when a header or data file it includes (tests/unit/data/...) changes
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libarchsim.a $(FLAGS_STAMP)
@@ -274,6 +287,7 @@ install: all $(TRACER_RT)
 	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be absolute (got '$(PREFIX)')" >&2; exit 64;; esac
 	install -d $(I_BIN) $(I_DATA) $(I_LIB) $(I_MAN) $(I_COMPL)
 	install -m 755 $(BUILD)/archsim $(I_BIN)/archsim
+	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(I_LIB)/archsim-mpi)
 	install -m 755 tools/archsim-cc $(I_BIN)/archsim-cc
 	install -m 644 $(TRACER_RT) tools/tracer/archsim_trace.h $(I_LIB)/
 	install -m 644 $(MAN) $(I_MAN)/archsim.1
@@ -291,4 +305,5 @@ uninstall:
 clean:
 	rm -rf build build-debug build-fuzz archsim
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(TEST_BIN:=.d) $(FUZZ_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/sim/cli/main.d $(BUILD)/sim/cli/sweep_mpi_mpi.d $(TEST_BIN:=.d) \
+         $(FUZZ_BIN:=.d)

@@ -1104,8 +1104,9 @@ static const CliHelp sweep_help = {
         "  archsim sweep configs/default.yaml --grid l1d.size=16KiB,32KiB,64KiB --dry-run\n"
         "\n"
         "Exit status: 0 every point succeeded, 3 a point failed (its row says how), 64 bad\n"
-        "command line, 65 --resume refused, 73 DIR exists or cannot be made, 78 bad\n"
-        "configuration, 130 interrupted; see archsim --help.\n",
+        "command line, 65 --resume refused, 70 --mpi: archsim-mpi (the MPI side of an\n"
+        "OpenMPI build, beside archsim) missing or not runnable, 73 DIR exists or cannot be\n"
+        "made, 78 bad configuration, 130 interrupted; see archsim --help.\n",
 };
 
 /* Relative PARAM_PATH values resolve against the directory of the file that set them; the base
@@ -1555,7 +1556,9 @@ int sweep_main(int argc, char **argv)
         }
         goto out;
     }
-    s->exe = g_file_read_link("/proc/self/exe", NULL);
+    /* archsim-mpi runs its points with the archsim that handed the sweep over (sweep_mpi.c) */
+    s->exe = sweep_mpi_plain_exe() != NULL ? g_strdup(sweep_mpi_plain_exe())
+                                           : g_file_read_link("/proc/self/exe", NULL);
     if (!s->exe)
         s->exe = g_strdup("/proc/self/exe");
     if (rank == 0) {

@@ -10,17 +10,26 @@
  * DIR/point-NNNN/), so the sweep directory must be visible to every rank (one node, or a shared
  * file system). Rank 0 then writes sweep.csv and sweep.json with the same code as a local run.
  *
- * Built only with MPI (the Makefile defines ARCHSIM_HAVE_MPI when OpenMPI's pkg-config file or
- * mpicc is present); otherwise the same functions say how to enable it. MPI_Init is called only
- * in --mpi mode, so an MPI build of ./archsim runs normally without mpirun.
+ * This file is built twice where OpenMPI is found (the Makefile): with ARCHSIM_HAVE_MPI into
+ * archsim-mpi, the one binary that links libmpi, and with ARCHSIM_MPI_HELPER into archsim, whose
+ * sweep --mpi then runs archsim-mpi with the same command line (execv, so under mpirun each rank
+ * becomes an archsim-mpi process): archsim itself loads no MPI library, which costs every start
+ * about 3 ms (docs/testing.md). archsim-mpi runs the points with, and records the checksum of,
+ * the archsim that handed over (ARCHSIM_MPI_PLAIN), so the sweep's files are those of a local
+ * run. Without either, the same functions say how to enable MPI. MPI_Init is called only in
+ * --mpi mode, so archsim-mpi also runs normally without mpirun.
  */
 #include "sweep_mpi.h"
 
+#include <errno.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../error.h"
+#include "../input.h"
 
 #ifdef ARCHSIM_HAVE_MPI
 #include <mpi.h>
@@ -226,6 +235,13 @@ int sweep_mpi_run(const SweepPoints *p, bool resume, SweepResult *results, guint
     return master(p, resume, results, resumed, failed, size);
 }
 
+const char *sweep_mpi_plain_exe(void)
+{
+    const char *plain = g_getenv("ARCHSIM_MPI_PLAIN");
+    return plain != NULL && g_path_is_absolute(plain) &&
+                   g_file_test(plain, G_FILE_TEST_IS_EXECUTABLE) ? plain : NULL;
+}
+
 #else /* !ARCHSIM_HAVE_MPI */
 
 bool sweep_mpi_built(void)
@@ -233,14 +249,85 @@ bool sweep_mpi_built(void)
     return false;
 }
 
+const char *sweep_mpi_plain_exe(void)
+{
+    return NULL;
+}
+
+#ifdef ARCHSIM_MPI_HELPER
+/* archsim-mpi beside this binary: DIR/archsim-mpi in a build folder, PREFIX/lib/archsim/ once
+ * installed (PREFIX/bin/archsim); NULL if neither is there. */
+static char *mpi_helper_path(const char *exe)
+{
+    char *dir = g_path_get_dirname(exe);
+    char *cand[] = { g_build_filename(dir, "archsim-mpi", NULL),
+                     g_build_filename(dir, "..", "lib", "archsim", "archsim-mpi", NULL) };
+    g_free(dir);
+    char *found = NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(cand); i++) {
+        if (found == NULL && g_file_test(cand[i], G_FILE_TEST_IS_EXECUTABLE))
+            found = g_strdup(cand[i]);
+        g_free(cand[i]);
+    }
+    return found;
+}
+
+/* This process's command line as it was given (GOption has consumed argv since). */
+static char **own_argv(void)
+{
+    gchar *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents("/proc/self/cmdline", &text, &len, NULL) || len == 0) {
+        g_free(text);
+        return NULL;
+    }
+    GPtrArray *v = g_ptr_array_new();
+    for (gsize i = 0; i < len; i += strlen(text + i) + 1)
+        g_ptr_array_add(v, g_strdup(text + i));
+    g_ptr_array_add(v, NULL);
+    g_free(text);
+    return (char **)g_ptr_array_free(v, FALSE);
+}
+#endif
+
 int sweep_mpi_init(int *rank, int *size)
 {
     *rank = 0;
     *size = 1;
+#ifdef ARCHSIM_MPI_HELPER
+    char *exe = g_file_read_link("/proc/self/exe", NULL);
+    char *helper = exe != NULL ? mpi_helper_path(exe) : NULL;
+    char **argv = helper != NULL ? own_argv() : NULL;
+    if (argv != NULL) {
+        g_setenv("ARCHSIM_MPI_PLAIN", exe, TRUE);
+        /* an installed archsim-mpi is not where the data directory is found from */
+        const char *data = sim_data_dir();
+        if (data != NULL && g_getenv("ARCHSIM_DATA") == NULL)
+            g_setenv("ARCHSIM_DATA", data, TRUE);
+        fflush(NULL);
+        execv(helper, argv);
+        fprintf(stderr, "archsim sweep: --mpi: cannot run %s: %s\n", helper, g_strerror(errno));
+        g_strfreev(argv);
+        g_free(helper);
+        g_free(exe);
+        return ARCHSIM_EXIT_SOFTWARE;
+    }
+    if (helper != NULL)
+        fprintf(stderr, "archsim sweep: --mpi: cannot read this process's command line "
+                "(/proc/self/cmdline) to hand it to %s\n", helper);
+    else
+        fprintf(stderr, "archsim sweep: --mpi: archsim-mpi, the MPI side of this build, is not "
+                "beside %s (nor in ../lib/archsim/); rebuild (make) or reinstall (make install)\n",
+                exe != NULL ? exe : "this archsim");
+    g_free(helper);
+    g_free(exe);
+    return ARCHSIM_EXIT_SOFTWARE;
+#else
     fprintf(stderr, "archsim sweep: --mpi: this archsim was built without MPI; to enable it, "
             "install OpenMPI (as root: apt-get install -y openmpi-bin libopenmpi-dev) and "
             "rebuild (make)\n");
     return ARCHSIM_EXIT_USAGE;
+#endif
 }
 
 void sweep_mpi_finalize(void)

@@ -102,6 +102,16 @@ if command -v mpirun > /dev/null 2>&1; then
 else
     ko "sweep --mpi: mpirun not found; as root run 'sh tools/deps.sh install' (or apt-get install -y openmpi-bin libopenmpi-dev), then rebuild"
 fi
+# only archsim-mpi links OpenMPI (3 ms of every start); archsim hands sweep --mpi over to it
+if [ -x "$B/archsim-mpi" ]; then
+    check "archsim loads no MPI library, archsim-mpi does" \
+        "! ldd '$B/archsim' | grep -q libmpi && ldd '$B/archsim-mpi' | grep -q libmpi"
+    mkdir -p "$T/lone" && cp "$B/archsim" "$T/lone/archsim"
+    "$T/lone/archsim" sweep $FS $SW --mpi -o "$T/swlone" > "$T/swlone.out" 2>&1; rc=$?
+    check "sweep --mpi with no archsim-mpi beside archsim: exit 70, what is missing, no directory" \
+        "[ $rc -eq 70 ] && grep -q 'archsim-mpi, the MPI side of this build, is not beside' '$T/swlone.out' &&
+         [ ! -e '$T/swlone' ]"
+fi
 check "sweep: header, 4 ok rows in point order, one seed for all (common random numbers)" \
     "head -1 '$T/sw1/sweep.csv' | grep -q '^core.spacing,system.cores,seed,status,message,sim.cycles,' &&
      [ \"\$(cut -d, -f1-5 '$T/sw1/sweep.csv' | tail -n +2 | tr '\n' ' ')\" = '8B,2,1,ok, 8B,4,1,ok, 64B,2,1,ok, 64B,4,1,ok, ' ]"
