@@ -73,8 +73,10 @@ $(BUILD)/mpi-%.stamp:
 	@mkdir -p $(dir $@) && rm -f $(BUILD)/mpi-*.stamp && touch $@
 $(BUILD)/sim/cli/sweep_mpi.o: OBJ_CFLAGS += $(if $(HAVE_MPI),-DARCHSIM_MPI_HELPER)
 $(BUILD)/sim/cli/sweep_mpi.o: $(MPI_STAMP)
-$(BUILD)/tools/bench_mpi_window: CFLAGS += $(MPI_CFLAGS)
-$(BUILD)/tools/bench_mpi_window: LIBS += $(MPI_LIBS)
+# private: not passed on to the prerequisites (libarchsim.a's sweep_mpi.o would be built
+# against MPI, and archsim, which links no libmpi, would fail to link)
+$(BUILD)/tools/bench_mpi_window: private ALL_CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tools/bench_mpi_window: private LIBS += $(MPI_LIBS)
 $(BUILD)/tools/bench_mpi_window: $(MPI_STAMP)
 MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/archsim-mpi)
 

@@ -1105,8 +1105,8 @@ static const CliHelp sweep_help = {
         "\n"
         "Exit status: 0 every point succeeded, 3 a point failed (its row says how), 64 bad\n"
         "command line, 65 --resume refused, 70 --mpi: archsim-mpi (the MPI side of an\n"
-        "OpenMPI build, beside archsim) missing or not runnable, 73 DIR exists or cannot be\n"
-        "made, 78 bad configuration, 130 interrupted; see archsim --help.\n",
+        "OpenMPI build, beside archsim) missing, 73 DIR exists or cannot be made, 78 bad\n"
+        "configuration, 130 interrupted; see archsim --help.\n",
 };
 
 /* Relative PARAM_PATH values resolve against the directory of the file that set them; the base

@@ -36,6 +36,13 @@
 
 enum { TAG_READY = 1, TAG_WORK = 2 };
 
+/* ARCHSIM_MPI_PLAIN when it names an executable file by an absolute path */
+static bool plain_exe_ok(const char *plain)
+{
+    return g_path_is_absolute(plain) && g_file_test(plain, G_FILE_TEST_IS_REGULAR) &&
+           g_file_test(plain, G_FILE_TEST_IS_EXECUTABLE);
+}
+
 bool sweep_mpi_built(void)
 {
     return true;
@@ -43,6 +50,15 @@ bool sweep_mpi_built(void)
 
 int sweep_mpi_init(int *rank, int *size)
 {
+    /* a sweep that ran its points with this binary would record another checksum than the
+     * archsim that handed over, and a later local --resume would refuse it */
+    const char *plain = g_getenv("ARCHSIM_MPI_PLAIN");
+    if (plain != NULL && *plain != '\0' && !plain_exe_ok(plain)) {
+        fprintf(stderr, "archsim sweep: --mpi: ARCHSIM_MPI_PLAIN=%s is not an executable file "
+                "named by an absolute path (archsim sets it when it hands --mpi over; unset "
+                "it to run this archsim-mpi alone)\n", plain);
+        return ARCHSIM_EXIT_USAGE;
+    }
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
@@ -238,8 +254,7 @@ int sweep_mpi_run(const SweepPoints *p, bool resume, SweepResult *results, guint
 const char *sweep_mpi_plain_exe(void)
 {
     const char *plain = g_getenv("ARCHSIM_MPI_PLAIN");
-    return plain != NULL && g_path_is_absolute(plain) &&
-                   g_file_test(plain, G_FILE_TEST_IS_EXECUTABLE) ? plain : NULL;
+    return plain != NULL && *plain != '\0' && plain_exe_ok(plain) ? plain : NULL;
 }
 
 #else /* !ARCHSIM_HAVE_MPI */
@@ -301,8 +316,8 @@ int sweep_mpi_init(int *rank, int *size)
     if (argv != NULL) {
         g_setenv("ARCHSIM_MPI_PLAIN", exe, TRUE);
         /* an installed archsim-mpi is not where the data directory is found from */
-        const char *data = sim_data_dir();
-        if (data != NULL && g_getenv("ARCHSIM_DATA") == NULL)
+        const char *data = sim_data_dir(), *cur = g_getenv("ARCHSIM_DATA");
+        if (data != NULL && (cur == NULL || *cur == '\0'))    /* empty: not set (input.c) */
             g_setenv("ARCHSIM_DATA", data, TRUE);
         fflush(NULL);
         execv(helper, argv);

@@ -29,5 +29,14 @@ uptodate WERROR=1 CC=gcc-nonexistent && bad "a changed CC is not seen" || ok
 # make -n and -q only report: the stamp still holds the WERROR=1 flags
 mk -n "$O" > /dev/null 2>&1
 uptodate WERROR=1 && ok || bad "make -n with other flags rewrote the flags stamp"
+# tools/bench_mpi_window's MPI flags stay its own: the library's sweep_mpi.o, which archsim links
+# without libmpi, is not built against MPI on its way (make -n: nothing is built)
+make --no-print-directory -n BUILD="$T/m" CI= DEBUG= WERROR= CFLAGS= LDFLAGS= CC=cc \
+    "$T/m/tools/bench_mpi_window" > "$T/mlog" 2>&1
+if grep -q -- "-DARCHSIM_HAVE_MPI" "$T/mlog"; then            # a build with OpenMPI
+    grep -q -- "-c sim/cli/sweep_mpi.c -o $T/m/sim/cli/sweep_mpi.o" "$T/mlog" || bad "make -n did not show the library's sweep_mpi.o"
+    grep -- "-c sim/cli/sweep_mpi.c -o $T/m/sim/cli/sweep_mpi.o" "$T/mlog" | grep -q -- "-DARCHSIM_HAVE_MPI" &&
+        bad "building tools/bench_mpi_window builds the library's sweep_mpi.o against MPI" || ok
+fi
 echo "build-flags: $pass passed, $fail failed"
 [ $fail -eq 0 ]
