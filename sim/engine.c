@@ -414,8 +414,8 @@ uint64_t sim_run(Engine *eng, Tick limit)
                 break;
             ev = (SimEvent *)(void *)sent->next;
         }
-        if (sent->next == sent && (w->bits[s / 64] & (1ull << (s % 64))) &&
-            !(w->bits[s / 64] &= ~(1ull << (s % 64))))
+        /* (a bit window_take cleared meanwhile stays clear, and so does its summary bit) */
+        if (sent->next == sent && !(w->bits[s / 64] &= ~(1ull << (s % 64))))
             w->summary &= ~(1ull << (s / 64));
     }
     return n;

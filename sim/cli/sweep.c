@@ -1557,8 +1557,8 @@ int sweep_main(int argc, char **argv)
         goto out;
     }
     /* archsim-mpi runs its points with the archsim that handed the sweep over (sweep_mpi.c) */
-    s->exe = sweep_mpi_plain_exe() != NULL ? g_strdup(sweep_mpi_plain_exe())
-                                           : g_file_read_link("/proc/self/exe", NULL);
+    const char *plain = sweep_mpi_plain_exe();
+    s->exe = plain != NULL ? g_strdup(plain) : g_file_read_link("/proc/self/exe", NULL);
     if (!s->exe)
         s->exe = g_strdup("/proc/self/exe");
     if (rank == 0) {

@@ -6,8 +6,8 @@
 
 /* Without ARCHSIM_HAVE_MPI, sweep_mpi_init() hands the command over to archsim-mpi (an archsim
  * built beside one, ARCHSIM_MPI_HELPER: it returns only on failure, 70) or prints how to enable
- * MPI and returns 64; the others do nothing. sweep_mpi_agree() is a collective: every rank's rc, the largest returned to all.
- * sweep_mpi_bcast_string() replaces *text on ranks > 0 with rank 0's. sweep_mpi_run(): rank 0
+ * MPI and returns 64; the others do nothing. sweep_mpi_agree() is a collective: every rank's
+ * rc, the largest returned to all. sweep_mpi_bcast_string() replaces *text on ranks > 0 with rank 0's. sweep_mpi_run(): rank 0
  * hands out the points (skipping those --resume finds complete) and fills results (n entries,
  * zeroed) and the counts; the other ranks run the points they are given; 0 or an exit code. */
 bool sweep_mpi_built(void);
