@@ -39,6 +39,7 @@ enum { DIR_EAST, DIR_WEST, DIR_NORTH, DIR_SOUTH, DIR_COUNT };   /* ring: EAST = 
 enum { LINK_INJECT, LINK_EJECT, LINK_NET };
 
 #define NOC_MAX_VNETS 16
+#define ROUTE_TABLE_MAX 256     /* routers: a table of 256 x 256 links is 256 KiB */
 
 typedef struct {
     int topology;
@@ -99,6 +100,11 @@ typedef struct {
     uint32_t wheel_mask;
     uint64_t wheel_count, drained;  /* queues in the wheel; last cycle whose slot was emptied */
     int *dir_link;              /* mesh/ring: router * DIR_COUNT + dir -> link, -1 none */
+    int32_t *route;             /* router * nrouters + destination router -> the link taken
+                                 * there (noc_route's answer, tabled up to ROUTE_TABLE_MAX
+                                 * routers; NULL: computed per hop) */
+    int active_words;           /* 64-bit words of `active` */
+    uint64_t flit_size, flit_n; /* the last message size and its flits (a division saved) */
     NocXY *xy;                  /* mesh: router -> x, y (no division per hop) */
     /* routers: real ones [0, nrouters), then one NI pseudo-router per endpoint */
     int *in_start, *in_list;    /* input groups of each router (CSR) */
@@ -250,6 +256,8 @@ static int router_of_node(const Noc *k, int node)
     return k->p.topology == TOPO_CROSSBAR ? 0 : node % k->nrouters;
 }
 
+static int route_between(const Noc *k, int r, int to);
+
 static void build_links(Noc *k)
 {
     int n = k->n, nr = k->nrouters, topo = k->p.topology;
@@ -291,6 +299,12 @@ static void build_links(Noc *k)
                              g_strdup_printf("link.r%d.%s", r, dir_names[1][d]));
             }
         }
+    }
+    if (topo != TOPO_CROSSBAR && nr > 1 && nr <= ROUTE_TABLE_MAX) {
+        k->route = g_new(int32_t, (size_t)nr * (size_t)nr);
+        for (int r = 0; r < nr; r++)
+            for (int to = 0; to < nr; to++)
+                k->route[(size_t)r * (size_t)nr + to] = r == to ? -1 : route_between(k, r, to);
     }
     /* groups: the input buffer behind each link, then one NI queue per endpoint */
     int ngroups = k->nlinks + n;
@@ -342,7 +356,8 @@ static void build_links(Noc *k)
     k->bidders = g_new(int32_t, k->nlinks);
     for (int l = 0; l < k->nlinks; l++)
         k->bidders[l] = -1;
-    k->active = g_new0(uint64_t, (k->nlinks + 63) / 64);
+    k->active_words = (k->nlinks + 63) / 64;
+    k->active = g_new0(uint64_t, k->active_words);
     /* a head gets ready at most link_latency + router_delay cycles after the tick that moved it */
     uint32_t slots = 2;
     while (slots <= k->p.link_latency + k->p.router_delay)
@@ -363,8 +378,9 @@ static uint64_t noc_footprint(const Component *c, const char **key)
     uint64_t nr = k->p.topology == TOPO_CROSSBAR ? 1 : k->p.nodes;
     uint64_t links = 2 * n + nr * DIR_COUNT, groups = links + n;
     *key = "nodes";
+    uint64_t table = nr > 1 && nr <= ROUTE_TABLE_MAX ? nr * nr * sizeof(int32_t) : 0;
     return links * (sizeof(NocLink) + 24 + 4 * sizeof(int)) + groups * k->p.vnets * sizeof(NocQueue)
-           + (nr + n) * 4 * sizeof(int) + n * sizeof(Port *);
+           + (nr + n) * 4 * sizeof(int) + n * sizeof(Port *) + table;
 }
 
 static bool noc_realize(Component *c, GError **error)
@@ -411,6 +427,7 @@ static bool noc_realize(Component *c, GError **error)
     k->hop_count = g_new0(uint64_t, k->diameter + 1);
     build_links(k);
     k->pkt_free = -1;
+    k->flit_size = UINT64_MAX;          /* no size seen yet (a message size is 32-bit) */
     return true;
 }
 
@@ -424,6 +441,7 @@ static void noc_finalize(Component *c)
     g_free(k->active);
     g_free(k->wheel);
     g_free(k->dir_link);
+    g_free(k->route);
     g_free(k->xy);
     g_free(k->in_start);
     g_free(k->in_list);
@@ -438,6 +456,24 @@ static void noc_finalize(Component *c)
 }
 
 /* ---- routing ------------------------------------------------------------------------------ */
+/* The link from router r toward router `to` (r != to) on a ring or mesh. */
+static int route_between(const Noc *k, int r, int to)
+{
+    int dir, nr = k->nrouters;
+    if (k->p.topology == TOPO_RING) {
+        int cw = to - r;
+        if (cw < 0)
+            cw += nr;
+        dir = cw <= nr - cw ? DIR_EAST : DIR_WEST;
+    } else {
+        NocXY at = k->xy[r], d = k->xy[to];
+        dir = d.x > at.x ? DIR_EAST : d.x < at.x ? DIR_WEST : d.y < at.y ? DIR_NORTH : DIR_SOUTH;
+    }
+    int l = k->dir_link[r * DIR_COUNT + dir];
+    g_assert(l >= 0);
+    return l;
+}
+
 /* The link a message at router r bids for: dimension order (x then y) on the mesh, the shorter
  * way round the ring (ties clockwise), straight to the output on the crossbar. */
 static int noc_route(const Noc *k, int r, const NocPkt *pk)
@@ -446,19 +482,9 @@ static int noc_route(const Noc *k, int r, const NocPkt *pk)
         return pk->src;                                 /* NI: its inject link */
     if (r == pk->drouter)
         return k->n + pk->dst;                          /* eject */
-    int dir, nr = k->nrouters;
-    if (k->p.topology == TOPO_RING) {
-        int cw = pk->drouter - r;
-        if (cw < 0)
-            cw += nr;
-        dir = cw <= nr - cw ? DIR_EAST : DIR_WEST;
-    } else {
-        NocXY at = k->xy[r], to = k->xy[pk->drouter];
-        dir = to.x > at.x ? DIR_EAST : to.x < at.x ? DIR_WEST : to.y < at.y ? DIR_NORTH : DIR_SOUTH;
-    }
-    int l = k->dir_link[r * DIR_COUNT + dir];
-    g_assert(l >= 0);
-    return l;
+    if (k->route)
+        return k->route[(size_t)r * (size_t)k->nrouters + pk->drouter];
+    return route_between(k, r, pk->drouter);
 }
 
 /* ---- queues and the packet pool ----------------------------------------------------------- */
@@ -495,7 +521,7 @@ static void bid_add(Noc *k, uint32_t qi)
     if (*first >= 0)
         k->q[*first].bid_prev = (int32_t)qi;
     *first = (int32_t)qi;
-    k->active[out / 64] |= 1ull << (out % 64);
+    k->active[(uint32_t)out / 64] |= 1ull << ((uint32_t)out % 64);
 }
 
 static void bid_remove(Noc *k, uint32_t qi)
@@ -505,7 +531,7 @@ static void bid_remove(Noc *k, uint32_t qi)
     if (q->bid_prev >= 0)
         k->q[q->bid_prev].bid_next = q->bid_next;
     else if ((k->bidders[out] = q->bid_next) < 0)
-        k->active[out / 64] &= ~(1ull << (out % 64));
+        k->active[(uint32_t)out / 64] &= ~(1ull << ((uint32_t)out % 64));
     if (q->bid_next >= 0)
         k->q[q->bid_next].bid_prev = q->bid_prev;
 }
@@ -591,12 +617,16 @@ static void noc_recv(Component *c, Port *port, Msg *m)
     pk->ready = pk->t0;
     pk->src = (uint16_t)port->slot;
     pk->dst = (uint16_t)dst;
-    pk->drouter = (uint16_t)router_of_node(k, (int)dst);
+    pk->drouter = (uint16_t)k->link[k->n + dst].from;     /* its eject link's router */
     pk->vnet = (uint16_t)vnet;
     pk->hops = 0;
-    pk->flits = (uint32_t)((k->p.header + m->size + k->p.link_width - 1) / k->p.link_width);
-    if (pk->flits == 0)
-        pk->flits = 1;
+    if (G_UNLIKELY(m->size != k->flit_size)) {
+        k->flit_size = m->size;
+        k->flit_n = (k->p.header + m->size + k->p.link_width - 1) / k->p.link_width;
+        if (k->flit_n == 0)
+            k->flit_n = 1;
+    }
+    pk->flits = (uint32_t)k->flit_n;
     NocQueue *q = &k->q[(size_t)(k->nlinks + port->slot) * k->p.vnets + vnet];
     q->count++;
     queue_push(k, k->nlinks + port->slot, i, pk->t0);
@@ -684,7 +714,7 @@ static void link_allocate(Noc *k, int li, uint64_t now)
     if (win < 0)
         return;
     uint32_t qi = (uint32_t)win;
-    l->rr = (k->q[qi].idx + 1) % pairs;
+    l->rr = k->q[qi].idx + 1 == pairs ? 0 : k->q[qi].idx + 1;    /* idx < pairs */
     int32_t i = queue_pop(k, qi, now);
     k->freed[k->nfreed++] = qi;           /* credit back upstream at the end of the cycle */
     NocPkt *pk = &k->pkt[i];
@@ -718,7 +748,7 @@ static uint64_t noc_tick(Component *c)
      * order: a grant uncovers the next head of its queue, which may still win a later link in
      * this cycle (so each bitmap word is read again after every allocation). */
     wheel_drain(k, now);
-    for (int w = 0; w < (k->nlinks + 63) / 64; w++)
+    for (int w = 0; w < k->active_words; w++)
         for (uint64_t bits = k->active[w]; bits != 0;) {
             int b = __builtin_ctzll(bits);
             link_allocate(k, w * 64 + b, now);
