@@ -195,7 +195,7 @@ unit: all $(TEST_BIN)
 	@sh tests/run-all.sh $(BUILD) unit
 
 bench: all $(BUILD)/tools/bench_engine $(BUILD)/tools/gen_synth
-	@BENCH_BASE="$(BENCH_BASE)" sh tools/bench.sh $(BUILD)
+	@BENCH_BASE="$(BENCH_BASE)" BENCH_RUNS="$(BENCH_RUNS)" sh tools/bench.sh $(BUILD)
 
 # the cost of one synchronization window between 2 MPI ranks on this machine (docs/scaling.md)
 MPIRUN_FLAGS ?= --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root,)

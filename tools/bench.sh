@@ -7,6 +7,9 @@
 #   make bench                         archsim, and the peers that can be built here
 #   make bench BENCH_BASE=OLD/archsim  every archsim row also with an older binary, and the
 #                                      ratio new / old pair by pair (the numbers before a change)
+#   make bench BENCH_RUNS=11           11 runs (or pairs) per median in every row timed run by
+#                                      run (short runs too; not the TPU's sets of runs): on a
+#                                      quiet machine, for a row that sits near its target
 #
 # Peers are built outside the repository by tools/peers/ (in $ARCHSIM_PEERS, default
 # ~/.cache/archsim-peers): Dinero IV from $DINERO_REPO (default its GitHub mirror), SCALE-Sim
@@ -56,13 +59,19 @@
 #  12. the RDU: a 64-stage metapipeline (fixed stages, 512-byte tiles between neighbours) over
 #      20,000 trips on configs/rdu/sn40l.yaml: stage iterations per CPU second (no target yet).
 set -eu
+case ${BENCH_RUNS:-} in
+    '') ;;
+    *[!0-9]* | 0*) echo "bench: BENCH_RUNS=$BENCH_RUNS: not a number of runs from 1 to 99" >&2; exit 64 ;;
+    ???*) echo "bench: BENCH_RUNS=$BENCH_RUNS: not a number of runs from 1 to 99" >&2; exit 64 ;;
+esac
 B=${1:-build}
 mkdir -p "$B/bench"
 TR="$B/bench/synth10M.lackey"
 [ -s "$TR" ] || "$B/tools/gen_synth" -n 10000000 "$TR"
-python3 - "$B" "$TR" "${BENCH_BASE:-}" <<'PY'
+python3 - "$B" "$TR" "${BENCH_BASE:-}" "${BENCH_RUNS:-}" <<'PY'
 import glob, os, resource, shutil, statistics, subprocess, sys
 B, TR, BASE = sys.argv[1], sys.argv[2], sys.argv[3]
+RUNS = int(sys.argv[4]) if sys.argv[4] else None   # BENCH_RUNS: runs per median, all rows
 ROOT = os.getcwd()
 NEW = "./archsim"
 rows = []          # (name, value text, target text, ok or None, base value text or "", ratio)
@@ -80,7 +89,7 @@ def median(cmd, n=3, **kw):
     """Median CPU seconds of n runs; 7 when a run takes under a second (a shared 2-vCPU machine
     moves short runs by tens of percent)."""
     t = [cpu(cmd, **kw)]
-    n = 7 if t[0] < 1.0 else n
+    n = RUNS or (7 if t[0] < 1.0 else n)
     t += [cpu(cmd, **kw) for _ in range(n - 1)]
     return statistics.median(t)
 
@@ -90,10 +99,11 @@ def both(make_cmd, n=3, **kw):
     if not BASE:
         return median(make_cmd(NEW), n, **kw), None, None
     a, b = [], []
+    n = RUNS or n
     for i in range(n):
         a.append(cpu(make_cmd(NEW), **kw))
         b.append(cpu(make_cmd(BASE), **kw))
-        if i == 0 and max(a[0], b[0]) < 1.0:
+        if i == 0 and max(a[0], b[0]) < 1.0 and not RUNS:
             n = 7
     while len(a) < n:
         a.append(cpu(make_cmd(NEW), **kw))
@@ -107,7 +117,8 @@ def row(name, value, target, ok, base="", ratio=None):
 def rate(refs, t):
     return f"{refs / t / 1e6:.1f} M refs/s"
 
-print("measuring (CPU seconds, median of 3, of 7 under a second)...", flush=True)
+print(f"measuring (CPU seconds, median of {RUNS} runs)..." if RUNS else
+      "measuring (CPU seconds, median of 3, of 7 under a second)...", flush=True)
 with open(TR, "rb") as f:           # the trace into the page cache before the first timed read
     while f.read(1 << 24):
         pass
