@@ -117,7 +117,8 @@ def row(name, value, target, ok, base="", ratio=None):
 def rate(refs, t):
     return f"{refs / t / 1e6:.1f} M refs/s"
 
-print(f"measuring (CPU seconds, median of {RUNS} runs)..." if RUNS else
+print(f"measuring (CPU seconds, median of {RUNS} runs)..." if RUNS and RUNS > 1 else
+      "measuring (CPU seconds, one run each)..." if RUNS else
       "measuring (CPU seconds, median of 3, of 7 under a second)...", flush=True)
 with open(TR, "rb") as f:           # the trace into the page cache before the first timed read
     while f.read(1 << 24):
