@@ -153,6 +153,7 @@ archsim: $(BUILD)/archsim $(MPI_BIN)
 
 $(BUILD)/archsim: $(BUILD)/sim/cli/main.o $(BUILD)/libarchsim.a $(MPI_STAMP) $(FLAGS_STAMP)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(LIBS)
+	$(if $(HAVE_MPI),,@rm -f $(BUILD)/archsim-mpi)
 
 # the MPI side (docs/sweeps.md "MPI"): its sweep_mpi_mpi.o comes first, so the library's
 # sweep_mpi.o (the hand-over) is not linked in
@@ -289,7 +290,7 @@ install: all $(TRACER_RT)
 	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be absolute (got '$(PREFIX)')" >&2; exit 64;; esac
 	install -d $(I_BIN) $(I_DATA) $(I_LIB) $(I_MAN) $(I_COMPL)
 	install -m 755 $(BUILD)/archsim $(I_BIN)/archsim
-	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(I_LIB)/archsim-mpi)
+	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(I_LIB)/archsim-mpi,rm -f $(I_LIB)/archsim-mpi)
 	install -m 755 tools/archsim-cc $(I_BIN)/archsim-cc
 	install -m 644 $(TRACER_RT) tools/tracer/archsim_trace.h $(I_LIB)/
 	install -m 644 $(MAN) $(I_MAN)/archsim.1
