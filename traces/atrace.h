@@ -129,6 +129,9 @@ typedef struct AtWriter AtWriter;
 
 /* Creates PATH (0644), writes the header; zlevel 0-9 (1 recommended). NULL + errno on failure. */
 AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel);
+/* The same, but only where PATH does not exist (O_EXCL): for a caller that has just removed its
+ * own file, so that a file another process put there meanwhile is left alone (NULL, EEXIST). */
+AtWriter *at_writer_create(const char *path, const AtHeader *h, int zlevel);
 /* The same into an open descriptor (a pipe to a live consumer: `archsim cachegrind -- PROG`),
  * which the writer owns from then on and closes with at_writer_close. On a descriptor the
  * records after the header are raw deflate (RFC 1951: no zlib header, no Adler-32, whose sum

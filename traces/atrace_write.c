@@ -225,7 +225,8 @@ static void at_w_free(AtWriter *w)
     free(w);
 }
 
-static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw);
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw,
+                                  int excl);
 
 bool at_file_is_ours(const char *path)
 {
@@ -253,7 +254,16 @@ AtWriter *at_writer_open(const char *path, const AtHeader *h, int zlevel)
         errno = EINVAL;
         return NULL;
     }
-    return at_writer_start(path, -1, h, zlevel, 0);
+    return at_writer_start(path, -1, h, zlevel, 0, 0);
+}
+
+AtWriter *at_writer_create(const char *path, const AtHeader *h, int zlevel)
+{
+    if (path == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return at_writer_start(path, -1, h, zlevel, 0, 1);
 }
 
 AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel)
@@ -262,12 +272,14 @@ AtWriter *at_writer_open_fd(int fd, const AtHeader *h, int zlevel)
         errno = EINVAL;
         return NULL;
     }
-    return at_writer_start(NULL, fd, h, zlevel, 1);
+    return at_writer_start(NULL, fd, h, zlevel, 1, 0);
 }
 
-/* Writes the header to PATH (created) or to fd (path NULL; the writer owns it from now on). raw:
- * the records as raw deflate (the live pipe, atrace.h), else as a zlib stream (a file). */
-static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw)
+/* Writes the header to PATH (created; excl: only if it does not exist yet) or to fd (path NULL;
+ * the writer owns it from now on). raw: the records as raw deflate (the live pipe, atrace.h),
+ * else as a zlib stream (a file). */
+static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, int zlevel, int raw,
+                                 int excl)
 {
     if (h == NULL || zlevel < 0 || zlevel > 9 ||
         (h->version != 0 && h->version != ATRACE_VERSION)) {
@@ -314,11 +326,15 @@ static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, in
     }
     w->z_ready = 1;
     /* O_NOFOLLOW: a trace is never written through a symbolic link (docs/outputs.md) */
-    w->fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : fd;
+    w->fd = path ? open(path, O_WRONLY | O_CREAT | (excl ? O_EXCL : O_TRUNC) | O_CLOEXEC |
+                        O_NOFOLLOW, 0644) : fd;
     if (w->fd < 0 || at_w_write_all(w->fd, head, (size_t)(p - head)) != 0) {
         int saved = errno;
-        if (w->fd >= 0)
+        if (w->fd >= 0) {
             close(w->fd);
+            if (path)               /* ours (created or truncated above): no header-only file */
+                unlink(path);
+        }
         at_w_free(w);
         errno = saved;
         return NULL;

@@ -447,6 +447,37 @@ static void test_writer_rejects(void)
     g_free(path);
 }
 
+/* at_writer_create (the tracer runtime's, after removing its own file): it creates where nothing
+ * is, and leaves alone a file that is there, whoever put it (EEXIST, its bytes unchanged) */
+static void test_writer_create_new_only(void)
+{
+    AtHeader h = ta_header();
+    char *path = ta_path("create.at");
+    g_unlink(path);
+    AtWriter *w = at_writer_create(path, &h, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    AtRecord r = { .kind = AT_LOAD, .size = 8, .addr = 0x1000, .pc = 0x400000 };
+    CU_ASSERT_EQUAL(at_writer_put(w, &r), 0);
+    CU_ASSERT_EQUAL(at_writer_close(w), 0);
+    TaResult res = ta_read(path, 0, 0, 4);
+    CU_ASSERT_PTR_NULL(res.error);
+    CU_ASSERT_EQUAL(res.recs->len, 1);
+    ta_free(&res);
+    /* another file there now: refused, untouched; so is an archsim trace (create means new) */
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(path, "USERDATA\n", -1, NULL));
+    errno = 0;
+    CU_ASSERT_PTR_NULL(at_writer_create(path, &h, 1));
+    CU_ASSERT_EQUAL(errno, EEXIST);
+    char *text = NULL;
+    CU_ASSERT(g_file_get_contents(path, &text, NULL, NULL) && strcmp(text, "USERDATA\n") == 0);
+    g_free(text);
+    errno = 0;
+    CU_ASSERT_PTR_NULL(at_writer_create(NULL, &h, 1));
+    CU_ASSERT_EQUAL(errno, EINVAL);
+    g_unlink(path);
+    g_free(path);
+}
+
 /* 1 M loads from one site with a constant stride: the site delta makes every record the same
  * three bytes, which zlib level 1 squeezes below 0.1 byte per record (bound asserted). */
 static void test_compression(void)
@@ -1303,6 +1334,7 @@ int main(void)
         !CU_add_test(s, "bad zlib stream", test_bad_stream) ||
         !CU_add_test(s, "error after good records", test_error_after_records) ||
         !CU_add_test(s, "missing file", test_missing_file) ||
+        !CU_add_test(s, "create refuses an existing file", test_writer_create_new_only) ||
         !CU_add_test(s, "truncated at every length", test_truncated_every_length) ||
         !CU_add_test(s, "cli", test_cli) ||
         !CU_add_test(s, "fuzz corpus", test_fuzz_corpus)) {

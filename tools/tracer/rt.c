@@ -153,11 +153,12 @@ void rt_thread_start(RtThread *t)
         return;
     } else {
         /* an earlier trace of that name is removed, not truncated: a hard link to it (another
-         * recording's copy) keeps its bytes */
+         * recording's copy) keeps its bytes; and the new one is created only where nothing is
+         * (O_EXCL), so a file another process puts there after the check is not written over */
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
             unlink(path);
-        t->w = at_writer_open(path, &h, rt_zlevel);
+        t->w = at_writer_create(path, &h, rt_zlevel);
     }
     if (t->w == NULL) {
         fprintf(stderr, "archsim tracer: %s: cannot create: %s\n", path, strerror(errno));
