@@ -573,7 +573,7 @@ static void wheel_drain(Noc *k, uint64_t now)
         k->drained = now;
 }
 
-static void queue_push(Noc *k, int group, int32_t i, uint64_t now)
+static inline __attribute__((always_inline)) void queue_push(Noc *k, int group, int32_t i, uint64_t now)
 {
     NocPkt *pk = &k->pkt[i];
     uint32_t qi = (uint32_t)((size_t)group * k->p.vnets + pk->vnet);
