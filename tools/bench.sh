@@ -7,9 +7,9 @@
 #   make bench                         archsim, and the peers that can be built here
 #   make bench BENCH_BASE=OLD/archsim  every archsim row also with an older binary, and the
 #                                      ratio new / old pair by pair (the numbers before a change)
-#   make bench BENCH_RUNS=11           11 runs (or pairs) per median in every row timed run by
-#                                      run (short runs too; not the TPU's sets of runs): on a
-#                                      quiet machine, for a row that sits near its target
+#   make bench BENCH_RUNS=11           11 runs (or pairs, or passes of the PTX path) per median,
+#                                      short runs too (not the TPU's sets of 134 and 26 runs): on
+#                                      a quiet machine, for a row that sits near its target
 #
 # Peers are built outside the repository by tools/peers/ (in $ARCHSIM_PEERS, default
 # ~/.cache/archsim-peers): Dinero IV from $DINERO_REPO (default its GitHub mirror), SCALE-Sim
@@ -355,7 +355,7 @@ insts = sum(per.values())
 common = [l for l in launches if base_ptx and
           subprocess.run(ptx_cmd(BASE, l), capture_output=True).returncode == 0]
 passes, passes_common, passes_base = [], [], []
-for _ in range(3):
+for _ in range(RUNS or 3):
     ts = {l: cpu(ptx_cmd(NEW, l)) for l in launches}
     passes.append(sum(ts.values()))
     if common:

@@ -332,7 +332,7 @@ static AtWriter *at_writer_start(const char *path, int fd, const AtHeader *h, in
         int saved = errno;
         if (w->fd >= 0) {
             close(w->fd);
-            if (path)               /* ours (created or truncated above): no header-only file */
+            if (path && excl)       /* made here (O_EXCL): no header-only file is left */
                 unlink(path);
         }
         at_w_free(w);

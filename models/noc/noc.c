@@ -621,10 +621,9 @@ static void noc_recv(Component *c, Port *port, Msg *m)
     pk->vnet = (uint16_t)vnet;
     pk->hops = 0;
     if (G_UNLIKELY(m->size != k->flit_size)) {
+        uint32_t f = (uint32_t)((k->p.header + m->size + k->p.link_width - 1) / k->p.link_width);
         k->flit_size = m->size;
-        k->flit_n = (k->p.header + m->size + k->p.link_width - 1) / k->p.link_width;
-        if (k->flit_n == 0)
-            k->flit_n = 1;
+        k->flit_n = f ? f : 1;          /* as before the memo: 32-bit, at least 1 */
     }
     pk->flits = (uint32_t)k->flit_n;
     NocQueue *q = &k->q[(size_t)(k->nlinks + port->slot) * k->p.vnets + vnet];
